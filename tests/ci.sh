@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs everything the test suite needs on a fresh Debian machine (root), then runs every
+# check: ruff format, ruff lint, mypy, and pytest (core, parity with PyTorch, UI logic, the core
+# inside Pyodide, end-to-end browser tests against the built site).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+fi
+
+python3 -m pip install -q --disable-pip-version-check -e '.[ui,dev]'
+
+python3 -m ruff format --check .
+python3 -m ruff check .
+python3 -m mypy
+python3 -m pytest -q -p no:cacheprovider "$@"
