@@ -1,0 +1,273 @@
+"""Sequence models composed from pyplay layers: input layer -> recurrent stack -> linear head.
+
+A :class:`SequenceModel` is what the training loop, the command line, the benchmark and the
+playground train. It is plain composition: an optional ``Embedding`` (token inputs), one of
+``RNN`` / ``LSTM`` / ``GRU``, and a ``Linear`` head applied at every time step,
+
+.. math::
+
+    e_t = E[x_t] \\;\\text{(tokens) or}\\; e_t = x_t \\;\\text{(real inputs)}, \\qquad
+    h_t = \\mathrm{cell}(e_t, h_{t-1}), \\qquad
+    y_t = W_{hy} h_t + b_y .
+
+Parameter names are those of the equivalent PyTorch module with attributes ``embedding``,
+``rnn`` and ``head`` (``"embedding.weight"``, ``"rnn.weight_ih_l0"``, ``"head.weight"``, ...),
+so a ``state_dict`` exported from PyTorch as arrays loads by name. The merged ``params`` dict
+holds the very arrays of the sub-layers: an optimiser updating it in place updates the layers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pyplay._checks import (
+    as_generator,
+    check_choice,
+    check_dtype,
+    check_float,
+    check_int,
+)
+from pyplay.nn.embedding import Embedding
+from pyplay.nn.gru import GRU
+from pyplay.nn.linear import Linear
+from pyplay.nn.lstm import LSTM
+from pyplay.nn.rnn import RNN
+
+__all__ = ["CELLS", "ModelCache", "SequenceModel"]
+
+CELLS = ("rnn", "lstm", "gru")
+INPUT_KINDS = ("tokens", "real")
+
+
+@dataclass(frozen=True)
+class ModelCache:
+    """What :meth:`SequenceModel.backward` needs from a forward pass, plus the recordings."""
+
+    embedding: Any
+    rnn: Any
+    head: Any
+
+    @property
+    def record(self) -> dict[str, dict[str, np.ndarray]] | None:
+        """Per-step internals of the recurrent stack (``forward(record=True)``), else None."""
+        return getattr(self.rnn, "record", None)
+
+
+class SequenceModel:
+    """Embedding (or real-valued input) -> RNN/LSTM/GRU stack -> per-step linear head.
+
+    Parameters
+    ----------
+    cell : {"rnn", "lstm", "gru"}
+    input_kind : {"tokens", "real"}
+        Token ids (B, T) go through an ``Embedding``; real inputs (B, T, F) go straight in.
+    input_size : int
+        Vocabulary size for tokens, feature count for real inputs.
+    output_size : int
+        Classes (logits) or real output features per step.
+    hidden_size, num_layers, bidirectional, dropout : as in ``torch.nn.LSTM``.
+    embedding_dim : int, optional
+        Size of the token embedding (default: ``hidden_size``). Ignored for real inputs.
+    nonlinearity : {"tanh", "relu", "linear"}
+        Only for ``cell="rnn"``.
+    dtype : numpy.float32 or numpy.float64
+    rng : numpy.random.Generator or int seed
+    """
+
+    def __init__(
+        self,
+        cell: str = "lstm",
+        *,
+        input_kind: str,
+        input_size: int,
+        output_size: int,
+        hidden_size: int = 64,
+        num_layers: int = 1,
+        bidirectional: bool = False,
+        dropout: float = 0.0,
+        embedding_dim: int | None = None,
+        nonlinearity: str = "tanh",
+        dtype: Any = np.float32,
+        rng: np.random.Generator | int | None = 0,
+    ) -> None:
+        self.cell = check_choice("cell", cell, CELLS)
+        self.input_kind = check_choice("input_kind", input_kind, INPUT_KINDS)
+        self.input_size = check_int("input_size", input_size, min_value=1)
+        self.output_size = check_int("output_size", output_size, min_value=1)
+        self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
+        self.num_layers = check_int("num_layers", num_layers, min_value=1)
+        if not isinstance(bidirectional, bool | np.bool_):
+            raise TypeError(f"bidirectional must be True or False, got {bidirectional!r}")
+        self.bidirectional = bool(bidirectional)
+        self.dropout = check_float(
+            "dropout", dropout, min_value=0.0, max_value=1.0, max_inclusive=False
+        )
+        self.nonlinearity = check_choice("nonlinearity", nonlinearity, ("tanh", "relu", "linear"))
+        self.dtype = check_dtype("dtype", dtype)
+        if embedding_dim is None:
+            embedding_dim = self.hidden_size
+        self.embedding_dim = check_int("embedding_dim", embedding_dim, min_value=1)
+        gen = as_generator(rng)
+
+        self.embedding: Embedding | None = None
+        rnn_input = self.input_size
+        if self.input_kind == "tokens":
+            self.embedding = Embedding(
+                self.input_size, self.embedding_dim, dtype=self.dtype, rng=gen
+            )
+            rnn_input = self.embedding_dim
+        common: dict[str, Any] = dict(
+            num_layers=self.num_layers,
+            bidirectional=self.bidirectional,
+            dropout=self.dropout,
+            dtype=self.dtype,
+            rng=gen,
+        )
+        self.rnn: RNN | LSTM | GRU
+        if self.cell == "lstm":
+            self.rnn = LSTM(rnn_input, self.hidden_size, **common)
+        elif self.cell == "gru":
+            self.rnn = GRU(rnn_input, self.hidden_size, **common)
+        else:
+            self.rnn = RNN(rnn_input, self.hidden_size, nonlinearity=self.nonlinearity, **common)
+        directions = 2 if self.bidirectional else 1
+        self.head = Linear(
+            directions * self.hidden_size, self.output_size, dtype=self.dtype, rng=gen
+        )
+
+        self.params: dict[str, np.ndarray] = {}
+        for prefix, layer in self._layers():
+            for name, value in layer.params.items():
+                self.params[f"{prefix}.{name}"] = value
+
+    # ------------------------------------------------------------------ structure
+    def _layers(self) -> list[tuple[str, Any]]:
+        layers: list[tuple[str, Any]] = []
+        if self.embedding is not None:
+            layers.append(("embedding", self.embedding))
+        layers += [("rnn", self.rnn), ("head", self.head)]
+        return layers
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """Constructor arguments as plain JSON-serialisable values (for saving and sharing)."""
+        return {
+            "cell": self.cell,
+            "input_kind": self.input_kind,
+            "input_size": self.input_size,
+            "output_size": self.output_size,
+            "hidden_size": self.hidden_size,
+            "num_layers": self.num_layers,
+            "bidirectional": self.bidirectional,
+            "dropout": self.dropout,
+            "embedding_dim": self.embedding_dim,
+            "nonlinearity": self.nonlinearity,
+            "dtype": self.dtype.name,
+        }
+
+    @classmethod
+    def from_config(
+        cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
+    ) -> SequenceModel:
+        """Build a model from :attr:`config` (unknown keys are refused with a clear message)."""
+        if not isinstance(config, dict):
+            raise TypeError(f"config must be a dict, got {type(config).__name__}")
+        allowed = {
+            "cell",
+            "input_kind",
+            "input_size",
+            "output_size",
+            "hidden_size",
+            "num_layers",
+            "bidirectional",
+            "dropout",
+            "embedding_dim",
+            "nonlinearity",
+            "dtype",
+        }
+        unknown = sorted(set(config) - allowed)
+        if unknown:
+            raise ValueError(
+                f"config has unknown keys {unknown}; expected a subset of {sorted(allowed)}"
+            )
+        kwargs = dict(config)
+        cell = kwargs.pop("cell", "lstm")
+        return cls(cell, rng=rng, **kwargs)
+
+    @classmethod
+    def for_task(cls, task: Any, cell: str = "lstm", **kwargs: Any) -> SequenceModel:
+        """A model whose input and output sizes fit ``task`` (see :mod:`pyplay.tasks`)."""
+        return cls(
+            cell,
+            input_kind=task.input_kind,
+            input_size=task.input_size,
+            output_size=task.output_size,
+            **kwargs,
+        )
+
+    def load_params(self, params: dict[str, np.ndarray]) -> None:
+        """Copy arrays into this model's parameters by name (shapes must match exactly)."""
+        missing = sorted(set(self.params) - set(params))
+        extra = sorted(set(params) - set(self.params))
+        if missing or extra:
+            raise ValueError(
+                f"params do not fit this model: missing {missing or 'none'}, "
+                f"unexpected {extra or 'none'}"
+            )
+        for name, target in self.params.items():
+            value = np.asarray(params[name])
+            if value.shape != target.shape:
+                raise ValueError(
+                    f"params[{name!r}] must have shape {target.shape}, got {value.shape}"
+                )
+            if not np.isfinite(value).all():
+                raise ValueError(f"params[{name!r}] holds NaN or infinite values")
+            target[...] = value  # in place: the layers and any optimiser keep their arrays
+
+    # ------------------------------------------------------------------ maths
+    def forward(
+        self,
+        inputs: np.ndarray,
+        state: Any = None,
+        lengths: np.ndarray | None = None,
+        *,
+        record: bool = False,
+        training: bool = True,
+    ) -> tuple[np.ndarray, Any, ModelCache]:
+        """Outputs (B, T, output_size), the final recurrent state, and the cache for backward."""
+        emb_cache = None
+        if self.embedding is not None:
+            x, emb_cache = self.embedding.forward(inputs)  # (B, T) -> (B, T, E)
+        else:
+            x = inputs  # (B, T, F)
+        hs, state, rnn_cache = self.rnn.forward(
+            x, state=state, lengths=lengths, record=record, training=training
+        )  # (B, T, D*H)
+        y, head_cache = self.head.forward(hs)  # (B, T, output_size)
+        return y, state, ModelCache(emb_cache, rnn_cache, head_cache)
+
+    def backward(
+        self, dy: np.ndarray, cache: ModelCache, dstate: Any = None, *, record: bool = False
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None]:
+        """Gradients of every parameter (keys of :attr:`params`) and, with ``record=True``,
+        the per-step norms of dL/dh_t (else ``None``)."""
+        dhs, head_grads = self.head.backward(dy, cache.head)  # (B, T, D*H)
+        grad_record = None
+        if record:
+            dx, _, rnn_grads, grad_record = self.rnn.backward(dhs, dstate, cache.rnn, record=True)
+        else:
+            dx, _, rnn_grads = self.rnn.backward(dhs, dstate, cache.rnn)
+        grads: dict[str, np.ndarray] = {}
+        if self.embedding is not None:
+            _, emb_grads = self.embedding.backward(dx, cache.embedding)
+            grads.update({f"embedding.{k}": v for k, v in emb_grads.items()})
+        grads.update({f"rnn.{k}": v for k, v in rnn_grads.items()})
+        grads.update({f"head.{k}": v for k, v in head_grads.items()})
+        return grads, grad_record
+
+    def num_parameters(self) -> int:
+        """Total number of scalar parameters."""
+        return int(sum(p.size for p in self.params.values()))

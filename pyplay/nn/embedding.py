@@ -1,0 +1,64 @@
+"""Lookup table ``y = E[x]``, PyTorch's ``torch.nn.Embedding`` (with ``padding_idx``).
+
+The gradient scatters back: :math:`\\partial L / \\partial E_v = \\sum_{n: x_n = v} \\delta y_n`,
+with repeated indices accumulating, and no gradient for the ``padding_idx`` row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pyplay._checks import as_generator, check_array, check_dtype, check_int
+
+__all__ = ["Embedding"]
+
+
+class Embedding:
+    """``num_embeddings`` vectors of size ``embedding_dim``, initialised N(0, 1) like torch.
+
+    ``padding_idx``, if given, is a row initialised to zero that never receives gradient.
+    """
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: int | None = None,
+        dtype: Any = np.float32,
+        rng: np.random.Generator | int | None = 0,
+    ) -> None:
+        self.num_embeddings = check_int("num_embeddings", num_embeddings, min_value=1)
+        self.embedding_dim = check_int("embedding_dim", embedding_dim, min_value=1)
+        if padding_idx is not None:
+            padding_idx = check_int("padding_idx", padding_idx, min_value=-num_embeddings,
+                                    max_value=num_embeddings - 1) % num_embeddings
+        self.padding_idx = padding_idx
+        self.dtype = check_dtype("dtype", dtype)
+        weight = as_generator(rng).standard_normal((num_embeddings, embedding_dim))
+        if padding_idx is not None:
+            weight[padding_idx] = 0.0
+        self.params: dict[str, np.ndarray] = {"weight": weight.astype(self.dtype)}
+
+    def forward(self, input: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of the table for integer ``input`` of any shape: (...) -> (..., embedding_dim)."""
+        idx = check_array("input", input, kind="i")
+        if idx.size and (idx.min() < 0 or idx.max() >= self.num_embeddings):
+            bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+            raise ValueError(f"input must hold indices in 0..{self.num_embeddings - 1}, "
+                             f"got {bad}")
+        return self.params["weight"][idx], idx  # (..., E)
+
+    def backward(self, dy: Any, cache: np.ndarray) -> tuple[None, dict[str, np.ndarray]]:
+        """No input gradient (indices); the table's gradient, accumulated over repeats."""
+        idx = cache
+        dy = check_array("dy", dy, dtype=self.dtype)
+        if dy.shape != (*idx.shape, self.embedding_dim):
+            raise ValueError(f"dy must have shape {(*idx.shape, self.embedding_dim)}, "
+                             f"got {dy.shape}")
+        dW = np.zeros_like(self.params["weight"])  # (V, E)
+        np.add.at(dW, idx.reshape(-1), dy.reshape(-1, self.embedding_dim))
+        if self.padding_idx is not None:
+            dW[self.padding_idx] = 0.0
+        return None, {"weight": dW}

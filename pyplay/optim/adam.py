@@ -1,0 +1,86 @@
+"""Adam (Kingma & Ba 2015) and AdamW (Loshchilov & Hutter 2019), torch's update rules.
+
+.. math::
+
+    m \\leftarrow \\beta_1 m + (1 - \\beta_1) g, \\quad
+    v \\leftarrow \\beta_2 v + (1 - \\beta_2) g^2, \\quad
+    p \\leftarrow p - \\eta\\, \\frac{m / (1 - \\beta_1^t)}{\\sqrt{v / (1 - \\beta_2^t)} + \\epsilon}
+
+Adam adds ``weight_decay * p`` to the gradient (L2); AdamW instead shrinks
+``p <- p (1 - lr * weight_decay)`` before the step (decoupled decay).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from pyplay._checks import check_float
+from pyplay.optim.optimizer import Optimizer
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """``torch.optim.Adam``: ``lr``, ``betas``, ``eps``, ``weight_decay`` (L2), ``amsgrad``."""
+
+    slots = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+    decoupled = False
+
+    def __init__(
+        self,
+        params: Mapping[str, np.ndarray],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        amsgrad: bool = False,
+    ) -> None:
+        super().__init__(params, lr)
+        if not isinstance(betas, tuple | list) or len(betas) != 2:
+            raise TypeError(f"betas must be a pair (beta1, beta2), got {betas!r}")
+        self.betas = (
+            check_float("betas[0]", betas[0], min_value=0.0, max_value=1.0, max_inclusive=False),
+            check_float("betas[1]", betas[1], min_value=0.0, max_value=1.0, max_inclusive=False),
+        )
+        self.eps = check_float("eps", eps, min_value=0.0)
+        self.weight_decay = check_float("weight_decay", weight_decay, min_value=0.0)
+        self.amsgrad = bool(amsgrad)
+
+    def _update(self, name: str, p: np.ndarray, g: np.ndarray) -> None:
+        b1, b2 = self.betas
+        if self.weight_decay:
+            if self.decoupled:
+                p *= 1 - self.lr * self.weight_decay
+            else:
+                g = g + self.weight_decay * p
+        m, v = self.state["exp_avg"][name], self.state["exp_avg_sq"][name]
+        m *= b1
+        m += (1 - b1) * g
+        v *= b2
+        v += (1 - b2) * (g * g)
+        t = self.step_count
+        if self.amsgrad:
+            vmax = self.state["max_exp_avg_sq"][name]
+            np.maximum(vmax, v, out=vmax)
+            v = vmax
+        denom = np.sqrt(v) / np.sqrt(1 - b2**t) + self.eps
+        p -= (self.lr / (1 - b1**t)) * (m / denom)
+
+
+class AdamW(Adam):
+    """``torch.optim.AdamW``: Adam with decoupled weight decay (default 1e-2)."""
+
+    decoupled = True
+
+    def __init__(
+        self,
+        params: Mapping[str, np.ndarray],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+    ) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad)

@@ -1,0 +1,86 @@
+"""What every optimiser shares: the parameter dict it updates in place, per-parameter state
+slots, argument checks, and a flat, ``.npz``-friendly state dict."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from pyplay._checks import check_float
+
+__all__ = ["Optimizer"]
+
+
+class Optimizer(abc.ABC):
+    """Base of the optimisers. Subclasses define ``slots`` (names of per-parameter state arrays)
+    and ``_update(name, p, g, state)``, which changes ``p`` in place.
+
+    The parameters are the arrays of a dict such as ``model.params``; they are updated in place
+    (never rebound), so layers that read from the same dict see the new values.
+    """
+
+    slots: tuple[str, ...] = ()
+
+    def __init__(self, params: Mapping[str, np.ndarray], lr: float) -> None:
+        if not isinstance(params, Mapping) or not params:
+            raise TypeError("params must be a non-empty dict of name -> ndarray, got "
+                            f"{type(params).__name__}")
+        for name, p in params.items():
+            if not isinstance(p, np.ndarray) or p.dtype.kind != "f":
+                raise TypeError(f"params[{name!r}] must be a float ndarray, got "
+                                f"{type(p).__name__}")
+        self.params = params
+        self.lr = check_float("lr", lr, min_value=0.0, min_inclusive=False)
+        self.step_count = 0
+        self.state: dict[str, dict[str, np.ndarray]] = {
+            slot: {name: np.zeros_like(p) for name, p in params.items()} for slot in self.slots
+        }
+
+    @abc.abstractmethod
+    def _update(self, name: str, p: np.ndarray, g: np.ndarray) -> None:
+        """Apply one update to parameter ``name`` (array ``p``) given its gradient ``g``."""
+
+    def step(self, grads: Mapping[str, np.ndarray]) -> None:
+        """Update every parameter in place from ``grads`` (same keys and shapes as params)."""
+        if not isinstance(grads, Mapping):
+            raise TypeError(f"grads must be a dict of name -> ndarray, got {type(grads).__name__}")
+        missing = [k for k in self.params if k not in grads]
+        extra = [k for k in grads if k not in self.params]
+        if missing or extra:
+            raise ValueError(f"grads must have the keys of params: missing {missing or 'none'}, "
+                             f"unexpected {extra or 'none'}")
+        for name, p in self.params.items():
+            g = grads[name]
+            if np.shape(g) != p.shape:
+                raise ValueError(f"grads[{name!r}] must have shape {p.shape}, got {np.shape(g)}")
+        self.step_count += 1
+        for name, p in self.params.items():
+            self._update(name, p, np.asarray(grads[name], dtype=p.dtype))
+
+    def state_dict(self) -> dict[str, Any]:
+        """Flat dict: ``"lr"``, ``"step"`` and ``"<slot>.<param name>"`` arrays (copies)."""
+        out: dict[str, Any] = {"lr": float(self.lr), "step": int(self.step_count)}
+        for slot, arrays in self.state.items():
+            for name, value in arrays.items():
+                out[f"{slot}.{name}"] = value.copy()
+        return out
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Restore what :meth:`state_dict` returned (keys and shapes are checked)."""
+        expected = {"lr", "step"} | {f"{s}.{n}" for s in self.slots for n in self.params}
+        got = set(state)
+        if got != expected:
+            raise ValueError(f"optimizer state does not fit: missing {sorted(expected - got)}, "
+                             f"unexpected {sorted(got - expected)}")
+        for slot, arrays in self.state.items():
+            for name, value in arrays.items():
+                new = np.asarray(state[f"{slot}.{name}"])
+                if new.shape != value.shape:
+                    raise ValueError(f"optimizer state {slot}.{name} must have shape "
+                                     f"{value.shape}, got {new.shape}")
+                value[...] = new
+        self.lr = check_float("lr", float(state["lr"]), min_value=0.0, min_inclusive=False)
+        self.step_count = int(state["step"])

@@ -1,0 +1,245 @@
+"""The training loop: a generator of per-step records that every front end consumes.
+
+The command line, a notebook and the browser playground all drive the same :class:`Trainer`:
+``for record in trainer.run(steps): ...``. Stopping the iteration pauses training (all state
+lives in the trainer: parameters, optimiser moments, step count, data generator, carried
+recurrent state); calling :meth:`Trainer.run` again resumes it.
+
+A non-finite loss or gradient (or a floating-point error raised under ``np.seterr``) stops the
+run: the parameters and optimiser state are restored to the last good step and a final record
+with ``status == "diverged"`` and a readable ``message`` is yielded. Nothing trained is lost.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pyplay._checks import as_generator, check_choice, check_float, check_int
+from pyplay.losses import cross_entropy, mse
+from pyplay.models import SequenceModel
+from pyplay.optim import SGD, Adam, AdamW, RMSprop, clip_grad_norm, global_norm
+
+__all__ = ["OPTIMIZERS", "StepRecord", "Trainer", "task_loss"]
+
+OPTIMIZERS: dict[str, Any] = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop}
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One training step, as yielded by :meth:`Trainer.run`.
+
+    ``loss`` is the batch loss before the update, ``grad_norm`` the global L2 norm of the
+    gradient before clipping, ``lr`` the learning rate used, ``seconds`` the wall time of the
+    step (forward, backward, update), ``metrics`` the task's metrics on the batch.
+    """
+
+    step: int
+    loss: float
+    grad_norm: float
+    lr: float
+    seconds: float
+    metrics: dict[str, float] = field(default_factory=dict)
+    status: str = "ok"  # "ok" | "diverged"
+    message: str = ""
+
+
+def task_loss(task: Any, outputs: np.ndarray, batch: Any) -> tuple[float, np.ndarray]:
+    """The task's loss on ``outputs`` and its gradient: masked cross-entropy for class
+    outputs, masked mean squared error for real-valued outputs."""
+    if task.output_kind == "classes":
+        loss, dout = cross_entropy(outputs, batch.targets, mask=batch.mask)
+    else:
+        mask = np.broadcast_to(batch.mask[..., None], outputs.shape)  # (B, T, O)
+        loss, dout = mse(outputs, batch.targets, mask=mask)
+    return float(loss), dout
+
+
+class Trainer:
+    """Trains a :class:`~pyplay.models.SequenceModel` on a task, one batch per step.
+
+    Parameters
+    ----------
+    model : SequenceModel
+    task : a :mod:`pyplay.tasks` task (``batch(batch_size)``, ``output_kind``, ``metric``)
+    optimizer : {"adam", "adamw", "sgd", "rmsprop"} or an optimiser object over ``model.params``
+    lr : float
+        Learning rate when ``optimizer`` is a name.
+    batch_size : int
+    clip : float or None
+        Global-norm gradient clipping threshold (None: no clipping).
+    schedule : callable, optional
+        A learning-rate schedule object with ``step()`` (see :mod:`pyplay.optim.schedules`),
+        stepped once per training step.
+    tbptt : bool
+        Truncated backpropagation through time for tasks with ``stream`` (the character
+        model): consecutive chunks of a long text, the recurrent state carried from one chunk
+        to the next without its gradient.
+    optimizer_kwargs : dict, optional
+        Extra arguments for the optimiser (momentum, weight_decay, ...).
+    """
+
+    def __init__(
+        self,
+        model: SequenceModel,
+        task: Any,
+        *,
+        optimizer: Any = "adam",
+        lr: float = 1e-2,
+        batch_size: int = 32,
+        clip: float | None = 1.0,
+        schedule: Any = None,
+        tbptt: bool = False,
+        optimizer_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        if not isinstance(model, SequenceModel):
+            raise TypeError(f"model must be a pyplay SequenceModel, got {type(model).__name__}")
+        for attr in ("batch", "output_kind", "input_kind", "input_size", "output_size"):
+            if not hasattr(task, attr):
+                raise TypeError(
+                    f"task must be a pyplay task (it has no {attr!r}), got {type(task).__name__}"
+                )
+        if (task.input_kind, task.input_size, task.output_size) != (
+            model.input_kind,
+            model.input_size,
+            model.output_size,
+        ):
+            raise ValueError(
+                "model does not fit task: task gives "
+                f"{task.input_kind} inputs of size {task.input_size} and {task.output_size} "
+                f"outputs, model expects {model.input_kind} of size {model.input_size} and "
+                f"{model.output_size} outputs"
+            )
+        self.model = model
+        self.task = task
+        self.batch_size = check_int("batch_size", batch_size, min_value=1, max_value=4096)
+        self.clip = (
+            None if clip is None else check_float("clip", clip, min_value=0.0, min_inclusive=False)
+        )
+        if isinstance(optimizer, str):
+            name = check_choice("optimizer", optimizer, tuple(OPTIMIZERS))
+            lr = check_float("lr", lr, min_value=0.0, min_inclusive=False)
+            self.optimizer = OPTIMIZERS[name](model.params, lr=lr, **(optimizer_kwargs or {}))
+        else:
+            if not hasattr(optimizer, "step") or not hasattr(optimizer, "state_dict"):
+                raise TypeError(
+                    "optimizer must be a name or a pyplay optimiser, got "
+                    f"{type(optimizer).__name__}"
+                )
+            self.optimizer = optimizer
+        self.schedule = schedule
+        if tbptt and not hasattr(task, "stream"):
+            raise ValueError(f"tbptt=True needs a task with a text stream; {task.name!r} has none")
+        self.tbptt = bool(tbptt)
+        self.step_count = 0
+        self.message = ""
+        self._stream: Iterator[Any] | None = None
+        self._carry: Any = None
+        self._good_params = {k: v.copy() for k, v in model.params.items()}
+        self._good_optim = self._copy_state(self.optimizer.state_dict())
+
+    @staticmethod
+    def _copy_state(state: dict[str, Any]) -> dict[str, Any]:
+        return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in state.items()}
+
+    # ------------------------------------------------------------------ data
+    def _next_batch(self) -> Any:
+        if not self.tbptt:
+            return self.task.batch(self.batch_size)
+        if self._stream is None:
+            self._stream = iter(self.task.stream(self.batch_size))
+            self._carry = None
+        return next(self._stream)
+
+    # ------------------------------------------------------------------ one step
+    def train_step(self) -> StepRecord:
+        """Run one step: batch, forward, loss, backward, clip, update. Never raises on
+        divergence: returns a record with ``status == "diverged"`` after restoring."""
+        start = time.perf_counter()
+        lr = float(self.optimizer.lr)
+        batch = self._next_batch()
+        try:
+            state = self._carry if self.tbptt else None
+            out, state, cache = self.model.forward(batch.inputs, state, batch.lengths)
+            loss, dout = task_loss(self.task, out, batch)
+            grads, _ = self.model.backward(dout, cache)
+            norm = float(global_norm(grads))
+            finite = np.isfinite(loss) and np.isfinite(norm)
+        except FloatingPointError as err:
+            loss, norm, finite, out = float("nan"), float("nan"), False, None
+            self.message = f"floating-point error ({err})"
+        if not finite:
+            return self._diverged(lr, loss, norm, time.perf_counter() - start)
+        # the parameters are finite and gave a finite loss: remember them as good
+        for name, value in self.model.params.items():
+            np.copyto(self._good_params[name], value)
+        self._good_optim = self._copy_state(self.optimizer.state_dict())
+        if self.clip is not None:
+            clip_grad_norm(grads, self.clip)
+        self.optimizer.step(grads)
+        if self.schedule is not None:
+            self.schedule.step()
+        if self.tbptt:
+            self._carry = state
+        self.step_count += 1
+        metrics = self.task.metric(out, batch)
+        return StepRecord(
+            self.step_count,
+            loss,
+            norm,
+            lr,
+            time.perf_counter() - start,
+            {k: float(v) for k, v in metrics.items()},
+        )
+
+    def _diverged(self, lr: float, loss: float, norm: float, seconds: float) -> StepRecord:
+        self.restore_last_good()
+        reason = self.message or f"loss {loss} and gradient norm {norm}"
+        self.message = (
+            f"Training stopped at step {self.step_count + 1}: non-finite values ({reason}). "
+            f"The parameters were restored to step {self.step_count}. Try a smaller learning "
+            f"rate (now {lr:g}) or gradient clipping."
+        )
+        return StepRecord(self.step_count, loss, norm, lr, seconds, {}, "diverged", self.message)
+
+    def restore_last_good(self) -> None:
+        """Put back the parameters and optimiser state of the last step that was finite."""
+        for name, value in self._good_params.items():
+            np.copyto(self.model.params[name], value)
+        self.optimizer.load_state_dict(self._copy_state(self._good_optim))
+        self._carry = None
+
+    # ------------------------------------------------------------------ the stream
+    def run(self, steps: int | None = None) -> Iterator[StepRecord]:
+        """Yield one :class:`StepRecord` per step, ``steps`` of them (forever if None).
+
+        Stops early, after yielding a ``"diverged"`` record, if training diverges. Abandoning
+        the generator pauses; calling ``run`` again resumes from the same state.
+        """
+        if steps is not None:
+            steps = check_int("steps", steps, min_value=0)
+        done = 0
+        self.message = ""
+        while steps is None or done < steps:
+            record = self.train_step()
+            yield record
+            if record.status != "ok":
+                return
+            done += 1
+
+    def evaluate(
+        self, batch_size: int = 256, rng: np.random.Generator | int | None = 1234
+    ) -> dict[str, float]:
+        """Loss and metrics on a fresh batch drawn from a copy of the task with its own seed.
+
+        The training data generator is not advanced; dropout is off (``training=False``).
+        """
+        task = type(self.task)(**{**self.task.config, "rng": as_generator(rng)})
+        batch = task.batch(check_int("batch_size", batch_size, min_value=1))
+        out, _, _ = self.model.forward(batch.inputs, None, batch.lengths, training=False)
+        loss, _ = task_loss(task, out, batch)
+        return {"loss": loss, **{k: float(v) for k, v in task.metric(out, batch).items()}}
