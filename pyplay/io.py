@@ -89,12 +89,11 @@ def load(file: str | os.PathLike[str] | bytes | BinaryIO) -> Checkpoint:
             raise ValueError(f"{what} is not a pyplay checkpoint: bad settings ({err})") from err
         if not isinstance(meta, dict):
             raise ValueError(f"{what} is not a pyplay checkpoint: settings are not a mapping")
-    optim = {k[len(_OPTIM):]: v for k, v in arrays.items() if k.startswith(_OPTIM)}
+    optim = {k[len(_OPTIM) :]: v for k, v in arrays.items() if k.startswith(_OPTIM)}
     params = {k: v for k, v in arrays.items() if not k.startswith(_OPTIM)}
     for name, value in params.items():
         if value.dtype.kind not in "fiu":
-            raise ValueError(f"{what} is not a pyplay checkpoint: {name!r} has dtype "
-                             f"{value.dtype}")
+            raise ValueError(f"{what} is not a pyplay checkpoint: {name!r} has dtype {value.dtype}")
     state: dict[str, Any] | None = None
     if optim:
         state = {k: (v.item() if v.ndim == 0 else v) for k, v in optim.items()}

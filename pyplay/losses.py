@@ -74,10 +74,12 @@ def cross_entropy(
         raise ValueError(f"logits must be a 2-D (N, V) or 3-D (B, T, V) array, got shape {z.shape}")
     y = check_array("targets", targets, kind="i")
     if y.shape != z.shape[:-1]:
-        raise ValueError(f"targets must have shape {z.shape[:-1]} to match logits {z.shape}, "
-                         f"got {y.shape}")
-    eps = check_float("label_smoothing", label_smoothing, min_value=0.0, max_value=1.0,
-                      max_inclusive=False)
+        raise ValueError(
+            f"targets must have shape {z.shape[:-1]} to match logits {z.shape}, got {y.shape}"
+        )
+    eps = check_float(
+        "label_smoothing", label_smoothing, min_value=0.0, max_value=1.0, max_inclusive=False
+    )
     reduction = check_choice("reduction", reduction, REDUCTIONS)
     V = z.shape[-1]
     counted = y != ignore_index  # (...)
@@ -85,16 +87,17 @@ def cross_entropy(
         counted = counted & _counted("mask", mask, y.shape)
     bad = counted & ((y < 0) | (y >= V))
     if bad.any():
-        raise ValueError(f"targets must be class ids in 0..{V - 1} (or ignore_index="
-                         f"{ignore_index}), got {int(y[bad][0])}")
+        raise ValueError(
+            f"targets must be class ids in 0..{V - 1} (or ignore_index="
+            f"{ignore_index}), got {int(y[bad][0])}"
+        )
     safe_y = np.where(counted, y, 0)[..., None]  # (..., 1)
     logp = log_softmax(z)  # (..., V)
     nll = -np.take_along_axis(logp, safe_y, axis=-1)[..., 0]  # (...)
     per = (1 - eps) * nll - eps * logp.mean(axis=-1) if eps else nll
     per = np.where(counted, per, 0.0)
     grad = np.exp(logp)  # softmax (..., V)
-    np.put_along_axis(grad, safe_y, np.take_along_axis(grad, safe_y, axis=-1) - (1 - eps),
-                      axis=-1)
+    np.put_along_axis(grad, safe_y, np.take_along_axis(grad, safe_y, axis=-1) - (1 - eps), axis=-1)
     if eps:
         grad -= eps / V
     grad *= counted[..., None]
@@ -108,8 +111,9 @@ def cross_entropy(
     return float(per.sum() / n), (grad / n).astype(z.dtype)
 
 
-def mse(pred: Any, target: Any, *, mask: Any = None, reduction: str = "mean"
-        ) -> tuple[Any, np.ndarray]:
+def mse(
+    pred: Any, target: Any, *, mask: Any = None, reduction: str = "mean"
+) -> tuple[Any, np.ndarray]:
     """Mean squared error ``mean((pred - target)^2)`` over counted elements, and its gradient.
 
     ``mask`` (bool, shaped like ``pred``) selects the elements that count; "mean" divides by

@@ -110,7 +110,8 @@ def test_charlm_with_truncated_bptt_learns():
     task = make_task("charlm", seq_len=16, rng=0)
     model = SequenceModel.for_task(task, "lstm", hidden_size=32, rng=0)
     trainer = Trainer(model, task, lr=1e-2, batch_size=16, tbptt=True)
-    losses = _losses(trainer, 150)
+    losses = _losses(trainer, 300)
     uniform = np.log(task.input_size)
-    assert np.mean(losses[:10]) > 0.9 * uniform
-    assert np.mean(losses[-20:]) < 0.8 * uniform
+    assert losses[0] > 0.9 * uniform  # a fresh model knows nothing
+    # after 300 chunks it beats the unigram model, i.e. it uses the context it carries
+    assert np.mean(losses[-20:]) < task.baseline_loss()

@@ -27,7 +27,9 @@ def _matmul_einsum(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) 
 
 
 matmul = _matmul_einsum if IN_PYODIDE else _matmul_blas
-matmul.__doc__ = """``a @ b`` for 2-D arrays, optionally into ``out``: BLAS natively, einsum in Pyodide."""
+matmul.__doc__ = (
+    """``a @ b`` for 2-D arrays, optionally into ``out``: BLAS natively, einsum in Pyodide."""
+)
 
 
 def sigmoid(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:

@@ -32,8 +32,15 @@ class Embedding:
         self.num_embeddings = check_int("num_embeddings", num_embeddings, min_value=1)
         self.embedding_dim = check_int("embedding_dim", embedding_dim, min_value=1)
         if padding_idx is not None:
-            padding_idx = check_int("padding_idx", padding_idx, min_value=-num_embeddings,
-                                    max_value=num_embeddings - 1) % num_embeddings
+            padding_idx = (
+                check_int(
+                    "padding_idx",
+                    padding_idx,
+                    min_value=-num_embeddings,
+                    max_value=num_embeddings - 1,
+                )
+                % num_embeddings
+            )
         self.padding_idx = padding_idx
         self.dtype = check_dtype("dtype", dtype)
         weight = as_generator(rng).standard_normal((num_embeddings, embedding_dim))
@@ -46,8 +53,7 @@ class Embedding:
         idx = check_array("input", input, kind="i")
         if idx.size and (idx.min() < 0 or idx.max() >= self.num_embeddings):
             bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
-            raise ValueError(f"input must hold indices in 0..{self.num_embeddings - 1}, "
-                             f"got {bad}")
+            raise ValueError(f"input must hold indices in 0..{self.num_embeddings - 1}, got {bad}")
         return self.params["weight"][idx], idx  # (..., E)
 
     def backward(self, dy: Any, cache: np.ndarray) -> tuple[None, dict[str, np.ndarray]]:
@@ -55,8 +61,9 @@ class Embedding:
         idx = cache
         dy = check_array("dy", dy, dtype=self.dtype)
         if dy.shape != (*idx.shape, self.embedding_dim):
-            raise ValueError(f"dy must have shape {(*idx.shape, self.embedding_dim)}, "
-                             f"got {dy.shape}")
+            raise ValueError(
+                f"dy must have shape {(*idx.shape, self.embedding_dim)}, got {dy.shape}"
+            )
         dW = np.zeros_like(self.params["weight"])  # (V, E)
         np.add.at(dW, idx.reshape(-1), dy.reshape(-1, self.embedding_dim))
         if self.padding_idx is not None:

@@ -97,8 +97,9 @@ class GRUKernel:
         dc_T: np.ndarray | None,
         cache: _Cache,
         mask: np.ndarray | None,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray, None,
-               np.ndarray]:
+    ) -> tuple[
+        np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray, None, np.ndarray
+    ]:
         """BPTT; returns dxp (T, B, 3H), dW_hh, db_hh, {}, dh0, None and norms (T, B)."""
         RZN, U, hs, W_hh = cache.RZN, cache.U, cache.hs, cache.W_hh
         T, B, H3 = RZN.shape
@@ -132,8 +133,7 @@ class GRUKernel:
         """Per-step internals, time-major (T, B, H) views."""
         H = cache.hs.shape[2]
         R = cache.RZN
-        return {"r": R[:, :, :H], "z": R[:, :, H : 2 * H], "n": R[:, :, 2 * H :],
-                "h": cache.hs[1:]}
+        return {"r": R[:, :, :H], "z": R[:, :, H : 2 * H], "n": R[:, :, 2 * H :], "h": cache.hs[1:]}
 
 
 class GRU(Recurrent):
@@ -157,5 +157,14 @@ class GRU(Recurrent):
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
-        super().__init__(GRUKernel(), input_size, hidden_size, num_layers, bias, dropout,
-                         bidirectional, dtype, rng)
+        super().__init__(
+            GRUKernel(),
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            dropout,
+            bidirectional,
+            dtype,
+            rng,
+        )

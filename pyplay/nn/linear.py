@@ -57,8 +57,9 @@ class Linear:
         """``y = x W^T + b`` for ``x`` (..., in_features); the cache is ``x``."""
         x = check_array("x", x, dtype=self.dtype)
         if x.ndim == 0 or x.shape[-1] != self.in_features:
-            raise ValueError(f"x must have in_features={self.in_features} in its last axis, "
-                             f"got shape {x.shape}")
+            raise ValueError(
+                f"x must have in_features={self.in_features} in its last axis, got shape {x.shape}"
+            )
         flat = x.reshape(-1, self.in_features)  # (N, in)
         y = matmul(flat, self.params["weight"].T)  # (N, out)
         if "bias" in self.params:
@@ -70,8 +71,9 @@ class Linear:
         x = cache
         dy = check_array("dy", dy, dtype=self.dtype)
         if dy.shape != (*x.shape[:-1], self.out_features):
-            raise ValueError(f"dy must have shape {(*x.shape[:-1], self.out_features)}, "
-                             f"got {dy.shape}")
+            raise ValueError(
+                f"dy must have shape {(*x.shape[:-1], self.out_features)}, got {dy.shape}"
+            )
         dflat = dy.reshape(-1, self.out_features)  # (N, out)
         grads = {"weight": matmul(dflat.T, x.reshape(-1, self.in_features))}  # (out, in)
         if "bias" in self.params:

@@ -131,15 +131,28 @@ class LSTMKernel:
         dc_T: np.ndarray | None,
         cache: _Cache,
         mask: np.ndarray | None,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray, np.ndarray,
-               np.ndarray]:
+    ) -> tuple[
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        dict[str, np.ndarray],
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+    ]:
         """BPTT. ``dhs`` (T, B, H) is dL/dh_t from the outputs (zero at padded steps).
 
         Returns dxp (T, B, 4H), dW_hh (4H, H), db_hh (4H,), extra grads, dh0, dc0 and the
         per-step norms of the total dL/dh_t (T, B).
         """
-        G, hs, cs, tanh_c, W_hh, peep = (cache.G, cache.hs, cache.cs, cache.tanh_c, cache.W_hh,
-                                         cache.peep)
+        G, hs, cs, tanh_c, W_hh, peep = (
+            cache.G,
+            cache.hs,
+            cache.cs,
+            cache.tanh_c,
+            cache.W_hh,
+            cache.peep,
+        )
         T, B, H4 = G.shape
         H = H4 // 4
         dA = np.empty_like(G)  # (T, B, 4H) gradients of the gate pre-activations
@@ -189,8 +202,12 @@ class LSTMKernel:
         H = cache.hs.shape[2]
         G = cache.G
         return {
-            "i": G[:, :, :H], "f": G[:, :, H : 2 * H], "g": G[:, :, 2 * H : 3 * H],
-            "o": G[:, :, 3 * H :], "c": cache.cs[1:], "h": cache.hs[1:],
+            "i": G[:, :, :H],
+            "f": G[:, :, H : 2 * H],
+            "g": G[:, :, 2 * H : 3 * H],
+            "o": G[:, :, 3 * H :],
+            "c": cache.cs[1:],
+            "h": cache.hs[1:],
         }
 
 
@@ -230,8 +247,17 @@ class LSTM(Recurrent):
         if not isinstance(peephole, bool):
             raise TypeError(f"peephole must be True or False, got {peephole!r}")
         forget_bias = check_float("forget_bias", forget_bias)
-        super().__init__(LSTMKernel(peephole), input_size, hidden_size, num_layers, bias,
-                         dropout, bidirectional, dtype, rng)
+        super().__init__(
+            LSTMKernel(peephole),
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            dropout,
+            bidirectional,
+            dtype,
+            rng,
+        )
         self.peephole = peephole
         self.forget_bias = forget_bias
         if bias and forget_bias:

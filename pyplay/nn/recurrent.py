@@ -77,8 +77,9 @@ class Recurrent(abc.ABC):
                 raise TypeError(f"{flag} must be True or False, got {value!r}")
         self.bias = bool(bias)
         self.bidirectional = bool(bidirectional)
-        self.dropout = check_float("dropout", dropout, min_value=0.0, max_value=1.0,
-                                   max_inclusive=False)
+        self.dropout = check_float(
+            "dropout", dropout, min_value=0.0, max_value=1.0, max_inclusive=False
+        )
         self.dtype = check_dtype("dtype", dtype)
         self._rng = as_generator(rng)
         self.num_directions = 2 if self.bidirectional else 1
@@ -93,8 +94,8 @@ class Recurrent(abc.ABC):
                     shapes.update({"bias_ih": (G,), "bias_hh": (G,)})
                 shapes.update(kernel.extra_params(H))
                 for name, shape in shapes.items():
-                    value = self._rng.uniform(-k, k, size=shape).astype(self.dtype)
-                    self.params[f"{name}{suffix}"] = value
+                    init = self._rng.uniform(-k, k, size=shape)
+                    self.params[f"{name}{suffix}"] = init.astype(self.dtype)
 
     # ------------------------------------------------------------------ helpers
     def _suffixes(self, layer: int) -> list[str]:
@@ -119,16 +120,18 @@ class Recurrent(abc.ABC):
             return h, (np.zeros(shape, dtype=self.dtype) if self.kernel.has_cell else None)
         if self.kernel.has_cell:
             if not isinstance(state, tuple | list) or len(state) != 2:
-                raise TypeError(f"{name} must be a tuple (h, c) for an LSTM, got "
-                                f"{type(state).__name__}")
+                raise TypeError(
+                    f"{name} must be a tuple (h, c) for an LSTM, got {type(state).__name__}"
+                )
             h = check_array(f"{name}[0]", state[0], ndim=3, dtype=self.dtype, layout=layout)
             c = check_array(f"{name}[1]", state[1], ndim=3, dtype=self.dtype, layout=layout)
             check_shape(f"{name}[0]", h, shape, layout)
             check_shape(f"{name}[1]", c, shape, layout)
             return h, c
         if isinstance(state, tuple | list):
-            raise TypeError(f"{name} must be a single array h for this layer, got a "
-                            f"{type(state).__name__}")
+            raise TypeError(
+                f"{name} must be a single array h for this layer, got a {type(state).__name__}"
+            )
         h = check_array(name, state, ndim=3, dtype=self.dtype, layout=layout)
         check_shape(name, h, shape, layout)
         return h, None
@@ -149,8 +152,10 @@ class Recurrent(abc.ABC):
         x = check_array("x", x, ndim=3, dtype=self.dtype, layout="(B, T, F)")
         B, T, F = x.shape
         if F != self.input_size:
-            raise ValueError(f"x must have input_size={self.input_size} features in its last "
-                             f"axis (B, T, F), got {F}")
+            raise ValueError(
+                f"x must have input_size={self.input_size} features in its last "
+                f"axis (B, T, F), got {F}"
+            )
         if B == 0 or T == 0:
             raise ValueError(f"x must hold at least one sequence and one step, got {x.shape}")
         h0, c0 = self._split_state(state, "state", B)
@@ -179,8 +184,13 @@ class Recurrent(abc.ABC):
                 xp += self._param("bias_ih", suffix, (G,))
                 extra = {k: self.params[k + suffix] for k in self.kernel.extra_params(H)}
                 hs, cs, kc = self.kernel.forward(
-                    xp, self.params["weight_hh" + suffix], self._param("bias_hh", suffix, (G,)),
-                    extra, h0[idx], None if c0 is None else c0[idx], mask,
+                    xp,
+                    self.params["weight_hh" + suffix],
+                    self._param("bias_hh", suffix, (G,)),
+                    extra,
+                    h0[idx],
+                    None if c0 is None else c0[idx],
+                    mask,
                 )
                 h_n[idx] = hs[T]
                 if c_n is not None and cs is not None:
@@ -193,7 +203,7 @@ class Recurrent(abc.ABC):
                     records[suffix[1:]] = self._record(self.kernel.record(kc), mask, rev, d)
             drop = None
             if training and self.dropout > 0 and layer < self.num_layers - 1:
-                keep = self._rng.random(out.shape) >= self.dropout  # (T, B, D*H)
+                keep = np.greater_equal(self._rng.random(out.shape), self.dropout)  # (T, B, D*H)
                 drop = keep.astype(self.dtype) / (1.0 - self.dropout)
                 out = out * drop
             cache.inputs.append(inputs_l)
@@ -204,8 +214,9 @@ class Recurrent(abc.ABC):
         y = np.ascontiguousarray(inp.transpose(1, 0, 2))  # (B, T, D*H)
         return y, self._pack_state(h_n, c_n), cache
 
-    def _record(self, raw: dict[str, np.ndarray], mask: np.ndarray | None,
-                rev: np.ndarray | None, d: int) -> dict[str, np.ndarray]:
+    def _record(
+        self, raw: dict[str, np.ndarray], mask: np.ndarray | None, rev: np.ndarray | None, d: int
+    ) -> dict[str, np.ndarray]:
         result = {}
         for name, value in raw.items():  # (T, B, H), in the direction's own reading order
             v = value if mask is None else value * mask  # zero at padded steps
@@ -228,8 +239,10 @@ class Recurrent(abc.ABC):
         ``record=True`` where ``grad_record[name]`` is the (B, T) norm of dL/dh_t.
         """
         if not isinstance(cache, RecurrentCache) or cache.owner != id(self):
-            raise ValueError("cache must be the cache returned by this layer's own forward, got "
-                             f"{type(cache).__name__}")
+            raise ValueError(
+                "cache must be the cache returned by this layer's own forward, got "
+                f"{type(cache).__name__}"
+            )
         B, T = cache.shape
         H, D = self.hidden_size, self.num_directions
         dout = check_array("dout", dout, ndim=3, dtype=self.dtype, layout="(B, T, D*H)")
@@ -254,8 +267,11 @@ class Recurrent(abc.ABC):
                 if mask is not None:
                     dhs = dhs * mask
                 dxp, dW_hh, db_hh, dextra, dh, dc, nrm = self.kernel.backward(
-                    dhs, dh_T[idx], None if dc_T is None else dc_T[idx],
-                    cache.kernels[layer][d], mask,
+                    dhs,
+                    dh_T[idx],
+                    None if dc_T is None else dc_T[idx],
+                    cache.kernels[layer][d],
+                    mask,
                 )
                 dh0[idx] = dh
                 if dc0 is not None:

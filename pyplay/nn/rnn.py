@@ -93,8 +93,9 @@ class RNNKernel:
         dc_T: np.ndarray | None,
         cache: _Cache,
         mask: np.ndarray | None,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray, None,
-               np.ndarray]:
+    ) -> tuple[
+        np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray, None, np.ndarray
+    ]:
         """BPTT; returns dxp (T, B, H), dW_hh, db_hh, {}, dh0, None and norms (T, B)."""
         A, hs, W_hh = cache.A, cache.hs, cache.W_hh
         T, B, H = A.shape
@@ -147,6 +148,15 @@ class RNN(Recurrent):
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
-        super().__init__(RNNKernel(nonlinearity), input_size, hidden_size, num_layers, bias,
-                         dropout, bidirectional, dtype, rng)
+        super().__init__(
+            RNNKernel(nonlinearity),
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            dropout,
+            bidirectional,
+            dtype,
+            rng,
+        )
         self.nonlinearity = nonlinearity

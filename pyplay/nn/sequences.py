@@ -21,22 +21,23 @@ def pad_sequences(
     Returns the padded batch and the lengths (B,) int64, ready for ``forward(x, lengths=...)``.
     """
     if isinstance(seqs, np.ndarray) or not isinstance(seqs, Sequence) or len(seqs) == 0:
-        raise TypeError("seqs must be a non-empty list of arrays, got "
-                        f"{type(seqs).__name__}")
+        raise TypeError(f"seqs must be a non-empty list of arrays, got {type(seqs).__name__}")
     arrays = []
     for k, s in enumerate(seqs):
         a = np.asarray(s)
         if a.ndim == 0 or a.dtype.kind not in "biuf":
-            raise TypeError(f"seqs[{k}] must be a numeric 1-D or 2-D array, got "
-                            f"{type(s).__name__}")
-        arrays.append(check_array(f"seqs[{k}]", a, ndim=a.ndim, kind="i" if a.dtype.kind in
-                                  "iu" else "f"))
+            raise TypeError(f"seqs[{k}] must be a numeric 1-D or 2-D array, got {type(s).__name__}")
+        arrays.append(
+            check_array(f"seqs[{k}]", a, ndim=a.ndim, kind="i" if a.dtype.kind in "iu" else "f")
+        )
     ndim = arrays[0].ndim
     tail = arrays[0].shape[1:]
     for k, a in enumerate(arrays):
         if a.ndim != ndim or a.shape[1:] != tail or ndim > 2:
-            raise ValueError(f"seqs[{k}] must have shape (T_i,{' F' if ndim == 2 else ''}) like "
-                             f"seqs[0] {arrays[0].shape}, got {a.shape}")
+            raise ValueError(
+                f"seqs[{k}] must have shape (T_i,{' F' if ndim == 2 else ''}) like "
+                f"seqs[0] {arrays[0].shape}, got {a.shape}"
+            )
         if a.shape[0] == 0:
             raise ValueError(f"seqs[{k}] is empty; every sequence needs at least one step")
     lengths = np.array([a.shape[0] for a in arrays], dtype=np.int64)

@@ -4,7 +4,8 @@
 
     m \\leftarrow \\beta_1 m + (1 - \\beta_1) g, \\quad
     v \\leftarrow \\beta_2 v + (1 - \\beta_2) g^2, \\quad
-    p \\leftarrow p - \\eta\\, \\frac{m / (1 - \\beta_1^t)}{\\sqrt{v / (1 - \\beta_2^t)} + \\epsilon}
+    p \\leftarrow p - \\eta\\,
+        \\frac{m / (1 - \\beta_1^t)}{\\sqrt{v / (1 - \\beta_2^t)} + \\epsilon}
 
 Adam adds ``weight_decay * p`` to the gradient (L2); AdamW instead shrinks
 ``p <- p (1 - lr * weight_decay)`` before the step (decoupled decay).

@@ -26,12 +26,12 @@ class Optimizer(abc.ABC):
 
     def __init__(self, params: Mapping[str, np.ndarray], lr: float) -> None:
         if not isinstance(params, Mapping) or not params:
-            raise TypeError("params must be a non-empty dict of name -> ndarray, got "
-                            f"{type(params).__name__}")
+            raise TypeError(
+                f"params must be a non-empty dict of name -> ndarray, got {type(params).__name__}"
+            )
         for name, p in params.items():
             if not isinstance(p, np.ndarray) or p.dtype.kind != "f":
-                raise TypeError(f"params[{name!r}] must be a float ndarray, got "
-                                f"{type(p).__name__}")
+                raise TypeError(f"params[{name!r}] must be a float ndarray, got {type(p).__name__}")
         self.params = params
         self.lr = check_float("lr", lr, min_value=0.0, min_inclusive=False)
         self.step_count = 0
@@ -50,8 +50,10 @@ class Optimizer(abc.ABC):
         missing = [k for k in self.params if k not in grads]
         extra = [k for k in grads if k not in self.params]
         if missing or extra:
-            raise ValueError(f"grads must have the keys of params: missing {missing or 'none'}, "
-                             f"unexpected {extra or 'none'}")
+            raise ValueError(
+                f"grads must have the keys of params: missing {missing or 'none'}, "
+                f"unexpected {extra or 'none'}"
+            )
         for name, p in self.params.items():
             g = grads[name]
             if np.shape(g) != p.shape:
@@ -73,14 +75,18 @@ class Optimizer(abc.ABC):
         expected = {"lr", "step"} | {f"{s}.{n}" for s in self.slots for n in self.params}
         got = set(state)
         if got != expected:
-            raise ValueError(f"optimizer state does not fit: missing {sorted(expected - got)}, "
-                             f"unexpected {sorted(got - expected)}")
+            raise ValueError(
+                f"optimizer state does not fit: missing {sorted(expected - got)}, "
+                f"unexpected {sorted(got - expected)}"
+            )
         for slot, arrays in self.state.items():
             for name, value in arrays.items():
                 new = np.asarray(state[f"{slot}.{name}"])
                 if new.shape != value.shape:
-                    raise ValueError(f"optimizer state {slot}.{name} must have shape "
-                                     f"{value.shape}, got {new.shape}")
+                    raise ValueError(
+                        f"optimizer state {slot}.{name} must have shape "
+                        f"{value.shape}, got {new.shape}"
+                    )
                 value[...] = new
         self.lr = check_float("lr", float(state["lr"]), min_value=0.0, min_inclusive=False)
         self.step_count = int(state["step"])

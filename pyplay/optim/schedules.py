@@ -71,9 +71,10 @@ class CosineAnnealingLR(_Schedule):
         super().__init__(optimizer)
 
     def lr_at(self, t: int) -> float:
-        return self.eta_min + (self.base_lr - self.eta_min) * (
-            1 + math.cos(math.pi * t / self.T_max)
-        ) / 2
+        return (
+            self.eta_min
+            + (self.base_lr - self.eta_min) * (1 + math.cos(math.pi * t / self.T_max)) / 2
+        )
 
 
 class LinearWarmup(_Schedule):
@@ -81,8 +82,9 @@ class LinearWarmup(_Schedule):
     (a schedule class and its keyword arguments, e.g. ``(CosineAnnealingLR, {"T_max": 900})``)
     or stay at the base rate."""
 
-    def __init__(self, optimizer: Any, warmup_steps: int,
-                 after: tuple[type, dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self, optimizer: Any, warmup_steps: int, after: tuple[type, dict[str, Any]] | None = None
+    ) -> None:
         self.warmup_steps = check_int("warmup_steps", warmup_steps, min_value=1)
         self._after: _Schedule | None = None
         self.base_lr = float(optimizer.lr)

@@ -38,8 +38,10 @@ class SGD(Optimizer):
         self.dampening = check_float("dampening", dampening, min_value=0.0, max_value=1.0)
         self.weight_decay = check_float("weight_decay", weight_decay, min_value=0.0)
         if nesterov and (self.momentum == 0 or self.dampening != 0):
-            raise ValueError("nesterov=True needs momentum > 0 and dampening = 0, got "
-                             f"momentum={self.momentum}, dampening={self.dampening}")
+            raise ValueError(
+                "nesterov=True needs momentum > 0 and dampening = 0, got "
+                f"momentum={self.momentum}, dampening={self.dampening}"
+            )
         self.nesterov = bool(nesterov)
 
     def _update(self, name: str, p: np.ndarray, g: np.ndarray) -> None:

@@ -34,28 +34,32 @@ class CharLM(Task):
 
     name = "charlm"
 
-    def __init__(self, text: str | None = None, seq_len: int = 32,
-                 rng: np.random.Generator | int | None = 0) -> None:
+    def __init__(
+        self, text: str | None = None, seq_len: int = 32, rng: np.random.Generator | int | None = 0
+    ) -> None:
         seq_len = check_int("seq_len", seq_len, min_value=1, max_value=10_000)
         if text is not None:
             if not isinstance(text, str):
                 raise TypeError(f"text must be a str, got {type(text).__name__}")
             if len(text) > MAX_TEXT_CHARS:
-                raise ValueError(f"text must have at most {MAX_TEXT_CHARS:,} characters, got "
-                                 f"{len(text):,}")
+                raise ValueError(
+                    f"text must have at most {MAX_TEXT_CHARS:,} characters, got {len(text):,}"
+                )
             if len(text) < seq_len + 2:
-                raise ValueError(f"text must have at least seq_len + 2 = {seq_len + 2} "
-                                 f"characters, got {len(text)}")
+                raise ValueError(
+                    f"text must have at least seq_len + 2 = {seq_len + 2} "
+                    f"characters, got {len(text)}"
+                )
         super().__init__(rng, text=text, seq_len=seq_len)
         self.text = bundled_text() if text is None else text
         self.seq_len = seq_len
         self.vocab = sorted(set(self.text))
         if len(self.vocab) > MAX_VOCAB:
-            raise ValueError(f"text must use at most {MAX_VOCAB} distinct characters, got "
-                             f"{len(self.vocab)}")
+            raise ValueError(
+                f"text must use at most {MAX_VOCAB} distinct characters, got {len(self.vocab)}"
+            )
         if len(self.vocab) < 2:
-            raise ValueError("text must use at least 2 distinct characters, got "
-                             f"{len(self.vocab)}")
+            raise ValueError(f"text must use at least 2 distinct characters, got {len(self.vocab)}")
         self._index = {ch: k for k, ch in enumerate(self.vocab)}
         self.input_size = self.output_size = len(self.vocab)
         self.ids = self.encode(self.text)  # (N,)
@@ -65,8 +69,10 @@ class CharLM(Task):
         try:
             return np.fromiter((self._index[ch] for ch in text), dtype=np.int64, count=len(text))
         except KeyError as err:
-            raise ValueError(f"text contains the character {err.args[0]!r}, which is not in "
-                             "the model's vocabulary") from None
+            raise ValueError(
+                f"text contains the character {err.args[0]!r}, which is not in "
+                "the model's vocabulary"
+            ) from None
 
     def decode(self, ids: np.ndarray) -> str:
         """The text of a sequence of character ids."""
@@ -99,8 +105,11 @@ class CharLM(Task):
         return float(-(p * np.log(p)).sum())
 
     def describe(self) -> str:
-        source = "the opening of Alice's Adventures in Wonderland" if self.config["text"] is None \
+        source = (
+            "the opening of Alice's Adventures in Wonderland"
+            if self.config["text"] is None
             else "your text"
+        )
         return (
             f"Character model: read {source} ({len(self.text):,} characters, "
             f"{len(self.vocab)} distinct) and predict each next character. Counting "

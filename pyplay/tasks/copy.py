@@ -23,8 +23,13 @@ class DelayedRecall(Task):
 
     name = "copy"
 
-    def __init__(self, n_symbols: int = 8, seq_len: int = 10, delay: int = 5,
-                 rng: np.random.Generator | int | None = 0) -> None:
+    def __init__(
+        self,
+        n_symbols: int = 8,
+        seq_len: int = 10,
+        delay: int = 5,
+        rng: np.random.Generator | int | None = 0,
+    ) -> None:
         n_symbols = check_int("n_symbols", n_symbols, min_value=2, max_value=1000)
         seq_len = check_int("seq_len", seq_len, min_value=1, max_value=1000)
         delay = check_int("delay", delay, min_value=1, max_value=10_000)

@@ -24,8 +24,9 @@ class Parity(Task):
     input_size = 2
     output_size = 2
 
-    def __init__(self, seq_len: int = 16, running: bool = True,
-                 rng: np.random.Generator | int | None = 0) -> None:
+    def __init__(
+        self, seq_len: int = 16, running: bool = True, rng: np.random.Generator | int | None = 0
+    ) -> None:
         seq_len = check_int("seq_len", seq_len, min_value=1, max_value=10_000)
         if not isinstance(running, bool):
             raise TypeError(f"running must be True or False, got {running!r}")

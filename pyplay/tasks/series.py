@@ -48,16 +48,20 @@ class NumberSeries(Task):
     input_size = 1
     output_size = 1
 
-    def __init__(self, values: Any = None, seq_len: int = 20,
-                 rng: np.random.Generator | int | None = 0) -> None:
+    def __init__(
+        self, values: Any = None, seq_len: int = 20, rng: np.random.Generator | int | None = 0
+    ) -> None:
         seq_len = check_int("seq_len", seq_len, min_value=1, max_value=10_000)
         if values is None:
-            raise ValueError("values must be given: a column of numbers (at least "
-                             f"{seq_len + 2}), got None")
+            raise ValueError(
+                f"values must be given: a column of numbers (at least {seq_len + 2}), got None"
+            )
         x = check_array("values", values, ndim=1, layout="(N,)").astype(np.float64)
         if not seq_len + 2 <= x.size <= MAX_VALUES:
-            raise ValueError(f"values must hold between seq_len + 2 = {seq_len + 2} and "
-                             f"{MAX_VALUES:,} numbers, got {x.size}")
+            raise ValueError(
+                f"values must hold between seq_len + 2 = {seq_len + 2} and "
+                f"{MAX_VALUES:,} numbers, got {x.size}"
+            )
         std = float(x.std())
         if std == 0.0:
             raise ValueError("values must not all be equal (nothing to predict)")
@@ -69,8 +73,9 @@ class NumberSeries(Task):
         T = self.seq_len
         starts = self.rng.integers(0, self.series.size - T, size=batch_size)  # (B,)
         window = self.series[starts[:, None] + np.arange(T + 1)[None, :]]  # (B, T+1)
-        return Batch(window[:, :-1, None], window[:, 1:, None],
-                     np.ones((batch_size, T), dtype=bool))
+        return Batch(
+            window[:, :-1, None], window[:, 1:, None], np.ones((batch_size, T), dtype=bool)
+        )
 
     def baseline_loss(self) -> float:
         return 1.0

@@ -26,8 +26,9 @@ class SinePrediction(Task):
     input_size = 1
     output_size = 1
 
-    def __init__(self, seq_len: int = 40, noise: float = 0.0,
-                 rng: np.random.Generator | int | None = 0) -> None:
+    def __init__(
+        self, seq_len: int = 40, noise: float = 0.0, rng: np.random.Generator | int | None = 0
+    ) -> None:
         seq_len = check_int("seq_len", seq_len, min_value=2, max_value=10_000)
         noise = check_float("noise", noise, min_value=0.0, max_value=10.0)
         super().__init__(rng, seq_len=seq_len, noise=noise)
@@ -71,8 +72,9 @@ class NoisySystem(Task):
     input_size = 2
     output_size = 1
 
-    def __init__(self, seq_len: int = 40, noise: float = 0.0,
-                 rng: np.random.Generator | int | None = 0) -> None:
+    def __init__(
+        self, seq_len: int = 40, noise: float = 0.0, rng: np.random.Generator | int | None = 0
+    ) -> None:
         seq_len = check_int("seq_len", seq_len, min_value=2, max_value=10_000)
         noise = check_float("noise", noise, min_value=0.0, max_value=10.0)
         super().__init__(rng, seq_len=seq_len, noise=noise)
@@ -91,7 +93,9 @@ class NoisySystem(Task):
         B, T = batch_size, self.seq_len
         u = self.rng.uniform(-1, 1, size=(B, T))  # (B, T)
         y = self.simulate(u)  # (B, T+1)
-        seen = y[:, :-1] + self.noise * self.rng.standard_normal((B, T)) if self.noise else y[:, :-1]
+        seen = (
+            y[:, :-1] + self.noise * self.rng.standard_normal((B, T)) if self.noise else y[:, :-1]
+        )
         inputs = np.stack([u, seen], axis=-1)  # (B, T, 2)
         return Batch(inputs, y[:, 1:, None], np.ones((B, T), dtype=bool))
 
