@@ -1,0 +1,1 @@
+"""The Panel + Bokeh face of pyplay (the core never imports this package)."""

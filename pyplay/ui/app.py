@@ -1,0 +1,38 @@
+"""The playground: every lesson in one page, with navigation between them.
+
+``create_app()`` returns a servable Panel object. In the browser the static site's worker
+calls it (see ``web/worker.js``); natively ``panel serve pyplay/ui/app.py`` shows the same app.
+"""
+
+from __future__ import annotations
+
+import panel as pn
+
+from pyplay.ui.lesson_rnn import RecurrentLesson
+
+__all__ = ["create_app"]
+
+ABOUT = """
+**pyplay** trains small sequence models right here, in your browser: the Python runs on this
+page (Pyodide), nothing is sent to a server. The same NumPy code is a Python library
+(`pip install pyplay`), with hand-written backward passes checked against PyTorch.
+
+Lessons: **Recurrent networks** (RNN, LSTM, GRU: training, gates, gradients through time).
+"""
+
+
+def create_app() -> pn.viewable.Viewable:
+    """The whole playground: a header and one tab per lesson."""
+    pn.extension(notifications=False)
+    lessons = pn.Tabs(
+        ("Recurrent networks", RecurrentLesson().panel()),
+        ("About", pn.pane.Markdown(ABOUT)),
+        dynamic=False,
+        sizing_mode="stretch_width",
+    )
+    header = pn.pane.Markdown("# pyplay: sequence models, live", sizing_mode="stretch_width")
+    return pn.Column(header, lessons, sizing_mode="stretch_width")
+
+
+if __name__.startswith("bokeh"):
+    create_app().servable(title="pyplay")

@@ -1,0 +1,239 @@
+"""The "Recurrent networks" lesson: controls, live loss curve, look inside, sampling, data.
+
+Rendering only: every action calls :class:`~pyplay.ui.state.LessonState`. Training runs in a
+periodic callback that does as many steps as fit in ~0.15 s per tick, so the page (and the
+Pause button) stay responsive both natively and in the browser's Pyodide worker.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import panel as pn
+
+from pyplay.ui.plots import gradient_figure, heatmap_figure, loss_figure, update_heatmap
+from pyplay.ui.state import TASK_LABELS, LessonState
+
+__all__ = ["RecurrentLesson"]
+
+TITLES = {
+    "i": "input gate i",
+    "f": "forget gate f",
+    "g": "candidate g",
+    "o": "output gate o",
+    "c": "cell state c",
+    "h": "hidden state h",
+    "r": "reset gate r",
+    "z": "update gate z",
+    "n": "candidate n",
+    "a": "pre-activation a",
+}
+HELP = {
+    "train": "Pick a task and a cell, then **Train**. The curve shows the loss of every "
+    "batch; the dashed line is what a trivial predictor scores. **Step** trains on "
+    "one batch; **Reset** starts a fresh model. Learning rate, optimiser, clipping "
+    "and batch size apply to the current model; the other settings build a new one.",
+    "inside": "Each heatmap shows one quantity over time (x) for every unit (y) while the "
+    "model reads the chosen example. Gates near 0 block, near 1 let through: watch "
+    "the LSTM's forget gate learn to stay open when it must remember.",
+    "grad": "How strongly the loss at the end reaches back to each step: the norm of "
+    "dL/dh_t. For a tanh RNN it shrinks geometrically going back in time (vanishing "
+    "gradient); the LSTM's cell state keeps it alive. **Compare** adds a freshly "
+    "initialised RNN and LSTM of the same size on the same example.",
+    "sample": "With the character model: type a prompt and **Generate**. Temperature below 1 "
+    "picks likelier characters, above 1 more surprising ones, 0 always the likeliest.",
+    "data": "Paste or upload a text (UTF-8, up to 1 MB) for the character model, or a column "
+    "of numbers (one per line, up to 100,000) to predict the next value.",
+}
+
+
+class RecurrentLesson:
+    """Builds the lesson's layout around a :class:`LessonState`."""
+
+    def __init__(self, state: LessonState | None = None) -> None:
+        self.state = state or LessonState()
+        self._callback: Any = None
+        self._ticks = 0
+        self.loss_fig, self.loss_source, self.baseline = loss_figure()
+        self.grad_fig, self.grad_current, self.grad_compare = gradient_figure()
+        self.heatmaps = pn.GridBox(ncols=3, sizing_mode="stretch_width")
+        self._maps: dict[str, tuple[Any, Any]] = {}
+        self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
+        self.example.param.watch(lambda e: self.refresh_inside(), "value")
+        self.state.param.watch(self._on_version, "version")
+        self._on_version()
+
+    # ------------------------------------------------------------------ training
+    def _ensure_callback(self) -> None:
+        if self._callback is None:
+            self._callback = pn.state.add_periodic_callback(self._tick, period=50, start=False)
+
+    def start(self, *_: Any) -> None:
+        self._ensure_callback()
+        self.state.running = True
+        self._callback.start()
+
+    def pause(self, *_: Any) -> None:
+        self.state.running = False
+        if self._callback is not None and self._callback.running:
+            self._callback.stop()
+        self.refresh_inside()
+
+    def step(self, *_: Any) -> None:
+        self.pause()
+        self._stream(self.state.step_once())
+        self.refresh_inside()
+
+    def reset(self, *_: Any) -> None:
+        self.pause()
+        self.state.reset()
+
+    def _tick(self) -> None:
+        if not self.state.running:
+            self.pause()
+            return
+        self._stream(self.state.train(budget_s=0.15))
+        self._ticks += 1
+        if self._ticks % 6 == 0 or not self.state.running:
+            self.refresh_inside()
+        if not self.state.running:
+            self.pause()
+
+    def _stream(self, records: list[Any]) -> None:
+        if records:
+            self.loss_source.stream(
+                {"step": [r.step for r in records], "loss": [r.loss for r in records]},
+                rollover=20_000,
+            )
+
+    def _on_version(self, *_: Any) -> None:
+        """A new or loaded model: clear the curve, rebuild the heatmap grid, redraw."""
+        self.loss_source.data = {"step": [], "loss": []}
+        self.grad_compare.data = {"t": [], "rnn": [], "lstm": []}
+        if self.state.task_obj is not None:
+            self.baseline.location = float(self.state.task_obj.baseline_loss())
+        self._maps = {}
+        self.refresh_inside()
+
+    # ------------------------------------------------------------------ look inside
+    def refresh_inside(self, *_: Any) -> None:
+        if self.state.model is None:
+            return
+        try:
+            view = self.state.inspect(int(self.example.value or 0))
+        except (ValueError, TypeError, FloatingPointError) as err:
+            self.state.notify(f"Could not look inside: {err}", "warning")
+            return
+        layer = view.internals.get("l0", {})
+        if set(self._maps) != set(layer):
+            self._maps = {name: heatmap_figure(name, TITLES.get(name, name)) for name in layer}
+            self.heatmaps.objects = [pn.pane.Bokeh(fig) for fig, _ in self._maps.values()]
+        for name, (fig, source) in self._maps.items():
+            update_heatmap(fig, source, layer[name], name)
+        norms = view.grad_norms.get("l0")
+        if norms is not None:
+            self.grad_current.data = {
+                "t": list(range(len(norms))),
+                "norm": np.maximum(norms, 1e-30).tolist(),
+            }
+
+    def compare(self, *_: Any) -> None:
+        curves = self.state.compare_gradients(int(self.example.value or 0))
+        T = len(curves["rnn"])
+        self.grad_compare.data = {
+            "t": list(range(T)),
+            "rnn": np.maximum(curves["rnn"], 1e-30).tolist(),
+            "lstm": np.maximum(curves["lstm"], 1e-30).tolist(),
+        }
+
+    # ------------------------------------------------------------------ layout
+    def controls(self) -> pn.Column:
+        s = self.state
+        w: dict[str, Any] = {
+            "task": pn.widgets.Select.from_param(s.param.task, name="Task", options=TASK_LABELS),
+            "cell": pn.widgets.RadioButtonGroup.from_param(
+                s.param.cell, name="Cell", options={"LSTM": "lstm", "GRU": "gru", "RNN": "rnn"}
+            ),
+            "hidden_size": pn.widgets.IntSlider.from_param(
+                s.param.hidden_size, name="Hidden size", start=2, end=128
+            ),
+            "num_layers": pn.widgets.IntSlider.from_param(
+                s.param.num_layers, name="Layers", start=1, end=3
+            ),
+            "seq_len": pn.widgets.IntSlider.from_param(
+                s.param.seq_len, name="Sequence length", start=4, end=100
+            ),
+            "lr": pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
+            "optimizer": pn.widgets.Select.from_param(s.param.optimizer, name="Optimiser"),
+            "clip": pn.widgets.FloatInput.from_param(s.param.clip, name="Clip (0 = off)", step=0.5),
+            "batch_size": pn.widgets.IntSlider.from_param(
+                s.param.batch_size, name="Batch size", start=1, end=128
+            ),
+            "seed": pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+        }
+        buttons = {
+            "Train": ("primary", self.start),
+            "Pause": ("default", self.pause),
+            "Step": ("default", self.step),
+            "Reset": ("warning", self.reset),
+        }
+        row = []
+        for label, (kind, action) in buttons.items():
+            button = pn.widgets.Button(name=label, button_type=kind, width=80)
+            button.on_click(action)
+            row.append(button)
+        return pn.Column(*w.values(), pn.Row(*row), width=320)
+
+    def panel(self) -> pn.Row:
+        s = self.state
+        alert = pn.pane.Alert(
+            s.param.message,
+            alert_type=s.param.message_kind,
+            visible=pn.bind(bool, s.param.message),
+            sizing_mode="stretch_width",
+        )
+        status = pn.pane.Str(s.param.status, name="status", css_classes=["pyplay-status"])
+        compare = pn.widgets.Button(name="Compare RNN vs LSTM", width=200)
+        compare.on_click(self.compare)
+        refresh = pn.widgets.Button(name="Refresh", width=100)
+        refresh.on_click(self.refresh_inside)
+        save = pn.widgets.FileDownload(
+            callback=s.save_bytes,
+            filename="pyplay-model.npz",
+            label="Save model (.npz)",
+            button_type="success",
+            width=200,
+        )
+        upload = pn.widgets.FileInput(accept=".npz", name="Load model (.npz)", width=250)
+        upload.param.watch(lambda e: e.new is not None and s.load_bytes(e.new), "value")
+        training = pn.Column(
+            "## Train",
+            pn.pane.Markdown(HELP["train"]),
+            status,
+            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+            pn.Row(save, pn.Column("Load model (.npz)", upload)),
+            sizing_mode="stretch_width",
+        )
+        inside = pn.Column(
+            "## Look inside",
+            pn.pane.Markdown(HELP["inside"]),
+            pn.Row(self.example, refresh),
+            self.heatmaps,
+            "## Gradient through time",
+            pn.pane.Markdown(HELP["grad"]),
+            compare,
+            pn.pane.Bokeh(self.grad_fig, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",
+        )
+        from pyplay.ui.data_views import data_panel, sampling_panel
+
+        main = pn.Column(
+            alert,
+            training,
+            inside,
+            sampling_panel(s, HELP["sample"]),
+            data_panel(s, HELP["data"]),
+            sizing_mode="stretch_width",
+        )
+        return pn.Row(self.controls(), main, sizing_mode="stretch_width")

@@ -1,0 +1,124 @@
+"""Bokeh figures of the lessons: a streaming loss curve, heatmaps over time, gradient norms.
+
+Each builder returns the figure and the data sources that views update; nothing here knows
+about training. Bokeh draws titles and ticks on a canvas, so views put a text heading beside
+every figure for readers and tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, Span
+from bokeh.palettes import RdBu11, Viridis256
+from bokeh.plotting import figure
+
+__all__ = ["gradient_figure", "heatmap_figure", "loss_figure", "update_heatmap"]
+
+# which quantities are bounded, and so get a fixed colour range
+_RANGES = {
+    "i": (0, 1),
+    "f": (0, 1),
+    "o": (0, 1),
+    "r": (0, 1),
+    "z": (0, 1),
+    "g": (-1, 1),
+    "n": (-1, 1),
+}
+
+
+def loss_figure() -> tuple[figure, ColumnDataSource, Span]:
+    """Training loss against step, with the trivial baseline as a dashed line."""
+    source = ColumnDataSource({"step": [], "loss": []})
+    fig = figure(
+        height=260,
+        sizing_mode="stretch_width",
+        title="Training loss",
+        x_axis_label="step",
+        y_axis_label="loss",
+        tools="pan,wheel_zoom,reset,save",
+    )
+    fig.line("step", "loss", source=source, line_width=2, color="#2c6fbb")
+    baseline = Span(
+        location=0.0, dimension="width", line_dash="dashed", line_color="#c0392b", line_width=1.5
+    )
+    fig.add_layout(baseline)
+    fig.add_tools(HoverTool(tooltips=[("step", "@step"), ("loss", "@loss{0.0000}")], mode="vline"))
+    return fig, source, baseline
+
+
+def heatmap_figure(name: str, title: str) -> tuple[figure, ColumnDataSource]:
+    """A (time x unit) heatmap with hover showing t, unit and value."""
+    source = ColumnDataSource(
+        {"image": [np.zeros((1, 1))], "x": [0], "y": [0], "dw": [1], "dh": [1]}
+    )
+    lo, hi = _RANGES.get(name, (-1, 1))
+    palette = Viridis256 if name in ("i", "f", "o", "r", "z") else list(reversed(RdBu11))
+    mapper = LinearColorMapper(palette=palette, low=lo, high=hi)
+    fig = figure(
+        height=190,
+        width=330,
+        title=title,
+        x_axis_label="time step t",
+        y_axis_label="unit",
+        tools="save,reset",
+    )
+    fig.image(image="image", x="x", y="y", dw="dw", dh="dh", source=source, color_mapper=mapper)
+    fig.add_tools(
+        HoverTool(tooltips=[("t", "$x{0}"), ("unit", "$y{0}"), ("value", "@image{0.000}")])
+    )
+    fig.x_range.range_padding = fig.y_range.range_padding = 0
+    return fig, source
+
+
+def update_heatmap(fig: figure, source: ColumnDataSource, values: np.ndarray, name: str) -> None:
+    """Show ``values`` (T, H): time along x, units along y."""
+    T, H = values.shape
+    source.data = {
+        "image": [np.ascontiguousarray(values.T, dtype=np.float64)],
+        "x": [0],
+        "y": [0],
+        "dw": [T],
+        "dh": [H],
+    }
+    if name not in _RANGES:  # unbounded (cell state, linear units): symmetric range
+        mapper = fig.renderers[0].glyph.color_mapper
+        bound = float(np.max(np.abs(values))) or 1.0
+        mapper.update(low=-bound, high=bound)
+
+
+def gradient_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
+    """Norm of dL/dh_t against t on a log scale: the current model and a comparison."""
+    current = ColumnDataSource({"t": [], "norm": []})
+    compare = ColumnDataSource({"t": [], "rnn": [], "lstm": []})
+    fig = figure(
+        height=260,
+        sizing_mode="stretch_width",
+        y_axis_type="log",
+        title="Gradient through time: ||dL/dh_t||",
+        x_axis_label="time step t",
+        y_axis_label="norm (log scale)",
+        tools="pan,wheel_zoom,reset,save",
+    )
+    fig.line("t", "norm", source=current, line_width=2, color="#2c6fbb", legend_label="this model")
+    fig.scatter("t", "norm", source=current, size=4, color="#2c6fbb")
+    fig.line(
+        "t",
+        "rnn",
+        source=compare,
+        line_width=2,
+        color="#c0392b",
+        line_dash="dashed",
+        legend_label="tanh RNN (fresh)",
+    )
+    fig.line(
+        "t",
+        "lstm",
+        source=compare,
+        line_width=2,
+        color="#27ae60",
+        line_dash="dotted",
+        legend_label="LSTM (fresh)",
+    )
+    fig.legend.location = "top_left"
+    fig.add_tools(HoverTool(tooltips=[("t", "@t"), ("norm", "$y{0.000e}")]))
+    return fig, current, compare

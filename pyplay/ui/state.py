@@ -1,0 +1,411 @@
+"""State of the recurrent-networks lesson: settings, the model being trained, and actions.
+
+Everything the lesson does lives here, testable without a browser: views only render it.
+Errors never escape as exceptions: they become :attr:`LessonState.message` (shown in the page)
+and the trained model and the user's inputs stay as they were.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import param
+
+from pyplay.io import load, save
+from pyplay.models import SequenceModel
+from pyplay.sampling import sample
+from pyplay.tasks import CharLM, NumberSeries, make_task
+from pyplay.tasks.series import parse_numbers
+from pyplay.train import OPTIMIZERS, Trainer, task_loss
+
+__all__ = ["TASK_LABELS", "Inspection", "LessonState"]
+
+TASK_LABELS = {
+    "Adding problem": "adding",
+    "Delayed recall (copy)": "copy",
+    "Balanced parentheses": "parentheses",
+    "Parity": "parity",
+    "Sine prediction": "sine",
+    "Character model": "charlm",
+    "Your numbers": "series",
+}
+MAX_UPLOAD_BYTES = 1_000_000
+_REBUILD = ("task", "cell", "hidden_size", "num_layers", "seq_len", "seed", "nonlinearity")
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """What the look-inside views draw for one input sequence.
+
+    ``internals[layer][name]`` is a (T, H) array (layer keys like "l0", "l0_reverse"; names
+    i, f, g, o, c, h for an LSTM; r, z, n, h for a GRU; a, h for an RNN). ``grad_norms[layer]``
+    is the (T,) norm of dL/dh_t. ``labels`` name the time steps (input tokens or step numbers).
+    """
+
+    internals: dict[str, dict[str, np.ndarray]]
+    grad_norms: dict[str, np.ndarray]
+    labels: list[str]
+
+
+class LessonState(param.Parameterized):
+    """Settings and actions of the "Recurrent networks" lesson."""
+
+    task = param.Selector(objects=list(TASK_LABELS.values()), default="adding")
+    cell = param.Selector(objects=["lstm", "gru", "rnn"], default="lstm")
+    nonlinearity = param.Selector(objects=["tanh", "relu", "linear"], default="tanh")
+    hidden_size = param.Integer(default=32)
+    num_layers = param.Integer(default=1)
+    seq_len = param.Integer(default=20)
+    lr = param.Number(default=0.01)
+    optimizer = param.Selector(objects=sorted(OPTIMIZERS), default="adam")
+    clip = param.Number(default=1.0, doc="global-norm clipping threshold; 0 turns it off")
+    batch_size = param.Integer(default=32)
+    seed = param.Integer(default=0)
+
+    running = param.Boolean(default=False)
+    message = param.String(default="")
+    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
+    status = param.String(default="")
+    version = param.Integer(default=0, doc="bumped whenever the model is rebuilt or loaded")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.user_text: str | None = None
+        self.user_numbers: np.ndarray | None = None
+        self.history: dict[str, list[float]] = {"step": [], "loss": []}
+        self.model: SequenceModel | None = None
+        self.trainer: Trainer | None = None
+        self.task_obj: Any = None
+        self._elapsed = 0.0
+        self._loading = False
+        self.reset()
+        self.param.watch(self._on_rebuild, list(_REBUILD))
+        self.param.watch(self._on_training_setting, ["lr", "optimizer", "clip", "batch_size"])
+
+    # ------------------------------------------------------------------ messages
+    def notify(self, text: str, kind: str = "info") -> None:
+        """Show ``text`` in the page (kind: info, success, warning, danger)."""
+        self.message_kind = kind
+        self.message = text
+
+    # ------------------------------------------------------------------ building
+    def _make_task(self) -> Any:
+        kwargs: dict[str, Any] = {"rng": self.seed}
+        if self.task == "charlm":
+            kwargs.update(text=self.user_text, seq_len=self.seq_len)
+        elif self.task == "series":
+            if self.user_numbers is None:
+                raise ValueError(
+                    "Paste or upload a column of numbers first (under 'Your "
+                    "data'), then choose 'Your numbers'."
+                )
+            kwargs.update(values=self.user_numbers, seq_len=self.seq_len)
+        elif self.task == "parentheses":
+            kwargs["max_len"] = max(4, self.seq_len)
+        else:
+            kwargs["seq_len"] = self.seq_len
+        return make_task(self.task, **kwargs)
+
+    def reset(self) -> bool:
+        """Rebuild task, model and trainer from the settings. On bad settings the message
+        explains and the previous model stays."""
+        self.running = False
+        try:
+            task = self._make_task()
+            model = SequenceModel.for_task(
+                task,
+                self.cell,
+                hidden_size=self.hidden_size,
+                num_layers=self.num_layers,
+                nonlinearity=self.nonlinearity,
+                rng=self.seed,
+            )
+            trainer = self._make_trainer(model, task)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Not rebuilt: {err}", "danger")
+            return False
+        self.task_obj, self.model, self.trainer = task, model, trainer
+        self.history = {"step": [], "loss": []}
+        self._elapsed = 0.0
+        self.version += 1
+        self.status = self._status_text()
+        self.notify(
+            f"New {self.cell.upper()} with {model.num_parameters():,} parameters. "
+            + task.describe().split(". ")[0]
+            + ".",
+            "info",
+        )
+        return True
+
+    def _make_trainer(self, model: SequenceModel, task: Any) -> Trainer:
+        return Trainer(
+            model,
+            task,
+            optimizer=self.optimizer,
+            lr=self.lr,
+            batch_size=self.batch_size,
+            clip=self.clip or None,
+            tbptt=(task.name == "charlm"),
+        )
+
+    def _on_rebuild(self, *_: Any) -> None:
+        if not self._loading:
+            self.reset()
+
+    def _on_training_setting(self, *_: Any) -> None:
+        """Learning rate, optimiser, clipping and batch size apply to the current model."""
+        if self.model is None or self.trainer is None:
+            return
+        try:
+            trainer = self._make_trainer(self.model, self.task_obj)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Setting not applied: {err}", "danger")
+            return
+        if type(trainer.optimizer) is type(self.trainer.optimizer):
+            state = self.trainer.optimizer.state_dict()
+            state["lr"] = trainer.optimizer.lr
+            trainer.optimizer.load_state_dict(state)
+        trainer.step_count = self.trainer.step_count
+        self.trainer = trainer
+        self.notify("Training settings applied to the current model.", "info")
+
+    # ------------------------------------------------------------------ training
+    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
+        """Run ``steps`` steps, or as many as fit in ``budget_s`` seconds; returns the records.
+
+        A diverging run stops with a message; its parameters are restored by the trainer.
+        """
+        if self.trainer is None:
+            return []
+        records = []
+        start = time.perf_counter()
+        for record in self.trainer.run(steps):
+            if record.status != "ok":
+                self.running = False
+                self.notify(record.message, "danger")
+                break
+            records.append(record)
+            self.history["step"].append(record.step)
+            self.history["loss"].append(record.loss)
+            self._elapsed += record.seconds
+            if budget_s is not None and time.perf_counter() - start >= budget_s:
+                break
+        self.status = self._status_text()
+        return records
+
+    def step_once(self) -> list[Any]:
+        """Train on exactly one batch."""
+        return self.train(steps=1)
+
+    def _status_text(self) -> str:
+        if self.trainer is None:
+            return ""
+        n = self.trainer.step_count
+        if not self.history["loss"]:
+            return f"Step {n}: not trained yet. Baseline loss {self.task_obj.baseline_loss():.4f}."
+        rate = n / self._elapsed if self._elapsed else 0.0
+        return (
+            f"Step {n}: loss {self.history['loss'][-1]:.4f} (baseline "
+            f"{self.task_obj.baseline_loss():.4f}), {rate:.1f} steps/s"
+        )
+
+    # ------------------------------------------------------------------ looking inside
+    def inspection_batch(self, index: int = 0) -> Any:
+        """A fixed batch (its own seed) so the views show the same sequences while training."""
+        task = type(self.task_obj)(**{**self.task_obj.config, "rng": 10_000 + self.seed})
+        batch = task.batch(8)
+        k = int(np.clip(index, 0, 7))
+        return type(batch)(
+            batch.inputs[k : k + 1],
+            batch.targets[k : k + 1],
+            batch.mask[k : k + 1],
+            None if batch.lengths is None else batch.lengths[k : k + 1],
+        )
+
+    def inspect(self, index: int = 0, model: SequenceModel | None = None) -> Inspection:
+        """Internals and gradient norms of ``model`` (default: the current one) on one input."""
+        model = model or self.model
+        assert model is not None
+        batch = self.inspection_batch(index)
+        out, _, cache = model.forward(
+            batch.inputs, None, batch.lengths, record=True, training=False
+        )
+        _, dout = task_loss(self.task_obj, out, batch)
+        _, grad_record = model.backward(dout, cache, record=True)
+        T = int(batch.lengths[0]) if batch.lengths is not None else batch.inputs.shape[1]
+        record = cache.record or {}
+        internals = {layer: {k: v[0, :T] for k, v in rec.items()} for layer, rec in record.items()}
+        norms = {layer: v[0, :T] for layer, v in (grad_record or {}).items()}
+        if self.task_obj.input_kind == "tokens" and isinstance(self.task_obj, CharLM):
+            labels = list(self.task_obj.decode(batch.inputs[0, :T]))
+        elif self.task_obj.input_kind == "tokens":
+            labels = [str(int(v)) for v in batch.inputs[0, :T]]
+        else:
+            labels = [str(t) for t in range(T)]
+        return Inspection(internals, norms, labels)
+
+    def compare_gradients(self, index: int = 0) -> dict[str, np.ndarray]:
+        """dL/dh_t norms of a freshly initialised tanh RNN and LSTM of the current size on the
+        same input: the vanishing gradient, side by side."""
+        curves = {}
+        for cell in ("rnn", "lstm"):
+            model = SequenceModel.for_task(
+                self.task_obj,
+                cell,
+                hidden_size=self.hidden_size,
+                nonlinearity="tanh",
+                rng=self.seed,
+            )
+            curves[cell] = self.inspect(index, model).grad_norms["l0"]
+        return curves
+
+    # ------------------------------------------------------------------ character model
+    def generate(self, prompt: str, length: int = 200, temperature: float = 1.0) -> str | None:
+        """Sample from the character model; None (and a message) when it cannot."""
+        if not isinstance(self.task_obj, CharLM) or self.model is None:
+            self.notify("Sampling needs the character model: choose that task first.", "warning")
+            return None
+        try:
+            return sample(
+                self.model,
+                self.task_obj,
+                prompt,
+                length,
+                temperature,
+                rng=int(self.trainer.step_count if self.trainer else 0),
+            )
+        except (ValueError, TypeError) as err:
+            self.notify(str(err), "danger")
+            return None
+
+    # ------------------------------------------------------------------ user data
+    @staticmethod
+    def _decode(data: bytes | str, what: str) -> str:
+        if isinstance(data, str):
+            text = data
+        else:
+            if len(data) > MAX_UPLOAD_BYTES:
+                raise ValueError(
+                    f"{what} must be at most {MAX_UPLOAD_BYTES // 1000:,} kB, got "
+                    f"{len(data) / 1000:,.0f} kB"
+                )
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise ValueError(
+                    f"{what} must be UTF-8 text ({err.reason} at byte {err.start})"
+                ) from None
+        return text
+
+    def set_user_text(self, data: bytes | str) -> bool:
+        """Use ``data`` as the character model's text (validated); switches to that task."""
+        try:
+            text = self._decode(data, "the text")
+            CharLM(text=text, seq_len=self.seq_len)  # validates size and alphabet
+        except (ValueError, TypeError) as err:
+            self.notify(f"Text not used: {err}", "danger")
+            return False
+        self.user_text = text
+        if self.task == "charlm":
+            self.reset()
+        else:
+            self.task = "charlm"  # rebuilds through the watcher
+        self.notify(f"Using your text ({len(text):,} characters).", "success")
+        return True
+
+    def set_user_numbers(self, data: bytes | str) -> bool:
+        """Use a column of numbers for next-value prediction (validated)."""
+        try:
+            values = parse_numbers(self._decode(data, "the numbers"))
+            NumberSeries(values, seq_len=self.seq_len)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Numbers not used: {err}", "danger")
+            return False
+        self.user_numbers = values
+        if self.task == "series":
+            self.reset()
+        else:
+            self.task = "series"
+        self.notify(f"Using your {values.size:,} numbers.", "success")
+        return True
+
+    # ------------------------------------------------------------------ files
+    def save_bytes(self) -> io.BytesIO:
+        """The model, optimiser state and settings as an ``.npz`` file in memory."""
+        assert self.model is not None and self.trainer is not None
+        buf = io.BytesIO()
+        task_config = {k: v for k, v in self.task_obj.config.items() if k not in ("text", "values")}
+        save(
+            buf,
+            self.model.params,
+            optimizer_state=self.trainer.optimizer.state_dict(),
+            meta={
+                "model": self.model.config,
+                "task": self.task_obj.name,
+                "task_config": task_config,
+                "step": self.trainer.step_count,
+                "settings": {
+                    k: getattr(self, k) for k in ("lr", "optimizer", "clip", "batch_size", "seed")
+                },
+            },
+        )
+        buf.seek(0)
+        return buf
+
+    def load_bytes(self, data: bytes) -> bool:
+        """Load a model saved by :meth:`save_bytes` or ``python -m pyplay train --save``."""
+        try:
+            ckpt = load(bytes(data))
+            config = ckpt.meta.get("model")
+            if not isinstance(config, dict):
+                raise ValueError("the file has no model settings (was it saved by pyplay?)")
+            model = SequenceModel.from_config(config)
+            model.load_params(ckpt.params)
+            task_name = ckpt.meta.get("task", self.task)
+            if task_name not in self.param.task.objects:
+                raise ValueError(f"the file's task {task_name!r} is not one of this lesson's")
+        except (ValueError, TypeError, KeyError) as err:
+            self.notify(f"Not loaded: {err}", "danger")
+            return False
+        previous = {k: getattr(self, k) for k in _REBUILD}
+        self._loading = True  # the settings follow the file without rebuilding the model
+        try:
+            self.param.update(
+                task=task_name,
+                cell=model.cell,
+                hidden_size=model.hidden_size,
+                num_layers=model.num_layers,
+                nonlinearity=model.nonlinearity,
+                seq_len=int(ckpt.meta.get("task_config", {}).get("seq_len", self.seq_len)),
+            )
+        finally:
+            self._loading = False
+        try:
+            task = self._make_task()
+            trainer = self._make_trainer(model, task)
+        except (ValueError, TypeError) as err:
+            self._loading = True
+            try:
+                self.param.update(**previous)
+            finally:
+                self._loading = False
+            self.notify(f"Not loaded: {err}", "danger")
+            return False
+        if ckpt.optimizer_state:
+            try:
+                trainer.optimizer.load_state_dict(ckpt.optimizer_state)
+            except ValueError:
+                pass  # a different optimiser: start its state afresh
+        trainer.step_count = int(ckpt.meta.get("step", 0))
+        self.task_obj, self.model, self.trainer = task, model, trainer
+        self.history = {"step": [], "loss": []}
+        self.version += 1
+        self.status = self._status_text()
+        self.notify(
+            f"Loaded a {model.cell.upper()} trained for {trainer.step_count} steps.", "success"
+        )
+        return True
