@@ -507,12 +507,19 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def make_server(port: int = 0, directory: Path = DIST) -> http.server.ThreadingHTTPServer:
+class Server(http.server.ThreadingHTTPServer):
+    """Threaded server whose worker threads finish with it (no sockets left open)."""
+
+    daemon_threads = False
+    block_on_close = True
+
+
+def make_server(port: int = 0, directory: Path = DIST) -> Server:
     handler = functools.partial(Handler, directory=str(directory))
-    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    return Server(("127.0.0.1", port), handler)
 
 
-def serve_in_thread(directory: Path = DIST) -> tuple[http.server.ThreadingHTTPServer, str]:
+def serve_in_thread(directory: Path = DIST) -> tuple[Server, str]:
     """Start a server on a free port in a daemon thread; returns it and its base URL."""
     server = make_server(0, directory)
     threading.Thread(target=server.serve_forever, daemon=True).start()

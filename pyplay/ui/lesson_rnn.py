@@ -1,8 +1,9 @@
 """The "Recurrent networks" lesson: controls, live loss curve, look inside, sampling, data.
 
 Rendering only: every action calls :class:`~pyplay.ui.state.LessonState`. Training runs in a
-periodic callback that does as many steps as fit in ~0.15 s per tick, so the page (and the
-Pause button) stay responsive both natively and in the browser's Pyodide worker.
+periodic callback that does as many steps as fit in ~0.1 s per tick and then leaves the worker
+idle for a moment, so clicks (Pause) are processed between ticks, natively and in the browser's
+Pyodide worker.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class RecurrentLesson:
     # ------------------------------------------------------------------ training
     def _ensure_callback(self) -> None:
         if self._callback is None:
-            self._callback = pn.state.add_periodic_callback(self._tick, period=50, start=False)
+            self._callback = pn.state.add_periodic_callback(self._tick, period=180, start=False)
 
     def start(self, *_: Any) -> None:
         self._ensure_callback()
@@ -93,9 +94,9 @@ class RecurrentLesson:
         if not self.state.running:
             self.pause()
             return
-        self._stream(self.state.train(budget_s=0.15))
+        self._stream(self.state.train(budget_s=0.1))
         self._ticks += 1
-        if self._ticks % 6 == 0 or not self.state.running:
+        if self._ticks % 5 == 0 or not self.state.running:
             self.refresh_inside()
         if not self.state.running:
             self.pause()

@@ -1,0 +1,38 @@
+"""Helpers shared by the browser tests and fixtures: page logs and readiness."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+READY = "document.documentElement.dataset.pyplayReady === 'true'"
+FAILED = "document.documentElement.dataset.pyplayError === 'true'"
+START_TIMEOUT_MS = 240_000
+
+
+class PageLog:
+    """What a page did: requested URLs, failed responses, console errors."""
+
+    def __init__(self) -> None:
+        self.requests: list[str] = []
+        self.failures: list[str] = []
+        self.errors: list[str] = []
+
+    def attach(self, page: Any) -> None:
+        page.on("request", lambda r: self.requests.append(r.url))
+        page.on(
+            "response", lambda r: r.status >= 400 and self.failures.append(f"{r.status} {r.url}")
+        )
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def external(self, origin: str) -> list[str]:
+        return [u for u in self.requests if not u.startswith((origin, "blob:", "data:"))]
+
+
+def wait_ready(page: Any) -> None:
+    page.wait_for_function(f"{READY} || {FAILED}", timeout=START_TIMEOUT_MS)
+    if page.evaluate(FAILED):
+        message = page.evaluate("document.getElementById('pyplay-loader-msg').textContent")
+        pytest.fail(f"the playground did not start: {message}")

@@ -1,0 +1,98 @@
+"""Fixtures for end-to-end tests: the built site served on localhost, headless Chromium.
+
+The site is built once per session (skipped when ``web/dist`` is fresh), served by the same
+server code as ``python build.py serve``, and driven by Python Playwright with Debian's
+Chromium. Every page records the URLs it requested and the console errors it logged.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from browserkit import PageLog, wait_ready
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def _build_module() -> Any:
+    spec = importlib.util.spec_from_file_location("pyplay_build", ROOT / "build.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["pyplay_build"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def build() -> Any:
+    return _build_module()
+
+
+@pytest.fixture(scope="session")
+def site(build: Any) -> Iterator[tuple[Path, str]]:
+    """(dist directory, base URL) of the built site, served for the whole session."""
+    if not build.is_fresh():
+        build.build()
+    server, url = build.serve_in_thread()
+    yield build.DIST, url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def site_url(site: tuple[Path, str]) -> str:
+    return site[1]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install chromium")
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page_log() -> PageLog:
+    return PageLog()
+
+
+@pytest.fixture
+def context(browser: Any) -> Iterator[Any]:
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def page(context: Any, page_log: PageLog) -> Any:
+    p = context.new_page()
+    page_log.attach(p)
+    return p
+
+
+@pytest.fixture
+def ready_page(page: Any, site_url: str) -> Any:
+    """The playground, loaded and interactive."""
+    page.goto(site_url)
+    wait_ready(page)
+    return page

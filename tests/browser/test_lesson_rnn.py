@@ -1,0 +1,84 @@
+"""The recurrent-networks lesson in the browser, clicked as a person would."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+# read what Bokeh draws: lengths of data columns in the page's document
+COLUMNS = """(name) => {
+  const out = [];
+  for (const m of window.pyplay.document.all_models) {
+    const d = m.data;
+    if (d == null || typeof d !== "object") continue;
+    const col = d instanceof Map ? d.get(name) : d[name];
+    if (col !== undefined) out.push(col);
+  }
+  return out;
+}"""
+COLUMN_LENGTHS = "(name) => (" + COLUMNS + ")(name).map((c) => c.length)"
+# an image column holds one (H, T) array: Bokeh ships it as an NDArray with a shape
+IMAGES = (
+    "() => ("
+    + COLUMNS
+    + """)("image").map((c) => {
+  const img = c[0];
+  return img.shape !== undefined ? Array.from(img.shape) : [img.length, img[0].length];
+})"""
+)
+
+
+def status(page) -> tuple[int, float | None]:
+    text = page.locator(".pyplay-status pre").inner_text()
+    step = int(re.search(r"Step (\d+)", text).group(1))
+    loss = re.search(r": loss ([0-9]+\.[0-9]+)", text)
+    return step, float(loss.group(1)) if loss else None
+
+
+def wait_step(page, at_least: int, timeout_s: float = 150) -> int:
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        step, _ = status(page)
+        if step >= at_least:
+            return step
+        time.sleep(0.5)
+    pytest.fail(f"training did not reach step {at_least} in {timeout_s} s")
+
+
+def test_train_makes_the_loss_fall_and_the_gates_render(ready_page, page_log):
+    page = ready_page
+    assert status(page)[0] == 0
+    page.get_by_role("button", name="Step").click()
+    wait_step(page, 1)
+    first_loss = status(page)[1]
+    assert first_loss is not None and first_loss > 0.05  # an untrained model
+    page.get_by_role("button", name="Train").click()
+    wait_step(page, 300)
+    page.get_by_role("button", name="Pause").click()
+    time.sleep(1.0)
+    paused_at, loss = status(page)
+    time.sleep(2.0)
+    assert status(page)[0] == paused_at, "training went on after Pause"
+    assert loss is not None and loss < 0.05, f"loss {loss} after {paused_at} steps"
+    assert max(page.evaluate(COLUMN_LENGTHS, "loss")) == paused_at  # the curve grew
+    images = page.evaluate(IMAGES)  # LSTM: i, f, g, o, c, h, each (H units x T steps)
+    assert len(images) == 6 and all(rows == 32 and cols == 10 for rows, cols in images)
+    assert page_log.errors == []
+
+
+def test_bad_learning_rate_is_a_message_and_the_model_stays(ready_page, page_log):
+    page = ready_page
+    page.get_by_role("button", name="Step").click()
+    wait_step(page, 1)
+    field = page.locator(".bk-input-group", has_text="Learning rate").locator("input")
+    field.fill("-1")
+    field.press("Enter")
+    page.get_by_text(re.compile(r"Setting not applied: lr must be > 0")).wait_for(timeout=20_000)
+    assert status(page)[0] == 1  # the trained model is still there
+    page.get_by_role("button", name="Step").click()
+    wait_step(page, 2)
+    assert page_log.errors == []

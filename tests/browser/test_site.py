@@ -1,0 +1,73 @@
+"""The built site: offline, pinned, interactive, and faster on a second visit."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from browserkit import PageLog, wait_ready
+
+pytestmark = pytest.mark.browser
+
+
+def test_lock_pins_every_file_by_sha256(site):
+    dist, _ = site
+    lock = json.loads((dist / "pyplay-lock.json").read_text())
+    assert lock["pyodide"] == "0.27.7"
+    assert {"numpy", "panel", "bokeh", "pyplay"} <= set(lock["packages"])
+    assert lock["packages"]["panel"]["version"] == "1.7.5"
+    assert lock["packages"]["bokeh"]["version"] == "3.7.3"
+    for name, entry in lock["files"].items():
+        digest = hashlib.sha256((dist / name).read_bytes()).hexdigest()
+        assert digest == entry["sha256"], name
+    served = json.loads((dist / "pyodide" / "pyodide-lock.json").read_text())
+    for name, pin in lock["packages"].items():
+        assert served["packages"][name]["sha256"] == pin["sha256"], name
+
+
+def test_official_wheels_match_npm_lock(site, build):
+    dist, _ = site
+    official = json.loads((build.pyodide_core() / "pyodide-lock.json").read_text())
+    lock = json.loads((dist / "pyplay-lock.json").read_text())
+    checked = [n for n, p in lock["packages"].items() if p["source"] == "official"]
+    assert "numpy" in checked
+    for name in checked:
+        assert lock["packages"][name]["sha256"] == official["packages"][name]["sha256"], name
+
+
+def test_page_starts_offline_with_stages_and_no_errors(ready_page, page_log, site_url):
+    timings = ready_page.evaluate("window.pyplayTimings")
+    assert set(timings["stages"]) == {"runtime", "packages", "pyplay", "app"}
+    assert page_log.external(site_url.rstrip("/")) == []
+    assert page_log.failures == []
+    assert page_log.errors == []
+    # the app, not the loader, is on screen
+    assert ready_page.get_by_role("button", name="Train").is_visible()
+    assert ready_page.locator("#pyplay-loader").count() == 0
+
+
+def test_second_visit_is_served_from_the_cache(browser, site_url):
+    ctx = browser.new_context()
+    try:
+        first = PageLog()
+        page = ctx.new_page()
+        first.attach(page)
+        page.goto(site_url)
+        wait_ready(page)
+        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=60_000)
+        page.close()
+        second = PageLog()
+        page = ctx.new_page()
+        second.attach(page)
+        from_sw: list[str] = []
+        page.on("response", lambda r: r.from_service_worker and from_sw.append(r.url))
+        page.goto(site_url)
+        wait_ready(page)
+        wasm = [u for u in from_sw if u.endswith("pyodide.asm.wasm")]
+        assert wasm, "the second visit fetched the runtime from the network"
+        assert any(u.endswith(".whl") for u in from_sw)
+        assert second.errors == []
+    finally:
+        ctx.close()
