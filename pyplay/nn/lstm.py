@@ -1,234 +1,272 @@
-"""Long short-term memory (Hochreiter & Schmidhuber 1997), PyTorch's layout and gate order.
+r"""Long short-term memory (Hochreiter & Schmidhuber 1997) in PyTorch's layout and gate order.
+
+Forward, for each step (:math:`\sigma` the logistic function, :math:`\odot` elementwise):
 
 .. math::
 
-    \\begin{aligned}
-    i_t &= \\sigma(W_{ii} x_t + b_{ii} + W_{hi} h_{t-1} + b_{hi} [+ w_{ci} \\odot c_{t-1}]) \\\\
-    f_t &= \\sigma(W_{if} x_t + b_{if} + W_{hf} h_{t-1} + b_{hf} [+ w_{cf} \\odot c_{t-1}]) \\\\
-    g_t &= \\tanh(W_{ig} x_t + b_{ig} + W_{hg} h_{t-1} + b_{hg}) \\\\
-    o_t &= \\sigma(W_{io} x_t + b_{io} + W_{ho} h_{t-1} + b_{ho} [+ w_{co} \\odot c_t]) \\\\
-    c_t &= f_t \\odot c_{t-1} + i_t \\odot g_t, \\qquad h_t = o_t \\odot \\tanh(c_t)
-    \\end{aligned}
+    \begin{aligned}
+    i_t &= \sigma(W_{ii} x_t + b_{ii} + W_{hi} h_{t-1} + b_{hi} \;[+\, w_{ci} \odot c_{t-1}]) \\
+    f_t &= \sigma(W_{if} x_t + b_{if} + W_{hf} h_{t-1} + b_{hf} \;[+\, w_{cf} \odot c_{t-1}]) \\
+    g_t &= \tanh(W_{ig} x_t + b_{ig} + W_{hg} h_{t-1} + b_{hg}) \\
+    c_t &= f_t \odot c_{t-1} + i_t \odot g_t \\
+    o_t &= \sigma(W_{io} x_t + b_{io} + W_{ho} h_{t-1} + b_{ho} \;[+\, w_{co} \odot c_t]) \\
+    h_t &= o_t \odot \tanh(c_t)
+    \end{aligned}
 
-The bracketed peephole terms (Gers & Schmidhuber 2000) are used only with ``peephole=True``.
-Backward (BPTT), with :math:`\\delta h_t` the total gradient reaching :math:`h_t`:
+The bracketed diagonal peepholes (Gers & Schmidhuber 2000) are used only with ``peephole=True``.
+
+Backward (BPTT), with :math:`\delta h_t` the total gradient reaching :math:`h_t` (from the output
+at ``t`` and from step ``t + 1``), :math:`\delta c_t'` the gradient reaching :math:`c_t` from step
+``t + 1``, and :math:`\delta a_\ast` the gradient of a gate's pre-activation:
 
 .. math::
 
-    \\delta o = \\delta h \\odot \\tanh c_t, \\quad
-    \\delta c_t = \\delta c_{t+1}' + \\delta h \\odot o_t (1 - \\tanh^2 c_t), \\quad
-    \\delta i = \\delta c_t \\odot g_t, \\; \\delta f = \\delta c_t \\odot c_{t-1}, \\;
-    \\delta g = \\delta c_t \\odot i_t, \\quad \\delta c_{t-1}' = \\delta c_t \\odot f_t .
+    \begin{aligned}
+    \delta a_o &= \delta h_t \odot \tanh(c_t) \odot o_t (1 - o_t) \\
+    \delta c_t &= \delta c_t' + \delta h_t \odot o_t (1 - \tanh^2 c_t)
+                 \;[+\, \delta a_o \odot w_{co}] \\
+    \delta a_i &= \delta c_t \odot g_t \odot i_t (1 - i_t), \quad
+    \delta a_f = \delta c_t \odot c_{t-1} \odot f_t (1 - f_t), \quad
+    \delta a_g = \delta c_t \odot i_t (1 - g_t^2) \\
+    \delta c_{t-1}' &= \delta c_t \odot f_t
+                 \;[+\, \delta a_i \odot w_{ci} + \delta a_f \odot w_{cf}], \qquad
+    \delta h_{t-1} \mathrel{+}= \delta a\, W_{hh}
+    \end{aligned}
+
+and :math:`\delta W_{hh} = \sum_t \delta a_t^\top h_{t-1}`, :math:`\delta W_{ih} = \sum_t
+\delta a_t^\top x_t`, :math:`\delta b_{ih} = \delta b_{hh} = \sum_t \delta a_t`.
+Since every :math:`\delta a` is :math:`\delta c_t` or :math:`\delta h_t` times a factor known after
+the forward pass, those factors are computed for all steps at once before the BPTT loop.
+
+Inside the kernel the gate rows are ordered ``o, i, f, g`` (PyTorch: ``i, f, g, o``) so that the
+three sigmoid gates form one slab and the three gates driven by :math:`\delta c_t` another.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, final, overload
 
 import numpy as np
 
 from pyplay._checks import check_float
-from pyplay.nn._ops import matmul
-from pyplay.nn.recurrent import Recurrent
+from pyplay.nn._ops import activate_gates, gate_mode, gate_scale, matmul
+from pyplay.nn.recurrent import CellGrads, Ends, Projection, RecurrentCache, RecurrentStack
+from pyplay.nn.recurrent import check_flag as _check_flag
 
-__all__ = ["LSTM", "LSTMKernel"]
+__all__ = ["LSTM", "LSTMCell"]
+
+
+@functools.lru_cache(maxsize=16)
+def _kernel_order(H: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row permutations: ``W[perm]`` puts torch's gate blocks (i, f, g, o) in the kernel's order
+    (o, i, f, g); ``W_k[back]`` undoes it. Read-only, shared between calls."""
+    perm = np.concatenate([np.arange(3 * H, 4 * H), np.arange(0, 3 * H)])  # (4H,)
+    back = np.argsort(perm)  # (4H,)
+    perm.flags.writeable = back.flags.writeable = False
+    return perm, back
+
+
+@dataclass(frozen=True)
+class _Weights:
+    W: np.ndarray  # (4H, H) W_hh in kernel order
+    Ws_T: np.ndarray  # (H, 4H) scaled and transposed for the forward matmul
+    mode: str  # gate activation mode of _ops
+    w_cif: np.ndarray | None  # (2, H) peepholes of i and f, scaled
+    w_co: np.ndarray | None  # (H,) peephole of o, scaled
+    peep: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # w_ci, w_cf, w_co unscaled
 
 
 @dataclass(frozen=True)
 class _Cache:
-    G: np.ndarray  # (T, B, 4H) gate activations i, f, g, o
-    hs: np.ndarray  # (T+1, B, H) states, hs[0] = h0
-    cs: np.ndarray  # (T+1, B, H) cells, cs[0] = c0
+    Z: np.ndarray  # (T, B, 4, H) gate activations o, i, f, g
+    hs: np.ndarray  # (T+1, B, H) hs[0] = h0
+    cs: np.ndarray  # (T+1, B, H) cs[0] = c0
     tanh_c: np.ndarray  # (T, B, H)
-    W_hh: np.ndarray  # (4H, H)
-    peep: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # w_ci, w_cf, w_co
+    w: _Weights
 
 
-class LSTMKernel:
-    """One LSTM layer in one direction over a time-major sequence (the maths of the module)."""
+@final
+class LSTMCell:
+    """The LSTM strategy for :class:`~pyplay.nn.recurrent.RecurrentStack` (one layer, one
+    direction, time-major)."""
 
     n_gates = 4
     has_cell = True
-    record_names = ("i", "f", "g", "o", "c", "h")
 
     def __init__(self, peephole: bool = False) -> None:
         self.peephole = peephole
 
-    def extra_params(self, H: int) -> dict[str, tuple[int, ...]]:
-        """Shapes of the per-layer parameters beyond torch's four (peepholes)."""
+    def extra_shapes(self, H: int) -> dict[str, tuple[int, ...]]:
+        """The peephole vectors when ``peephole=True``."""
         if not self.peephole:
             return {}
         return {"weight_ci": (H,), "weight_cf": (H,), "weight_co": (H,)}
 
+    def pack(self, p: dict[str, np.ndarray], B: int) -> tuple[Projection, _Weights]:
+        """Permute the rows to o, i, f, g and fold in the activation scale of ``_ops``."""
+        W_hh = p["weight_hh"]  # (4H, H)
+        H = W_hh.shape[1]
+        perm, _ = _kernel_order(H)
+        mode = gate_mode(B * 4 * H)
+        s = gate_scale(3 * H, H, mode, W_hh.dtype)  # (4H,)
+        W_x = p["weight_ih"][perm]  # (4H, F)
+        b = (p["bias_ih"] + p["bias_hh"])[perm]  # (4H,)
+        W = W_hh[perm]  # (4H, H)
+        w_cif = w_co = peep = None
+        if self.peephole:
+            peep = (p["weight_ci"], p["weight_cf"], p["weight_co"])
+            w_cif = np.stack(peep[:2]) * s[0]  # (2, H)
+            w_co = peep[2] * s[0]  # (H,)
+        Ws_T = np.ascontiguousarray((W * s[:, None]).T)  # (H, 4H)
+        proj = Projection(W_fwd=W_x * s[:, None], b_fwd=b * s, W=W_x)
+        return proj, _Weights(W, Ws_T, mode, w_cif, w_co, peep)
+
     def forward(
-        self,
-        xp: np.ndarray,
-        W_hh: np.ndarray,
-        b_hh: np.ndarray,
-        extra: dict[str, np.ndarray],
-        h0: np.ndarray,
-        c0: np.ndarray | None,
-        mask: np.ndarray | None,
+        self, XP: np.ndarray, w: _Weights, h0: np.ndarray, c0: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray, _Cache]:
-        """Run the recurrence. ``xp`` (T, B, 4H) is ``x W_ih^T + b_ih``; ``mask`` (T, B, 1)."""
-        T, B, H4 = xp.shape
-        H = H4 // 4
-        assert c0 is not None
-        peep = (extra["weight_ci"], extra["weight_cf"], extra["weight_co"]) if extra else None
-        # sigma(a) = 0.5 tanh(0.5 a) + 0.5: pre-scale the i, f, o columns by 0.5 once so that one
-        # tanh over the whole (B, 4H) slab computes every gate of a step
-        s = np.full(H4, 0.5, dtype=xp.dtype)  # (4H,)
-        s[2 * H : 3 * H] = 1.0
-        off = np.where(s == 0.5, 0.5, 0.0).astype(xp.dtype)  # (4H,)
-        G = xp + b_hh  # (T, B, 4H)
-        G *= s
-        W_s = (W_hh * s[:, None]).T.copy()  # (H, 4H) scaled, transposed once
-        hs = np.empty((T + 1, B, H), dtype=xp.dtype)
-        cs = np.empty((T + 1, B, H), dtype=xp.dtype)
-        tanh_c = np.empty((T, B, H), dtype=xp.dtype)
-        hs[0], cs[0] = h0, c0
-        rec = np.empty((B, H4), dtype=xp.dtype)
+        """The recurrence; ``XP`` (T, B, 4H) scaled input projections, overwritten by the gates."""
+        T, B, G = XP.shape
+        H = G // 4
+        Z = XP.reshape(T, B, 4, H)  # gates o, i, f, g of every step
+        hs = np.empty((T + 1, B, H), dtype=XP.dtype)
+        cs = np.empty((T + 1, B, H), dtype=XP.dtype)
+        tanh_c = np.empty((T, B, H), dtype=XP.dtype)
+        hs[0] = h0
+        cs[0] = 0.0 if c0 is None else c0
+        hW = np.empty((B, G), dtype=XP.dtype)
+        ig = np.empty((B, H), dtype=XP.dtype)
+        mul, tanh, Ws_T, mode = np.multiply, np.tanh, w.Ws_T, w.mode
         for t in range(T):
-            g_t = G[t]  # (B, 4H) view
-            g_t += matmul(hs[t], W_s, out=rec)
-            if peep is None:
-                np.tanh(g_t, out=g_t)
-                g_t *= s
-                g_t += off
-                i, f, g, o = g_t[:, :H], g_t[:, H : 2 * H], g_t[:, 2 * H : 3 * H], g_t[:, 3 * H :]
-                c = cs[t + 1]
-                np.multiply(f, cs[t], out=c)
-                c += i * g
+            z = XP[t]  # (B, 4H) view of Z[t]
+            matmul(hs[t], Ws_T, out=hW)  # (B, 4H)
+            z += hW  # scaled pre-activations
+            if w.w_cif is None:
+                activate_gates(z, 3 * H, mode)  # o, i, f = sigma(.), g = tanh(.)
             else:
-                w_ci, w_cf, w_co = peep
-                g_t[:, :H] += 0.5 * w_ci * cs[t]
-                g_t[:, H : 2 * H] += 0.5 * w_cf * cs[t]
-                np.tanh(g_t[:, : 3 * H], out=g_t[:, : 3 * H])
-                g_t[:, : 3 * H] *= s[: 3 * H]
-                g_t[:, : 3 * H] += off[: 3 * H]
-                i, f, g = g_t[:, :H], g_t[:, H : 2 * H], g_t[:, 2 * H : 3 * H]
-                c = cs[t + 1]
-                np.multiply(f, cs[t], out=c)
-                c += i * g
-                o = g_t[:, 3 * H :]
-                o += 0.5 * w_co * c
-                np.tanh(o, out=o)
-                o *= 0.5
-                o += 0.5
-            np.tanh(c, out=tanh_c[t])
-            np.multiply(o, tanh_c[t], out=hs[t + 1])
-            if mask is not None:  # padded steps carry the previous state unchanged
-                m = mask[t]  # (B, 1)
-                hs[t + 1] = hs[t] + m * (hs[t + 1] - hs[t])
-                cs[t + 1] = cs[t] + m * (cs[t + 1] - cs[t])
-        return hs, cs, _Cache(G, hs, cs, tanh_c, W_hh, peep)
+                Z[t, :, 1:3] += w.w_cif * cs[t][:, None, :]  # i, f see c_{t-1}
+                activate_gates(z[:, H:], 2 * H, mode)  # i, f, g
+            o, i, f, g = Z[t, :, 0], Z[t, :, 1], Z[t, :, 2], Z[t, :, 3]  # (B, H) each
+            c = cs[t + 1]
+            mul(f, cs[t], out=c)
+            mul(i, g, out=ig)
+            c += ig  # c_t = f c_{t-1} + i g
+            if w.w_co is not None:
+                o += w.w_co * c  # o sees c_t
+                activate_gates(o, H, mode)
+            tc = tanh_c[t]
+            tanh(c, out=tc)
+            mul(o, tc, out=hs[t + 1])  # h_t = o tanh(c_t)
+        return hs, cs, _Cache(Z, hs, cs, tanh_c, w)
 
     def backward(
-        self,
-        dhs: np.ndarray,
-        dh_T: np.ndarray,
-        dc_T: np.ndarray | None,
-        cache: _Cache,
-        mask: np.ndarray | None,
-    ) -> tuple[
-        np.ndarray,
-        np.ndarray,
-        np.ndarray,
-        dict[str, np.ndarray],
-        np.ndarray,
-        np.ndarray,
-        np.ndarray,
-    ]:
-        """BPTT. ``dhs`` (T, B, H) is dL/dh_t from the outputs (zero at padded steps).
-
-        Returns dxp (T, B, 4H), dW_hh (4H, H), db_hh (4H,), extra grads, dh0, dc0 and the
-        per-step norms of the total dL/dh_t (T, B).
-        """
-        G, hs, cs, tanh_c, W_hh, peep = (
-            cache.G,
-            cache.hs,
-            cache.cs,
-            cache.tanh_c,
-            cache.W_hh,
-            cache.peep,
-        )
-        T, B, H4 = G.shape
-        H = H4 // 4
-        dA = np.empty_like(G)  # (T, B, 4H) gradients of the gate pre-activations
-        norms = np.empty((T, B), dtype=G.dtype)
-        dh_next = dh_T.copy()  # (B, H)
-        dc_next = np.zeros((B, H), dtype=G.dtype) if dc_T is None else dc_T.copy()
-        dpeep = [np.zeros(H, dtype=G.dtype) for _ in range(3)] if peep is not None else None
+        self, dH: np.ndarray, dc_T: np.ndarray | None, ends: Ends, kc: _Cache
+    ) -> CellGrads:
+        """BPTT, step by step from ``t = T - 1`` down to 0 (see the module docstring)."""
+        Z, cs, tanh_c, w = kc.Z, kc.cs, kc.tanh_c, kc.w
+        T, B, _, H = Z.shape
+        o, i, f, g = Z[:, :, 0], Z[:, :, 1], Z[:, :, 2], Z[:, :, 3]  # (T, B, H) each
+        # factors of delta a (for all steps at once): delta a_o = dh K_o, delta a_{i,f,g} = dc K
+        K = np.empty_like(Z)  # (T, B, 4, H)
+        np.subtract(1.0, Z[:, :, :3], out=K[:, :, :3])
+        K[:, :, :3] *= Z[:, :, :3]  # sigma' = s (1 - s) for o, i, f
+        K[:, :, 0] *= tanh_c  # o: tanh(c_t) o (1 - o)
+        K[:, :, 1] *= g  # i: g i (1 - i)
+        K[:, :, 2] *= cs[:-1]  # f: c_{t-1} f (1 - f)
+        Kg = K[:, :, 3]
+        np.multiply(g, g, out=Kg)
+        np.subtract(1.0, Kg, out=Kg)
+        Kg *= i  # g: i (1 - g^2)
+        P = tanh_c * tanh_c  # (T, B, H)
+        np.subtract(1.0, P, out=P)
+        P *= o  # dc_t += dh_t o (1 - tanh^2 c_t)
+        F_c: np.ndarray = f  # dc_{t-1}' = dc_t F_c
+        if w.peep is not None:
+            w_ci, w_cf, w_co = w.peep
+            P += K[:, :, 0] * w_co  # through o's peephole
+            F_c = f + K[:, :, 1] * w_ci + K[:, :, 2] * w_cf  # through i's and f's peepholes
+        dA = np.empty_like(Z)  # (T, B, 4, H) gradients of the pre-activations
+        dh_rec = np.empty((B, H), dtype=Z.dtype)  # delta a_{t+1} W_hh
+        dc = np.zeros((B, H), dtype=Z.dtype)
+        tmp = np.empty((B, H), dtype=Z.dtype)
+        mul, W, K_o, K_ifg = np.multiply, w.W, K[:, :, 0], K[:, :, 1:]
+        dc_b = dc[:, None, :]  # (B, 1, H) broadcast over i, f, g
         for t in reversed(range(T)):
-            dh = dhs[t] + dh_next  # (B, H)
-            norms[t] = np.sqrt(np.einsum("bh,bh->b", dh, dh))
-            i, f, g, o = G[t, :, :H], G[t, :, H : 2 * H], G[t, :, 2 * H : 3 * H], G[t, :, 3 * H :]
-            if mask is not None:
-                m = mask[t]  # (B, 1)
-                dh_cell, dc_in = m * dh, m * dc_next
-            else:
-                dh_cell, dc_in = dh, dc_next
-            da = dA[t]  # (B, 4H) view
-            do = np.multiply(dh_cell, tanh_c[t], out=da[:, 3 * H :])
-            do *= o * (1 - o)  # do_a
-            dc = dc_in + dh_cell * o * (1 - tanh_c[t] ** 2)  # (B, H)
-            if peep is not None:
-                dc += do * peep[2]
-            np.multiply(dc, g * i * (1 - i), out=da[:, :H])
-            np.multiply(dc, cs[t] * f * (1 - f), out=da[:, H : 2 * H])
-            np.multiply(dc, i * (1 - g * g), out=da[:, 2 * H : 3 * H])
-            dc_prev = dc * f
-            dh_prev = matmul(da, W_hh)  # (B, H)
-            if peep is not None and dpeep is not None:
-                dc_prev += da[:, :H] * peep[0] + da[:, H : 2 * H] * peep[1]
-                dpeep[0] += np.einsum("bh,bh->h", da[:, :H], cs[t])
-                dpeep[1] += np.einsum("bh,bh->h", da[:, H : 2 * H], cs[t])
-                dpeep[2] += np.einsum("bh,bh->h", da[:, 3 * H :], cs[t + 1])
-            if mask is not None:  # padded steps pass the gradient straight through
-                dh_prev += (1 - m) * dh
-                dc_prev += (1 - m) * dc_next
-            dh_next, dc_next = dh_prev, dc_prev
-        flat = dA.reshape(T * B, H4)  # (T*B, 4H)
-        dW_hh = matmul(flat.T, hs[:-1].reshape(T * B, H))  # (4H, H)
-        db_hh = flat.sum(axis=0)  # (4H,)
+            dh = dH[t]  # (B, H) becomes the total dL/dh_t
+            if t < T - 1:
+                dh += dh_rec
+            rows = ends.get(t)
+            if rows is not None and dc_T is not None:
+                dc[rows] += dc_T[rows]  # dL/dc_n enters at the sequence's last step
+            da = dA[t]  # (B, 4, H)
+            mul(dh, K_o[t], out=da[:, 0])  # delta a_o
+            mul(dh, P[t], out=tmp)
+            dc += tmp  # delta c_t
+            mul(K_ifg[t], dc_b, out=da[:, 1:])  # delta a_i, a_f, a_g
+            dc *= F_c[t]  # delta c_{t-1}'
+            matmul(da.reshape(B, 4 * H), W, out=dh_rec)  # (B, H) delta h_{t-1} from step t
+        flat = dA.reshape(T * B, 4 * H)  # (T*B, 4H)
+        dW_hh = matmul(flat.T, kc.hs[:-1].reshape(T * B, H))  # (4H, H)
         extra: dict[str, np.ndarray] = {}
-        if dpeep is not None:
-            extra = {"weight_ci": dpeep[0], "weight_cf": dpeep[1], "weight_co": dpeep[2]}
-        return dA, dW_hh, db_hh, extra, dh_next, dc_next, norms
+        if w.peep is not None:
+            extra = {
+                "weight_ci": np.einsum("tbh,tbh->h", dA[:, :, 1], cs[:-1]),  # (H,)
+                "weight_cf": np.einsum("tbh,tbh->h", dA[:, :, 2], cs[:-1]),  # (H,)
+                "weight_co": np.einsum("tbh,tbh->h", dA[:, :, 0], cs[1:]),  # (H,)
+            }
+        dXP = dA.reshape(T, B, 4 * H)  # (T, B, 4H)
+        return CellGrads(dXP, dW_hh, flat.sum(axis=0), extra, dh_rec, dc)
 
-    def record(self, cache: _Cache) -> dict[str, np.ndarray]:
-        """Per-step internals, time-major (T, B, H) views."""
-        H = cache.hs.shape[2]
-        G = cache.G
+    def to_params(self, dW_ih: np.ndarray, db_ih: np.ndarray, g: CellGrads) -> dict[str, Any]:
+        """Kernel rows o, i, f, g back to torch's i, f, g, o."""
+        _, back = _kernel_order(g.dW_hh.shape[1])
         return {
-            "i": G[:, :, :H],
-            "f": G[:, :, H : 2 * H],
-            "g": G[:, :, 2 * H : 3 * H],
-            "o": G[:, :, 3 * H :],
-            "c": cache.cs[1:],
-            "h": cache.hs[1:],
+            "weight_ih": dW_ih[back],
+            "weight_hh": g.dW_hh[back],
+            "bias_ih": db_ih[back],
+            "bias_hh": g.db_hh[back],
+            **g.extra,
+        }
+
+    def record(self, kc: _Cache) -> dict[str, np.ndarray]:
+        """Gates, cells and states, (T, B, H) each."""
+        Z = kc.Z
+        return {
+            "i": Z[:, :, 1],
+            "f": Z[:, :, 2],
+            "g": Z[:, :, 3],
+            "o": Z[:, :, 0],
+            "c": kc.cs[1:],
+            "h": kc.hs[1:],
         }
 
 
-class LSTM(Recurrent):
+@final
+class LSTM:
     """Multi-layer (bidirectional) LSTM; batch-first ``(B, T, F)``, PyTorch's parameter names.
 
     Parameters
     ----------
     input_size, hidden_size, num_layers, bias, dropout, bidirectional
-        As ``torch.nn.LSTM`` (always ``batch_first``).
+        As ``torch.nn.LSTM`` (always ``batch_first``). ``dropout`` applies between layers, not
+        after the last, and only in ``forward(training=True)``.
     dtype : numpy.float32 or numpy.float64
     rng : numpy.random.Generator or int seed
-        Initialisation U(-1/sqrt(H), 1/sqrt(H)) and the inter-layer dropout masks.
+        Initialisation U(-1/sqrt(H), 1/sqrt(H)) like torch; the dropout masks come from a
+        Generator spawned from it at construction (:attr:`generator`).
     peephole : bool
-        Add diagonal peephole weights ``weight_ci_l{k}``, ``weight_cf_l{k}``, ``weight_co_l{k}``.
+        Add diagonal peepholes ``weight_ci_l{k}``, ``weight_cf_l{k}``, ``weight_co_l{k}`` (H,):
+        ``i`` and ``f`` see ``c_{t-1}``, ``o`` sees ``c_t``. No torch counterpart.
     forget_bias : float
         Added to the initial forget-gate slice of ``bias_ih`` (a plain parameter afterwards).
 
-    ``forward(x, state=None, lengths=None, record=False, training=True)`` returns
-    ``(out (B, T, D*H), (h_n, c_n), cache)`` with ``h_n, c_n`` of shape (num_layers*D, B, H);
-    ``backward(dout, dstate=None, cache=cache)`` returns ``(dx, (dh0, dc0), grads)``.
+    Attributes
+    ----------
+    params : dict of str to ndarray
+        ``weight_ih_l{k}`` (4H, F), ``weight_hh_l{k}`` (4H, H), ``bias_ih_l{k}``,
+        ``bias_hh_l{k}`` (4H,), with ``_reverse`` for the backward direction; rows in gate
+        order i, f, g, o. Updated in place by optimisers.
     """
 
     def __init__(
@@ -244,11 +282,14 @@ class LSTM(Recurrent):
         peephole: bool = False,
         forget_bias: float = 0.0,
     ) -> None:
-        if not isinstance(peephole, bool):
-            raise TypeError(f"peephole must be True or False, got {peephole!r}")
-        forget_bias = check_float("forget_bias", forget_bias)
-        super().__init__(
-            LSTMKernel(peephole),
+        self.peephole = _check_flag("peephole", peephole)
+        self.forget_bias = check_float("forget_bias", forget_bias)
+        if self.forget_bias and not bias:
+            raise ValueError(
+                f"forget_bias needs bias=True (it initialises bias_ih), got {forget_bias!r}"
+            )
+        self._stack = RecurrentStack(
+            LSTMCell(self.peephole),
             input_size,
             hidden_size,
             num_layers,
@@ -258,10 +299,100 @@ class LSTM(Recurrent):
             dtype,
             rng,
         )
-        self.peephole = peephole
-        self.forget_bias = forget_bias
-        if bias and forget_bias:
-            H = self.hidden_size
-            for name, value in self.params.items():
-                if name.startswith("bias_ih"):
-                    value[H : 2 * H] += forget_bias
+        s = self._stack
+        self.input_size, self.hidden_size, self.num_layers = (
+            s.input_size,
+            s.hidden_size,
+            s.num_layers,
+        )
+        self.bias, self.dropout, self.bidirectional = s.bias, s.dropout, s.bidirectional
+        self.dtype, self.num_directions, self.generator = s.dtype, s.num_directions, s.generator
+        self.params = s.params
+        H = self.hidden_size
+        for name, value in self.params.items():
+            if name.startswith("bias_ih"):
+                value[H : 2 * H] += self.forget_bias
+
+    def forward(
+        self,
+        x: Any,
+        state: tuple[np.ndarray, np.ndarray] | None = None,
+        lengths: Any = None,
+        record: bool = False,
+        training: bool = True,
+    ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], RecurrentCache]:
+        """Run the stack over ``x`` (B, T, F).
+
+        Parameters
+        ----------
+        x : array (B, T, input_size)
+        state : tuple (h_0, c_0) of arrays (num_layers*D, B, H), optional (zeros)
+        lengths : int array (B,), optional
+            Valid steps of each sequence (1..T, any order); padded steps do not change the state,
+            outputs there are zero.
+        record : bool
+            Keep the gates, cells and states in ``cache.record[<"l0", "l0_reverse", ...>]``,
+            dicts of (B, T, H) arrays ``i, f, g, o, c, h``.
+        training : bool
+            Apply inter-layer dropout.
+
+        Returns
+        -------
+        out : array (B, T, D*H)
+        (h_n, c_n) : arrays (num_layers*D, B, H), each sequence's state at its last valid step
+        cache : for :meth:`backward`
+        """
+        return self._stack.forward(x, state, lengths, record, training)
+
+    @overload
+    def backward(
+        self,
+        dout: Any,
+        dstate: tuple[np.ndarray, np.ndarray] | None = None,
+        cache: RecurrentCache | None = None,
+        record: Literal[False] = False,
+    ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], dict[str, np.ndarray]]: ...
+
+    @overload
+    def backward(
+        self,
+        dout: Any,
+        dstate: tuple[np.ndarray, np.ndarray] | None = None,
+        cache: RecurrentCache | None = None,
+        *,
+        record: Literal[True],
+    ) -> tuple[
+        np.ndarray,
+        tuple[np.ndarray, np.ndarray],
+        dict[str, np.ndarray],
+        dict[str, np.ndarray],
+    ]: ...
+
+    def backward(
+        self,
+        dout: Any,
+        dstate: tuple[np.ndarray, np.ndarray] | None = None,
+        cache: RecurrentCache | None = None,
+        record: bool = False,
+    ) -> Any:
+        """Backpropagation through time.
+
+        Parameters
+        ----------
+        dout : array (B, T, D*H)
+            dL/dout.
+        dstate : tuple (dh_n, dc_n) of arrays (num_layers*D, B, H), optional (zeros)
+            dL/d(h_n, c_n).
+        cache : the cache of this layer's :meth:`forward`
+        record : bool
+            Also return ``grad_record``: per layer-direction key, the (B, T) Euclidean norms of
+            the total dL/dh_t (from the output at t and from step t+1).
+
+        Returns
+        -------
+        dx : array (B, T, input_size)
+        (dh_0, dc_0) : arrays (num_layers*D, B, H)
+        grads : dict with the keys of :attr:`params`
+        grad_record : dict of (B, T) arrays, only with ``record=True``
+        """
+        return self._stack.backward(dout, dstate, cache, record)

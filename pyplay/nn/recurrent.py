@@ -1,25 +1,31 @@
-"""The shared driver of the recurrent layers: stacking, both directions, lengths, dropout, state.
+"""The shared driver of ``RNN``, ``LSTM`` and ``GRU``: layers, directions, lengths, dropout, state.
 
-A cell kernel (:class:`~pyplay.nn.rnn.RNNKernel`, :class:`~pyplay.nn.lstm.LSTMKernel`,
-:class:`~pyplay.nn.gru.GRUKernel`) knows the maths of one layer in one direction over a
-time-major sequence whose input projection ``x W_ih^T + b_ih`` was already computed (one matmul
-for all time steps). This module does everything around it, once for all three cells:
+A *cell* is a small strategy object (:class:`~pyplay.nn.rnn.RNNCell`,
+:class:`~pyplay.nn.lstm.LSTMCell`, :class:`~pyplay.nn.gru.GRUCell`) that knows the maths of one
+layer in one direction: how to lay out its weights (:meth:`Cell.pack`), the recurrence over all
+time steps given the input projection of every step (:meth:`Cell.forward`), and BPTT
+(:meth:`Cell.backward`). :class:`RecurrentStack` does everything around it, once for all cells:
 
-- layer ``l`` reads the concatenated outputs of both directions of layer ``l - 1``;
-- the reverse direction reads each sequence from its own last valid element back to the first
-  (a per-sequence index reversal, so variable ``lengths`` work like PyTorch's packed sequences);
-- padded steps neither change the state nor receive gradient, outputs there are zero;
-- inter-layer dropout (not after the last layer) in training mode, with the layer's Generator;
-- the state layout of ``torch.nn.RNN/LSTM/GRU``: ``(num_layers * D, B, H)``.
+1. the input projection of all ``T`` steps in one matmul, ``XP = X W_ih^T + b`` (T*B, F) @ (F, G);
+2. layer ``l`` reads the concatenated outputs of both directions of layer ``l - 1``, times an
+   inverted-dropout mask in training mode (not after the last layer);
+3. the reverse direction reads each sequence from its own last valid element back to the first
+   (a per-sequence index reversal, so it works with ``lengths``);
+4. ``lengths``: in both reading orders the padded steps of a sequence come after its valid ones,
+   so the kernels simply run over them and their results are discarded: outputs there are set to
+   zero, ``h_n`` is gathered at each sequence's own last valid step, and in backward no gradient
+   arrives at padded steps while ``dL/dh_n`` enters at the last valid step. Padded steps therefore
+   neither change the state nor receive gradient, like PyTorch's packed sequences;
+5. the state layout of ``torch.nn.RNN/LSTM/GRU``, ``(num_layers * D, B, H)``, and the records.
 
-Internally sequences are time-major ``(T, B, F)``; the public API is batch-first.
+Sequences are time-major ``(T, B, F)`` inside (so that ``h_{t-1}`` of all sequences is one
+contiguous block); the public API is batch-first ``(B, T, F)``.
 """
 
 from __future__ import annotations
 
-import abc
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol, final
 
 import numpy as np
 
@@ -34,31 +40,163 @@ from pyplay._checks import (
 )
 from pyplay.nn._ops import matmul
 
-__all__ = ["Recurrent", "RecurrentCache"]
+__all__ = ["Cell", "CellGrads", "Projection", "RecurrentCache", "RecurrentStack", "check_flag"]
+
+Ends = dict[int, "np.ndarray | slice"]  # last valid step t -> rows of the sequences ending at t
 
 
-@dataclass
+@dataclass(frozen=True)
+class Projection:
+    """Input-projection weights in a cell's own layout (rows possibly permuted and scaled).
+
+    The driver computes ``XP = X W_fwd^T + b_fwd`` (T, B, G) for the cell's forward, and
+    ``dX = dXP W`` from the cell's gradient ``dXP`` of the unscaled pre-activations.
+    """
+
+    W_fwd: np.ndarray  # (G, F)
+    b_fwd: np.ndarray  # (G,)
+    W: np.ndarray  # (G, F)
+
+
+@dataclass(frozen=True)
+class CellGrads:
+    """What a cell's BPTT returns, in the cell's own layout (see :meth:`Cell.to_params`)."""
+
+    dXP: np.ndarray  # (T, B, G) dL/d(input projection of each step)
+    dW_hh: np.ndarray  # (G, H)
+    db_hh: np.ndarray  # (G,)
+    extra: dict[str, np.ndarray]  # cell-specific parameters (e.g. peepholes), final names
+    dh0: np.ndarray  # (B, H)
+    dc0: np.ndarray | None  # (B, H) for cells with a memory cell
+
+
+class Cell(Protocol):
+    """The strategy interface a cell implements for :class:`RecurrentStack`."""
+
+    n_gates: int  # G = n_gates * H rows in weight_ih / weight_hh
+    has_cell: bool  # True when the state is (h, c)
+
+    def extra_shapes(self, H: int) -> dict[str, tuple[int, ...]]:
+        """Shapes of parameters beyond torch's four (per layer and direction)."""
+        ...
+
+    def pack(self, p: dict[str, np.ndarray], B: int) -> tuple[Projection, Any]:
+        """Weights of one layer-direction (torch names, biases always present) -> the cell's
+        layout: the input projection and whatever the recurrence needs."""
+        ...
+
+    def forward(
+        self, XP: np.ndarray, weights: Any, h0: np.ndarray, c0: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray | None, Any]:
+        """The recurrence over ``XP`` (T, B, G), which it may overwrite. Returns ``hs``
+        (T+1, B, H) with ``hs[0] = h0``, the cells ``cs`` (T+1, B, H) or None, and a cache."""
+        ...
+
+    def backward(
+        self, dH: np.ndarray, dc_T: np.ndarray | None, ends: Ends, cache: Any
+    ) -> CellGrads:
+        """BPTT. ``dH`` (T, B, H) holds the gradient reaching each ``h_t`` from outside (zero
+        at padded steps, ``dL/dh_n`` already added at each last valid step); the cell adds the
+        recurrent part in place, so on return ``dH`` is the total ``dL/dh_t``. ``dc_T`` (B, H)
+        enters at the steps given by ``ends``."""
+        ...
+
+    def to_params(self, dW_ih: np.ndarray, db_ih: np.ndarray, g: CellGrads) -> dict[str, Any]:
+        """Gradients in the cell's layout -> torch layout and names (without suffix)."""
+        ...
+
+    def record(self, cache: Any) -> dict[str, np.ndarray]:
+        """Recorded internals, each (T, B, H) in the kernel's reading order."""
+        ...
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """``value`` as a bool, refusing anything but True / False."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """Where the valid steps of each sequence are: the lengths bookkeeping of one batch."""
+
+    B: int
+    T: int
+    lengths: np.ndarray | None  # (B,), None when every sequence has all T steps
+    mask: np.ndarray | None  # (T, B, 1) 1 at valid steps, 0 at padding
+    rev: np.ndarray | None  # (T, B) time index read by the reverse direction
+    ends: Ends
+
+    @classmethod
+    def of(cls, lengths: Any, B: int, T: int, dtype: np.dtype) -> _Batch:
+        if lengths is None:
+            return cls(B, T, None, None, None, {T - 1: slice(None)})
+        L = check_lengths(lengths, B, T)  # (B,)
+        if L.min() == T:
+            return cls(B, T, None, None, None, {T - 1: slice(None)})
+        t = np.arange(T)[:, None]  # (T, 1)
+        valid = t < L[None, :]  # (T, B)
+        rev = np.where(valid, L[None, :] - 1 - t, t)  # (T, B) padding maps to itself
+        ends: Ends = {int(s): np.flatnonzero(L - 1 == s) for s in np.unique(L - 1)}
+        return cls(B, T, L, valid[:, :, None].astype(dtype), rev, ends)
+
+    def reverse(self, a: np.ndarray) -> np.ndarray:
+        """(T, B, ...) -> (T, B, ...): each sequence reversed within its length (an involution)."""
+        if self.rev is None:
+            return a[::-1]
+        return a[self.rev, np.arange(self.B)]  # (T, B, ...)
+
+    def final(self, hs: np.ndarray) -> np.ndarray:
+        """(T+1, B, H) -> (B, H): the state after each sequence's own last valid step."""
+        if self.lengths is None:
+            return hs[-1]
+        return hs[self.lengths, np.arange(self.B)]  # (B, H)
+
+    def zero_padding(self, a: np.ndarray) -> np.ndarray:
+        """(T, B, H): zeros at padded steps (a new array), or ``a`` itself without padding."""
+        return a if self.mask is None else a * self.mask
+
+    def inject(self, dH: np.ndarray, dh_n: np.ndarray) -> None:
+        """In place: ``dL/dh_n`` (B, H) enters ``dH`` (T, B, H) at each last valid step."""
+        if self.lengths is None:
+            dH[-1] += dh_n
+        else:
+            dH[self.lengths - 1, np.arange(self.B)] += dh_n
+
+
+@dataclass(frozen=True)
+class _Direction:
+    X: np.ndarray  # (T, B, F_l) the input in this direction's reading order
+    proj: Projection
+    cache: Any
+
+
+@dataclass(frozen=True)
 class RecurrentCache:
-    """Everything :meth:`Recurrent.backward` needs; ``record`` holds the recorded internals."""
+    """What :meth:`RecurrentStack.backward` needs; ``record`` holds the recorded internals
+    (``forward(record=True)``), else None."""
 
-    owner: int
-    shape: tuple[int, int]  # (B, T)
-    inputs: list[list[np.ndarray]]  # [layer][direction] (T, B, F_l) as read by that direction
-    kernels: list[list[Any]]  # [layer][direction] kernel caches
-    drop: list[np.ndarray | None]  # [layer] dropout multiplier on its output (T, B, D*H)
-    mask: np.ndarray | None  # (T, B, 1) 1.0 at valid steps
-    rev: np.ndarray | None  # (T, B) per-sequence time reversal index
-    record: dict[str, dict[str, np.ndarray]] | None = field(default=None)
+    owner: RecurrentStack
+    batch: _Batch
+    layers: list[list[_Direction]]  # [layer][direction]
+    drops: list[np.ndarray | None]  # [layer] dropout multiplier of its output (T, B, D*H)
+    record: dict[str, dict[str, np.ndarray]] | None
 
 
-class Recurrent(abc.ABC):
-    """Base of :class:`RNN`, :class:`LSTM` and :class:`GRU`: the concrete methods are shared,
-    subclasses only choose the kernel in their constructor."""
+@final
+class RecurrentStack:
+    """A stack of ``num_layers`` (bidirectional) recurrent layers of one ``cell``.
 
-    @abc.abstractmethod
+    Holds ``params`` (torch names: ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``,
+    ``bias_hh_l{k}``, ``..._reverse``, plus the cell's extras) initialised
+    U(-1/sqrt(H), 1/sqrt(H)), and ``generator``, the stack's own Generator for dropout masks
+    (spawned from ``rng`` at construction). The public layers delegate to it.
+    """
+
     def __init__(
         self,
-        kernel: Any,
+        cell: Cell,
         input_size: int,
         hidden_size: int,
         num_layers: int,
@@ -68,76 +206,70 @@ class Recurrent(abc.ABC):
         dtype: Any,
         rng: np.random.Generator | int | None,
     ) -> None:
-        self.kernel = kernel
+        self.cell = cell
         self.input_size = check_int("input_size", input_size, min_value=1)
         self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
         self.num_layers = check_int("num_layers", num_layers, min_value=1)
-        for flag, value in (("bias", bias), ("bidirectional", bidirectional)):
-            if not isinstance(value, bool | np.bool_):
-                raise TypeError(f"{flag} must be True or False, got {value!r}")
-        self.bias = bool(bias)
-        self.bidirectional = bool(bidirectional)
+        self.bias = check_flag("bias", bias)
         self.dropout = check_float(
             "dropout", dropout, min_value=0.0, max_value=1.0, max_inclusive=False
         )
+        self.bidirectional = check_flag("bidirectional", bidirectional)
         self.dtype = check_dtype("dtype", dtype)
-        self._rng = as_generator(rng)
+        gen = as_generator(rng)
         self.num_directions = 2 if self.bidirectional else 1
-        H, G = self.hidden_size, kernel.n_gates * self.hidden_size
+        H, G = self.hidden_size, cell.n_gates * self.hidden_size
         k = 1.0 / np.sqrt(H)
         self.params: dict[str, np.ndarray] = {}
         for layer in range(self.num_layers):
             F = self.input_size if layer == 0 else H * self.num_directions
-            for suffix in self._suffixes(layer):
+            for suffix in self.suffixes(layer):
                 shapes: dict[str, tuple[int, ...]] = {"weight_ih": (G, F), "weight_hh": (G, H)}
                 if self.bias:
-                    shapes.update({"bias_ih": (G,), "bias_hh": (G,)})
-                shapes.update(kernel.extra_params(H))
+                    shapes |= {"bias_ih": (G,), "bias_hh": (G,)}
+                shapes |= cell.extra_shapes(H)
                 for name, shape in shapes.items():
-                    init = self._rng.uniform(-k, k, size=shape)
-                    self.params[f"{name}{suffix}"] = init.astype(self.dtype)
+                    self.params[name + suffix] = gen.uniform(-k, k, size=shape).astype(self.dtype)
+        self.generator = gen.spawn(1)[0]
 
-    # ------------------------------------------------------------------ helpers
-    def _suffixes(self, layer: int) -> list[str]:
+    def suffixes(self, layer: int) -> list[str]:
+        """Parameter-name suffixes of ``layer``: ``["_l0"]`` or ``["_l0", "_l0_reverse"]``."""
         return [f"_l{layer}", f"_l{layer}_reverse"][: self.num_directions]
 
-    def _param(self, name: str, suffix: str, shape: tuple[int, ...]) -> np.ndarray:
-        value = self.params.get(name + suffix)
-        return np.zeros(shape, dtype=self.dtype) if value is None else value
+    def _layer_params(self, suffix: str) -> dict[str, np.ndarray]:
+        names = ["weight_ih", "weight_hh", "bias_ih", "bias_hh", *self.cell.extra_shapes(1)]
+        p = {name: self.params[name + suffix] for name in names if name + suffix in self.params}
+        if not self.bias:
+            G = p["weight_hh"].shape[0]
+            p["bias_ih"] = p["bias_hh"] = np.zeros(G, dtype=self.dtype)
+        return p
 
-    @staticmethod
-    def _reverse(a: np.ndarray, rev: np.ndarray | None) -> np.ndarray:
-        """Reverse time (axis 0) within each sequence's own length (an involution)."""
-        if rev is None:
-            return a[::-1]
-        return np.take_along_axis(a, rev[:, :, None], axis=0)
-
-    def _split_state(self, state: Any, name: str, B: int) -> tuple[np.ndarray, np.ndarray | None]:
+    def _state(self, state: Any, name: str, B: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """Validate a state (or state gradient) -> h (L*D, B, H) and c (or None)."""
         shape = (self.num_layers * self.num_directions, B, self.hidden_size)
         layout = "(num_layers*D, B, H)"
+
+        def array(label: str, value: Any) -> np.ndarray:
+            a = check_array(label, value, ndim=3, dtype=self.dtype, layout=layout)
+            check_shape(label, a, shape, layout)
+            return a
+
         if state is None:
-            h = np.zeros(shape, dtype=self.dtype)
-            return h, (np.zeros(shape, dtype=self.dtype) if self.kernel.has_cell else None)
-        if self.kernel.has_cell:
+            zeros = np.zeros(shape, dtype=self.dtype)
+            return zeros, (np.zeros(shape, dtype=self.dtype) if self.cell.has_cell else None)
+        if self.cell.has_cell:
             if not isinstance(state, tuple | list) or len(state) != 2:
                 raise TypeError(
-                    f"{name} must be a tuple (h, c) for an LSTM, got {type(state).__name__}"
+                    f"{name} must be a tuple (h, c) of two arrays {layout} = {shape}, "
+                    f"got {type(state).__name__}"
                 )
-            h = check_array(f"{name}[0]", state[0], ndim=3, dtype=self.dtype, layout=layout)
-            c = check_array(f"{name}[1]", state[1], ndim=3, dtype=self.dtype, layout=layout)
-            check_shape(f"{name}[0]", h, shape, layout)
-            check_shape(f"{name}[1]", c, shape, layout)
-            return h, c
+            return array(f"{name}[0]", state[0]), array(f"{name}[1]", state[1])
         if isinstance(state, tuple | list):
             raise TypeError(
-                f"{name} must be a single array h for this layer, got a {type(state).__name__}"
+                f"{name} must be one array h {layout} = {shape} (no cell state for this layer), "
+                f"got a {type(state).__name__}"
             )
-        h = check_array(name, state, ndim=3, dtype=self.dtype, layout=layout)
-        check_shape(name, h, shape, layout)
-        return h, None
-
-    def _pack_state(self, h: np.ndarray, c: np.ndarray | None) -> Any:
-        return (h, c) if self.kernel.has_cell else h
+        return array(name, state), None
 
     # ------------------------------------------------------------------ forward
     def forward(
@@ -148,80 +280,68 @@ class Recurrent(abc.ABC):
         record: bool = False,
         training: bool = True,
     ) -> tuple[np.ndarray, Any, RecurrentCache]:
-        """Run the stack over ``x`` (B, T, F); see the class docstring for what is returned."""
+        """Run the stack over ``x`` (B, T, F): ``(out (B, T, D*H), state, cache)``."""
         x = check_array("x", x, ndim=3, dtype=self.dtype, layout="(B, T, F)")
         B, T, F = x.shape
         if F != self.input_size:
             raise ValueError(
-                f"x must have input_size={self.input_size} features in its last "
-                f"axis (B, T, F), got {F}"
+                f"x must have input_size={self.input_size} features in its last axis "
+                f"(B, T, F), got shape {x.shape}"
             )
         if B == 0 or T == 0:
-            raise ValueError(f"x must hold at least one sequence and one step, got {x.shape}")
-        h0, c0 = self._split_state(state, "state", B)
-        mask = rev = None
-        if lengths is not None:
-            L = check_lengths(lengths, B, T)
-            valid = np.arange(T)[:, None] < L[None, :]  # (T, B)
-            mask = valid[:, :, None].astype(self.dtype)  # (T, B, 1)
-            t_idx = np.arange(T)[:, None]  # (T, 1)
-            rev = np.where(valid, L[None, :] - 1 - t_idx, t_idx)  # (T, B)
-        H, D = self.hidden_size, self.num_directions
-        h_n = np.empty_like(h0)
-        c_n = np.empty_like(h0) if c0 is not None else None
-        inp = np.ascontiguousarray(x.transpose(1, 0, 2))  # (T, B, F)
-        cache = RecurrentCache(id(self), (B, T), [], [], [], mask, rev)
+            raise ValueError(
+                f"x must hold at least one sequence of at least one step, got {x.shape}"
+            )
+        record = check_flag("record", record)
+        training = check_flag("training", training)
+        h0, c0 = self._state(state, "state", B)
+        batch = _Batch.of(lengths, B, T, self.dtype)
+        D = self.num_directions
+        h_n = np.empty_like(h0)  # (L*D, B, H)
+        c_n = None if c0 is None else np.empty_like(c0)
+        X = np.ascontiguousarray(x.transpose(1, 0, 2))  # (T, B, F)
+        layers: list[list[_Direction]] = []
+        drops: list[np.ndarray | None] = []
         records: dict[str, dict[str, np.ndarray]] = {}
         for layer in range(self.num_layers):
-            out = np.empty((T, B, D * H), dtype=self.dtype)  # (T, B, D*H)
-            inputs_l, kernels_l = [], []
-            for d, suffix in enumerate(self._suffixes(layer)):
-                idx = layer * D + d
-                W_ih = self.params["weight_ih" + suffix]  # (G, F_l)
-                G = W_ih.shape[0]
-                inp_d = inp if d == 0 else np.ascontiguousarray(self._reverse(inp, rev))
-                xp = matmul(inp_d.reshape(T * B, -1), W_ih.T).reshape(T, B, G)  # (T, B, G)
-                xp += self._param("bias_ih", suffix, (G,))
-                extra = {k: self.params[k + suffix] for k in self.kernel.extra_params(H)}
-                hs, cs, kc = self.kernel.forward(
-                    xp,
-                    self.params["weight_hh" + suffix],
-                    self._param("bias_hh", suffix, (G,)),
-                    extra,
-                    h0[idx],
-                    None if c0 is None else c0[idx],
-                    mask,
-                )
-                h_n[idx] = hs[T]
+            directions, outs = [], []
+            for d, suffix in enumerate(self.suffixes(layer)):
+                k = layer * D + d
+                X_d = X if d == 0 else np.ascontiguousarray(batch.reverse(X))  # (T, B, F_l)
+                proj, weights = self.cell.pack(self._layer_params(suffix), B)
+                XP = matmul(X_d.reshape(T * B, -1), proj.W_fwd.T)  # (T*B, G)
+                XP += proj.b_fwd
+                hs, cs, kc = self.cell.forward(
+                    XP.reshape(T, B, -1), weights, h0[k], None if c0 is None else c0[k]
+                )  # hs, cs: (T+1, B, H)
+                h_n[k] = batch.final(hs)
                 if c_n is not None and cs is not None:
-                    c_n[idx] = cs[T]
-                o_d = hs[1:] if mask is None else hs[1:] * mask  # (T, B, H)
-                out[:, :, d * H : (d + 1) * H] = o_d if d == 0 else self._reverse(o_d, rev)
-                inputs_l.append(inp_d)
-                kernels_l.append(kc)
+                    c_n[k] = batch.final(cs)
+                out_d = batch.zero_padding(hs[1:])  # (T, B, H)
+                outs.append(out_d if d == 0 else batch.reverse(out_d))
+                directions.append(_Direction(X_d, proj, kc))
                 if record:
-                    records[suffix[1:]] = self._record(self.kernel.record(kc), mask, rev, d)
+                    records[suffix[1:]] = self._record(self.cell.record(kc), batch, d)
+            X = outs[0] if D == 1 else np.concatenate(outs, axis=2)  # (T, B, D*H)
             drop = None
             if training and self.dropout > 0 and layer < self.num_layers - 1:
-                keep = np.greater_equal(self._rng.random(out.shape), self.dropout)  # (T, B, D*H)
-                drop = keep.astype(self.dtype) / (1.0 - self.dropout)
-                out = out * drop
-            cache.inputs.append(inputs_l)
-            cache.kernels.append(kernels_l)
-            cache.drop.append(drop)
-            inp = out
-        cache.record = records if record else None
-        y = np.ascontiguousarray(inp.transpose(1, 0, 2))  # (B, T, D*H)
-        return y, self._pack_state(h_n, c_n), cache
+                keep = self.generator.random(X.shape, dtype=self.dtype) >= self.dropout
+                drop = np.multiply(keep, 1.0 / (1.0 - self.dropout), dtype=self.dtype)
+                X = X * drop  # (T, B, D*H)
+            layers.append(directions)
+            drops.append(drop)
+        y = np.ascontiguousarray(X.transpose(1, 0, 2))  # (B, T, D*H)
+        state_n = (h_n, c_n) if c_n is not None else h_n
+        cache = RecurrentCache(self, batch, layers, drops, records if record else None)
+        return y, state_n, cache
 
-    def _record(
-        self, raw: dict[str, np.ndarray], mask: np.ndarray | None, rev: np.ndarray | None, d: int
-    ) -> dict[str, np.ndarray]:
+    @staticmethod
+    def _record(raw: dict[str, np.ndarray], batch: _Batch, d: int) -> dict[str, np.ndarray]:
         result = {}
-        for name, value in raw.items():  # (T, B, H), in the direction's own reading order
-            v = value if mask is None else value * mask  # zero at padded steps
+        for name, value in raw.items():  # (T, B, H) in the direction's reading order
+            v = batch.zero_padding(value)
             if d == 1:
-                v = self._reverse(v, rev)
+                v = batch.reverse(v)
             result[name] = np.ascontiguousarray(v.transpose(1, 0, 2))  # (B, T, H)
         return result
 
@@ -233,71 +353,60 @@ class Recurrent(abc.ABC):
         cache: RecurrentCache | None = None,
         record: bool = False,
     ) -> Any:
-        """Gradients by backpropagation through time.
-
-        Returns ``(dx, dstate, grads)``, or ``(dx, dstate, grads, grad_record)`` with
-        ``record=True`` where ``grad_record[name]`` is the (B, T) norm of dL/dh_t.
-        """
-        if not isinstance(cache, RecurrentCache) or cache.owner != id(self):
+        """BPTT through the stack: ``(dx, dstate, grads)`` or, with ``record=True``,
+        ``(dx, dstate, grads, grad_record)``."""
+        if not isinstance(cache, RecurrentCache) or cache.owner is not self:
+            got = "a cache of another layer" if isinstance(cache, RecurrentCache) else cache
             raise ValueError(
                 "cache must be the cache returned by this layer's own forward, got "
-                f"{type(cache).__name__}"
+                f"{got if isinstance(got, str) else type(got).__name__}"
             )
-        B, T = cache.shape
-        H, D = self.hidden_size, self.num_directions
-        dout = check_array("dout", dout, ndim=3, dtype=self.dtype, layout="(B, T, D*H)")
-        check_shape("dout", dout, (B, T, D * H), "(B, T, D*H)")
-        dh_T, dc_T = self._split_state(dstate, "dstate", B)
-        mask, rev = cache.mask, cache.rev
+        record = check_flag("record", record)
+        batch = cache.batch
+        B, T, H, D = batch.B, batch.T, self.hidden_size, self.num_directions
+        layout = "(B, T, D*H)"
+        dout = check_array("dout", dout, ndim=3, dtype=self.dtype, layout=layout)
+        check_shape("dout", dout, (B, T, D * H), layout)
+        dh_n, dc_n = self._state(dstate, "dstate", B)
+        dh0, dc0 = np.empty_like(dh_n), (None if dc_n is None else np.empty_like(dc_n))
         grads: dict[str, np.ndarray] = {}
-        dh0, dc0 = np.empty_like(dh_T), (None if dc_T is None else np.empty_like(dc_T))
         norms: dict[str, np.ndarray] = {}
-        d_out = np.ascontiguousarray(dout.transpose(1, 0, 2))  # (T, B, D*H)
+        dY = batch.zero_padding(dout.transpose(1, 0, 2))  # (T, B, D*H)
         for layer in reversed(range(self.num_layers)):
-            drop = cache.drop[layer]
+            drop = cache.drops[layer]
             if drop is not None:
-                d_out = d_out * drop
-            d_inp: np.ndarray | None = None
-            for d, suffix in enumerate(self._suffixes(layer)):
-                idx = layer * D + d
-                inp_d = cache.inputs[layer][d]  # (T, B, F_l)
-                dhs = d_out[:, :, d * H : (d + 1) * H]  # (T, B, H)
-                if d == 1:
-                    dhs = self._reverse(dhs, rev)
-                if mask is not None:
-                    dhs = dhs * mask
-                dxp, dW_hh, db_hh, dextra, dh, dc, nrm = self.kernel.backward(
-                    dhs,
-                    dh_T[idx],
-                    None if dc_T is None else dc_T[idx],
-                    cache.kernels[layer][d],
-                    mask,
+                dY = dY * drop  # (T, B, D*H)
+            dX: np.ndarray | None = None
+            for d, suffix in enumerate(self.suffixes(layer)):
+                k = layer * D + d
+                direction = cache.layers[layer][d]
+                dH = dY[:, :, d * H : (d + 1) * H]  # (T, B, H)
+                dH = np.array(dH if d == 0 else batch.reverse(dH), order="C")  # fresh, C order
+                batch.inject(dH, dh_n[k])
+                g = self.cell.backward(
+                    dH, None if dc_n is None else dc_n[k], batch.ends, direction.cache
                 )
-                dh0[idx] = dh
-                if dc0 is not None:
-                    dc0[idx] = dc
-                G = dxp.shape[2]
-                flat = dxp.reshape(T * B, G)  # (T*B, G)
-                W_ih = self.params["weight_ih" + suffix]  # (G, F_l)
-                grads["weight_ih" + suffix] = matmul(flat.T, inp_d.reshape(T * B, -1))  # (G, F)
-                grads["weight_hh" + suffix] = dW_hh
-                if self.bias:
-                    grads["bias_ih" + suffix] = flat.sum(axis=0)  # (G,)
-                    grads["bias_hh" + suffix] = db_hh
-                for k, v in dextra.items():
-                    grads[k + suffix] = v
-                dinp_d = matmul(flat, W_ih).reshape(T, B, -1)  # (T, B, F_l)
-                if d == 1:
-                    dinp_d = self._reverse(dinp_d, rev)
-                    nrm = self._reverse(nrm[:, :, None], rev)[:, :, 0]
-                d_inp = dinp_d if d_inp is None else d_inp + dinp_d
+                dh0[k] = g.dh0
+                if dc0 is not None and g.dc0 is not None:
+                    dc0[k] = g.dc0
+                dXP = g.dXP.reshape(T * B, -1)  # (T*B, G)
+                dW_ih = matmul(dXP.T, direction.X.reshape(T * B, -1))  # (G, F_l)
+                for name, value in self.cell.to_params(dW_ih, dXP.sum(axis=0), g).items():
+                    if self.bias or not name.startswith("bias"):
+                        grads[name + suffix] = value
+                dX_d = matmul(dXP, direction.proj.W).reshape(T, B, -1)  # (T, B, F_l)
+                dX = dX_d if dX is None else dX + batch.reverse(dX_d)
                 if record:
-                    norms[suffix[1:]] = np.ascontiguousarray(nrm.T)  # (B, T)
-            assert d_inp is not None
-            d_out = d_inp
-        dx = np.ascontiguousarray(d_out.transpose(1, 0, 2))  # (B, T, F)
-        grads = {name: grads[name].astype(self.dtype, copy=False) for name in self.params}
-        dstate_out = self._pack_state(dh0, dc0)
+                    nrm = np.sqrt(np.einsum("tbh,tbh->tb", dH, dH))  # (T, B)
+                    norms[suffix[1:]] = np.ascontiguousarray(
+                        (nrm if d == 0 else batch.reverse(nrm)).T
+                    )  # (B, T)
+            assert dX is not None  # num_directions >= 1
+            dY = dX
+        dx = np.ascontiguousarray(dY.transpose(1, 0, 2))  # (B, T, F)
+        dstate_0 = (dh0, dc0) if dc0 is not None else dh0
+        grads = {name: grads[name] for name in self.params}  # the order of params
         if record:
-            return dx, dstate_out, grads, norms
-        return dx, dstate_out, grads
+            keys = [sfx[1:] for layer in range(self.num_layers) for sfx in self.suffixes(layer)]
+            return dx, dstate_0, grads, {key: norms[key] for key in keys}  # forward's order
+        return dx, dstate_0, grads

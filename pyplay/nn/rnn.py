@@ -1,139 +1,154 @@
-"""Elman recurrent network, PyTorch's layout, with "tanh", "relu" or "linear" (purelin) units.
+r"""Elman recurrent network in PyTorch's layout, with "tanh", "relu" or "linear" (purelin) units.
+
+Forward, for each step:
 
 .. math::
 
-    a_t = W_{ih} x_t + b_{ih} + W_{hh} h_{t-1} + b_{hh}, \\qquad h_t = \\phi(a_t)
+    a_t = W_{ih} x_t + b_{ih} + W_{hh} h_{t-1} + b_{hh}, \qquad h_t = \phi(a_t)
 
-Backward, with :math:`\\delta h_t` the total gradient reaching :math:`h_t`:
+Backward (BPTT), with :math:`\delta h_t` the total gradient reaching :math:`h_t` (from the output
+at ``t`` and from step ``t + 1``):
 
 .. math::
 
-    \\delta a_t = \\delta h_t \\odot \\phi'(a_t), \\qquad
-    \\delta h_{t-1} = \\delta a_t W_{hh}, \\qquad
-    \\delta W_{hh} = \\sum_t \\delta a_t^\\top h_{t-1}.
+    \delta a_t = \delta h_t \odot \phi'(a_t), \qquad
+    \delta h_{t-1} \mathrel{+}= \delta a_t W_{hh}, \qquad
+    \delta W_{hh} = \sum_t \delta a_t^\top h_{t-1}, \qquad
+    \delta W_{ih} = \sum_t \delta a_t^\top x_t,
 
-With tanh, :math:`\\phi' = 1 - h_t^2 \\le 1`: the product of these factors and of
-:math:`W_{hh}` over many steps is what makes the gradient vanish (or explode).
+with :math:`\phi' = 1 - h_t^2` (tanh), :math:`[a_t > 0]` (relu) or 1 (linear). Over many steps
+:math:`\delta h` is multiplied by :math:`\phi' W_{hh}` again and again: this product is what
+makes the gradient vanish (or explode), the data behind ``backward(record=True)``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, final, overload
 
 import numpy as np
 
 from pyplay._checks import check_choice
 from pyplay.nn._ops import matmul
-from pyplay.nn.recurrent import Recurrent
+from pyplay.nn.recurrent import CellGrads, Ends, Projection, RecurrentCache, RecurrentStack
 
-__all__ = ["NONLINEARITIES", "RNN", "RNNKernel"]
+__all__ = ["NONLINEARITIES", "RNN", "RNNCell"]
 
 NONLINEARITIES = ("tanh", "relu", "linear")
 
 
 @dataclass(frozen=True)
+class _Weights:
+    W: np.ndarray  # (H, H) W_hh
+    W_T: np.ndarray  # (H, H) W_hh^T, contiguous for the forward matmul
+
+
+@dataclass(frozen=True)
 class _Cache:
     A: np.ndarray  # (T, B, H) pre-activations
-    hs: np.ndarray  # (T+1, B, H)
-    W_hh: np.ndarray  # (H, H)
+    hs: np.ndarray  # (T+1, B, H) hs[0] = h0
+    w: _Weights
 
 
-class RNNKernel:
-    """One Elman layer in one direction over a time-major sequence."""
+@final
+class RNNCell:
+    """The Elman strategy for :class:`~pyplay.nn.recurrent.RecurrentStack` (one layer, one
+    direction, time-major)."""
 
     n_gates = 1
     has_cell = False
-    record_names = ("a", "h")
 
     def __init__(self, nonlinearity: str = "tanh") -> None:
         self.nonlinearity = check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
 
-    def extra_params(self, H: int) -> dict[str, tuple[int, ...]]:
+    def extra_shapes(self, H: int) -> dict[str, tuple[int, ...]]:
         """No parameters beyond torch's four."""
         return {}
+
+    def pack(self, p: dict[str, np.ndarray], B: int) -> tuple[Projection, _Weights]:
+        """Both biases go into the input projection."""
+        W_hh = p["weight_hh"]  # (H, H)
+        proj = Projection(W_fwd=p["weight_ih"], b_fwd=p["bias_ih"] + p["bias_hh"], W=p["weight_ih"])
+        return proj, _Weights(W_hh, np.ascontiguousarray(W_hh.T))
 
     def _phi(self, a: np.ndarray, out: np.ndarray) -> None:
         if self.nonlinearity == "tanh":
             np.tanh(a, out=out)
         elif self.nonlinearity == "relu":
-            np.maximum(a, 0, out=out)
+            np.maximum(a, 0.0, out=out)
         else:
-            out[...] = a
+            np.copyto(out, a)
 
     def forward(
-        self,
-        xp: np.ndarray,
-        W_hh: np.ndarray,
-        b_hh: np.ndarray,
-        extra: dict[str, np.ndarray],
-        h0: np.ndarray,
-        c0: np.ndarray | None,
-        mask: np.ndarray | None,
+        self, XP: np.ndarray, w: _Weights, h0: np.ndarray, c0: np.ndarray | None
     ) -> tuple[np.ndarray, None, _Cache]:
-        """Run the recurrence; ``xp`` (T, B, H) is ``x W_ih^T + b_ih``, ``mask`` (T, B, 1)."""
-        T, B, H = xp.shape
-        W_T = W_hh.T.copy()  # (H, H)
-        A = xp + b_hh  # (T, B, H)
-        hs = np.empty((T + 1, B, H), dtype=xp.dtype)
+        """The recurrence; ``XP`` (T, B, H) input projections, overwritten by the a_t."""
+        T, B, H = XP.shape
+        A = XP  # (T, B, H) pre-activations, filled in place
+        hs = np.empty((T + 1, B, H), dtype=XP.dtype)
         hs[0] = h0
-        rec = np.empty((B, H), dtype=xp.dtype)
+        hW = np.empty((B, H), dtype=XP.dtype)
         for t in range(T):
-            A[t] += matmul(hs[t], W_T, out=rec)
-            self._phi(A[t], hs[t + 1])
-            if mask is not None:
-                m = mask[t]  # (B, 1)
-                hs[t + 1] = hs[t] + m * (hs[t + 1] - hs[t])
-        return hs, None, _Cache(A, hs, W_hh)
+            matmul(hs[t], w.W_T, out=hW)  # (B, H)
+            A[t] += hW  # a_t
+            self._phi(A[t], out=hs[t + 1])  # h_t = phi(a_t)
+        return hs, None, _Cache(A, hs, w)
 
     def backward(
-        self,
-        dhs: np.ndarray,
-        dh_T: np.ndarray,
-        dc_T: np.ndarray | None,
-        cache: _Cache,
-        mask: np.ndarray | None,
-    ) -> tuple[
-        np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray, None, np.ndarray
-    ]:
-        """BPTT; returns dxp (T, B, H), dW_hh, db_hh, {}, dh0, None and norms (T, B)."""
-        A, hs, W_hh = cache.A, cache.hs, cache.W_hh
+        self, dH: np.ndarray, dc_T: np.ndarray | None, ends: Ends, kc: _Cache
+    ) -> CellGrads:
+        """BPTT, step by step from ``t = T - 1`` down to 0 (see the module docstring)."""
+        A, hs, w = kc.A, kc.hs, kc.w
         T, B, H = A.shape
         if self.nonlinearity == "tanh":
-            dphi = 1 - hs[1:] ** 2  # (T, B, H); padded steps are zeroed by the mask below
+            dphi: np.ndarray | None = 1.0 - hs[1:] * hs[1:]  # (T, B, H)
         elif self.nonlinearity == "relu":
-            dphi = (A > 0).astype(A.dtype)
+            dphi = (A > 0).astype(A.dtype)  # (T, B, H)
         else:
-            dphi = np.ones_like(A)
-        dA = np.empty_like(A)  # (T, B, H)
-        norms = np.empty((T, B), dtype=A.dtype)
-        dh_next = dh_T.copy()  # (B, H)
+            dphi = None  # phi' = 1: delta a_t is delta h_t
+        dA = dH if dphi is None else np.empty_like(dH)  # (T, B, H)
+        dh_rec = np.empty((B, H), dtype=A.dtype)  # delta a_{t+1} W_hh
         for t in reversed(range(T)):
-            dh = dhs[t] + dh_next  # (B, H)
-            norms[t] = np.sqrt(np.einsum("bh,bh->b", dh, dh))
-            np.multiply(dh, dphi[t], out=dA[t])
-            if mask is not None:
-                dA[t] *= mask[t]
-            dh_prev = matmul(dA[t], W_hh)  # (B, H)
-            if mask is not None:  # padded steps pass the gradient straight through
-                dh_prev += (1 - mask[t]) * dh
-            dh_next = dh_prev
+            dh = dH[t]  # (B, H) becomes the total dL/dh_t
+            if t < T - 1:
+                dh += dh_rec
+            if dphi is not None:
+                np.multiply(dh, dphi[t], out=dA[t])  # delta a_t
+            matmul(dA[t], w.W, out=dh_rec)  # (B, H) delta h_{t-1} from step t
         flat = dA.reshape(T * B, H)  # (T*B, H)
         dW_hh = matmul(flat.T, hs[:-1].reshape(T * B, H))  # (H, H)
-        return dA, dW_hh, flat.sum(axis=0), {}, dh_next, None, norms
+        return CellGrads(dA, dW_hh, flat.sum(axis=0), {}, dh_rec, None)
 
-    def record(self, cache: _Cache) -> dict[str, np.ndarray]:
-        """Per-step pre-activations and states, time-major (T, B, H)."""
-        return {"a": cache.A, "h": cache.hs[1:]}
+    def to_params(self, dW_ih: np.ndarray, db_ih: np.ndarray, g: CellGrads) -> dict[str, Any]:
+        """Already in torch's layout; both biases get the same gradient."""
+        return {"weight_ih": dW_ih, "weight_hh": g.dW_hh, "bias_ih": db_ih, "bias_hh": g.db_hh}
+
+    def record(self, kc: _Cache) -> dict[str, np.ndarray]:
+        """Pre-activations and states, (T, B, H) each."""
+        return {"a": kc.A, "h": kc.hs[1:]}
 
 
-class RNN(Recurrent):
+@final
+class RNN:
     """Multi-layer (bidirectional) Elman RNN; batch-first ``(B, T, F)``, PyTorch's names.
 
-    ``nonlinearity`` is "tanh" or "relu" as in ``torch.nn.RNN``, or "linear" (the textbook's
-    purelin, no torch counterpart). Other parameters as ``torch.nn.RNN`` plus ``dtype`` and
-    ``rng``. ``forward`` returns ``(out (B, T, D*H), h_n (num_layers*D, B, H), cache)``;
-    ``backward(dout, dstate=None, cache=cache)`` returns ``(dx, dh0, grads)``.
+    Parameters
+    ----------
+    input_size, hidden_size, num_layers, bias, dropout, bidirectional
+        As ``torch.nn.RNN`` (always ``batch_first``). ``dropout`` applies between layers, not
+        after the last, and only in ``forward(training=True)``.
+    nonlinearity : {"tanh", "relu", "linear"}
+        "tanh" and "relu" as torch; "linear" is the textbook's purelin (no torch counterpart).
+    dtype : numpy.float32 or numpy.float64
+    rng : numpy.random.Generator or int seed
+        Initialisation U(-1/sqrt(H), 1/sqrt(H)) like torch; the dropout masks come from a
+        Generator spawned from it at construction (:attr:`generator`).
+
+    Attributes
+    ----------
+    params : dict of str to ndarray
+        ``weight_ih_l{k}`` (H, F), ``weight_hh_l{k}`` (H, H), ``bias_ih_l{k}``, ``bias_hh_l{k}``
+        (H,), with ``_reverse`` for the backward direction. Updated in place by optimisers.
     """
 
     def __init__(
@@ -148,8 +163,9 @@ class RNN(Recurrent):
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
-        super().__init__(
-            RNNKernel(nonlinearity),
+        self.nonlinearity = check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
+        self._stack = RecurrentStack(
+            RNNCell(self.nonlinearity),
             input_size,
             hidden_size,
             num_layers,
@@ -159,4 +175,90 @@ class RNN(Recurrent):
             dtype,
             rng,
         )
-        self.nonlinearity = nonlinearity
+        s = self._stack
+        self.input_size, self.hidden_size, self.num_layers = (
+            s.input_size,
+            s.hidden_size,
+            s.num_layers,
+        )
+        self.bias, self.dropout, self.bidirectional = s.bias, s.dropout, s.bidirectional
+        self.dtype, self.num_directions, self.generator = s.dtype, s.num_directions, s.generator
+        self.params = s.params
+
+    def forward(
+        self,
+        x: Any,
+        state: np.ndarray | None = None,
+        lengths: Any = None,
+        record: bool = False,
+        training: bool = True,
+    ) -> tuple[np.ndarray, np.ndarray, RecurrentCache]:
+        """Run the stack over ``x`` (B, T, F).
+
+        Parameters
+        ----------
+        x : array (B, T, input_size)
+        state : array h_0 (num_layers*D, B, H), optional (zeros)
+        lengths : int array (B,), optional
+            Valid steps of each sequence (1..T, any order); padded steps do not change the state,
+            outputs there are zero.
+        record : bool
+            Keep pre-activations and states in ``cache.record[<"l0", "l0_reverse", ...>]``,
+            dicts of (B, T, H) arrays ``a, h``.
+        training : bool
+            Apply inter-layer dropout.
+
+        Returns
+        -------
+        out : array (B, T, D*H)
+        h_n : array (num_layers*D, B, H), each sequence's state at its last valid step
+        cache : for :meth:`backward`
+        """
+        return self._stack.forward(x, state, lengths, record, training)
+
+    @overload
+    def backward(
+        self,
+        dout: Any,
+        dstate: np.ndarray | None = None,
+        cache: RecurrentCache | None = None,
+        record: Literal[False] = False,
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]: ...
+
+    @overload
+    def backward(
+        self,
+        dout: Any,
+        dstate: np.ndarray | None = None,
+        cache: RecurrentCache | None = None,
+        *,
+        record: Literal[True],
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]: ...
+
+    def backward(
+        self,
+        dout: Any,
+        dstate: np.ndarray | None = None,
+        cache: RecurrentCache | None = None,
+        record: bool = False,
+    ) -> Any:
+        """Backpropagation through time.
+
+        Parameters
+        ----------
+        dout : array (B, T, D*H)
+            dL/dout.
+        dstate : array dh_n (num_layers*D, B, H), optional (zeros)
+        cache : the cache of this layer's :meth:`forward`
+        record : bool
+            Also return ``grad_record``: per layer-direction key, the (B, T) Euclidean norms of
+            the total dL/dh_t (from the output at t and from step t+1).
+
+        Returns
+        -------
+        dx : array (B, T, input_size)
+        dh_0 : array (num_layers*D, B, H)
+        grads : dict with the keys of :attr:`params`
+        grad_record : dict of (B, T) arrays, only with ``record=True``
+        """
+        return self._stack.backward(dout, dstate, cache, record)
