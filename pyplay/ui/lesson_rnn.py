@@ -40,8 +40,9 @@ HELP = {
     "the LSTM's forget gate learn to stay open when it must remember.",
     "grad": "How strongly the loss at the end reaches back to each step: the norm of "
     "dL/dh_t. For a tanh RNN it shrinks geometrically going back in time (vanishing "
-    "gradient); the LSTM's cell state keeps it alive. **Compare** adds a freshly "
-    "initialised RNN and LSTM of the same size on the same example.",
+    "gradient); the LSTM's cell state can keep it alive. **Compare** adds a freshly "
+    "initialised tanh RNN and LSTM (forget-gate bias 1, the usual start) of the same size "
+    "on the same example.",
     "sample": "With the character model: type a prompt and **Generate**. Temperature below 1 "
     "picks likelier characters, above 1 more surprising ones, 0 always the likeliest.",
     "data": "Paste or upload a text (UTF-8, up to 1 MB) for the character model, or a column "

@@ -117,7 +117,7 @@ def gradient_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
         line_width=2,
         color="#27ae60",
         line_dash="dotted",
-        legend_label="LSTM (fresh)",
+        legend_label="LSTM (fresh, forget bias 1)",
     )
     fig.legend.location = "top_left"
     fig.add_tools(HoverTool(tooltips=[("t", "@t"), ("norm", "$y{0.000e}")]))
