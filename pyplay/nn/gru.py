@@ -123,36 +123,43 @@ class GRUCell:
         Z, U, hs, w = kc.Z, kc.U, kc.hs, kc.w
         T, B, _, H = Z.shape
         r, z, n = Z[:, :, 0], Z[:, :, 1], Z[:, :, 2]  # (T, B, H) each
-        # factors for all steps at once: delta a_n = dh K_n, a_z = dh K_z, a_r = delta a_n K_r
-        K_n = 1.0 - n * n  # (T, B, H)
-        K_n *= 1.0 - z
-        K_z = hs[:-1] - n  # (T, B, H)
-        K_z *= z
-        K_z *= 1.0 - z
-        K_r = 1.0 - r  # (T, B, H)
+        # factors for all steps at once: delta a_n = dh K_n, a_r = delta a_n K_r, a_z = dh K_z
+        one_minus_z = 1.0 - z  # (T, B, H)
+        K_n = n * n  # (T, B, H)
+        np.subtract(1.0, K_n, out=K_n)
+        K_n *= one_minus_z  # (1 - z)(1 - n^2)
+        K = np.empty((T, B, 3, H), dtype=Z.dtype)  # r, z, u slots
+        K_r, K_z = K[:, :, 0], K[:, :, 1]
+        np.subtract(1.0, r, out=K_r)
         K_r *= r
-        K_r *= U
-        dHH = np.empty((T, B, 3 * H), dtype=Z.dtype)  # delta a_r, a_z, u: grad of W_hh h + b_hh
-        dAn = np.empty((T, B, H), dtype=Z.dtype)  # delta a_n
+        K_r *= U  # u r (1 - r)
+        np.subtract(hs[:-1], n, out=K_z)
+        K_z *= z
+        K_z *= one_minus_z  # (h_{t-1} - n) z (1 - z)
+        dHH = K  # (T, B, 3, H) delta a_r, a_z, u (grad of W_hh h + b_hh), in place of K
+        dAn = K_n  # (T, B, H) delta a_n, in place of K_n
         dh_rec = np.empty((B, H), dtype=Z.dtype)  # dL/dh_{t-1} from step t
         tmp = np.empty((B, H), dtype=Z.dtype)
+        mul, W = np.multiply, w.W
         for t in reversed(range(T)):
             dh = dH[t]  # (B, H) becomes the total dL/dh_t
             if t < T - 1:
                 dh += dh_rec
-            da = dHH[t]  # (B, 3H)
-            np.multiply(dh, K_n[t], out=dAn[t])  # delta a_n
-            np.multiply(dAn[t], K_r[t], out=da[:, :H])  # delta a_r
-            np.multiply(dh, K_z[t], out=da[:, H : 2 * H])  # delta a_z
-            np.multiply(dAn[t], r[t], out=da[:, 2 * H :])  # delta u
-            matmul(da, w.W, out=dh_rec)  # (B, H)
-            np.multiply(dh, z[t], out=tmp)
+            da_n = dAn[t]
+            da_n *= dh  # delta a_n
+            da = dHH[t]  # (B, 3, H)
+            da[:, 0] *= da_n  # delta a_r
+            da[:, 1] *= dh  # delta a_z
+            mul(da_n, r[t], out=da[:, 2])  # delta u
+            matmul(da.reshape(B, 3 * H), W, out=dh_rec)  # (B, H)
+            mul(dh, z[t], out=tmp)
             dh_rec += tmp  # delta h_{t-1} from step t
         flat = dHH.reshape(T * B, 3 * H)  # (T*B, 3H)
         dW_hh = matmul(flat.T, hs[:-1].reshape(T * B, H))  # (3H, H)
-        dXP = dHH.copy()  # (T, B, 3H)
-        dXP[:, :, 2 * H :] = dAn  # the input projection of n sits outside r * (...)
-        return CellGrads(dXP, dW_hh, flat.sum(axis=0), {}, dh_rec, None)
+        db_hh = flat.sum(axis=0)  # (3H,)
+        dHH[:, :, 2] = dAn  # now dXP: the input projection of n sits outside r * (...)
+        dXP = dHH.reshape(T, B, 3 * H)  # (T, B, 3H)
+        return CellGrads(dXP, dW_hh, db_hh, {}, dh_rec, None)
 
     def to_params(self, dW_ih: np.ndarray, db_ih: np.ndarray, g: CellGrads) -> dict[str, Any]:
         """Already in torch's layout."""

@@ -186,11 +186,11 @@ class LSTMCell:
             w_ci, w_cf, w_co = w.peep
             P += K[:, :, 0] * w_co  # through o's peephole
             F_c = f + K[:, :, 1] * w_ci + K[:, :, 2] * w_cf  # through i's and f's peepholes
-        dA = np.empty_like(Z)  # (T, B, 4, H) gradients of the pre-activations
+        dA = K  # (T, B, 4, H) gradients of the pre-activations, in place of their factors
         dh_rec = np.empty((B, H), dtype=Z.dtype)  # delta a_{t+1} W_hh
         dc = np.zeros((B, H), dtype=Z.dtype)
         tmp = np.empty((B, H), dtype=Z.dtype)
-        mul, W, K_o, K_ifg = np.multiply, w.W, K[:, :, 0], K[:, :, 1:]
+        mul, W = np.multiply, w.W
         dc_b = dc[:, None, :]  # (B, 1, H) broadcast over i, f, g
         for t in reversed(range(T)):
             dh = dH[t]  # (B, H) becomes the total dL/dh_t
@@ -199,11 +199,11 @@ class LSTMCell:
             rows = ends.get(t)
             if rows is not None and dc_T is not None:
                 dc[rows] += dc_T[rows]  # dL/dc_n enters at the sequence's last step
-            da = dA[t]  # (B, 4, H)
-            mul(dh, K_o[t], out=da[:, 0])  # delta a_o
+            da = dA[t]  # (B, 4, H) holds K[t]
+            da[:, 0] *= dh  # delta a_o
             mul(dh, P[t], out=tmp)
             dc += tmp  # delta c_t
-            mul(K_ifg[t], dc_b, out=da[:, 1:])  # delta a_i, a_f, a_g
+            da[:, 1:] *= dc_b  # delta a_i, a_f, a_g
             dc *= F_c[t]  # delta c_{t-1}'
             matmul(da.reshape(B, 4 * H), W, out=dh_rec)  # (B, H) delta h_{t-1} from step t
         flat = dA.reshape(T * B, 4 * H)  # (T*B, 4H)

@@ -106,15 +106,16 @@ class RNNCell:
             dphi = (A > 0).astype(A.dtype)  # (T, B, H)
         else:
             dphi = None  # phi' = 1: delta a_t is delta h_t
-        dA = dH if dphi is None else np.empty_like(dH)  # (T, B, H)
+        dA = dH if dphi is None else dphi  # (T, B, H) delta a_t, in place of phi'(a_t)
         dh_rec = np.empty((B, H), dtype=A.dtype)  # delta a_{t+1} W_hh
+        W = w.W
         for t in reversed(range(T)):
             dh = dH[t]  # (B, H) becomes the total dL/dh_t
             if t < T - 1:
                 dh += dh_rec
             if dphi is not None:
-                np.multiply(dh, dphi[t], out=dA[t])  # delta a_t
-            matmul(dA[t], w.W, out=dh_rec)  # (B, H) delta h_{t-1} from step t
+                dA[t] *= dh  # delta a_t = delta h_t phi'(a_t)
+            matmul(dA[t], W, out=dh_rec)  # (B, H) delta h_{t-1} from step t
         flat = dA.reshape(T * B, H)  # (T*B, H)
         dW_hh = matmul(flat.T, hs[:-1].reshape(T * B, H))  # (H, H)
         return CellGrads(dA, dW_hh, flat.sum(axis=0), {}, dh_rec, None)

@@ -1,0 +1,69 @@
+"""The core's own tests (layers, gradient checks, losses; float64) run inside Pyodide in Node.
+
+The numbers pyplay computes in the browser come from the same code on a different NumPy build
+(wasm, no BLAS, ``np.einsum`` matrix products): these modules must pass there too. Tests that
+need PyTorch skip inside Pyodide; everything else runs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.pyodide
+
+ROOT = Path(__file__).resolve().parents[2]
+MODULES = [  # relative to tests/
+    "test_recurrent_gradcheck.py",
+    "test_linear_embedding_dropout.py",
+    "test_losses.py",
+    "test_models.py",
+]
+
+
+def _build():
+    spec = importlib.util.spec_from_file_location("pyplay_build_for_pyodide", ROOT / "build.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_core_tests_pass_inside_pyodide(tmp_path):
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is needed to run Pyodide: apt-get install nodejs")
+    build = _build()
+    if not build.is_fresh():
+        build.build()
+    pure = tmp_path / "pure"
+    for wheel in build.test_wheels():  # pytest, pluggy, iniconfig (pure Python)
+        with zipfile.ZipFile(wheel) as z:
+            z.extractall(pure)
+    result = subprocess.run(
+        [
+            node,
+            str(Path(__file__).with_name("run_core_tests.mjs")),
+            str(build.DIST / "pyodide"),
+            str(pure),
+            str(ROOT),
+            *MODULES,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
+    out = result.stdout + result.stderr
+    assert "platform emscripten" in out, out[-3000:]
+    assert "pyplay from /lib/python3.12/site-packages/pyplay" in out, out[:500]  # the wheel
+    summary = re.search(r"(\d+) passed", out)
+    assert summary and int(summary.group(1)) >= 100, out[-3000:]
+    assert result.returncode == 0 and " failed" not in out, out[-3000:]
