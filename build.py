@@ -499,6 +499,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         ".html": "text/html; charset=utf-8",
     }
 
+    bytes_sent = 0  # body bytes served by every Handler of this process (for figures)
+
+    def send_header(self, keyword: str, value: str) -> None:
+        if keyword.lower() == "content-length":
+            Handler.bytes_sent += int(value)
+        super().send_header(keyword, value)
+
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-cache")
         super().end_headers()

@@ -1,0 +1,142 @@
+"""Figures of the built playground in headless Chromium: ``python web/measure.py``.
+
+Prints, measured in one browser run: bare Pyodide + NumPy start (``baseline.html``), time to
+first paint and to interactive for the playground cold (fresh profile, empty cache) and on a
+second visit (service worker), bytes transferred, the start-up stages, and the time of one
+pyplay training step in the page (``pyplay.bench.page_figures``) against the same step natively.
+Prints figures; asserts nothing (tests do the asserting).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+READY = "document.documentElement.dataset.pyplayReady === 'true'"
+
+
+def _build_module() -> Any:
+    spec = importlib.util.spec_from_file_location("pyplay_build", ROOT / "build.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["pyplay_build"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _visit(context: Any, url: str, ready: str, timeout_ms: int = 240_000) -> dict[str, float]:
+    """Load ``url`` until ``ready``; bytes are counted by the server (page and worker alike)."""
+    handler = sys.modules["pyplay_build"].Handler
+    page = context.new_page()
+    sent_before = handler.bytes_sent
+    start = time.perf_counter()
+    page.goto(url)
+    page.wait_for_function(ready, timeout=timeout_ms)
+    wall = time.perf_counter() - start
+    paint = page.evaluate(
+        "(performance.getEntriesByName('first-contentful-paint')[0] || {startTime: NaN}).startTime"
+    )
+    time.sleep(0.5)
+    sent = handler.bytes_sent - sent_before
+    result = {"interactive_s": wall, "first_paint_s": paint / 1000, "bytes": float(sent)}
+    result["page"] = page  # type: ignore[assignment]
+    return result
+
+
+def native_step_ms() -> dict[str, float]:
+    from pyplay import bench
+
+    out = {}
+    for case in (bench.Case("lstm", 32), bench.Case("lstm", 1)):
+        out[f"lstm_b{case.batch}_ms"] = 1e3 * bench.time_step(bench.pyplay_step(case), 20, 3)
+    return out
+
+
+def in_page_step_ms(page: Any) -> dict[str, float]:
+    """Runs ``pyplay.bench.page_figures()`` in the page's Python worker."""
+    text = page.evaluate("window.pyplay.runPython('import pyplay.bench as b; b.page_figures()')")
+    return {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", text)}
+
+
+def main() -> int:
+    from playwright.sync_api import sync_playwright
+
+    build = _build_module()
+    if not build.is_fresh():
+        build.build()
+    server, url = build.serve_in_thread()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path="/usr/bin/chromium", headless=True, args=ARGS
+            )
+            base_ctx = browser.new_context()
+            base = _visit(
+                base_ctx,
+                url + "baseline.html",
+                "document.documentElement.dataset.baselineReady === 'true'",
+            )
+            bare = base["page"].evaluate("window.baselineMs") / 1000
+            base_ctx.close()
+            ctx = browser.new_context()
+            cold = _visit(ctx, url, READY)
+            stages = cold["page"].evaluate("window.pyplayTimings")
+            cold["page"].wait_for_function(
+                "navigator.serviceWorker.controller !== null", timeout=60_000
+            )
+            cold["page"].close()
+            warm = _visit(ctx, url, READY)
+            page_ms = in_page_step_ms(warm["page"])
+            ctx.close()
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    native = native_step_ms()
+    print("pyplay playground figures (headless Chromium, this machine)")
+    print(f"  bare Pyodide + NumPy start (worker):     {bare:6.2f} s")
+    print(
+        f"  cold: first paint {cold['first_paint_s']:5.2f} s, interactive "
+        f"{cold['interactive_s']:6.2f} s = {cold['interactive_s'] / bare:4.1f}x bare "
+        f"(target 2.5x), {cold['bytes'] / 1e6:6.1f} MB transferred"
+    )
+    print(
+        f"  second visit: first paint {warm['first_paint_s']:5.2f} s, interactive "
+        f"{warm['interactive_s']:6.2f} s = {warm['interactive_s'] / bare:4.1f}x bare "
+        f"(target 1.5x), {warm['bytes'] / 1e6:6.1f} MB over the network"
+    )
+    marks = stages["stages"]
+    worker = stages.get("worker", {})
+    print(
+        "  cold stages (s since page start): "
+        + ", ".join(f"{k} {v / 1000:.1f}" for k, v in marks.items())
+        + f", ready {stages['ready'] / 1000:.1f}"
+    )
+    print(
+        "  worker (s since worker start): "
+        + ", ".join(f"{k} done {v / 1000:.1f}" for k, v in worker.items())
+    )
+    for key, ms in page_ms.items():
+        ratio = ms / native[key]
+        print(
+            f"  training step {key[:-3]}: in page {ms:7.2f} ms, native {native[key]:6.2f} ms, "
+            f"ratio {ratio:4.1f}x (target 8x)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
