@@ -41,6 +41,7 @@ def _visit(context: Any, url: str, ready: str, timeout_ms: int = 240_000) -> dic
     """Load ``url`` until ``ready``; bytes are counted by the server (page and worker alike)."""
     handler = sys.modules["pyplay_build"].Handler
     page = context.new_page()
+    print(f"  loading {url} ...", flush=True)
     sent_before = handler.bytes_sent
     start = time.perf_counter()
     page.goto(url)

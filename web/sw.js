@@ -1,18 +1,13 @@
 // Service worker: a second visit starts from the browser's cache instead of the network.
-// On install it stores every file listed in pyplay-lock.json; afterwards the page is
-// network-first (so a rebuilt site shows up) and every other asset cache-first. A rebuild
-// changes CACHE, which replaces the old cache.
+// It takes control at once (the page waits for that before starting Python), stores every
+// file the site fetches from its own origin, and serves them cache-first; the page itself is
+// network-first, so a rebuilt site shows up. A rebuild changes CACHE, which replaces the old
+// cache.
 "use strict";
 const CACHE = "__CACHE_VERSION__";
 
 self.addEventListener("install", (event) => {
-  event.waitUntil((async () => {
-    const cache = await caches.open(CACHE);
-    const lock = await (await fetch("./pyplay-lock.json", {cache: "no-store"})).json();
-    const files = Object.keys(lock.files).filter((f) => !f.endsWith(".html"));
-    await cache.addAll(files.map((f) => "./" + f));
-    await self.skipWaiting();
-  })());
+  event.waitUntil(self.skipWaiting());
 });
 
 self.addEventListener("activate", (event) => {
