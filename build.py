@@ -435,7 +435,7 @@ def build(dist: Path = DIST) -> Path:
     shutil.rmtree(dist, ignore_errors=True)
     tmp.rename(dist)
     total = sum(f["bytes"] for f in files.values())
-    log(f"wrote {dist.relative_to(ROOT)}: {len(files)} files, {total / 1e6:.1f} MB")
+    log(f"wrote {dist}: {len(files)} files, {total / 1e6:.1f} MB")
     return dist
 
 
@@ -474,7 +474,7 @@ def build_cdn(dist: Path = DIST_CDN) -> Path:
                     f"release/{name}", f"release/{name.replace('.min', '-3.7.3.min')}"
                 )
             )
-    log(f"wrote {dist.relative_to(ROOT)} (CDN variant)")
+    log(f"wrote {dist} (CDN variant)")
     return dist
 
 

@@ -71,3 +71,14 @@ def test_second_visit_is_served_from_the_cache(browser, site_url):
         assert second.errors == []
     finally:
         ctx.close()
+
+
+def test_cdn_variant_points_at_pinned_cdns(build, tmp_path):
+    dist = build.build_cdn(tmp_path / "cdn")
+    page = (dist / "index.html").read_text()
+    worker = (dist / "worker.js").read_text()
+    assert "https://cdn.bokeh.org/bokeh/release/bokeh-3.7.3.min.js" in page
+    assert "https://cdn.holoviz.org/panel/1.7.5/dist/panel.min.js" in page
+    assert "https://cdn.jsdelivr.net/pyodide/v0.27.7/full/" in worker
+    assert '"panel==1.7.5"' in worker and '"bokeh==3.7.3"' in worker
+    assert list(dist.glob("pyplay-*.whl"))
