@@ -178,3 +178,31 @@ def test_dropout_masks_are_reproducible_from_the_seed(cell: str) -> None:
     c = CELLS[cell](num_layers=3, dropout=0.3, dtype=np.float64, rng=shared)
     shared.random(100)
     np.testing.assert_array_equal(c.forward(x)[0], first_a)
+
+
+@pytest.mark.parametrize("cell", list(CELLS))
+def test_backward_uses_the_weights_of_its_forward(cell: str) -> None:
+    """An optimiser updating ``params`` in place between forward and backward does not change
+    the gradient of the computation that forward did."""
+    layer = CELLS[cell](num_layers=2, bidirectional=True, dtype=np.float64, rng=4)
+    problem = Problem(layer, LENGTHS)
+    _, _, cache = problem.forward()
+    expected = layer.backward(problem.R, problem.pack(problem.R_state), cache)
+    for p in layer.params.values():
+        p *= 1.5  # an in-place update after forward
+    got = layer.backward(problem.R, problem.pack(problem.R_state), cache)
+    np.testing.assert_array_equal(got[0], expected[0])
+    for name in layer.params:
+        np.testing.assert_array_equal(got[2][name], expected[2][name])
+
+
+@pytest.mark.parametrize("cell", list(CELLS))
+def test_gradients_are_separate_arrays(cell: str) -> None:
+    """An optimiser may update gradients in place: no two of them share memory, and none
+    shares memory with a parameter."""
+    layer = CELLS[cell](num_layers=2, bidirectional=True, dtype=np.float64, rng=4)
+    _, _, grads = Problem(layer, LENGTHS).analytic()
+    arrays = list(grads.values()) + list(layer.params.values())
+    for a in range(len(arrays)):
+        for b in range(a + 1, len(arrays)):
+            assert not np.shares_memory(arrays[a], arrays[b])

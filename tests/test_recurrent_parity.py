@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from gradcheck import max_rel_error
+from pyplay.nn._ops import gate_mode
 from pyplay.nn.gru import GRU
 from pyplay.nn.lstm import LSTM
 from pyplay.nn.rnn import RNN
@@ -21,7 +22,7 @@ torch = pytest.importorskip("torch")
 
 TOL = 1e-6
 F, T = 5, 6
-LENGTHS = {3: np.array([4, 6, 1]), 64: np.random.default_rng(7).integers(1, T + 1, size=64)}
+LENGTHS = {3: np.array([4, 6, 1]), 128: np.random.default_rng(7).integers(1, T + 1, size=128)}
 CONFIGS = [(1, False), (1, True), (2, False), (2, True)]  # (num_layers, bidirectional)
 WORST: dict[str, float] = {}
 
@@ -65,14 +66,17 @@ def _pair(cell: str, H: int, num_layers: int, bidirectional: bool) -> tuple[Any,
     return ours, theirs
 
 
-@pytest.mark.parametrize("B", [3, 64], ids=["B3", "B64"])
+@pytest.mark.parametrize("B", [3, 128], ids=["B3", "B128"])
 @pytest.mark.parametrize("ragged", [False, True], ids=["full", "packed"])
 @pytest.mark.parametrize(("num_layers", "bidirectional"), CONFIGS, ids=["1", "1bi", "2", "2bi"])
 @pytest.mark.parametrize("cell", list(MODULES))
 def test_matches_torch_module(
     cell: str, num_layers: int, bidirectional: bool, ragged: bool, B: int
 ) -> None:
-    H = 16  # B=64 uses the "exp" gate mode of pyplay.nn._ops, B=3 the "tanh" mode
+    H = 16
+    n_gates = {"lstm": 4, "gru": 2}.get(cell)  # sigmoid/tanh slab of the gated cells
+    if n_gates:  # B=128 runs the "exp" gate mode of pyplay.nn._ops, B=3 the "tanh" mode
+        assert gate_mode(B * n_gates * H) == ("exp" if B == 128 else "tanh")
     ours, theirs = _pair(cell, H, num_layers, bidirectional)
     lstm = cell == "lstm"
     D = 2 if bidirectional else 1
@@ -323,7 +327,7 @@ def test_forget_bias_shifts_only_the_initial_forget_slice() -> None:
             np.testing.assert_array_equal(q, p)
 
 
-@pytest.mark.parametrize("B", [2, 64], ids=["tanh-mode", "exp-mode"])
+@pytest.mark.parametrize("B", [2, 128], ids=["tanh-mode", "exp-mode"])
 @pytest.mark.parametrize("cell", ["rnn-tanh", "lstm", "gru"])
 def test_float32_agrees_with_float64(cell: str, B: int) -> None:
     build = {"rnn-tanh": RNN, "lstm": LSTM, "gru": GRU}[cell]

@@ -41,7 +41,8 @@ from typing import Any, Literal, final, overload
 import numpy as np
 
 from pyplay.nn._ops import activate_gates, gate_mode, gate_scale, matmul
-from pyplay.nn.recurrent import CellGrads, Ends, Projection, RecurrentCache, RecurrentStack
+from pyplay.nn.recurrent import CellGrads, Projection, RecurrentCache, RecurrentStack
+from pyplay.nn.sequences import Ends
 
 __all__ = ["GRU", "GRUCell"]
 
@@ -81,9 +82,10 @@ class GRUCell:
         mode = gate_mode(B * 2 * H)
         s = gate_scale(2 * H, 0, mode, W_hh.dtype, n_plain=H)  # (3H,) n is activated later
         b = p["bias_ih"] + np.concatenate([b_hh[: 2 * H], np.zeros(H, W_hh.dtype)])  # (3H,)
-        proj = Projection(W_fwd=p["weight_ih"] * s[:, None], b_fwd=b * s, W=p["weight_ih"])
+        W_x = p["weight_ih"].copy()  # (3H, F) the weights this forward used, for backward
+        proj = Projection(W_fwd=W_x * s[:, None], b_fwd=b * s, W=W_x)
         Ws_T = np.ascontiguousarray((W_hh * s[:, None]).T)  # (H, 3H)
-        return proj, _Weights(W_hh, Ws_T, b_hh[2 * H :], mode)
+        return proj, _Weights(W_hh.copy(), Ws_T, b_hh[2 * H :].copy(), mode)
 
     def forward(
         self, XP: np.ndarray, w: _Weights, h0: np.ndarray, c0: np.ndarray | None

@@ -52,8 +52,9 @@ import numpy as np
 
 from pyplay._checks import check_float
 from pyplay.nn._ops import activate_gates, gate_mode, gate_scale, matmul
-from pyplay.nn.recurrent import CellGrads, Ends, Projection, RecurrentCache, RecurrentStack
+from pyplay.nn.recurrent import CellGrads, Projection, RecurrentCache, RecurrentStack
 from pyplay.nn.recurrent import check_flag as _check_flag
+from pyplay.nn.sequences import Ends
 
 __all__ = ["LSTM", "LSTMCell"]
 
@@ -116,7 +117,7 @@ class LSTMCell:
         W = W_hh[perm]  # (4H, H)
         w_cif = w_co = peep = None
         if self.peephole:
-            peep = (p["weight_ci"], p["weight_cf"], p["weight_co"])
+            peep = (p["weight_ci"].copy(), p["weight_cf"].copy(), p["weight_co"].copy())
             w_cif = np.stack(peep[:2]) * s[0]  # (2, H)
             w_co = peep[2] * s[0]  # (H,)
         Ws_T = np.ascontiguousarray((W * s[:, None]).T)  # (H, 4H)
@@ -181,8 +182,9 @@ class LSTMCell:
         P = tanh_c * tanh_c  # (T, B, H)
         np.subtract(1.0, P, out=P)
         P *= o  # dc_t += dh_t o (1 - tanh^2 c_t)
-        F_c: np.ndarray = f  # dc_{t-1}' = dc_t F_c
-        if w.peep is not None:
+        if w.peep is None:
+            F_c = np.ascontiguousarray(f)  # (T, B, H) dc_{t-1}' = dc_t F_c, read step by step
+        else:
             w_ci, w_cf, w_co = w.peep
             P += K[:, :, 0] * w_co  # through o's peephole
             F_c = f + K[:, :, 1] * w_ci + K[:, :, 2] * w_cf  # through i's and f's peepholes
@@ -216,7 +218,7 @@ class LSTMCell:
                 "weight_co": np.einsum("tbh,tbh->h", dA[:, :, 0], cs[1:]),  # (H,)
             }
         dXP = dA.reshape(T, B, 4 * H)  # (T, B, 4H)
-        return CellGrads(dXP, dW_hh, flat.sum(axis=0), extra, dh_rec, dc)
+        return CellGrads(dXP, dW_hh, None, extra, dh_rec, dc)  # db_hh = db_ih
 
     def to_params(self, dW_ih: np.ndarray, db_ih: np.ndarray, g: CellGrads) -> dict[str, Any]:
         """Kernel rows o, i, f, g back to torch's i, f, g, o."""
@@ -225,7 +227,7 @@ class LSTMCell:
             "weight_ih": dW_ih[back],
             "weight_hh": g.dW_hh[back],
             "bias_ih": db_ih[back],
-            "bias_hh": g.db_hh[back],
+            "bias_hh": db_ih[back],  # both biases enter the same pre-activation
             **g.extra,
         }
 

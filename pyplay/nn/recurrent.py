@@ -35,14 +35,12 @@ from pyplay._checks import (
     check_dtype,
     check_float,
     check_int,
-    check_lengths,
     check_shape,
 )
 from pyplay.nn._ops import matmul
+from pyplay.nn.sequences import Ends, PaddedBatch
 
 __all__ = ["Cell", "CellGrads", "Projection", "RecurrentCache", "RecurrentStack", "check_flag"]
-
-Ends = dict[int, "np.ndarray | slice"]  # last valid step t -> rows of the sequences ending at t
 
 
 @dataclass(frozen=True)
@@ -64,7 +62,7 @@ class CellGrads:
 
     dXP: np.ndarray  # (T, B, G) dL/d(input projection of each step)
     dW_hh: np.ndarray  # (G, H)
-    db_hh: np.ndarray  # (G,)
+    db_hh: np.ndarray | None  # (G,); None when it equals db_ih (both biases in one sum)
     extra: dict[str, np.ndarray]  # cell-specific parameters (e.g. peepholes), final names
     dh0: np.ndarray  # (B, H)
     dc0: np.ndarray | None  # (B, H) for cells with a memory cell
@@ -118,54 +116,6 @@ def check_flag(name: str, value: Any) -> bool:
 
 
 @dataclass(frozen=True)
-class _Batch:
-    """Where the valid steps of each sequence are: the lengths bookkeeping of one batch."""
-
-    B: int
-    T: int
-    lengths: np.ndarray | None  # (B,), None when every sequence has all T steps
-    mask: np.ndarray | None  # (T, B, 1) 1 at valid steps, 0 at padding
-    rev: np.ndarray | None  # (T, B) time index read by the reverse direction
-    ends: Ends
-
-    @classmethod
-    def of(cls, lengths: Any, B: int, T: int, dtype: np.dtype) -> _Batch:
-        if lengths is None:
-            return cls(B, T, None, None, None, {T - 1: slice(None)})
-        L = check_lengths(lengths, B, T)  # (B,)
-        if L.min() == T:
-            return cls(B, T, None, None, None, {T - 1: slice(None)})
-        t = np.arange(T)[:, None]  # (T, 1)
-        valid = t < L[None, :]  # (T, B)
-        rev = np.where(valid, L[None, :] - 1 - t, t)  # (T, B) padding maps to itself
-        ends: Ends = {int(s): np.flatnonzero(L - 1 == s) for s in np.unique(L - 1)}
-        return cls(B, T, L, valid[:, :, None].astype(dtype), rev, ends)
-
-    def reverse(self, a: np.ndarray) -> np.ndarray:
-        """(T, B, ...) -> (T, B, ...): each sequence reversed within its length (an involution)."""
-        if self.rev is None:
-            return a[::-1]
-        return a[self.rev, np.arange(self.B)]  # (T, B, ...)
-
-    def final(self, hs: np.ndarray) -> np.ndarray:
-        """(T+1, B, H) -> (B, H): the state after each sequence's own last valid step."""
-        if self.lengths is None:
-            return hs[-1]
-        return hs[self.lengths, np.arange(self.B)]  # (B, H)
-
-    def zero_padding(self, a: np.ndarray) -> np.ndarray:
-        """(T, B, H): zeros at padded steps (a new array), or ``a`` itself without padding."""
-        return a if self.mask is None else a * self.mask
-
-    def inject(self, dH: np.ndarray, dh_n: np.ndarray) -> None:
-        """In place: ``dL/dh_n`` (B, H) enters ``dH`` (T, B, H) at each last valid step."""
-        if self.lengths is None:
-            dH[-1] += dh_n
-        else:
-            dH[self.lengths - 1, np.arange(self.B)] += dh_n
-
-
-@dataclass(frozen=True)
 class _Direction:
     X: np.ndarray  # (T, B, F_l) the input in this direction's reading order
     proj: Projection
@@ -178,7 +128,7 @@ class RecurrentCache:
     (``forward(record=True)``), else None."""
 
     owner: RecurrentStack
-    batch: _Batch
+    batch: PaddedBatch
     layers: list[list[_Direction]]  # [layer][direction]
     drops: list[np.ndarray | None]  # [layer] dropout multiplier of its output (T, B, D*H)
     record: dict[str, dict[str, np.ndarray]] | None
@@ -230,6 +180,7 @@ class RecurrentStack:
                 shapes |= cell.extra_shapes(H)
                 for name, shape in shapes.items():
                     self.params[name + suffix] = gen.uniform(-k, k, size=shape).astype(self.dtype)
+        self._names = ["weight_ih", "weight_hh", "bias_ih", "bias_hh", *cell.extra_shapes(H)]
         self.generator = gen.spawn(1)[0]
 
     def suffixes(self, layer: int) -> list[str]:
@@ -237,8 +188,10 @@ class RecurrentStack:
         return [f"_l{layer}", f"_l{layer}_reverse"][: self.num_directions]
 
     def _layer_params(self, suffix: str) -> dict[str, np.ndarray]:
-        names = ["weight_ih", "weight_hh", "bias_ih", "bias_hh", *self.cell.extra_shapes(1)]
-        p = {name: self.params[name + suffix] for name in names if name + suffix in self.params}
+        """Parameters of one layer-direction under their base names (zero biases if none)."""
+        p = {
+            name: self.params[name + suffix] for name in self._names if name + suffix in self.params
+        }
         if not self.bias:
             G = p["weight_hh"].shape[0]
             p["bias_ih"] = p["bias_hh"] = np.zeros(G, dtype=self.dtype)
@@ -295,7 +248,7 @@ class RecurrentStack:
         record = check_flag("record", record)
         training = check_flag("training", training)
         h0, c0 = self._state(state, "state", B)
-        batch = _Batch.of(lengths, B, T, self.dtype)
+        batch = PaddedBatch.of(lengths, B, T, self.dtype)
         D = self.num_directions
         h_n = np.empty_like(h0)  # (L*D, B, H)
         c_n = None if c0 is None else np.empty_like(c0)
@@ -336,7 +289,7 @@ class RecurrentStack:
         return y, state_n, cache
 
     @staticmethod
-    def _record(raw: dict[str, np.ndarray], batch: _Batch, d: int) -> dict[str, np.ndarray]:
+    def _record(raw: dict[str, np.ndarray], batch: PaddedBatch, d: int) -> dict[str, np.ndarray]:
         result = {}
         for name, value in raw.items():  # (T, B, H) in the direction's reading order
             v = batch.zero_padding(value)
@@ -356,11 +309,8 @@ class RecurrentStack:
         """BPTT through the stack: ``(dx, dstate, grads)`` or, with ``record=True``,
         ``(dx, dstate, grads, grad_record)``."""
         if not isinstance(cache, RecurrentCache) or cache.owner is not self:
-            got = "a cache of another layer" if isinstance(cache, RecurrentCache) else cache
-            raise ValueError(
-                "cache must be the cache returned by this layer's own forward, got "
-                f"{got if isinstance(got, str) else type(got).__name__}"
-            )
+            got = "another layer's" if isinstance(cache, RecurrentCache) else type(cache).__name__
+            raise ValueError(f"cache must be the cache of this layer's own forward, got {got}")
         record = check_flag("record", record)
         batch = cache.batch
         B, T, H, D = batch.B, batch.T, self.hidden_size, self.num_directions
@@ -376,7 +326,7 @@ class RecurrentStack:
             drop = cache.drops[layer]
             if drop is not None:
                 dY = dY * drop  # (T, B, D*H)
-            dX: np.ndarray | None = None
+            dX_parts = []
             for d, suffix in enumerate(self.suffixes(layer)):
                 k = layer * D + d
                 direction = cache.layers[layer][d]
@@ -394,15 +344,13 @@ class RecurrentStack:
                 for name, value in self.cell.to_params(dW_ih, dXP.sum(axis=0), g).items():
                     if self.bias or not name.startswith("bias"):
                         grads[name + suffix] = value
-                dX_d = matmul(dXP, direction.proj.W).reshape(T, B, -1)  # (T, B, F_l)
-                dX = dX_d if dX is None else dX + batch.reverse(dX_d)
+                dX_parts.append(matmul(dXP, direction.proj.W).reshape(T, B, -1))  # (T, B, F_l)
                 if record:
                     nrm = np.sqrt(np.einsum("tbh,tbh->tb", dH, dH))  # (T, B)
                     norms[suffix[1:]] = np.ascontiguousarray(
                         (nrm if d == 0 else batch.reverse(nrm)).T
                     )  # (B, T)
-            assert dX is not None  # num_directions >= 1
-            dY = dX
+            dY = dX_parts[0] if D == 1 else dX_parts[0] + batch.reverse(dX_parts[1])
         dx = np.ascontiguousarray(dY.transpose(1, 0, 2))  # (B, T, F)
         dstate_0 = (dh0, dc0) if dc0 is not None else dh0
         grads = {name: grads[name] for name in self.params}  # the order of params

@@ -30,7 +30,8 @@ import numpy as np
 
 from pyplay._checks import check_choice
 from pyplay.nn._ops import matmul
-from pyplay.nn.recurrent import CellGrads, Ends, Projection, RecurrentCache, RecurrentStack
+from pyplay.nn.recurrent import CellGrads, Projection, RecurrentCache, RecurrentStack
+from pyplay.nn.sequences import Ends
 
 __all__ = ["NONLINEARITIES", "RNN", "RNNCell"]
 
@@ -68,8 +69,9 @@ class RNNCell:
     def pack(self, p: dict[str, np.ndarray], B: int) -> tuple[Projection, _Weights]:
         """Both biases go into the input projection."""
         W_hh = p["weight_hh"]  # (H, H)
-        proj = Projection(W_fwd=p["weight_ih"], b_fwd=p["bias_ih"] + p["bias_hh"], W=p["weight_ih"])
-        return proj, _Weights(W_hh, np.ascontiguousarray(W_hh.T))
+        W_x = p["weight_ih"].copy()  # (H, F) the weights this forward used, for backward
+        proj = Projection(W_fwd=W_x, b_fwd=p["bias_ih"] + p["bias_hh"], W=W_x)
+        return proj, _Weights(W_hh.copy(), np.ascontiguousarray(W_hh.T))
 
     def _phi(self, a: np.ndarray, out: np.ndarray) -> None:
         if self.nonlinearity == "tanh":
@@ -118,11 +120,11 @@ class RNNCell:
             matmul(dA[t], W, out=dh_rec)  # (B, H) delta h_{t-1} from step t
         flat = dA.reshape(T * B, H)  # (T*B, H)
         dW_hh = matmul(flat.T, hs[:-1].reshape(T * B, H))  # (H, H)
-        return CellGrads(dA, dW_hh, flat.sum(axis=0), {}, dh_rec, None)
+        return CellGrads(dA, dW_hh, None, {}, dh_rec, None)  # db_hh = db_ih
 
     def to_params(self, dW_ih: np.ndarray, db_ih: np.ndarray, g: CellGrads) -> dict[str, Any]:
         """Already in torch's layout; both biases get the same gradient."""
-        return {"weight_ih": dW_ih, "weight_hh": g.dW_hh, "bias_ih": db_ih, "bias_hh": g.db_hh}
+        return {"weight_ih": dW_ih, "weight_hh": g.dW_hh, "bias_ih": db_ih, "bias_hh": db_ih.copy()}
 
     def record(self, kc: _Cache) -> dict[str, np.ndarray]:
         """Pre-activations and states, (T, B, H) each."""

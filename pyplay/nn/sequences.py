@@ -1,21 +1,25 @@
-"""Padding variable-length sequences into one batch, with their lengths.
+"""Variable-length sequences: padding them into one batch, and the bookkeeping of that padding.
 
 A recurrent layer consumes a rectangular batch ``(B, T, F)`` (or token ids ``(B, T)`` for an
 ``Embedding``). Sequences of different lengths ``T_i`` are padded at the end to
-``T = max_i T_i``; the returned ``lengths`` tell the layer where each sequence really ends
-(``forward(x, lengths=lengths)``), so the padding neither changes the state nor receives gradient.
+``T = max_i T_i`` by :func:`pad_sequences`; the returned ``lengths`` tell the layer where each
+sequence really ends (``forward(x, lengths=lengths)``), so the padding neither changes the state
+nor receives gradient. :class:`PaddedBatch` is that knowledge inside the recurrent driver.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from pyplay._checks import check_float
+from pyplay._checks import check_float, check_lengths
 
-__all__ = ["pad_sequences"]
+__all__ = ["Ends", "PaddedBatch", "pad_sequences"]
+
+Ends = dict[int, "np.ndarray | slice"]  # last valid step t -> rows of the sequences ending at t
 
 
 def _describe(value: Any) -> str:
@@ -106,3 +110,57 @@ def pad_sequences(
     for k, a in enumerate(arrays):
         out[k, : a.shape[0]] = a  # (T_i, ...) into (T, ...)
     return out, lengths
+
+
+@dataclass(frozen=True)
+class PaddedBatch:
+    """Where the valid steps of each sequence of a padded batch are (``forward(lengths=...)``).
+
+    Built once per forward pass by the recurrent driver; its methods do the per-sequence time
+    reversal, the gathering of final states, the zeroing of padded outputs and the injection of
+    the final-state gradient at each sequence's last valid step.
+    """
+
+    B: int
+    T: int
+    lengths: np.ndarray | None  # (B,), None when every sequence has all T steps
+    mask: np.ndarray | None  # (T, B, 1) 1 at valid steps, 0 at padding
+    rev: np.ndarray | None  # (T, B) time index read by the reverse direction
+    ends: Ends
+
+    @classmethod
+    def of(cls, lengths: Any, B: int, T: int, dtype: np.dtype) -> PaddedBatch:
+        """Validate ``lengths`` (None: all ``T`` steps) for a batch of ``B`` sequences."""
+        if lengths is None:
+            return cls(B, T, None, None, None, {T - 1: slice(None)})
+        L = check_lengths(lengths, B, T)  # (B,)
+        if L.min() == T:
+            return cls(B, T, None, None, None, {T - 1: slice(None)})
+        t = np.arange(T)[:, None]  # (T, 1)
+        valid = t < L[None, :]  # (T, B)
+        rev = np.where(valid, L[None, :] - 1 - t, t)  # (T, B) padding maps to itself
+        ends: Ends = {int(s): np.flatnonzero(L - 1 == s) for s in np.unique(L - 1)}
+        return cls(B, T, L, valid[:, :, None].astype(dtype), rev, ends)
+
+    def reverse(self, a: np.ndarray) -> np.ndarray:
+        """(T, B, ...) -> (T, B, ...): each sequence reversed within its length (an involution)."""
+        if self.rev is None:
+            return a[::-1]
+        return a[self.rev, np.arange(self.B)]  # (T, B, ...)
+
+    def final(self, hs: np.ndarray) -> np.ndarray:
+        """(T+1, B, H) -> (B, H): the state after each sequence's own last valid step."""
+        if self.lengths is None:
+            return hs[-1]
+        return hs[self.lengths, np.arange(self.B)]  # (B, H)
+
+    def zero_padding(self, a: np.ndarray) -> np.ndarray:
+        """(T, B, H): zeros at padded steps (a new array), or ``a`` itself without padding."""
+        return a if self.mask is None else a * self.mask
+
+    def inject(self, dH: np.ndarray, dh_n: np.ndarray) -> None:
+        """In place: ``dL/dh_n`` (B, H) enters ``dH`` (T, B, H) at each last valid step."""
+        if self.lengths is None:
+            dH[-1] += dh_n
+        else:
+            dH[self.lengths - 1, np.arange(self.B)] += dh_n

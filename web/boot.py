@@ -1,0 +1,37 @@
+"""Start the playground's Panel app inside Pyodide.
+
+The page's Web Worker runs this file, and so does the build's profile run in Node
+(``web/profile.mjs``), which starts the app exactly as the page will and compiles the bytecode of
+every module the start imports. Keep it free of anything that only one of the two has.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+
+async def start_app(app_spec: str, dist_url: str | None) -> Any:
+    """Create the app named by ``app_spec`` (``"module:function"``) in a fresh Bokeh document
+    and return what ``panel.io.pyodide.write_doc`` returns (docs JSON, render items, root ids).
+
+    ``dist_url`` is where Panel's CSS is served; Panel's components otherwise point their
+    stylesheets at its CDN (``panel.io.resources.CDN_DIST``), which the offline site never uses.
+    """
+    from panel.io.pyodide import init_doc, write_doc
+    from panel.io.state import state
+
+    init_doc()
+    if dist_url:
+        state.curdoc._template_variables["dist_url"] = dist_url
+    module_name, _, function_name = app_spec.partition(":")
+    create = getattr(importlib.import_module(module_name), function_name)
+    create().servable()
+    return await write_doc()
+
+
+async def run_snippet(code: str) -> str:
+    """Run ``code`` in this namespace and return ``str()`` of its last expression's value."""
+    from pyodide.code import eval_code_async
+
+    return str(await eval_code_async(code, globals()))

@@ -1,0 +1,117 @@
+// Build step (run by build.py): start the app once in Pyodide under Node, exactly as the page's
+// worker does (web/boot.py), then
+//   - compile the bytecode of every module the start imported, with Pyodide's own Python 3.12:
+//     stdlib modules into a copy of python_stdlib.zip (``x.pyc`` beside ``x.py``, which zipimport
+//     prefers) and site-packages modules into an archive of ``__pycache__/*.pyc`` files that the
+//     worker unpacks into site-packages;
+//   - record which packages the start needs (the others load after the app is interactive).
+// The .pyc files are "unchecked hash" pycs: Python uses them without comparing timestamps.
+// Without them every page load compiles the same ~1,500 modules from source in WebAssembly.
+//
+// usage: node profile.mjs <site pyodide dir> <out dir> <config.json>
+//   config: {"app": "module:function", "boot": "<path of boot.py>", "packages": [names]}
+import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+
+const [indexDir, outDir, configPath] = process.argv.slice(2);
+const config = JSON.parse(readFileSync(configPath, "utf8"));
+const require = createRequire(import.meta.url);
+// panel.io.pyodide imports these names from ``js``; a worker has them, Node does not.
+globalThis.XMLHttpRequest = class {};
+const { loadPyodide } = require(path.join(indexDir, "pyodide.js"));
+
+const t0 = performance.now();
+const pyodide = await loadPyodide({ indexURL: indexDir + path.sep });
+for (const [dir, mnt] of [[indexDir, "/site"], [outDir, "/out"]]) {
+  pyodide.FS.mkdirTree(mnt);
+  pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: dir }, mnt);
+}
+await pyodide.loadPackage(config.packages, { messageCallback: () => {} });
+const tLoaded = performance.now();
+pyodide.runPython(readFileSync(config.boot, "utf8"));
+pyodide.globals.set("APP", config.app);
+await pyodide.runPythonAsync("await start_app(APP, './panel/')");
+const tStarted = performance.now();
+
+pyodide.globals.set("PACKAGES", pyodide.toPy(config.packages));
+pyodide.globals.set("SECONDS", pyodide.toPy({
+  load: (tLoaded - t0) / 1000, start: (tStarted - tLoaded) / 1000,
+}));
+await pyodide.runPythonAsync(`
+import importlib.util
+import json
+import os
+import site
+import sys
+import zipfile
+from importlib._bootstrap_external import _code_to_hash_pyc
+
+SITE = site.getsitepackages()[0]
+STDLIB = "/lib/python312.zip/"
+DATE = (2020, 1, 1, 0, 0, 0)
+
+
+def pyc(source: bytes, filename: str) -> bytes:
+    code = compile(source, filename, "exec", dont_inherit=True)
+    return bytes(_code_to_hash_pyc(code, importlib.util.source_hash(source), checked=False))
+
+
+def add(z: zipfile.ZipFile, name: str, data: bytes) -> None:
+    info = zipfile.ZipInfo(name, date_time=DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    z.writestr(info, data)
+
+
+lock = json.load(open("/site/pyodide-lock.json"))
+owner = {}  # path inside site-packages -> package that installs it
+for name in PACKAGES:
+    with zipfile.ZipFile("/site/" + lock["packages"][name]["file_name"]) as wheel:
+        for member in wheel.namelist():
+            owner[member] = name
+
+origins = sorted({
+    m.__spec__.origin for m in list(sys.modules.values())
+    if getattr(m, "__spec__", None) is not None and m.__spec__.origin
+})
+stdlib = [o for o in origins if o.startswith(STDLIB) and o.endswith(".py")]
+site_files = [os.path.relpath(o, SITE) for o in origins if o.startswith(SITE + "/")]
+used = sorted({owner[f] for f in site_files if f in owner})
+# pyplay and the app are small and their other modules load on the first clicks: compile all
+for name in PACKAGES:
+    if name in ("pyplay", "pyplay-app"):
+        with zipfile.ZipFile("/site/" + lock["packages"][name]["file_name"]) as wheel:
+            site_files += [m for m in wheel.namelist() if m.endswith(".py")]
+
+n_std = 0
+with zipfile.ZipFile("/site/python_stdlib.zip") as src, \\
+        zipfile.ZipFile("/out/python_stdlib.zip", "w", zipfile.ZIP_DEFLATED) as dst:
+    wanted = {o[len(STDLIB):] for o in stdlib}
+    for info in src.infolist():
+        data = src.read(info)
+        dst.writestr(info, data)
+        if info.filename in wanted:
+            add(dst, info.filename + "c", pyc(data, STDLIB + info.filename))
+            n_std += 1
+
+n_site = 0
+with zipfile.ZipFile("/out/site-bytecode.zip", "w", zipfile.ZIP_DEFLATED) as dst:
+    for rel in sorted(set(site_files)):
+        if not rel.endswith(".py"):
+            continue
+        path = os.path.join(SITE, rel)
+        with open(path, "rb") as f:
+            source = f.read()
+        try:
+            data = pyc(source, path)
+        except SyntaxError:
+            continue  # compiled (and reported) at import, as without this archive
+        add(dst, os.path.relpath(importlib.util.cache_from_source(path), SITE), data)
+        n_site += 1
+
+report = {"startup_packages": used, "stdlib_pyc": n_std, "site_pyc": n_site,
+          "seconds": dict(SECONDS)}
+with open("/out/profile.json", "w") as f:
+    json.dump(report, f, indent=1)
+print(f"profile: {len(used)} packages at start, {n_std} stdlib and {n_site} site modules compiled")
+`);
