@@ -7,11 +7,20 @@ the same process, never absolute thresholds. The module needs neither threads, s
 torch, so it runs unchanged inside Pyodide (:func:`page_figures`).
 
 Cases: LSTM at B=32 (training) and B=1 (interactive stepping), GRU at B=32 and B=1; all with
-T=32, H=64, V=32, float32. Peak memory is the largest NumPy allocation footprint during one
-pyplay step, traced with :mod:`tracemalloc`.
+T=32, H=64, V=32, float32. Both sides use one thread: torch via ``torch.set_num_threads(1)``,
+NumPy's BLAS via ``OPENBLAS_NUM_THREADS=1`` etc., set when this module is run before NumPy is
+imported (on a busy 2-core machine, multi-threaded BLAS on these small matrices is several times
+slower and its timings swing wildly). Peak memory is the largest NumPy allocation footprint
+during one pyplay step, traced with :mod:`tracemalloc`.
 """
 
 from __future__ import annotations
+
+import os
+
+if __name__ == "__main__":  # before NumPy loads its BLAS: one thread, like the torch baseline
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
 
 import argparse
 import statistics
@@ -197,7 +206,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=30, help="timed steps per round")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per case")
     args = parser.parse_args(argv)
-    print(f"pyplay training-step benchmark (numpy {np.__version__}, {sys.platform})")
+    threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
+    print(
+        f"pyplay training-step benchmark (numpy {np.__version__}, {sys.platform}, "
+        f"BLAS threads: {threads}, torch threads: 1)"
+    )
     rows = run(repeats=args.repeats, rounds=args.rounds)
     print(format_rows(rows))
     if rows and rows[0]["torch_ms"] is None:
