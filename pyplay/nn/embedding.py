@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_dtype, check_int
+from pyplay.nn._ops import matmul
 
 __all__ = ["Embedding"]
 
@@ -64,8 +65,15 @@ class Embedding:
             raise ValueError(
                 f"dy must have shape {(*idx.shape, self.embedding_dim)}, got {dy.shape}"
             )
-        dW = np.zeros_like(self.params["weight"])  # (V, E)
-        np.add.at(dW, idx.reshape(-1), dy.reshape(-1, self.embedding_dim))
+        flat_idx = idx.reshape(-1)  # (N,)
+        flat_dy = dy.reshape(-1, self.embedding_dim)  # (N, E)
+        if flat_idx.size * self.num_embeddings <= 1 << 22:
+            # small tables: dW = onehot(x)^T dy, one matmul (np.add.at is several times slower)
+            onehot = np.equal.outer(np.arange(self.num_embeddings), flat_idx)  # (V, N)
+            dW = matmul(onehot.astype(flat_dy.dtype), flat_dy)  # (V, E)
+        else:
+            dW = np.zeros_like(self.params["weight"])  # (V, E)
+            np.add.at(dW, flat_idx, flat_dy)
         if self.padding_idx is not None:
             dW[self.padding_idx] = 0.0
         return None, {"weight": dW}
