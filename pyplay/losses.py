@@ -92,23 +92,31 @@ def cross_entropy(
             f"{ignore_index}), got {int(y[bad][0])}"
         )
     safe_y = np.where(counted, y, 0)[..., None]  # (..., 1)
-    logp = log_softmax(z)  # (..., V)
-    nll = -np.take_along_axis(logp, safe_y, axis=-1)[..., 0]  # (...)
-    per = (1 - eps) * nll - eps * logp.mean(axis=-1) if eps else nll
-    per = np.where(counted, per, 0.0)
-    grad = np.exp(logp)  # softmax (..., V)
+    shifted = z - z.max(axis=-1, keepdims=True)  # (..., V)
+    grad = np.exp(shifted)  # (..., V) unnormalised softmax
+    total = grad.sum(axis=-1, keepdims=True)  # (..., 1)
+    grad /= total  # softmax
+    logp_y = np.take_along_axis(shifted, safe_y, axis=-1)[..., 0] - np.log(total[..., 0])  # (...)
+    per = -logp_y  # nll
+    if eps:
+        logp_mean = shifted.mean(axis=-1) - np.log(total[..., 0])  # (...)
+        per = (1 - eps) * per - eps * logp_mean
     np.put_along_axis(grad, safe_y, np.take_along_axis(grad, safe_y, axis=-1) - (1 - eps), axis=-1)
     if eps:
         grad -= eps / V
-    grad *= counted[..., None]
+    all_counted = bool(counted.all())
+    if not all_counted:
+        per = np.where(counted, per, 0.0)
+        grad *= counted[..., None]
     n = int(counted.sum())
     if reduction == "none":
-        return per.astype(z.dtype), grad.astype(z.dtype)
+        return per.astype(z.dtype, copy=False), grad.astype(z.dtype, copy=False)
     if reduction == "sum":
-        return float(per.sum()), grad.astype(z.dtype)
+        return float(per.sum()), grad.astype(z.dtype, copy=False)
     if n == 0:
         return 0.0, np.zeros_like(z)
-    return float(per.sum() / n), (grad / n).astype(z.dtype)
+    grad *= 1.0 / n
+    return float(per.sum() / n), grad.astype(z.dtype, copy=False)
 
 
 def mse(

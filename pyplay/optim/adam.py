@@ -48,6 +48,7 @@ class Adam(Optimizer):
         self.eps = check_float("eps", eps, min_value=0.0)
         self.weight_decay = check_float("weight_decay", weight_decay, min_value=0.0)
         self.amsgrad = bool(amsgrad)
+        self._scratch: dict[str, np.ndarray] = {}  # per-parameter work buffers (not state)
 
     def _update(self, name: str, p: np.ndarray, g: np.ndarray) -> None:
         b1, b2 = self.betas
@@ -57,17 +58,31 @@ class Adam(Optimizer):
             else:
                 g = g + self.weight_decay * p
         m, v = self.state["exp_avg"][name], self.state["exp_avg_sq"][name]
+        buf = self._buffer(name, g)  # scratch of g's shape, reused every step
         m *= b1
-        m += (1 - b1) * g
+        np.multiply(g, 1 - b1, out=buf)
+        m += buf
         v *= b2
-        v += (1 - b2) * (g * g)
+        np.multiply(g, g, out=buf)
+        buf *= 1 - b2
+        v += buf
         t = self.step_count
         if self.amsgrad:
             vmax = self.state["max_exp_avg_sq"][name]
             np.maximum(vmax, v, out=vmax)
             v = vmax
-        denom = np.sqrt(v) / np.sqrt(1 - b2**t) + self.eps
-        p -= (self.lr / (1 - b1**t)) * (m / denom)
+        np.sqrt(v, out=buf)
+        buf *= 1 / np.sqrt(1 - b2**t)
+        buf += self.eps  # denominator
+        np.divide(m, buf, out=buf)
+        buf *= self.lr / (1 - b1**t)
+        p -= buf
+
+    def _buffer(self, name: str, g: np.ndarray) -> np.ndarray:
+        buf = self._scratch.get(name)
+        if buf is None or buf.shape != g.shape or buf.dtype != g.dtype:
+            buf = self._scratch[name] = np.empty_like(g)
+        return buf
 
 
 class AdamW(Adam):
