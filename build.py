@@ -7,8 +7,12 @@ wheels of NumPy and pandas & co. (carried by a PyPI package, each checked agains
 npm's official ``pyodide-lock.json`` and refused on mismatch), Panel 1.7.5, Bokeh 3.7.3 and their
 pure-Python dependencies as pinned PyPI wheels, BokehJS and Panel's JS/CSS, and pyplay itself as
 a wheel made from the working tree. Everything not covered by the official lock is pinned by
-version and sha256 in ``web/dist/pyplay-lock.json``. Downloads are cached in ``web/.cache`` so a
-second build needs no network.
+version and sha256 in ``web/dist/pyplay-lock.json``. Panel's and Bokeh's wheels are served
+without the JS bundles that Python in the page never reads (``SLIM``). The build starts the app
+once in Pyodide under Node (``web/profile.mjs``) to learn which packages the first render needs
+(the rest load after it) and to compile the bytecode of every module the start imports, so the
+page does not compile ~1,200 modules from source on every visit. Downloads are cached in
+``web/.cache`` so a second build needs no network.
 
 ``python build.py --cdn`` writes ``web/dist-cdn/``, a small variant that loads Pyodide and the
 packages from public CDNs. ``python build.py serve`` builds when the sources changed and serves
@@ -78,6 +82,13 @@ PYPI: dict[str, tuple[str, list[str], bool]] = {
     "urllib3": ("2.7.0", ["urllib3"], False),
     "certifi": ("2026.5.20", ["certifi"], False),
 }
+# files of pure wheels that Python in the page never reads, left out of the served wheels:
+# Panel's bundled third-party JS (the page serves Panel's own JS/CSS from ./panel/), BokehJS
+# (served from ./bokeh/), and test suites
+SLIM: dict[str, tuple[str, ...]] = {
+    "panel": ("panel/dist/bundled/", "panel/dist/panel.", "panel/tests/"),
+    "bokeh": ("bokeh/server/static/",),
+}
 # wheels only the in-Pyodide test run needs (not served by the page)
 TEST_PYPI: dict[str, tuple[str, list[str], bool]] = {
     "pytest": ("8.3.5", ["pytest", "_pytest", "py"], False),
@@ -86,6 +97,7 @@ TEST_PYPI: dict[str, tuple[str, list[str], bool]] = {
 }
 BOKEH_JS = ("bokeh.min.js", "bokeh-widgets.min.js", "bokeh-tables.min.js")
 SOURCES = ("index.html", "worker.js", "sw.js", "loader.css", "baseline.html")
+APP = "pyplay.ui.app:create_app"
 
 
 def log(msg: str) -> None:
@@ -276,6 +288,29 @@ def strip_to_pure(binary: Path, out_dir: Path) -> Path:
     return target
 
 
+def slim_wheel(wheel: Path, drop: tuple[str, ...]) -> Path:
+    """A copy of ``wheel`` without the files under the ``drop`` prefixes (cached); its RECORD
+    lists what remains."""
+    target = CACHE / "slim" / wheel.name
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(".tmp")
+    with zipfile.ZipFile(wheel) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
+        record_name = next(n for n in src.namelist() if n.endswith(".dist-info/RECORD"))
+        kept = [i for i in src.infolist() if not i.filename.startswith(drop)]
+        for info in kept:
+            data = src.read(info)
+            if info.filename == record_name:
+                rows = csv.reader(io.StringIO(data.decode()))
+                buf = io.StringIO()
+                csv.writer(buf).writerows(r for r in rows if r and not r[0].startswith(drop))
+                data = buf.getvalue().encode()
+            dst.writestr(info, data)
+    tmp.rename(target)
+    return target
+
+
 def pyplay_wheel(out_dir: Path) -> Path:
     """A wheel of pyplay from the working tree, written directly (pure Python, no network)."""
     sys.path.insert(0, str(ROOT))
@@ -329,6 +364,11 @@ def lock_entry(name: str, version: str, path: Path, imports: list[str]) -> dict:
     }
 
 
+def worker_config(config: dict) -> str:
+    """The JSON object ``web/worker.js`` starts from: ``config`` plus the app and boot code."""
+    return json.dumps({**config, "app": APP, "boot": (WEB / "boot.py").read_text()})
+
+
 def inputs_digest() -> str:
     """Hash of everything a build depends on, to know when ``web/dist`` is stale."""
     h = hashlib.sha256()
@@ -336,7 +376,7 @@ def inputs_digest() -> str:
     paths += sorted(
         p for p in (ROOT / "pyplay").rglob("*") if p.is_file() and "__pycache__" not in p.parts
     )
-    paths += [WEB / s for s in SOURCES]
+    paths += [WEB / s for s in (*SOURCES, "boot.py", "profile.mjs")]
     for p in paths:
         h.update(p.relative_to(ROOT).as_posix().encode())
         h.update(p.read_bytes() if p.exists() else b"")
@@ -346,6 +386,45 @@ def inputs_digest() -> str:
 def is_fresh(dist: Path = DIST) -> bool:
     stamp = dist / "build-stamp.txt"
     return stamp.exists() and stamp.read_text().strip() == inputs_digest()
+
+
+def profile(site: Path, packages: list[str]) -> dict:
+    """Start the app once in Pyodide under Node (``web/profile.mjs``) against the assembled
+    ``site/pyodide``; cached by the lock, boot and profile sources.
+
+    Returns ``{"startup": [...], "deferred": [...], "stdlib": Path, "bytecode": Path}``: the
+    packages the first render needs and the rest, the stdlib zip with compiled bytecode and the
+    archive of site-packages bytecode (both made with Pyodide's own Python).
+    """
+    h = hashlib.sha256()
+    for p in (site / "pyodide" / "pyodide-lock.json", WEB / "boot.py", WEB / "profile.mjs"):
+        h.update(p.read_bytes())
+    h.update(json.dumps(packages).encode())
+    out = CACHE / "profile" / h.hexdigest()[:16]
+    report_path = out / "profile.json"
+    if not report_path.exists():
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        config = {"app": APP, "boot": str(WEB / "boot.py"), "packages": packages}
+        (out / "config.json").write_text(json.dumps(config))
+        log("profiling the start in Pyodide (Node) and compiling bytecode")
+        run(
+            [
+                "node",
+                str(WEB / "profile.mjs"),
+                str(site / "pyodide"),
+                str(out),
+                str(out / "config.json"),
+            ]
+        )
+    report = json.loads(report_path.read_text())
+    startup = [p for p in packages if p in report["startup_packages"]]
+    return {
+        "startup": startup,
+        "deferred": [p for p in packages if p not in startup],
+        "stdlib": out / "python_stdlib.zip",
+        "bytecode": out / "site-bytecode.zip",
+    }
 
 
 def build(dist: Path = DIST) -> Path:
@@ -384,13 +463,18 @@ def build(dist: Path = DIST) -> Path:
         }
     for name, (version, imports, strip) in PYPI.items():
         path = pypi_wheel(name, version, strip)
+        source = "pypi" + (" (compiled parts removed)" if strip else "")
+        if name in SLIM:
+            original = sha256(path)
+            path = slim_wheel(path, SLIM[name])
+            source = f"pypi sha256 {original}, without {', '.join(SLIM[name])}"
         shutil.copy2(path, tmp / "pyodide" / path.name)
         served["packages"][name] = lock_entry(name, version, path, imports)
         pins[name] = {
             "version": version,
             "file": path.name,
             "sha256": sha256(path),
-            "source": "pypi" + (" (compiled parts removed)" if strip else ""),
+            "source": source,
         }
     wheel = pyplay_wheel(tmp / "pyodide")
     served["packages"]["pyplay"] = lock_entry("pyplay", "0.1.0", wheel, ["pyplay"])
@@ -415,11 +499,20 @@ def build(dist: Path = DIST) -> Path:
     shutil.copytree(panel_dist / "bundled" / "theme", tmp / "panel" / "bundled" / "theme")
     shutil.copy2(panel_dist / "panel.min.js", tmp / "panel" / "panel.min.js")
 
-    packages = [*OFFICIAL, *PYPI, "pyplay"]
+    prof = profile(tmp, [*OFFICIAL, *PYPI, "pyplay"])
+    shutil.copy2(prof["stdlib"], tmp / "pyodide" / "python_stdlib_compiled.zip")
+    shutil.copy2(prof["bytecode"], tmp / "pyodide" / "site-bytecode.zip")
+    config = {
+        "startup": prof["startup"],
+        "deferred": prof["deferred"],
+        "stdlib": "./pyodide/python_stdlib_compiled.zip",
+        "bytecode": "./pyodide/site-bytecode.zip",
+        "panelDist": "./panel/",
+    }
     lock_hash = hashlib.sha256(json.dumps(pins, sort_keys=True).encode()).hexdigest()[:16]
     for name in SOURCES:
         text = (WEB / name).read_text()
-        text = text.replace("__PACKAGES__", json.dumps(packages))
+        text = text.replace("__CONFIG__", worker_config(config))
         text = text.replace("__CACHE_VERSION__", f"pyplay-{lock_hash}-{inputs_digest()[:12]}")
         text = text.replace("__PYODIDE_URL__", "./pyodide/")
         (tmp / name).write_text(text)
@@ -448,18 +541,18 @@ def build_cdn(dist: Path = DIST_CDN) -> Path:
     wheel = pyplay_wheel(dist)
     cdn = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"
     pypi = [f"{n}=={v}" for n, (v, _, strip) in PYPI.items() if not strip and n not in OFFICIAL]
+    config = {
+        "startup": [*OFFICIAL, "micropip", "markupsafe", "pyyaml"],
+        "micropip": pypi,
+        "own": [wheel.name],
+        "deferred": [],
+        "stdlib": None,
+        "bytecode": None,
+        "panelDist": None,  # Panel's components use its CDN
+    }
     for name in SOURCES:
         text = (WEB / name).read_text()
-        text = text.replace(
-            "__PACKAGES__",
-            json.dumps(
-                {
-                    "official": [*OFFICIAL, "micropip", "markupsafe", "pyyaml"],
-                    "pypi": pypi,
-                    "local": wheel.name,
-                }
-            ),
-        )
+        text = text.replace("__CONFIG__", worker_config(config))
         text = text.replace("__CACHE_VERSION__", "pyplay-cdn-" + inputs_digest()[:12])
         text = text.replace("__PYODIDE_URL__", cdn)
         text = text.replace('"./bokeh/', '"https://cdn.bokeh.org/bokeh/release/')

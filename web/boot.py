@@ -28,10 +28,3 @@ async def start_app(app_spec: str, dist_url: str | None) -> Any:
     create = getattr(importlib.import_module(module_name), function_name)
     create().servable()
     return await write_doc()
-
-
-async def run_snippet(code: str) -> str:
-    """Run ``code`` in this namespace and return ``str()`` of its last expression's value."""
-    from pyodide.code import eval_code_async
-
-    return str(await eval_code_async(code, globals()))

@@ -1,9 +1,20 @@
 // Runs Python (Pyodide + NumPy + Panel + pyplay) off the main thread, so the page stays
 // responsive while a model trains. Talks to index.html with Bokeh document patches.
+//
+// Start-up, in the offline build (build.py fills in CONFIG):
+//   1. the runtime, with a copy of the standard library that carries compiled bytecode;
+//   2. the packages the first render needs (build.py found them by starting the app once in
+//      Pyodide under Node), while the archive of their compiled bytecode downloads;
+//   3. the app (web/boot.py), rendered by the page;
+//   4. after the render: the packages the start did not import, so that later imports work.
 "use strict";
-const PACKAGES = __PACKAGES__;
+const CONFIG = __CONFIG__;
 const PYODIDE_URL = "__PYODIDE_URL__";
 importScripts(PYODIDE_URL + "pyodide.js");
+
+const quiet = {messageCallback: () => {}};
+const t0 = performance.now();
+const timings = {};
 
 function sendPatch(patch, buffers, msgId) {
   self.postMessage({type: "patch", patch: patch, buffers: buffers});
@@ -13,64 +24,86 @@ function status(stage, msg) {
   self.postMessage({type: "status", stage: stage, msg: msg});
 }
 
+function absolute(url) {
+  return url ? new URL(url, self.location).href : null;
+}
+
+async function fetchBytes(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return response.arrayBuffer();
+}
+
 async function loadPackages() {
-  if (Array.isArray(PACKAGES)) {  // offline build: every wheel is listed in our lock
-    const deps = PACKAGES.filter((p) => p !== "pyplay");
-    await self.pyodide.loadPackage(deps, {messageCallback: () => {}});
-    status("pyplay", "Loading pyplay");
-    await self.pyodide.loadPackage(["pyplay"], {messageCallback: () => {}});
-    return new URL("./panel/", self.location).href;
+  const bytecode = CONFIG.bytecode ? fetchBytes(absolute(CONFIG.bytecode)) : null;
+  const own = CONFIG.startup.includes("pyplay") ? ["pyplay"] : [];
+  await self.pyodide.loadPackage(CONFIG.startup.filter((p) => p !== "pyplay"), quiet);
+  if (CONFIG.micropip) {  // CDN variant: pure wheels from PyPI at exact versions
+    const micropip = self.pyodide.pyimport("micropip");
+    await micropip.install(CONFIG.micropip, {deps: false});
   }
-  await self.pyodide.loadPackage(PACKAGES.official, {messageCallback: () => {}});
-  const micropip = self.pyodide.pyimport("micropip");
-  await micropip.install(PACKAGES.pypi, {deps: false});
+  timings.packages = performance.now() - t0;
   status("pyplay", "Loading pyplay");
-  await micropip.install(new URL(PACKAGES.local, self.location).href);
-  return null;  // CDN variant: Panel's own CDN for its CSS
+  if (own.length) await self.pyodide.loadPackage(own, quiet);
+  for (const wheel of CONFIG.own || []) {
+    await self.pyodide.pyimport("micropip").install(absolute(wheel), {deps: false});
+  }
+  if (bytecode) {
+    const site = self.pyodide.runPython("import site; site.getsitepackages()[0]");
+    self.pyodide.unpackArchive(await bytecode, "zip", {extractDir: site});
+  }
+  timings.pyplay = performance.now() - t0;
 }
 
 async function startApplication() {
-  const t0 = performance.now();
-  const timings = {};
   status("runtime", "Starting Python (Pyodide)");
-  self.pyodide = await loadPyodide({indexURL: new URL(PYODIDE_URL, self.location).href});
+  const options = {indexURL: absolute(PYODIDE_URL)};
+  if (CONFIG.stdlib) options.stdLibURL = absolute(CONFIG.stdlib);
+  self.pyodide = await loadPyodide(options);
   self.pyodide.globals.set("sendPatch", sendPatch);
   timings.runtime = performance.now() - t0;
   status("packages", "Loading NumPy, Panel and Bokeh");
-  const distUrl = await loadPackages();
-  timings.packages = performance.now() - t0;
+  await loadPackages();
   status("app", "Starting the playground");
-  self.pyodide.globals.set("PYPLAY_DIST_URL", distUrl);
-  const [docsJson, renderItems, rootIds] = await self.pyodide.runPythonAsync(`
-from panel.io.pyodide import init_doc, write_doc
-init_doc()
-from panel.io.state import state
-if PYPLAY_DIST_URL:
-    state.curdoc._template_variables["dist_url"] = PYPLAY_DIST_URL
-from pyplay.ui.app import create_app
-create_app().servable()
-await write_doc()
-`);
+  self.pyodide.runPython(CONFIG.boot);
+  self.pyodide.globals.set("PYPLAY_APP", CONFIG.app);
+  self.pyodide.globals.set("PYPLAY_DIST_URL", absolute(CONFIG.panelDist));
+  const result = await self.pyodide.runPythonAsync(
+    "await start_app(PYPLAY_APP, PYPLAY_DIST_URL)");
+  const [docsJson, renderItems, rootIds] = result.toJs();
+  result.destroy();
   timings.app = performance.now() - t0;
   self.postMessage({type: "render", docs_json: docsJson, render_items: renderItems,
                     root_ids: rootIds, timings: timings});
 }
 
+// After the first render: the packages it did not need.
+async function finishStart() {
+  if (CONFIG.deferred.length) await self.pyodide.loadPackage(CONFIG.deferred, quiet);
+  timings.settled = performance.now() - t0;
+  self.postMessage({type: "settled", timings: timings});
+}
+
 self.onmessage = async (event) => {
   const msg = event.data;
   if (msg.type === "rendered") {
-    self.pyodide.runPythonAsync(`
+    await self.pyodide.runPythonAsync(`
 from panel.io.state import state
 from panel.io.pyodide import _link_docs_worker
 _link_docs_worker(state.curdoc, sendPatch, setter="js")
 `);
+    finishStart().catch((err) => console.error("pyplay: loading the remaining packages failed:", err));
   } else if (msg.type === "patch") {
     self.pyodide.globals.set("patch", msg.patch);
-    await self.pyodide.runPythonAsync(`
+    try {
+      await self.pyodide.runPythonAsync(`
+from panel.io.state import state
 from panel.io.pyodide import _convert_json_patch
 state.curdoc.apply_json_patch(_convert_json_patch(patch), setter="js")
 `);
-    self.postMessage({type: "idle"});
+    } finally {
+      self.postMessage({type: "idle"});
+    }
   } else if (msg.type === "location") {
     self.pyodide.globals.set("location", msg.location);
     self.pyodide.runPythonAsync(`
