@@ -1,0 +1,255 @@
+"""Encoder-decoder (sequence-to-sequence) models without attention, in two classic wirings.
+
+The encoder reads the source :math:`x_1 .. x_S` (embedding, then a recurrent stack); its final
+state :math:`h^{enc}_S` (each sequence's own last step) summarises it. The decoder is a
+recurrent stack over the previous target token :math:`y_{t-1}` (teacher forcing while
+training: :math:`y_0` is BOS), followed by a linear head over the target vocabulary.
+
+``wiring="init"`` (Sutskever et al. 2014)
+    The summary initialises the decoder: :math:`s_0 = h^{enc}_S`, then
+    :math:`s_t = f(E y_{t-1}, s_{t-1})`.
+``wiring="context"`` (the textbook form)
+    The summary also enters every decoder step as a constant input,
+    :math:`s_t = f([E y_{t-1}; c], s_{t-1})` with :math:`c` the top layer's :math:`h^{enc}_S`,
+    i.e. :math:`a_2(t) = \\mathrm{tansig}(LW_{23} a_3(t-1) + LW_{21} a_1(T)
+    + LW_{22} a_2(t-1) + b)`.
+
+A bidirectional encoder's two final states are joined by a bridge,
+:math:`s_0 = \\tanh(W_b [h^{\\rightarrow}_S; h^{\\leftarrow}_1] + b_b)` (and, for an LSTM, the
+cell :math:`W_c [c^{\\rightarrow}; c^{\\leftarrow}] + b_c`), as in Bahdanau et al. 2015.
+Parameters are named ``encoder.embedding.weight``, ``encoder.rnn.weight_ih_l0``, ...,
+``bridge.weight``, ``decoder.embedding.weight``, ``decoder.rnn.*``, ``head.weight``/``bias``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
+from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear
+from pyplay.tasks.pairs import BOS, EOS, PAD
+
+__all__ = ["WIRINGS", "EncoderDecoder"]
+
+WIRINGS = ("init", "context")
+CELLS = {"rnn": RNN, "lstm": LSTM, "gru": GRU}
+
+
+@dataclass(frozen=True)
+class Seq2SeqCache:
+    """What :meth:`EncoderDecoder.backward` needs from the forward pass."""
+
+    enc_emb: Any
+    enc: Any
+    bridge: tuple[Any, ...] | None  # (h cache, h0 pre-tanh output, c cache) when bidirectional
+    dec_emb: Any
+    dec: Any
+    head: Any
+    U: int
+
+
+class EncoderDecoder:
+    """An encoder-decoder over token ids (see the module docstring for the equations).
+
+    Parameters
+    ----------
+    src_vocab_size, tgt_vocab_size : int
+        Vocabulary sizes (ids 0, 1, 2 are PAD, BOS, EOS in both).
+    embedding_dim, hidden_size, num_layers : int
+        Shared by encoder and decoder.
+    cell : {"rnn", "lstm", "gru"}
+    bidirectional_encoder : bool
+    wiring : {"init", "context"}
+    dtype, rng : as everywhere in pyplay.
+    """
+
+    def __init__(
+        self,
+        src_vocab_size: int,
+        tgt_vocab_size: int,
+        embedding_dim: int = 32,
+        hidden_size: int = 64,
+        num_layers: int = 1,
+        cell: str = "lstm",
+        bidirectional_encoder: bool = False,
+        wiring: str = "init",
+        dtype: Any = np.float32,
+        rng: np.random.Generator | int | None = 0,
+    ) -> None:
+        V_s = check_int("src_vocab_size", src_vocab_size, min_value=4)
+        V_t = check_int("tgt_vocab_size", tgt_vocab_size, min_value=4)
+        E = check_int("embedding_dim", embedding_dim, min_value=1)
+        H = check_int("hidden_size", hidden_size, min_value=1)
+        L = check_int("num_layers", num_layers, min_value=1)
+        self.cell = check_choice("cell", cell, tuple(CELLS))
+        self.wiring = check_choice("wiring", wiring, WIRINGS)
+        if not isinstance(bidirectional_encoder, bool):
+            raise TypeError(
+                f"bidirectional_encoder must be True or False, got {bidirectional_encoder!r}"
+            )
+        self.bidirectional_encoder = bidirectional_encoder
+        self.dtype = check_dtype("dtype", dtype)
+        self.hidden_size, self.num_layers = H, L
+        self.src_vocab_size, self.tgt_vocab_size = V_s, V_t
+        gen = as_generator(rng)
+        kw: dict[str, Any] = dict(num_layers=L, dtype=self.dtype, rng=gen)
+        self.enc_emb = Embedding(V_s, E, padding_idx=PAD, dtype=self.dtype, rng=gen)
+        self.enc = CELLS[self.cell](E, H, bidirectional=bidirectional_encoder, **kw)
+        self.bridge_h = self.bridge_c = None
+        if bidirectional_encoder:
+            self.bridge_h = Linear(2 * H, H, dtype=self.dtype, rng=gen)
+            if self.cell == "lstm":
+                self.bridge_c = Linear(2 * H, H, dtype=self.dtype, rng=gen)
+        self.dec_emb = Embedding(V_t, E, padding_idx=PAD, dtype=self.dtype, rng=gen)
+        dec_in = E + (H if self.wiring == "context" else 0)
+        self.dec = CELLS[self.cell](dec_in, H, **kw)
+        self.head = Linear(H, V_t, dtype=self.dtype, rng=gen)
+        self.params: dict[str, np.ndarray] = {}
+        for prefix, layer in self._layers():
+            for name, value in layer.params.items():
+                self.params[f"{prefix}.{name}"] = value
+
+    def _layers(self) -> list[tuple[str, Any]]:
+        layers = [("encoder.embedding", self.enc_emb), ("encoder.rnn", self.enc)]
+        if self.bridge_h is not None:
+            layers.append(("bridge.h", self.bridge_h))
+        if self.bridge_c is not None:
+            layers.append(("bridge.c", self.bridge_c))
+        decoder = [("decoder.embedding", self.dec_emb), ("decoder.rnn", self.dec)]
+        return [*layers, *decoder, ("head", self.head)]
+
+    # ------------------------------------------------------------------ encoder
+    def encode(self, src: Any, src_lengths: Any) -> tuple[Any, Any, Any, Any]:
+        """The decoder's initial state from the source: ``(state, emb cache, enc cache,
+        bridge cache)``; ``state`` is h (L, B, H) or (h, c)."""
+        src = check_array("src", src, ndim=2, kind="i", layout="(B, S)")
+        x, emb_cache = self.enc_emb.forward(src)  # (B, S, E)
+        _, state, enc_cache = self.enc.forward(x, lengths=src_lengths)
+        h_n, c_n = state if isinstance(state, tuple) else (state, None)  # (L*D, B, H)
+        bridge = None
+        if self.bridge_h is not None:
+            L, B, H = self.num_layers, h_n.shape[1], self.hidden_size
+            both = h_n.reshape(L, 2, B, H).transpose(0, 2, 1, 3).reshape(L, B, 2 * H)  # (L,B,2H)
+            pre, h_cache = self.bridge_h.forward(both)  # (L, B, H)
+            h_n = np.tanh(pre)
+            c_cache = None
+            if c_n is not None and self.bridge_c is not None:
+                both_c = c_n.reshape(L, 2, B, H).transpose(0, 2, 1, 3).reshape(L, B, 2 * H)
+                c_n, c_cache = self.bridge_c.forward(both_c)  # (L, B, H)
+            bridge = (h_cache, h_n, c_cache)
+        state0 = (h_n, c_n) if c_n is not None else h_n
+        return state0, emb_cache, enc_cache, bridge
+
+    def _decoder_input(self, tokens: np.ndarray, context: np.ndarray | None) -> tuple[Any, Any]:
+        x, cache = self.dec_emb.forward(tokens)  # (B, U, E)
+        if context is not None:
+            c = np.broadcast_to(context[:, None, :], (*tokens.shape, self.hidden_size))
+            x = np.concatenate([x, c], axis=2)  # (B, U, E + H)
+        return x, cache
+
+    # ------------------------------------------------------------------ training
+    def forward(
+        self, src: Any, src_lengths: Any, tgt_in: Any, tgt_lengths: Any = None
+    ) -> tuple[np.ndarray, Seq2SeqCache]:
+        """Teacher-forced logits (B, U, tgt_vocab_size) for ``tgt_in`` (BOS y_1 ... y_n)."""
+        state0, emb_cache, enc_cache, bridge = self.encode(src, src_lengths)
+        tgt_in = check_array("tgt_in", tgt_in, ndim=2, kind="i", layout="(B, U)")
+        h0 = state0[0] if isinstance(state0, tuple) else state0  # (L, B, H)
+        context = h0[-1] if self.wiring == "context" else None  # (B, H)
+        x, dec_emb_cache = self._decoder_input(tgt_in, context)  # (B, U, E [+ H])
+        s, _, dec_cache = self.dec.forward(x, state=state0, lengths=tgt_lengths)  # (B, U, H)
+        logits, head_cache = self.head.forward(s)  # (B, U, V)
+        cache = Seq2SeqCache(
+            emb_cache, enc_cache, bridge, dec_emb_cache, dec_cache, head_cache, tgt_in.shape[1]
+        )
+        return logits, cache
+
+    def backward(self, dlogits: Any, cache: Seq2SeqCache) -> dict[str, np.ndarray]:
+        """Gradients of every parameter (keys of :attr:`params`) given d(loss)/d(logits)."""
+        grads: dict[str, np.ndarray] = {}
+        ds, g = self.head.backward(dlogits, cache.head)  # (B, U, H)
+        grads.update({f"head.{k}": v for k, v in g.items()})
+        dx, dstate0, g = self.dec.backward(ds, None, cache.dec)  # dx (B, U, E [+ H])
+        grads.update({f"decoder.rnn.{k}": v for k, v in g.items()})
+        E = self.dec_emb.embedding_dim
+        _, g = self.dec_emb.backward(np.ascontiguousarray(dx[:, :, :E]), cache.dec_emb)
+        grads.update({f"decoder.embedding.{k}": v for k, v in g.items()})
+        dh0, dc0 = dstate0 if isinstance(dstate0, tuple) else (dstate0, None)  # (L, B, H)
+        if self.wiring == "context":
+            dh0 = dh0.copy()
+            dh0[-1] += dx[:, :, E:].sum(axis=1)  # the context entered every step
+        if cache.bridge is not None and self.bridge_h is not None:
+            h_cache, h_n, c_cache = cache.bridge
+            dpre = dh0 * (1.0 - h_n * h_n)  # through tanh
+            dboth, g = self.bridge_h.backward(dpre, h_cache)  # (L, B, 2H)
+            grads.update({f"bridge.h.{k}": v for k, v in g.items()})
+            dh0 = self._unbridge(dboth)  # (2L, B, H)
+            if dc0 is not None and self.bridge_c is not None:
+                dboth_c, g = self.bridge_c.backward(dc0, c_cache)
+                grads.update({f"bridge.c.{k}": v for k, v in g.items()})
+                dc0 = self._unbridge(dboth_c)
+        dstate = (dh0, dc0) if dc0 is not None else dh0
+        B, S = cache.enc_emb.shape
+        dout = np.zeros((B, S, self.enc.num_directions * self.hidden_size), dtype=self.dtype)
+        dx_enc, _, g = self.enc.backward(dout, dstate, cache.enc)  # (B, S, E)
+        grads.update({f"encoder.rnn.{k}": v for k, v in g.items()})
+        _, g = self.enc_emb.backward(dx_enc, cache.enc_emb)
+        grads.update({f"encoder.embedding.{k}": v for k, v in g.items()})
+        return {name: grads[name] for name in self.params}
+
+    def _unbridge(self, dboth: np.ndarray) -> np.ndarray:
+        L, B, _ = dboth.shape
+        H = self.hidden_size
+        return dboth.reshape(L, B, 2, H).transpose(0, 2, 1, 3).reshape(2 * L, B, H)  # (2L,B,H)
+
+    # ------------------------------------------------------------------ decoding
+    def start(self, src: Any, src_lengths: Any) -> tuple[Any, np.ndarray | None]:
+        """The decoding state for :meth:`step`: (recurrent state, context or None)."""
+        state0, _, _, _ = self.encode(src, src_lengths)
+        h0 = state0[0] if isinstance(state0, tuple) else state0
+        return state0, (h0[-1].copy() if self.wiring == "context" else None)
+
+    def step(self, tokens: Any, state: tuple[Any, Any]) -> tuple[np.ndarray, tuple[Any, Any]]:
+        """One decoder step for N hypotheses: ``tokens`` (N,) -> log-probabilities (N, V) and
+        the next state (the protocol of :mod:`pyplay.decode` searches)."""
+        rnn_state, context = state
+        tokens = check_array("tokens", tokens, ndim=1, kind="i", layout="(N,)")
+        x, _ = self._decoder_input(tokens[:, None], context)  # (N, 1, E [+ H])
+        s, rnn_state, _ = self.dec.forward(x, state=rnn_state, training=False)  # (N, 1, H)
+        z, _ = self.head.forward(s[:, 0])  # (N, V)
+        z = z - z.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))  # (N, V)
+        return logp, (rnn_state, context)
+
+    @staticmethod
+    def reorder(state: tuple[Any, Any], index: np.ndarray) -> tuple[Any, Any]:
+        """The state rows of the hypotheses ``index`` (N',), for beam search."""
+        rnn_state, context = state
+        if isinstance(rnn_state, tuple):
+            rnn_state = tuple(s[:, index] for s in rnn_state)  # (L, N', H) each
+        else:
+            rnn_state = rnn_state[:, index]
+        return rnn_state, (None if context is None else context[index])
+
+    def greedy(self, src: Any, src_lengths: Any, max_length: int = 50) -> list[list[int]]:
+        """Greedy decoding of a batch: the target ids of each row up to (without) EOS."""
+        max_length = check_int("max_length", max_length, min_value=1, max_value=10_000)
+        state = self.start(src, src_lengths)
+        B = len(np.asarray(src_lengths))
+        tokens = np.full(B, BOS, dtype=np.int64)
+        out: list[list[int]] = [[] for _ in range(B)]
+        done = np.zeros(B, dtype=bool)
+        for _ in range(max_length):
+            logp, state = self.step(tokens, state)
+            tokens = logp.argmax(axis=1)  # (B,)
+            for b in np.flatnonzero(~done):
+                if tokens[b] == EOS:
+                    done[b] = True
+                else:
+                    out[b].append(int(tokens[b]))
+            if done.all():
+                break
+        return out

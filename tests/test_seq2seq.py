@@ -1,0 +1,101 @@
+"""Encoder-decoder without attention: gradient checks, decoding consistency, learning, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gradcheck import assert_grad_close, numeric_grad
+from pyplay.losses import cross_entropy
+from pyplay.optim import Adam
+from pyplay.seq2seq import EncoderDecoder
+from pyplay.tasks.pairs import BOS, PairBatch, exact_match
+from pyplay.tasks.seq2seq import VariableCopy
+
+
+def small_batch() -> PairBatch:
+    return PairBatch.of([([3, 4, 5, 6], [4, 3]), ([5, 3], [6, 6, 5, 4]), ([6], [3])])
+
+
+@pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
+@pytest.mark.parametrize("wiring", ["init", "context"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_gradients_match_central_differences(cell: str, wiring: str, bidirectional: bool) -> None:
+    model = EncoderDecoder(
+        7, 7, embedding_dim=3, hidden_size=4, num_layers=2 if cell == "lstm" else 1, cell=cell,
+        bidirectional_encoder=bidirectional, wiring=wiring, dtype=np.float64, rng=1,
+    )  # fmt: skip
+    batch = small_batch()
+    lengths = batch.tgt_mask.sum(axis=1)
+
+    def loss() -> float:
+        logits, _ = model.forward(batch.src, batch.src_lengths, batch.tgt_in, lengths)
+        return float(cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)[0])
+
+    logits, cache = model.forward(batch.src, batch.src_lengths, batch.tgt_in, lengths)
+    _, dlogits = cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)
+    grads = model.backward(dlogits, cache)
+    assert set(grads) == set(model.params)
+    for name, p in model.params.items():
+        assert_grad_close(grads[name], numeric_grad(loss, p), name)
+    assert np.abs(grads["encoder.rnn.weight_hh_l0"]).max() > 0  # the encoder is trained
+
+
+@pytest.mark.parametrize("wiring", ["init", "context"])
+def test_step_by_step_decoding_equals_teacher_forcing(wiring: str) -> None:
+    model = EncoderDecoder(7, 7, hidden_size=6, wiring=wiring, dtype=np.float64, rng=2)
+    batch = small_batch()
+    logits, _ = model.forward(batch.src, batch.src_lengths, batch.tgt_in)
+    state = model.start(batch.src, batch.src_lengths)
+    for t in range(batch.tgt_in.shape[1]):
+        logp, state = model.step(batch.tgt_in[:, t], state)
+        z = logits[:, t] - logits[:, t].max(axis=1, keepdims=True)
+        np.testing.assert_allclose(
+            logp, z - np.log(np.exp(z).sum(axis=1, keepdims=True)), atol=1e-12
+        )
+    # reorder picks hypothesis rows
+    state = model.start(batch.src, batch.src_lengths)
+    picked = model.reorder(state, np.array([2, 0]))
+    np.testing.assert_array_equal(picked[0][0][:, 0], state[0][0][:, 2])
+
+
+def test_greedy_follows_argmax() -> None:
+    model = EncoderDecoder(7, 7, hidden_size=5, dtype=np.float64, rng=3)
+    batch = small_batch()
+    out = model.greedy(batch.src, batch.src_lengths, max_length=6)
+    for b, seq in enumerate(out):
+        tokens = [BOS, *seq]
+        logits, _ = model.forward(batch.src[b : b + 1], batch.src_lengths[b : b + 1], [tokens])
+        predicted = logits[0].argmax(axis=1)
+        assert list(predicted[: len(seq)]) == seq
+
+
+@pytest.mark.slow
+def test_learns_to_copy_short_strings() -> None:
+    task = VariableCopy(n_symbols=5, min_len=2, max_len=5, rng=0)
+    V = len(task.src_vocab)
+    model = EncoderDecoder(V, V, embedding_dim=16, hidden_size=64, cell="lstm", rng=0)
+    opt = Adam(model.params, lr=0.01)
+    for _ in range(500):
+        b = task.batch(32)
+        logits, cache = model.forward(b.src, b.src_lengths, b.tgt_in, b.tgt_mask.sum(axis=1))
+        _, dlogits = cross_entropy(logits, b.tgt_out, mask=b.tgt_mask)
+        opt.step(model.backward(dlogits, cache))
+    test = VariableCopy(n_symbols=5, min_len=2, max_len=5, rng=99).batch(200)
+    acc = exact_match(model.greedy(test.src, test.src_lengths, max_length=8), test)
+    print(f"\n[seq2seq] copy exact match {acc:.3f}")
+    assert acc >= 0.8, acc
+
+
+def test_errors_name_the_argument() -> None:
+    with pytest.raises(ValueError, match="wiring must be one of"):
+        EncoderDecoder(5, 5, wiring="attention?")
+    with pytest.raises(ValueError, match="cell must be one of"):
+        EncoderDecoder(5, 5, cell="transformer")
+    with pytest.raises(TypeError, match="bidirectional_encoder must be True or False"):
+        EncoderDecoder(5, 5, bidirectional_encoder=1)  # type: ignore[arg-type]
+    model = EncoderDecoder(5, 5)
+    with pytest.raises(ValueError, match="src must be a 2-D array"):
+        model.forward(np.array([3, 4]), [2], [[BOS]])
+    with pytest.raises(TypeError, match="tgt_in must hold integer"):
+        model.forward([[3, 4]], [2], [[1.0]])
