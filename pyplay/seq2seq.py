@@ -1,4 +1,4 @@
-"""Encoder-decoder (sequence-to-sequence) models without attention, in two classic wirings.
+"""Encoder-decoder (sequence-to-sequence) models in the three classic wirings.
 
 The encoder reads the source :math:`x_1 .. x_S` (embedding, then a recurrent stack); its final
 state :math:`h^{enc}_S` (each sequence's own last step) summarises it. The decoder is a
@@ -13,6 +13,10 @@ training: :math:`y_0` is BOS), followed by a linear head over the target vocabul
     :math:`s_t = f([E y_{t-1}; c], s_{t-1})` with :math:`c` the top layer's :math:`h^{enc}_S`,
     i.e. :math:`a_2(t) = \\mathrm{tansig}(LW_{23} a_3(t-1) + LW_{21} a_1(T)
     + LW_{22} a_2(t-1) + b)`.
+``wiring="attention"`` (Luong et al. 2015)
+    As "init", and every decoder state attends over all encoder states
+    (:class:`~pyplay.luong.LuongAttention`, ``score`` "dot", "general" or "additive"); the
+    head reads :math:`\\tilde s_t = \\tanh(W_c [c_t; s_t])` instead of :math:`s_t`.
 
 A bidirectional encoder's two final states are joined by a bridge,
 :math:`s_0 = \\tanh(W_b [h^{\\rightarrow}_S; h^{\\leftarrow}_1] + b_b)` (and, for an LSTM, the
@@ -29,12 +33,13 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
+from pyplay.luong import LuongAttention
 from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear
 from pyplay.tasks.pairs import BOS, EOS, PAD
 
-__all__ = ["WIRINGS", "EncoderDecoder"]
+__all__ = ["WIRINGS", "DecodeState", "EncoderDecoder"]
 
-WIRINGS = ("init", "context")
+WIRINGS = ("init", "context", "attention")
 CELLS = {"rnn": RNN, "lstm": LSTM, "gru": GRU}
 
 
@@ -44,11 +49,24 @@ class Seq2SeqCache:
 
     enc_emb: Any
     enc: Any
+    attn: Any  # LuongAttention cache (wiring "attention")
     bridge: tuple[Any, ...] | None  # (h cache, h0 pre-tanh output, c cache) when bidirectional
     dec_emb: Any
     dec: Any
     head: Any
     U: int
+
+
+@dataclass(frozen=True)
+class DecodeState:
+    """Decoder state of N hypotheses: the recurrent state (L, N, H) (or (h, c)), the constant
+    context (N, H) of wiring "context", and the encoder outputs (N, S, D*H) with their mask
+    (N, S) for attention."""
+
+    rnn: Any
+    context: np.ndarray | None
+    enc_out: np.ndarray | None
+    mask: np.ndarray | None
 
 
 class EncoderDecoder:
@@ -62,7 +80,9 @@ class EncoderDecoder:
         Shared by encoder and decoder.
     cell : {"rnn", "lstm", "gru"}
     bidirectional_encoder : bool
-    wiring : {"init", "context"}
+    wiring : {"init", "context", "attention"}
+    score : {"dot", "general", "additive"}
+        The attention score (wiring "attention" only).
     dtype, rng : as everywhere in pyplay.
     """
 
@@ -76,6 +96,7 @@ class EncoderDecoder:
         cell: str = "lstm",
         bidirectional_encoder: bool = False,
         wiring: str = "init",
+        score: str = "general",
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
@@ -106,6 +127,10 @@ class EncoderDecoder:
         self.dec_emb = Embedding(V_t, E, padding_idx=PAD, dtype=self.dtype, rng=gen)
         dec_in = E + (H if self.wiring == "context" else 0)
         self.dec = CELLS[self.cell](dec_in, H, **kw)
+        self.attn: LuongAttention | None = None
+        if self.wiring == "attention":
+            D = 2 if bidirectional_encoder else 1
+            self.attn = LuongAttention(H, D * H, score, dtype=self.dtype, rng=gen)
         self.head = Linear(H, V_t, dtype=self.dtype, rng=gen)
         self.params: dict[str, np.ndarray] = {}
         for prefix, layer in self._layers():
@@ -119,15 +144,17 @@ class EncoderDecoder:
         if self.bridge_c is not None:
             layers.append(("bridge.c", self.bridge_c))
         decoder = [("decoder.embedding", self.dec_emb), ("decoder.rnn", self.dec)]
+        if self.attn is not None:
+            decoder.append(("attention", self.attn))
         return [*layers, *decoder, ("head", self.head)]
 
     # ------------------------------------------------------------------ encoder
-    def encode(self, src: Any, src_lengths: Any) -> tuple[Any, Any, Any, Any]:
-        """The decoder's initial state from the source: ``(state, emb cache, enc cache,
-        bridge cache)``; ``state`` is h (L, B, H) or (h, c)."""
+    def encode(self, src: Any, src_lengths: Any) -> tuple[Any, np.ndarray, Any, Any, Any]:
+        """The decoder's initial state from the source: ``(state, encoder outputs (B, S, D*H),
+        emb cache, enc cache, bridge cache)``; ``state`` is h (L, B, H) or (h, c)."""
         src = check_array("src", src, ndim=2, kind="i", layout="(B, S)")
         x, emb_cache = self.enc_emb.forward(src)  # (B, S, E)
-        _, state, enc_cache = self.enc.forward(x, lengths=src_lengths)
+        enc_out, state, enc_cache = self.enc.forward(x, lengths=src_lengths)  # (B, S, D*H)
         h_n, c_n = state if isinstance(state, tuple) else (state, None)  # (L*D, B, H)
         bridge = None
         if self.bridge_h is not None:
@@ -141,7 +168,7 @@ class EncoderDecoder:
                 c_n, c_cache = self.bridge_c.forward(both_c)  # (L, B, H)
             bridge = (h_cache, h_n, c_cache)
         state0 = (h_n, c_n) if c_n is not None else h_n
-        return state0, emb_cache, enc_cache, bridge
+        return state0, enc_out, emb_cache, enc_cache, bridge
 
     def _decoder_input(self, tokens: np.ndarray, context: np.ndarray | None) -> tuple[Any, Any]:
         x, cache = self.dec_emb.forward(tokens)  # (B, U, E)
@@ -153,25 +180,45 @@ class EncoderDecoder:
     # ------------------------------------------------------------------ training
     def forward(
         self, src: Any, src_lengths: Any, tgt_in: Any, tgt_lengths: Any = None
-    ) -> tuple[np.ndarray, Seq2SeqCache]:
-        """Teacher-forced logits (B, U, tgt_vocab_size) for ``tgt_in`` (BOS y_1 ... y_n)."""
-        state0, emb_cache, enc_cache, bridge = self.encode(src, src_lengths)
+    ) -> tuple[np.ndarray, np.ndarray | None, Seq2SeqCache]:
+        """Teacher-forced logits (B, U, tgt_vocab_size) for ``tgt_in`` (BOS y_1 ... y_n), the
+        attention weights (B, U, S) (wiring "attention", else None) and the cache."""
+        state0, enc_out, emb_cache, enc_cache, bridge = self.encode(src, src_lengths)
         tgt_in = check_array("tgt_in", tgt_in, ndim=2, kind="i", layout="(B, U)")
         h0 = state0[0] if isinstance(state0, tuple) else state0  # (L, B, H)
         context = h0[-1] if self.wiring == "context" else None  # (B, H)
         x, dec_emb_cache = self._decoder_input(tgt_in, context)  # (B, U, E [+ H])
         s, _, dec_cache = self.dec.forward(x, state=state0, lengths=tgt_lengths)  # (B, U, H)
+        weights = attn_cache = None
+        if self.attn is not None:
+            s, weights, attn_cache = self.attn.forward(s, enc_out, self._mask(enc_out, src_lengths))
         logits, head_cache = self.head.forward(s)  # (B, U, V)
         cache = Seq2SeqCache(
-            emb_cache, enc_cache, bridge, dec_emb_cache, dec_cache, head_cache, tgt_in.shape[1]
+            emb_cache,
+            enc_cache,
+            attn_cache,
+            bridge,
+            dec_emb_cache,
+            dec_cache,
+            head_cache,
+            tgt_in.shape[1],
         )
-        return logits, cache
+        return logits, weights, cache
+
+    @staticmethod
+    def _mask(enc_out: np.ndarray, src_lengths: Any) -> np.ndarray:
+        S = enc_out.shape[1]
+        return np.arange(S)[None, :] < np.asarray(src_lengths)[:, None]  # (B, S)
 
     def backward(self, dlogits: Any, cache: Seq2SeqCache) -> dict[str, np.ndarray]:
         """Gradients of every parameter (keys of :attr:`params`) given d(loss)/d(logits)."""
         grads: dict[str, np.ndarray] = {}
         ds, g = self.head.backward(dlogits, cache.head)  # (B, U, H)
         grads.update({f"head.{k}": v for k, v in g.items()})
+        denc_out = None
+        if self.attn is not None:
+            ds, denc_out, g = self.attn.backward(ds, cache.attn)
+            grads.update({f"attention.{k}": v for k, v in g.items()})
         dx, dstate0, g = self.dec.backward(ds, None, cache.dec)  # dx (B, U, E [+ H])
         grads.update({f"decoder.rnn.{k}": v for k, v in g.items()})
         E = self.dec_emb.embedding_dim
@@ -194,6 +241,8 @@ class EncoderDecoder:
         dstate = (dh0, dc0) if dc0 is not None else dh0
         B, S = cache.enc_emb.shape
         dout = np.zeros((B, S, self.enc.num_directions * self.hidden_size), dtype=self.dtype)
+        if denc_out is not None:
+            dout = denc_out
         dx_enc, _, g = self.enc.backward(dout, dstate, cache.enc)  # (B, S, E)
         grads.update({f"encoder.rnn.{k}": v for k, v in g.items()})
         _, g = self.enc_emb.backward(dx_enc, cache.enc_emb)
@@ -206,33 +255,43 @@ class EncoderDecoder:
         return dboth.reshape(L, B, 2, H).transpose(0, 2, 1, 3).reshape(2 * L, B, H)  # (2L,B,H)
 
     # ------------------------------------------------------------------ decoding
-    def start(self, src: Any, src_lengths: Any) -> tuple[Any, np.ndarray | None]:
-        """The decoding state for :meth:`step`: (recurrent state, context or None)."""
-        state0, _, _, _ = self.encode(src, src_lengths)
+    def start(self, src: Any, src_lengths: Any) -> DecodeState:
+        """The decoding state for :meth:`step`."""
+        state0, enc_out, _, _, _ = self.encode(src, src_lengths)
         h0 = state0[0] if isinstance(state0, tuple) else state0
-        return state0, (h0[-1].copy() if self.wiring == "context" else None)
+        context = h0[-1].copy() if self.wiring == "context" else None  # (B, H)
+        if self.attn is None:
+            return DecodeState(state0, context, None, None)
+        return DecodeState(state0, context, enc_out, self._mask(enc_out, src_lengths))
 
-    def step(self, tokens: Any, state: tuple[Any, Any]) -> tuple[np.ndarray, tuple[Any, Any]]:
+    def step(
+        self, tokens: Any, state: DecodeState, weights: list[np.ndarray] | None = None
+    ) -> tuple[np.ndarray, DecodeState]:
         """One decoder step for N hypotheses: ``tokens`` (N,) -> log-probabilities (N, V) and
-        the next state (the protocol of :mod:`pyplay.decode` searches)."""
-        rnn_state, context = state
+        the next state (the protocol of :mod:`pyplay.decode` searches). With wiring
+        "attention", the step's attention weights (N, S) are appended to ``weights`` if given.
+        """
         tokens = check_array("tokens", tokens, ndim=1, kind="i", layout="(N,)")
-        x, _ = self._decoder_input(tokens[:, None], context)  # (N, 1, E [+ H])
-        s, rnn_state, _ = self.dec.forward(x, state=rnn_state, training=False)  # (N, 1, H)
+        x, _ = self._decoder_input(tokens[:, None], state.context)  # (N, 1, E [+ H])
+        s, rnn_state, _ = self.dec.forward(x, state=state.rnn, training=False)  # (N, 1, H)
+        if self.attn is not None and state.enc_out is not None and state.mask is not None:
+            s, a, _ = self.attn.forward(s, state.enc_out, state.mask)  # (N, 1, H), (N, 1, S)
+            if weights is not None:
+                weights.append(a[:, 0])
         z, _ = self.head.forward(s[:, 0])  # (N, V)
         z = z - z.max(axis=1, keepdims=True)
         logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))  # (N, V)
-        return logp, (rnn_state, context)
+        return logp, DecodeState(rnn_state, state.context, state.enc_out, state.mask)
 
     @staticmethod
-    def reorder(state: tuple[Any, Any], index: np.ndarray) -> tuple[Any, Any]:
+    def reorder(state: DecodeState, index: np.ndarray) -> DecodeState:
         """The state rows of the hypotheses ``index`` (N',), for beam search."""
-        rnn_state, context = state
-        if isinstance(rnn_state, tuple):
-            rnn_state = tuple(s[:, index] for s in rnn_state)  # (L, N', H) each
+        if isinstance(state.rnn, tuple):
+            rnn = tuple(h[:, index] for h in state.rnn)  # (L, N', H) each
         else:
-            rnn_state = rnn_state[:, index]
-        return rnn_state, (None if context is None else context[index])
+            rnn = state.rnn[:, index]
+        rows = [None if v is None else v[index] for v in (state.context, state.enc_out, state.mask)]
+        return DecodeState(rnn, *rows)
 
     def greedy(self, src: Any, src_lengths: Any, max_length: int = 50) -> list[list[int]]:
         """Greedy decoding of a batch: the target ids of each row up to (without) EOS."""

@@ -1,4 +1,4 @@
-"""Encoder-decoder without attention: gradient checks, decoding consistency, learning, errors."""
+"""Encoder-decoder in its three wirings: gradient checks, decoding consistency, learning, errors."""
 
 from __future__ import annotations
 
@@ -17,22 +17,32 @@ def small_batch() -> PairBatch:
     return PairBatch.of([([3, 4, 5, 6], [4, 3]), ([5, 3], [6, 6, 5, 4]), ([6], [3])])
 
 
+WIRED = ["init", "context", "attention:dot", "attention:general", "attention:additive"]
+
+
+@pytest.mark.parametrize(
+    ("wiring", "bidirectional"),
+    [(w, False) for w in WIRED] + [(w, True) for w in WIRED if w != "attention:dot"],
+)
 @pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
-@pytest.mark.parametrize("wiring", ["init", "context"])
-@pytest.mark.parametrize("bidirectional", [False, True])
 def test_gradients_match_central_differences(cell: str, wiring: str, bidirectional: bool) -> None:
+    wiring, _, score = wiring.partition(":")  # dot scores need equal widths: unidirectional
     model = EncoderDecoder(
         7, 7, embedding_dim=3, hidden_size=4, num_layers=2 if cell == "lstm" else 1, cell=cell,
-        bidirectional_encoder=bidirectional, wiring=wiring, dtype=np.float64, rng=1,
+        bidirectional_encoder=bidirectional, wiring=wiring, score=score or "general",
+        dtype=np.float64, rng=1,
     )  # fmt: skip
     batch = small_batch()
     lengths = batch.tgt_mask.sum(axis=1)
 
     def loss() -> float:
-        logits, _ = model.forward(batch.src, batch.src_lengths, batch.tgt_in, lengths)
+        logits, _, _ = model.forward(batch.src, batch.src_lengths, batch.tgt_in, lengths)
         return float(cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)[0])
 
-    logits, cache = model.forward(batch.src, batch.src_lengths, batch.tgt_in, lengths)
+    logits, weights, cache = model.forward(batch.src, batch.src_lengths, batch.tgt_in, lengths)
+    if wiring == "attention":  # rows sum to one, padded source positions get nothing
+        np.testing.assert_allclose(weights.sum(axis=2), 1.0, atol=1e-12)
+        assert (weights[0, :, 4:] == 0).all() and (weights[1, :, 2:] == 0).all()
     _, dlogits = cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)
     grads = model.backward(dlogits, cache)
     assert set(grads) == set(model.params)
@@ -41,14 +51,17 @@ def test_gradients_match_central_differences(cell: str, wiring: str, bidirection
     assert np.abs(grads["encoder.rnn.weight_hh_l0"]).max() > 0  # the encoder is trained
 
 
-@pytest.mark.parametrize("wiring", ["init", "context"])
+@pytest.mark.parametrize("wiring", ["init", "context", "attention"])
 def test_step_by_step_decoding_equals_teacher_forcing(wiring: str) -> None:
     model = EncoderDecoder(7, 7, hidden_size=6, wiring=wiring, dtype=np.float64, rng=2)
     batch = small_batch()
-    logits, _ = model.forward(batch.src, batch.src_lengths, batch.tgt_in)
+    logits, weights, _ = model.forward(batch.src, batch.src_lengths, batch.tgt_in)
     state = model.start(batch.src, batch.src_lengths)
     for t in range(batch.tgt_in.shape[1]):
-        logp, state = model.step(batch.tgt_in[:, t], state)
+        stepped: list[np.ndarray] = []
+        logp, state = model.step(batch.tgt_in[:, t], state, stepped)
+        if weights is not None:
+            np.testing.assert_allclose(stepped[0], weights[:, t], atol=1e-12)
         z = logits[:, t] - logits[:, t].max(axis=1, keepdims=True)
         np.testing.assert_allclose(
             logp, z - np.log(np.exp(z).sum(axis=1, keepdims=True)), atol=1e-12
@@ -56,7 +69,7 @@ def test_step_by_step_decoding_equals_teacher_forcing(wiring: str) -> None:
     # reorder picks hypothesis rows
     state = model.start(batch.src, batch.src_lengths)
     picked = model.reorder(state, np.array([2, 0]))
-    np.testing.assert_array_equal(picked[0][0][:, 0], state[0][0][:, 2])
+    np.testing.assert_array_equal(picked.rnn[0][:, 0], state.rnn[0][:, 2])
 
 
 def test_greedy_follows_argmax() -> None:
@@ -65,7 +78,7 @@ def test_greedy_follows_argmax() -> None:
     out = model.greedy(batch.src, batch.src_lengths, max_length=6)
     for b, seq in enumerate(out):
         tokens = [BOS, *seq]
-        logits, _ = model.forward(batch.src[b : b + 1], batch.src_lengths[b : b + 1], [tokens])
+        logits, _, _ = model.forward(batch.src[b : b + 1], batch.src_lengths[b : b + 1], [tokens])
         predicted = logits[0].argmax(axis=1)
         assert list(predicted[: len(seq)]) == seq
 
@@ -78,7 +91,7 @@ def test_learns_to_copy_short_strings() -> None:
     opt = Adam(model.params, lr=0.01)
     for _ in range(500):
         b = task.batch(32)
-        logits, cache = model.forward(b.src, b.src_lengths, b.tgt_in, b.tgt_mask.sum(axis=1))
+        logits, _, cache = model.forward(b.src, b.src_lengths, b.tgt_in, b.tgt_mask.sum(axis=1))
         _, dlogits = cross_entropy(logits, b.tgt_out, mask=b.tgt_mask)
         opt.step(model.backward(dlogits, cache))
     test = VariableCopy(n_symbols=5, min_len=2, max_len=5, rng=99).batch(200)
@@ -92,6 +105,10 @@ def test_errors_name_the_argument() -> None:
         EncoderDecoder(5, 5, wiring="attention?")
     with pytest.raises(ValueError, match="cell must be one of"):
         EncoderDecoder(5, 5, cell="transformer")
+    with pytest.raises(ValueError, match="score='dot' needs key_size equal"):
+        EncoderDecoder(5, 5, wiring="attention", score="dot", bidirectional_encoder=True)
+    with pytest.raises(ValueError, match="score must be one of"):
+        EncoderDecoder(5, 5, wiring="attention", score="cosine?")
     with pytest.raises(TypeError, match="bidirectional_encoder must be True or False"):
         EncoderDecoder(5, 5, bidirectional_encoder=1)  # type: ignore[arg-type]
     model = EncoderDecoder(5, 5)
