@@ -186,9 +186,10 @@ def ctc_loss(
             \\frac{\\partial (-\\log p)}{\\partial \\log y^t_k} =
                 -\\sum_{s:\\, l'_s = k} \\gamma_t(s).
 
-        ``torch.nn.functional.ctc_loss`` returns a different tensor in its backward,
-        ``exp(log_probs) * sum_k(gamma) - gamma`` summed per class, i.e. ``softmax - gamma``,
-        which is the gradient with respect to the *logits before the log-softmax* (torch's
+        ``torch.nn.functional.ctc_loss`` returns instead, in its backward,
+        ``exp(log_probs) * sum_j gamma_t(j) - gamma_t(k)`` with
+        :math:`\\gamma_t(k) = \\sum_{s:\\, l'_s = k} \\gamma_t(s)`, i.e. ``softmax - gamma`` on
+        valid frames: the gradient with respect to the *logits before the log-softmax* (torch's
         kernel assumes its input came out of a log-softmax). Both conventions give the same
         gradient with respect to those logits: the log-softmax backward
         :math:`g - \\mathrm{softmax}\\cdot\\sum_k g_k` maps ours to ``softmax - gamma`` because
