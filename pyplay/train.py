@@ -20,9 +20,10 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_choice, check_float, check_int
-from pyplay.losses import cross_entropy, mse
 from pyplay.models import SequenceModel
+from pyplay.objectives import make_objective, task_loss
 from pyplay.optim import SGD, Adam, AdamW, RMSprop, clip_grad_norm, global_norm
+from pyplay.seq2seq import EncoderDecoder
 
 __all__ = ["OPTIMIZERS", "StepRecord", "Trainer", "task_loss"]
 
@@ -48,24 +49,15 @@ class StepRecord:
     message: str = ""
 
 
-def task_loss(task: Any, outputs: np.ndarray, batch: Any) -> tuple[float, np.ndarray]:
-    """The task's loss on ``outputs`` and its gradient: masked cross-entropy for class
-    outputs, masked mean squared error for real-valued outputs."""
-    if task.output_kind == "classes":
-        loss, dout = cross_entropy(outputs, batch.targets, mask=batch.mask)
-    else:
-        mask = np.broadcast_to(batch.mask[..., None], outputs.shape)  # (B, T, O)
-        loss, dout = mse(outputs, batch.targets, mask=mask)
-    return float(loss), dout
-
-
 class Trainer:
-    """Trains a :class:`~pyplay.models.SequenceModel` on a task, one batch per step.
+    """Trains a model on a task, one batch per step: a :class:`~pyplay.models.SequenceModel`
+    on a per-step task, or an :class:`~pyplay.seq2seq.EncoderDecoder` on a pair task
+    (:mod:`pyplay.objectives` says what each step computes).
 
     Parameters
     ----------
-    model : SequenceModel
-    task : a :mod:`pyplay.tasks` task (``batch(batch_size)``, ``output_kind``, ``metric``)
+    model : SequenceModel or EncoderDecoder
+    task : a :mod:`pyplay.tasks` task (``batch(batch_size)``, ...) that fits the model
     optimizer : {"adam", "adamw", "sgd", "rmsprop"} or an optimiser object over ``model.params``
     lr : float
         Learning rate when ``optimizer`` is a name.
@@ -81,11 +73,18 @@ class Trainer:
         to the next without its gradient.
     optimizer_kwargs : dict, optional
         Extra arguments for the optimiser (momentum, weight_decay, ...).
+    sampling : float
+        EncoderDecoder only: scheduled-sampling probability of feeding the model's own
+        prediction instead of the true previous token (0: pure teacher forcing).
+    reverse_source : bool
+        EncoderDecoder only: read every source backwards (Sutskever's trick).
+    rng : Generator or seed
+        For the scheduled-sampling draws.
     """
 
     def __init__(
         self,
-        model: SequenceModel,
+        model: SequenceModel | EncoderDecoder,
         task: Any,
         *,
         optimizer: Any = "adam",
@@ -95,25 +94,11 @@ class Trainer:
         schedule: Any = None,
         tbptt: bool = False,
         optimizer_kwargs: dict[str, Any] | None = None,
+        sampling: float = 0.0,
+        reverse_source: bool = False,
+        rng: np.random.Generator | int | None = 0,
     ) -> None:
-        if not isinstance(model, SequenceModel):
-            raise TypeError(f"model must be a pyplay SequenceModel, got {type(model).__name__}")
-        for attr in ("batch", "output_kind", "input_kind", "input_size", "output_size"):
-            if not hasattr(task, attr):
-                raise TypeError(
-                    f"task must be a pyplay task (it has no {attr!r}), got {type(task).__name__}"
-                )
-        if (task.input_kind, task.input_size, task.output_size) != (
-            model.input_kind,
-            model.input_size,
-            model.output_size,
-        ):
-            raise ValueError(
-                "model does not fit task: task gives "
-                f"{task.input_kind} inputs of size {task.input_size} and {task.output_size} "
-                f"outputs, model expects {model.input_kind} of size {model.input_size} and "
-                f"{model.output_size} outputs"
-            )
+        self.objective = make_objective(model, task, tbptt, sampling, reverse_source, rng)
         self.model = model
         self.task = task
         self.batch_size = check_int("batch_size", batch_size, min_value=1, max_value=4096)
@@ -132,13 +117,10 @@ class Trainer:
                 )
             self.optimizer = optimizer
         self.schedule = schedule
-        if tbptt and not hasattr(task, "stream"):
-            raise ValueError(f"tbptt=True needs a task with a text stream; {task.name!r} has none")
         self.tbptt = bool(tbptt)
         self.step_count = 0
         self.message = ""
         self._stream: Iterator[Any] | None = None
-        self._carry: Any = None
         self._good_params = {k: v.copy() for k, v in model.params.items()}
         self._good_optim = self._copy_state(self.optimizer.state_dict())
 
@@ -152,7 +134,7 @@ class Trainer:
             return self.task.batch(self.batch_size)
         if self._stream is None:
             self._stream = iter(self.task.stream(self.batch_size))
-            self._carry = None
+            self.objective.carry = None
         return next(self._stream)
 
     # ------------------------------------------------------------------ one step
@@ -162,15 +144,13 @@ class Trainer:
         start = time.perf_counter()
         lr = float(self.optimizer.lr)
         batch = self._next_batch()
+        metrics: dict[str, float] = {}
         try:
-            state = self._carry if self.tbptt else None
-            out, state, cache = self.model.forward(batch.inputs, state, batch.lengths)
-            loss, dout = task_loss(self.task, out, batch)
-            grads, _ = self.model.backward(dout, cache)
+            loss, grads, metrics = self.objective.step(batch)
             norm = float(global_norm(grads))
             finite = np.isfinite(loss) and np.isfinite(norm)
         except FloatingPointError as err:
-            loss, norm, finite, out = float("nan"), float("nan"), False, None
+            loss, norm, finite = float("nan"), float("nan"), False
             self.message = f"floating-point error ({err})"
         if not finite:
             return self._diverged(lr, loss, norm, time.perf_counter() - start)
@@ -183,18 +163,9 @@ class Trainer:
         self.optimizer.step(grads)
         if self.schedule is not None:
             self.schedule.step()
-        if self.tbptt:
-            self._carry = state
+        self.objective.accept()
         self.step_count += 1
-        metrics = self.task.metric(out, batch)
-        return StepRecord(
-            self.step_count,
-            loss,
-            norm,
-            lr,
-            time.perf_counter() - start,
-            {k: float(v) for k, v in metrics.items()},
-        )
+        return StepRecord(self.step_count, loss, norm, lr, time.perf_counter() - start, metrics)
 
     def _diverged(self, lr: float, loss: float, norm: float, seconds: float) -> StepRecord:
         self.restore_last_good()
@@ -211,7 +182,7 @@ class Trainer:
         for name, value in self._good_params.items():
             np.copyto(self.model.params[name], value)
         self.optimizer.load_state_dict(self._copy_state(self._good_optim))
-        self._carry = None
+        self.objective.carry = None
 
     # ------------------------------------------------------------------ the stream
     def run(self, steps: int | None = None) -> Iterator[StepRecord]:
@@ -239,7 +210,4 @@ class Trainer:
         The training data generator is not advanced; dropout is off (``training=False``).
         """
         task = type(self.task)(**{**self.task.config, "rng": as_generator(rng)})
-        batch = task.batch(check_int("batch_size", batch_size, min_value=1))
-        out, _, _ = self.model.forward(batch.inputs, None, batch.lengths, training=False)
-        loss, _ = task_loss(task, out, batch)
-        return {"loss": loss, **{k: float(v) for k, v in task.metric(out, batch).items()}}
+        return self.objective.evaluate(task, check_int("batch_size", batch_size, min_value=1))

@@ -1,0 +1,198 @@
+"""What one training step computes, for each kind of model: the strategies of
+:class:`~pyplay.train.Trainer`.
+
+:class:`SequenceObjective`
+    A :class:`~pyplay.models.SequenceModel` on a per-step task (masked cross-entropy or MSE),
+    optionally with truncated BPTT over a text stream.
+:class:`Seq2SeqObjective`
+    An :class:`~pyplay.seq2seq.EncoderDecoder` on a pair task: masked cross-entropy of the
+    target given the source, with teacher forcing, optional *scheduled sampling* and optional
+    source reversal (Sutskever et al. 2014: reading the source backwards puts its first words
+    next to the first words of the target).
+
+Scheduled sampling (Bengio et al. 2015) feeds the decoder, at each step, the model's own
+prediction instead of the true previous token with probability ``sampling``. Here it is the
+*parallel* variant of Duckworth et al. 2019 with one extra pass: a teacher-forced pass (no
+gradient) draws a token from the model's distribution at every position, each decoder input
+after BOS is replaced by the draw for the previous position with probability ``sampling``, and
+the loss and gradient come from a second pass over the mixed inputs. No gradient flows through
+the draws.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pyplay._checks import as_generator, check_float, check_int
+from pyplay.losses import cross_entropy, mse, softmax
+from pyplay.models import SequenceModel
+from pyplay.seq2seq import EncoderDecoder
+from pyplay.tasks.pairs import PairBatch, exact_match
+
+__all__ = [
+    "Seq2SeqObjective",
+    "SequenceObjective",
+    "make_objective",
+    "reverse_sources",
+    "task_loss",
+]
+
+
+def task_loss(task: Any, outputs: np.ndarray, batch: Any) -> tuple[float, np.ndarray]:
+    """The task's loss on ``outputs`` and its gradient: masked cross-entropy for class
+    outputs, masked mean squared error for real-valued outputs."""
+    if task.output_kind == "classes":
+        loss, dout = cross_entropy(outputs, batch.targets, mask=batch.mask)
+    else:
+        mask = np.broadcast_to(batch.mask[..., None], outputs.shape)  # (B, T, O)
+        loss, dout = mse(outputs, batch.targets, mask=mask)
+    return float(loss), dout
+
+
+def reverse_sources(src: np.ndarray, src_lengths: np.ndarray) -> np.ndarray:
+    """Each row's first ``src_lengths[b]`` ids reversed, the padding left in place."""
+    S = src.shape[1]
+    t = np.arange(S)[None, :]  # (1, S)
+    n = np.asarray(src_lengths)[:, None]  # (B, 1)
+    idx = np.where(t < n, n - 1 - t, t)  # (B, S)
+    return np.take_along_axis(src, idx, axis=1)
+
+
+class SequenceObjective:
+    """Per-step targets for a :class:`SequenceModel` (the carried state is for TBPTT)."""
+
+    def __init__(self, model: SequenceModel, task: Any, tbptt: bool) -> None:
+        for attr in ("batch", "output_kind", "input_kind", "input_size", "output_size"):
+            if not hasattr(task, attr):
+                raise TypeError(
+                    f"task must be a pyplay task (it has no {attr!r}), got {type(task).__name__}"
+                )
+        if (task.input_kind, task.input_size, task.output_size) != (
+            model.input_kind,
+            model.input_size,
+            model.output_size,
+        ):
+            raise ValueError(
+                "model does not fit task: task gives "
+                f"{task.input_kind} inputs of size {task.input_size} and {task.output_size} "
+                f"outputs, model expects {model.input_kind} of size {model.input_size} and "
+                f"{model.output_size} outputs"
+            )
+        if tbptt and not hasattr(task, "stream"):
+            raise ValueError(f"tbptt=True needs a task with a text stream; {task.name!r} has none")
+        self.model, self.task, self.tbptt = model, task, bool(tbptt)
+        self.carry: Any = None
+        self.pending: Any = None
+
+    def step(self, batch: Any) -> tuple[float, dict[str, np.ndarray], dict[str, float]]:
+        """Loss, gradients and the batch's metrics."""
+        state = self.carry if self.tbptt else None
+        out, state, cache = self.model.forward(batch.inputs, state, batch.lengths)
+        loss, dout = task_loss(self.task, out, batch)
+        grads, _ = self.model.backward(dout, cache)
+        self.pending = state
+        return loss, grads, {k: float(v) for k, v in self.task.metric(out, batch).items()}
+
+    def accept(self) -> None:
+        """The step was applied: carry its final state into the next chunk (TBPTT)."""
+        if self.tbptt:
+            self.carry = self.pending
+
+    def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
+        batch = task.batch(batch_size)
+        out, _, _ = self.model.forward(batch.inputs, None, batch.lengths, training=False)
+        loss, _ = task_loss(task, out, batch)
+        return {"loss": loss, **{k: float(v) for k, v in task.metric(out, batch).items()}}
+
+
+class Seq2SeqObjective:
+    """Teacher forcing (with scheduled sampling) for an :class:`EncoderDecoder`."""
+
+    tbptt = False
+    carry = None
+
+    def __init__(
+        self,
+        model: EncoderDecoder,
+        task: Any,
+        sampling: float = 0.0,
+        reverse_source: bool = False,
+        rng: np.random.Generator | int | None = 0,
+    ) -> None:
+        if not all(hasattr(task, a) for a in ("src_vocab", "tgt_vocab", "batch")):
+            raise TypeError(
+                f"task must be a pair task (pyplay.tasks.seq2seq), got {type(task).__name__}"
+            )
+        sizes = (len(task.src_vocab), len(task.tgt_vocab))
+        if sizes != (model.src_vocab_size, model.tgt_vocab_size):
+            raise ValueError(
+                f"model does not fit task: task has vocabularies of {sizes[0]} and {sizes[1]}, "
+                f"model expects {model.src_vocab_size} and {model.tgt_vocab_size}"
+            )
+        if not isinstance(reverse_source, bool):
+            raise TypeError(f"reverse_source must be True or False, got {reverse_source!r}")
+        self.model, self.task = model, task
+        self.sampling = check_float("sampling", sampling, min_value=0.0, max_value=1.0)
+        self.reverse_source = reverse_source
+        self.rng = as_generator(rng)
+
+    def source(self, src: np.ndarray, src_lengths: np.ndarray) -> np.ndarray:
+        """The source as the model reads it (reversed when ``reverse_source``)."""
+        return reverse_sources(src, src_lengths) if self.reverse_source else src
+
+    def _inputs(self, src: np.ndarray, batch: PairBatch, lengths: np.ndarray) -> np.ndarray:
+        if not self.sampling:
+            return batch.tgt_in
+        logits, _, _ = self.model.forward(src, batch.src_lengths, batch.tgt_in, lengths)
+        p = softmax(logits.astype(np.float64))  # (B, U, V)
+        u = self.rng.random(p.shape[:2])[..., None]  # (B, U, 1)
+        drawn = (p.cumsum(axis=2) < u).sum(axis=2).clip(max=p.shape[2] - 1)  # (B, U)
+        use = self.rng.random(batch.tgt_in.shape) < self.sampling  # (B, U)
+        use[:, 0] = False  # BOS stays
+        tgt_in = batch.tgt_in.copy()
+        tgt_in[:, 1:] = np.where(use[:, 1:], drawn[:, :-1], batch.tgt_in[:, 1:])
+        return np.where(batch.tgt_mask, tgt_in, batch.tgt_in)  # padding stays padding
+
+    def step(self, batch: PairBatch) -> tuple[float, dict[str, np.ndarray], dict[str, float]]:
+        """Loss, gradients and the batch's teacher-forced token accuracy."""
+        src = self.source(batch.src, batch.src_lengths)
+        lengths = batch.tgt_mask.sum(axis=1)  # (B,)
+        tgt_in = self._inputs(src, batch, lengths)
+        logits, _, cache = self.model.forward(src, batch.src_lengths, tgt_in, lengths)
+        loss, dlogits = cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)
+        grads = self.model.backward(dlogits, cache)
+        hits = (logits.argmax(axis=2) == batch.tgt_out)[batch.tgt_mask]
+        return float(loss), grads, {"accuracy": float(hits.mean())}
+
+    def accept(self) -> None:
+        """Nothing is carried between batches."""
+
+    def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
+        """Teacher-forced loss and greedy exact match on a fresh batch."""
+        batch = task.batch(batch_size)
+        src = self.source(batch.src, batch.src_lengths)
+        lengths = batch.tgt_mask.sum(axis=1)
+        logits, _, _ = self.model.forward(src, batch.src_lengths, batch.tgt_in, lengths)
+        loss, _ = cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)
+        max_length = check_int("max_length", batch.tgt_out.shape[1] + 5, min_value=1)
+        predicted = self.model.greedy(src, batch.src_lengths, max_length=max_length)
+        return {"loss": float(loss), "exact_match": exact_match(predicted, batch)}
+
+
+def make_objective(
+    model: Any, task: Any, tbptt: bool, sampling: float, reverse_source: bool, rng: Any
+) -> SequenceObjective | Seq2SeqObjective:
+    """The objective that fits ``model``; seq2seq-only options are refused for other models."""
+    if isinstance(model, EncoderDecoder):
+        if tbptt:
+            raise ValueError("tbptt=True is for character models, not for an EncoderDecoder")
+        return Seq2SeqObjective(model, task, sampling, reverse_source, rng)
+    if not isinstance(model, SequenceModel):
+        raise TypeError(
+            f"model must be a pyplay SequenceModel or EncoderDecoder, got {type(model).__name__}"
+        )
+    if sampling or reverse_source:
+        raise ValueError("sampling and reverse_source are for an EncoderDecoder on a pair task")
+    return SequenceObjective(model, task, tbptt)
