@@ -9,6 +9,7 @@ from __future__ import annotations
 import panel as pn
 
 from pyplay.ui.lesson_rnn import RecurrentLesson
+from pyplay.ui.lesson_seq2seq import Seq2SeqLesson
 
 __all__ = ["create_app"]
 
@@ -17,7 +18,9 @@ ABOUT = """
 page (Pyodide), nothing is sent to a server. The same NumPy code is a Python library
 (`pip install pyplay`), with hand-written backward passes checked against PyTorch.
 
-Lessons: **Recurrent networks** (RNN, LSTM, GRU: training, gates, gradients through time).
+Lessons: **Recurrent networks** (RNN, LSTM, GRU: training, gates, gradients through time);
+**Sequence to sequence** (encoder-decoder with and without attention, attention heatmaps,
+scheduled sampling, source reversal, your own pairs).
 """
 
 
@@ -26,6 +29,7 @@ def create_app() -> pn.viewable.Viewable:
     pn.extension(notifications=False)
     lessons = pn.Tabs(
         ("Recurrent networks", RecurrentLesson().panel()),
+        ("Sequence to sequence", Seq2SeqLesson().panel()),
         ("About", pn.pane.Markdown(ABOUT)),
         dynamic=False,
         sizing_mode="stretch_width",

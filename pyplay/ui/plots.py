@@ -12,7 +12,14 @@ from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, Span
 from bokeh.palettes import RdBu11, Viridis256
 from bokeh.plotting import figure
 
-__all__ = ["gradient_figure", "heatmap_figure", "loss_figure", "update_heatmap"]
+__all__ = [
+    "attention_figure",
+    "gradient_figure",
+    "heatmap_figure",
+    "loss_figure",
+    "update_attention",
+    "update_heatmap",
+]
 
 # which quantities are bounded, and so get a fixed colour range
 _RANGES = {
@@ -122,3 +129,47 @@ def gradient_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
     fig.legend.location = "top_left"
     fig.add_tools(HoverTool(tooltips=[("t", "@t"), ("norm", "$y{0.000e}")]))
     return fig, current, compare
+
+
+def attention_figure() -> tuple[figure, ColumnDataSource]:
+    """Attention weights: source positions along x, output steps along y (first at the top),
+    one cell per pair, with the two tokens and the weight on hover."""
+    source = ColumnDataSource({"x": [], "y": [], "weight": [], "src": [], "out": []})
+    mapper = LinearColorMapper(palette=Viridis256, low=0.0, high=1.0)
+    fig = figure(
+        height=320,
+        width=420,
+        title="Attention weights",
+        x_axis_label="source position",
+        y_axis_label="output step",
+        tools="save,reset",
+    )
+    fig.rect(
+        "x", "y", 1, 1, source=source, fill_color={"field": "weight", "transform": mapper},
+        line_color=None,
+    )  # fmt: skip
+    fig.add_tools(
+        HoverTool(tooltips=[("source", "@src"), ("output", "@out"), ("weight", "@weight{0.000}")])
+    )
+    fig.y_range.flipped = True
+    return fig, source
+
+
+def update_attention(
+    fig: figure, source: ColumnDataSource, weights: np.ndarray, src: list[str], out: list[str]
+) -> None:
+    """Show ``weights`` (U, S): row u is output step u (``out[u]``, or EOS past the end)."""
+    U, S = weights.shape
+    labels = [*out, "<eos>"][:U]
+    ys, xs = np.divmod(np.arange(U * S), S)
+    source.data = {
+        "x": xs.tolist(),
+        "y": ys.tolist(),
+        "weight": weights.reshape(-1).astype(float).tolist(),
+        "src": [src[x] for x in xs],
+        "out": [labels[y] for y in ys],
+    }
+    fig.xaxis.ticker = list(range(S))
+    fig.xaxis.major_label_overrides = {k: t for k, t in enumerate(src)}
+    fig.yaxis.ticker = list(range(U))
+    fig.yaxis.major_label_overrides = {k: t for k, t in enumerate(labels)}

@@ -1,0 +1,206 @@
+"""The "Sequence to sequence" lesson: train an encoder-decoder, type a source, watch the
+decoder attend.
+
+Rendering only: actions call :class:`~pyplay.ui.seq2seq_state.Seq2SeqState`. Training runs in
+a periodic callback (as in the recurrent lesson); a translation is revealed one output step per
+tick, so the attention heatmap grows row by row as decoding advances.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import panel as pn
+
+from pyplay.ui.plots import attention_figure, loss_figure, update_attention
+from pyplay.ui.seq2seq_state import PAIR_LABELS, Decoding, Seq2SeqState
+
+__all__ = ["Seq2SeqLesson"]
+
+HELP = {
+    "train": "An encoder reads the source; a decoder writes the target one token at a time. "
+    "With **attention** every output step looks back at all source positions (Luong's dot, "
+    "general or additive score); **init** only hands the encoder's final state to the decoder "
+    "(Sutskever); **context** also feeds it to every step. Train on reversal with and without "
+    "attention to see why attention was invented. **Scheduled sampling** sometimes feeds the "
+    "decoder its own guess instead of the true previous token; **Reverse source** reads the "
+    "source backwards (Sutskever's trick).",
+    "decode": "Type a source and **Translate** (greedy decoding). Each heatmap row is one "
+    "output step, each column one source position; bright cells are where the decoder looked. "
+    "Hover a cell for the tokens and the weight.",
+    "pairs": "Paste or upload your own pairs, one per line: source, a tab, target (UTF-8, up to "
+    "20,000 lines, 200 characters a side). They are read character by character.",
+}
+
+
+class Seq2SeqLesson:
+    """Builds the lesson's layout around a :class:`Seq2SeqState`."""
+
+    def __init__(self, state: Seq2SeqState | None = None) -> None:
+        self.state = state or Seq2SeqState()
+        self._callback: Any = None
+        self._reveal: Any = None
+        self.loss_fig, self.loss_source, self.baseline = loss_figure()
+        self.baseline.visible = False
+        self.attn_fig, self.attn_source = attention_figure()
+        self.source_box = pn.widgets.TextInput(
+            name="Source", value=self.state.example_source(), width=320
+        )
+        self.output = pn.pane.Str("", name="output", css_classes=["pyplay-output"])
+        self.decoding: Decoding | None = None
+        self.shown_rows = 0
+        self.state.param.watch(self._on_version, "version")
+
+    # ------------------------------------------------------------------ training
+    def start(self, *_: Any) -> None:
+        if self._callback is None:
+            self._callback = pn.state.add_periodic_callback(self._tick, period=180, start=False)
+        self.state.running = True
+        self._callback.start()
+
+    def pause(self, *_: Any) -> None:
+        self.state.running = False
+        if self._callback is not None and self._callback.running:
+            self._callback.stop()
+
+    def step(self, *_: Any) -> None:
+        self.pause()
+        self._stream(self.state.step_once())
+
+    def reset(self, *_: Any) -> None:
+        self.pause()
+        self.state.reset()
+
+    def _tick(self) -> None:
+        if not self.state.running:
+            self.pause()
+            return
+        self._stream(self.state.train(budget_s=0.1))
+        if not self.state.running:
+            self.pause()
+
+    def _stream(self, records: list[Any]) -> None:
+        if records:
+            self.loss_source.stream(
+                {"step": [r.step for r in records], "loss": [r.loss for r in records]},
+                rollover=20_000,
+            )
+
+    def _on_version(self, *_: Any) -> None:
+        self.pause()
+        self.loss_source.data = {"step": [], "loss": []}
+        self.attn_source.data = {"x": [], "y": [], "weight": [], "src": [], "out": []}
+        self.output.object = ""
+        self.source_box.value = self.state.example_source()
+
+    # ------------------------------------------------------------------ decoding
+    def translate(self, *_: Any) -> None:
+        result = self.state.translate(self.source_box.value or "")
+        if result is None:
+            return
+        self.decoding = result
+        self.output.object = f"Output: {result.text}"
+        if result.weights is None:
+            self.attn_source.data = {"x": [], "y": [], "weight": [], "src": [], "out": []}
+            self.state.notify("This wiring has no attention to show.", "info")
+            return
+        self.shown_rows = 0
+        if self._reveal is not None and self._reveal.running:
+            self._reveal.stop()
+        self._reveal = pn.state.add_periodic_callback(
+            self._reveal_row, period=120, count=result.weights.shape[0]
+        )
+
+    def _reveal_row(self) -> None:
+        """One more output step of the heatmap."""
+        d = self.decoding
+        if d is None or d.weights is None:
+            return
+        self.shown_rows = min(self.shown_rows + 1, d.weights.shape[0])
+        rows = d.weights[: self.shown_rows]
+        update_attention(self.attn_fig, self.attn_source, rows, d.source, d.output)
+
+    def use_pairs(self, text: str) -> None:
+        self.state.set_user_pairs(text)
+
+    def new_example(self, *_: Any) -> None:
+        self.source_box.value = self.state.example_source()
+
+    # ------------------------------------------------------------------ layout
+    def controls(self) -> pn.Column:
+        s = self.state
+        widgets = [
+            pn.widgets.Select.from_param(s.param.task, name="Task", options=PAIR_LABELS),
+            pn.widgets.RadioButtonGroup.from_param(
+                s.param.wiring,
+                name="Wiring",
+                options={"Attention": "attention", "Init": "init", "Context": "context"},
+            ),
+            pn.widgets.Select.from_param(
+                s.param.score,
+                name="Attention score",
+                options={"general": "general", "dot": "dot", "additive (concat)": "additive"},
+            ),
+            pn.widgets.RadioButtonGroup.from_param(
+                s.param.cell, name="Cell", options={"GRU": "gru", "LSTM": "lstm", "RNN": "rnn"}
+            ),
+            pn.widgets.IntSlider.from_param(
+                s.param.hidden_size, name="Hidden size", start=4, end=128
+            ),
+            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
+            pn.widgets.FloatSlider.from_param(
+                s.param.sampling, name="Scheduled sampling", start=0.0, end=1.0, step=0.05
+            ),
+            pn.widgets.Checkbox.from_param(s.param.reverse_source, name="Reverse source"),
+            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+        ]
+        row = []
+        for label, kind, action in (
+            ("Train", "primary", self.start),
+            ("Pause", "default", self.pause),
+            ("Step", "default", self.step),
+            ("Reset", "warning", self.reset),
+        ):
+            button = pn.widgets.Button(name=label, button_type=kind, width=80)
+            button.on_click(action)
+            row.append(button)
+        return pn.Column(*widgets, pn.Row(*row), width=320)
+
+    def panel(self) -> pn.Row:
+        s = self.state
+        alert = pn.pane.Alert(
+            s.param.message,
+            alert_type=s.param.message_kind,
+            visible=pn.bind(bool, s.param.message),
+            sizing_mode="stretch_width",
+        )
+        status = pn.pane.Str(s.param.status, css_classes=["pyplay-seq2seq-status"])
+        translate = pn.widgets.Button(name="Translate", button_type="primary", width=100)
+        translate.on_click(self.translate)
+        example = pn.widgets.Button(name="New example", width=120)
+        example.on_click(self.new_example)
+        pairs_box = pn.widgets.TextAreaInput(
+            name="Your pairs (source<TAB>target per line)", height=100, width=400
+        )
+        use_pairs = pn.widgets.Button(name="Use these pairs", width=140)
+        use_pairs.on_click(lambda *_: self.use_pairs(pairs_box.value or ""))
+        upload = pn.widgets.FileInput(accept=".tsv,.txt", width=250)
+        upload.param.watch(lambda e: e.new is not None and s.set_user_pairs(e.new), "value")
+        main = pn.Column(
+            alert,
+            "## Train",
+            pn.pane.Markdown(HELP["train"]),
+            status,
+            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+            "## Decode and look at the attention",
+            pn.pane.Markdown(HELP["decode"]),
+            pn.Row(self.source_box, translate, example),
+            self.output,
+            pn.pane.Bokeh(self.attn_fig),
+            "## Your pairs",
+            pn.pane.Markdown(HELP["pairs"]),
+            pairs_box,
+            pn.Row(use_pairs, upload),
+            sizing_mode="stretch_width",
+        )
+        return pn.Row(self.controls(), main, sizing_mode="stretch_width")

@@ -1,0 +1,250 @@
+"""State of the "Sequence to sequence" lesson: settings, the encoder-decoder being trained, and
+decoding a source the learner types, with the attention weights of every output step.
+
+As in :mod:`pyplay.ui.state`, errors become :attr:`Seq2SeqState.message` and nothing trained
+or typed is lost.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import param
+
+from pyplay.objectives import reverse_sources
+from pyplay.seq2seq import EncoderDecoder
+from pyplay.tasks.pairs import EOS, UserPairs
+from pyplay.tasks.seq2seq import PAIR_TASKS
+from pyplay.train import Trainer
+from pyplay.ui.state import LessonState
+
+__all__ = ["PAIR_LABELS", "Decoding", "Seq2SeqState"]
+
+PAIR_LABELS = {
+    "Reversal": "reversal",
+    "Copy": "copy_var",
+    "Sorting (pointer positions)": "sorting",
+    "Dates to ISO": "dates",
+    "English to French": "translation",
+    "Your pairs": "pairs",
+}
+_REBUILD = ("task", "cell", "wiring", "score", "hidden_size", "seed", "reverse_source")
+MAX_SOURCE_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """A decoded source: its tokens as read, the output tokens, and the attention weights
+    (len(output) + 1 rows including EOS, len(source) columns; None without attention)."""
+
+    source: list[str]
+    output: list[str]
+    text: str
+    weights: np.ndarray | None
+
+
+class Seq2SeqState(param.Parameterized):
+    """Settings and actions of the sequence-to-sequence lesson."""
+
+    task = param.Selector(objects=list(PAIR_LABELS.values()), default="reversal")
+    cell = param.Selector(objects=["gru", "lstm", "rnn"], default="gru")
+    wiring = param.Selector(objects=["attention", "init", "context"], default="attention")
+    score = param.Selector(objects=["general", "dot", "additive"], default="general")
+    hidden_size = param.Integer(default=48)
+    lr = param.Number(default=0.01)
+    batch_size = param.Integer(default=32)
+    sampling = param.Number(default=0.0, doc="scheduled-sampling probability")
+    reverse_source = param.Boolean(default=False)
+    seed = param.Integer(default=0)
+
+    running = param.Boolean(default=False)
+    message = param.String(default="")
+    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
+    status = param.String(default="")
+    version = param.Integer(default=0, doc="bumped whenever the model is rebuilt")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.user_pairs: str | None = None
+        self.history: dict[str, list[float]] = {"step": [], "loss": []}
+        self.model: EncoderDecoder | None = None
+        self.trainer: Trainer | None = None
+        self.task_obj: Any = None
+        self._elapsed = 0.0
+        self.reset()
+        self.param.watch(lambda *_: self.reset(), list(_REBUILD))
+        self.param.watch(self._on_training_setting, ["lr", "batch_size", "sampling"])
+
+    def notify(self, text: str, kind: str = "info") -> None:
+        """Show ``text`` in the page (kind: info, success, warning, danger)."""
+        self.message_kind = kind
+        self.message = text
+
+    # ------------------------------------------------------------------ building
+    def _make_task(self) -> Any:
+        if self.task == "pairs":
+            if self.user_pairs is None:
+                raise ValueError(
+                    "Paste or upload your tab-separated pairs first, then choose 'Your pairs'."
+                )
+            return UserPairs(self.user_pairs, rng=self.seed)
+        if self.task in ("reversal", "copy_var"):
+            return PAIR_TASKS[self.task](min_len=3, max_len=10, rng=self.seed)
+        return PAIR_TASKS[self.task](rng=self.seed)
+
+    def _make_trainer(self, model: EncoderDecoder, task: Any) -> Trainer:
+        return Trainer(
+            model,
+            task,
+            lr=self.lr,
+            batch_size=self.batch_size,
+            clip=1.0,
+            sampling=self.sampling,
+            reverse_source=self.reverse_source,
+            rng=self.seed,
+        )
+
+    def reset(self) -> bool:
+        """Rebuild task, model and trainer from the settings; on bad settings the message
+        explains and the previous model stays."""
+        self.running = False
+        try:
+            task = self._make_task()
+            model = EncoderDecoder(
+                len(task.src_vocab),
+                len(task.tgt_vocab),
+                embedding_dim=16,
+                hidden_size=self.hidden_size,
+                cell=self.cell,
+                wiring=self.wiring,
+                score=self.score,
+                rng=self.seed,
+            )
+            trainer = self._make_trainer(model, task)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Not rebuilt: {err}", "danger")
+            return False
+        self.task_obj, self.model, self.trainer = task, model, trainer
+        self.history = {"step": [], "loss": []}
+        self._elapsed = 0.0
+        self.version += 1
+        self.status = self._status_text()
+        n = sum(p.size for p in model.params.values())
+        what = {"attention": f"attention ({self.score})", "init": "no attention"}
+        self.notify(
+            f"New {self.cell.upper()} encoder-decoder, {what.get(self.wiring, 'context input')}"
+            f", {n:,} parameters. {task.describe()}",
+            "info",
+        )
+        return True
+
+    def _on_training_setting(self, *_: Any) -> None:
+        if self.model is None or self.trainer is None:
+            return
+        try:
+            trainer = self._make_trainer(self.model, self.task_obj)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Setting not applied: {err}", "danger")
+            return
+        state = self.trainer.optimizer.state_dict()
+        state["lr"] = trainer.optimizer.lr
+        trainer.optimizer.load_state_dict(state)
+        trainer.step_count = self.trainer.step_count
+        self.trainer = trainer
+        self.notify("Training settings applied to the current model.", "info")
+
+    # ------------------------------------------------------------------ training
+    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
+        """``steps`` steps, or as many as fit in ``budget_s`` seconds; returns the records."""
+        if self.trainer is None:
+            return []
+        records = []
+        start = time.perf_counter()
+        for record in self.trainer.run(steps):
+            if record.status != "ok":
+                self.running = False
+                self.notify(record.message, "danger")
+                break
+            records.append(record)
+            self.history["step"].append(record.step)
+            self.history["loss"].append(record.loss)
+            self._elapsed += record.seconds
+            if budget_s is not None and time.perf_counter() - start >= budget_s:
+                break
+        self.status = self._status_text()
+        return records
+
+    def step_once(self) -> list[Any]:
+        return self.train(steps=1)
+
+    def _status_text(self) -> str:
+        if self.trainer is None:
+            return ""
+        n = self.trainer.step_count
+        if not self.history["loss"]:
+            return f"Step {n}: not trained yet."
+        rate = n / self._elapsed if self._elapsed else 0.0
+        return f"Step {n}: loss {self.history['loss'][-1]:.4f}, {rate:.1f} steps/s"
+
+    def evaluate(self) -> dict[str, float]:
+        """Greedy exact match and loss on fresh examples (shown after a pause)."""
+        return {} if self.trainer is None else self.trainer.evaluate(batch_size=100)
+
+    # ------------------------------------------------------------------ decoding
+    def example_source(self) -> str:
+        """A source from the task, for the text box."""
+        return "" if self.task_obj is None else self.task_obj.example()[0]
+
+    def translate(self, text: str) -> Decoding | None:
+        """Greedy decoding of ``text`` with the attention weights of each step, or None with a
+        message when ``text`` does not fit the task's vocabulary."""
+        if self.model is None or self.task_obj is None:
+            return None
+        vocab = self.task_obj.src_vocab
+        try:
+            if not isinstance(text, str) or not text.strip():
+                raise ValueError("type a source sequence first")
+            if len(text) > MAX_SOURCE_CHARS:
+                raise ValueError(f"at most {MAX_SOURCE_CHARS} characters, got {len(text)}")
+            tokens = vocab.split(text.strip())
+            ids = np.array([vocab.encode(tokens, "the source")])  # (1, S)
+        except ValueError as err:
+            self.notify(f"Cannot translate: {err}", "warning")
+            return None
+        lengths = np.array([ids.shape[1]])
+        if self.reverse_source:
+            ids = reverse_sources(ids, lengths)
+        state = self.model.start(ids, lengths)
+        out: list[int] = []
+        rows: list[np.ndarray] = []
+        token = np.array([1])  # BOS
+        for _ in range(3 * ids.shape[1] + 10):
+            logp, state = self.model.step(token, state, rows)
+            token = logp.argmax(axis=1)  # (1,)
+            if int(token[0]) == EOS:
+                break
+            out.append(int(token[0]))
+        weights = np.concatenate(rows, axis=0) if rows else None  # (U, S)
+        if weights is not None and self.reverse_source:
+            weights = weights[:, ::-1]  # columns in the order the learner typed
+        words = [self.task_obj.tgt_vocab.decode([i]) for i in out]
+        return Decoding(tokens, words, self.task_obj.tgt_vocab.decode(out), weights)
+
+    def set_user_pairs(self, data: bytes | str) -> bool:
+        """Use tab-separated pairs (validated); switches to the "Your pairs" task."""
+        try:
+            text = LessonState._decode(data, "the pairs")
+            UserPairs(text)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Pairs not used: {err}", "danger")
+            return False
+        self.user_pairs = text
+        if self.task == "pairs":
+            self.reset()
+        else:
+            self.task = "pairs"
+        self.notify(f"Using your {len(UserPairs(text).pairs):,} pairs.", "success")
+        return True

@@ -1,0 +1,89 @@
+"""The sequence-to-sequence lesson without a browser: settings, training, decoding with
+attention weights, user pairs, errors as messages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("panel")
+
+from pyplay.ui.lesson_seq2seq import Seq2SeqLesson
+from pyplay.ui.seq2seq_state import Seq2SeqState
+
+
+def test_training_lowers_the_loss_and_decoding_reverses() -> None:
+    state = Seq2SeqState()
+    assert state.trainer is not None and state.trainer.step_count == 0
+    state.step_once()
+    assert state.trainer.step_count == 1 and "Step 1" in state.status
+    state.train(steps=400)
+    losses = state.history["loss"]
+    assert np.mean(losses[-20:]) < 0.3 * np.mean(losses[:5])
+    result = state.translate("abcdefg")
+    assert result is not None and result.text == "gfedcba"
+    assert result.weights is not None and result.weights.shape == (8, 7)  # 7 outputs + EOS
+    np.testing.assert_allclose(result.weights.sum(axis=1), 1.0, rtol=1e-5)
+    assert result.weights[0].argmax() == 6  # the first output looks at the last source symbol
+    assert state.evaluate()["exact_match"] > 0.5
+
+
+def test_switching_wiring_or_score_rebuilds_and_init_has_no_weights() -> None:
+    state = Seq2SeqState()
+    version = state.version
+    state.score = "additive"
+    assert state.version == version + 1 and "attention (additive)" in state.message
+    state.wiring = "init"
+    assert state.version == version + 2
+    result = state.translate("abc")
+    assert result is not None and result.weights is None
+
+
+def test_reverse_source_keeps_the_heatmap_in_typed_order() -> None:
+    state = Seq2SeqState(reverse_source=True, seed=1)
+    state.train(steps=300)
+    result = state.translate("abcdef")
+    assert result is not None and result.text == "fedcba"
+    assert result.weights is not None and result.weights[0].argmax() == 5
+
+
+def test_bad_input_becomes_a_message_and_the_model_stays() -> None:
+    state = Seq2SeqState()
+    state.train(steps=3)
+    params = {k: v.copy() for k, v in state.model.params.items()}
+    assert state.translate("xyz") is None
+    assert state.message_kind == "warning" and "not in the vocabulary" in state.message
+    assert state.translate("   ") is None and "type a source" in state.message
+    state.lr = -1.0
+    assert state.message_kind == "danger" and "lr must be > 0" in state.message
+    assert state.trainer.step_count == 3
+    state.task = "pairs"  # no pairs given yet
+    assert "Not rebuilt" in state.message and state.task_obj.name == "reversal"
+    assert all(np.array_equal(params[k], v) for k, v in state.model.params.items())
+
+
+def test_user_pairs() -> None:
+    state = Seq2SeqState()
+    assert not state.set_user_pairs("no tab here")
+    assert "Pairs not used: line 1" in state.message
+    assert not state.set_user_pairs(b"\xff\xfe")
+    assert "UTF-8" in state.message
+    assert state.set_user_pairs("cat\tchat\ndog\tchien\n")
+    assert state.task == "pairs" and state.task_obj.name == "pairs"
+    assert "2 pairs" in state.message
+    state.train(steps=5)
+    assert state.translate("cat") is not None
+
+
+def test_lesson_reveals_the_heatmap_row_by_row() -> None:
+    lesson = Seq2SeqLesson()
+    lesson.state.train(steps=50)
+    lesson.source_box.value = "abcd"
+    lesson.decoding = lesson.state.translate("abcd")
+    assert lesson.decoding is not None and lesson.decoding.weights is not None
+    lesson._reveal_row()
+    assert len(lesson.attn_source.data["weight"]) == 4  # one row of four source positions
+    lesson._reveal_row()
+    assert len(lesson.attn_source.data["weight"]) == 8
+    assert lesson.attn_source.data["src"][:4] == ["a", "b", "c", "d"]
+    assert lesson.panel() is not None
