@@ -78,7 +78,7 @@ def test_user_pairs() -> None:
 def test_lesson_reveals_the_heatmap_row_by_row() -> None:
     lesson = Seq2SeqLesson()
     lesson.state.train(steps=50)
-    lesson.source_box.value = "abcd"
+    lesson.source_box.value_input = "abcd"
     lesson.decoding = lesson.state.translate("abcd")
     assert lesson.decoding is not None and lesson.decoding.weights is not None
     lesson._reveal_row()

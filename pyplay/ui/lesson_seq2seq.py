@@ -91,11 +91,12 @@ class Seq2SeqLesson:
         self.loss_source.data = {"step": [], "loss": []}
         self.attn_source.data = {"x": [], "y": [], "weight": [], "src": [], "out": []}
         self.output.object = ""
-        self.source_box.value = self.state.example_source()
+        self.new_example()
 
     # ------------------------------------------------------------------ decoding
     def translate(self, *_: Any) -> None:
-        result = self.state.translate(self.source_box.value or "")
+        box = self.source_box  # value_input follows every keystroke, value only Enter/blur
+        result = self.state.translate(box.value_input or box.value or "")
         if result is None:
             return
         self.decoding = result
@@ -108,7 +109,7 @@ class Seq2SeqLesson:
         if self._reveal is not None and self._reveal.running:
             self._reveal.stop()
         self._reveal = pn.state.add_periodic_callback(
-            self._reveal_row, period=120, count=result.weights.shape[0]
+            self._reveal_row, period=250, count=result.weights.shape[0]
         )
 
     def _reveal_row(self) -> None:
@@ -117,14 +118,16 @@ class Seq2SeqLesson:
         if d is None or d.weights is None:
             return
         self.shown_rows = min(self.shown_rows + 1, d.weights.shape[0])
-        rows = d.weights[: self.shown_rows]
-        update_attention(self.attn_fig, self.attn_source, rows, d.source, d.output)
+        update_attention(
+            self.attn_fig, self.attn_source, d.weights, d.source, d.output, self.shown_rows
+        )
 
     def use_pairs(self, text: str) -> None:
         self.state.set_user_pairs(text)
 
     def new_example(self, *_: Any) -> None:
-        self.source_box.value = self.state.example_source()
+        example = self.state.example_source()
+        self.source_box.param.update(value=example, value_input=example)
 
     # ------------------------------------------------------------------ layout
     def controls(self) -> pn.Column:

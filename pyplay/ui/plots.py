@@ -8,7 +8,7 @@ every figure for readers and tests.
 from __future__ import annotations
 
 import numpy as np
-from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, Span
+from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, Range1d, Span
 from bokeh.palettes import RdBu11, Viridis256
 from bokeh.plotting import figure
 
@@ -139,6 +139,8 @@ def attention_figure() -> tuple[figure, ColumnDataSource]:
     fig = figure(
         height=320,
         width=420,
+        x_range=Range1d(-0.5, 0.5),
+        y_range=Range1d(0.5, -0.5),  # first output step at the top
         title="Attention weights",
         x_axis_label="source position",
         y_axis_label="output step",
@@ -151,25 +153,35 @@ def attention_figure() -> tuple[figure, ColumnDataSource]:
     fig.add_tools(
         HoverTool(tooltips=[("source", "@src"), ("output", "@out"), ("weight", "@weight{0.000}")])
     )
-    fig.y_range.flipped = True
     return fig, source
 
 
 def update_attention(
-    fig: figure, source: ColumnDataSource, weights: np.ndarray, src: list[str], out: list[str]
+    fig: figure,
+    source: ColumnDataSource,
+    weights: np.ndarray,
+    src: list[str],
+    out: list[str],
+    rows: int | None = None,
 ) -> None:
-    """Show ``weights`` (U, S): row u is output step u (``out[u]``, or EOS past the end)."""
+    """Show the first ``rows`` rows (all by default) of ``weights`` (U, S): row u is output
+    step u (``out[u]``, or EOS past the end). The axes are labelled for all U rows at once, so
+    revealing rows one by one only sends the new data."""
     U, S = weights.shape
+    n = U if rows is None else max(0, min(rows, U))
     labels = [*out, "<eos>"][:U]
-    ys, xs = np.divmod(np.arange(U * S), S)
+    ys, xs = np.divmod(np.arange(n * S), S)
     source.data = {
         "x": xs.tolist(),
         "y": ys.tolist(),
-        "weight": weights.reshape(-1).astype(float).tolist(),
+        "weight": weights[:n].reshape(-1).astype(float).tolist(),
         "src": [src[x] for x in xs],
         "out": [labels[y] for y in ys],
     }
-    fig.xaxis.ticker = list(range(S))
-    fig.xaxis.major_label_overrides = {k: t for k, t in enumerate(src)}
-    fig.yaxis.ticker = list(range(U))
-    fig.yaxis.major_label_overrides = {k: t for k, t in enumerate(labels)}
+    if rows is None or rows <= 1:
+        fig.xaxis.ticker = list(range(S))
+        fig.xaxis.major_label_overrides = {k: t for k, t in enumerate(src)}
+        fig.yaxis.ticker = list(range(U))
+        fig.yaxis.major_label_overrides = {k: t for k, t in enumerate(labels)}
+        fig.x_range.update(start=-0.5, end=S - 0.5)
+        fig.y_range.update(start=U - 0.5, end=-0.5)
