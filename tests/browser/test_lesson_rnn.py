@@ -74,7 +74,7 @@ def test_bad_learning_rate_is_a_message_and_the_model_stays(ready_page, page_log
     page = ready_page
     page.get_by_role("button", name="Step").click()
     wait_step(page, 1)
-    field = page.locator(".bk-input-group", has_text="Learning rate").locator("input")
+    field = page.get_by_role("textbox", name="Learning rate")  # the visible tab's field
     field.fill("-1")
     field.press("Enter")
     page.get_by_text(re.compile(r"Setting not applied: lr must be > 0")).wait_for(timeout=20_000)
