@@ -161,6 +161,41 @@ def test_length_penalty_ranks_by_the_formula():
     assert length_penalty(1, 1.0) == 1.0 and length_penalty(7, 0.5) == pytest.approx(2**0.5)
 
 
+def test_pruning_bound_accounts_for_the_length_penalty():
+    """[a] scores below the finished [EOS] at step 1, yet [a, EOS] wins once normalised."""
+    table = np.log(np.array([[0.025, 0.025, 0.95], [0.45, 0.05, 0.5], [1 / 3] * 3]))
+    step = lambda tokens, state: (table[tokens], state)  # noqa: E731
+    bs = BeamSearch(step, None, 1, 2, beam_width=9, max_length=3, length_penalty=2.0, n_best=1)
+    res = bs.run()
+    assert res[0].tokens == (0, 2)
+    assert res[0].score == pytest.approx(math.log(0.45 * 0.95) / (7 / 6) ** 2)
+    first = bs.history[0]
+    assert first.live[0].tokens == (0,) and first.live[0].score < first.finished[0].score
+    assert_same(res, enumerate_all(step, None, 1, 2, 3, 3, 2.0)[:1])
+
+
+def test_ties_break_by_parent_then_token():
+    uniform = np.full((4, 4), -math.log(4))
+    step = lambda tokens, state: (uniform[tokens], state)  # noqa: E731
+    bs = BeamSearch(step, None, 0, 3, beam_width=2, max_length=3)
+    res = bs.run()
+    steps = bs.history
+    assert [h.tokens for h in steps[0].live] == [(0,), (1,)]
+    assert [h.status for h in steps[0].pruned] == ["outside_beam"] * 2  # (2,), then EOS (3,)
+    assert [h.tokens for h in steps[1].live] == [(0, 0), (0, 1)]
+    assert [h.tokens for h in res] == [(0, 0, 0), (0, 0, 1)]
+    assert greedy_decode(step, None, 0, 3, 3)[0].tokens == (0, 0, 0)
+    # a live candidate that only ties the worst finished score is kept (pruning is strict)
+    bs = BeamSearch(step, None, 1, 0, beam_width=3, max_length=2, n_best=1)
+    first = bs.advance()
+    assert [h.tokens for h in first.finished] == [(0,)]
+    assert [h.tokens for h in first.live] == [(1,), (2,), (3,)]
+    assert first.live[0].bound == first.live[0].threshold
+    second = bs.advance()
+    assert {h.status for h in second.pruned} == {"cannot_beat_finished"}
+    assert bs.done and [h.tokens for h in bs.results()] == [(0,)]
+
+
 # ------------------------------------------------------------------------------ records
 def check_records(bs: BeamSearch, V: int) -> None:
     steps = bs.history
