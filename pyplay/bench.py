@@ -6,6 +6,9 @@ same model in PyTorch with one thread, and prints their ratio. Figures are ratio
 the same process, never absolute thresholds. The module needs neither threads, subprocesses nor
 torch, so it runs unchanged inside Pyodide (:func:`page_figures`).
 
+Sequence-to-sequence cases (an attention encoder-decoder training step against its PyTorch
+twin, and a beam-search decode) are in :mod:`pyplay.bench_seq2seq`.
+
 Cases: LSTM at B=32 (training) and B=1 (interactive stepping), GRU at B=32 and B=1; all with
 T=32, H=64, V=32, float32. Both sides use one thread: torch via ``torch.set_num_threads(1)``,
 NumPy's BLAS via ``OPENBLAS_NUM_THREADS=1`` etc., set when this module is run before NumPy is
@@ -36,7 +39,15 @@ from pyplay.losses import cross_entropy
 from pyplay.models import SequenceModel
 from pyplay.optim import Adam
 
-__all__ = ["CASES", "Case", "page_figures", "pyplay_step", "time_step", "torch_step"]
+__all__ = [
+    "CASES",
+    "Case",
+    "page_figures",
+    "pyplay_step",
+    "seq2seq_rows",
+    "time_step",
+    "torch_step",
+]
 
 
 @dataclass(frozen=True)
@@ -189,15 +200,50 @@ def format_rows(rows: Sequence[dict[str, object]]) -> str:
 
 
 def page_figures(repeats: int = 10) -> str:
-    """pyplay-only step times for the LSTM cases, for running inside the browser page.
+    """pyplay-only times for running inside the browser page: the LSTM cases, the attention
+    seq2seq training step and the beam-search decode.
 
-    Returns ``"lstm_b32_ms=<float> lstm_b1_ms=<float>"`` so a driver script can parse it.
+    Returns ``"lstm_b32_ms=<float> lstm_b1_ms=<float> seq2seq_ms=<float> beam_ms=<float>"``
+    so a driver script can parse it.
     """
+    from pyplay import bench_seq2seq
+
     parts = []
     for case in (Case("lstm", 32), Case("lstm", 1)):
         ms = 1e3 * time_step(pyplay_step(case), repeats=repeats, warmup=2)
         parts.append(f"lstm_b{case.batch}_ms={ms:.3f}")
+    ms = 1e3 * time_step(bench_seq2seq.seq2seq_step(), repeats=repeats, warmup=2)
+    parts.append(f"seq2seq_ms={ms:.3f}")
+    ms = 1e3 * time_step(bench_seq2seq.beam_decode(), repeats=max(1, repeats // 2), warmup=1)
+    parts.append(f"beam_ms={ms:.3f}")
     return " ".join(parts)
+
+
+def seq2seq_rows(repeats: int = 30, rounds: int = 3) -> list[dict[str, object]]:
+    """The sequence-to-sequence cases (see :mod:`pyplay.bench_seq2seq`), rows like :func:`run`."""
+    from pyplay import bench_seq2seq as s2s
+
+    rows: list[dict[str, object]] = []
+    cases = [
+        ("seq2seq attn B=32 S=U=16 H=64", s2s.seq2seq_step(), s2s.torch_seq2seq_step()),
+        ("beam search width 5, 20 steps", s2s.beam_decode(), None),
+    ]
+    for label, ours, theirs in cases:
+        t_ours, t_theirs = [], []
+        for _ in range(rounds):
+            t_ours.append(time_step(ours, repeats, warmup=3))
+            if theirs is not None:
+                t_theirs.append(time_step(theirs, repeats, warmup=3))
+        rows.append(
+            {
+                "case": label,
+                "pyplay_ms": 1e3 * min(t_ours),
+                "torch_ms": 1e3 * min(t_theirs) if t_theirs else None,
+                "ratio": min(t_ours) / min(t_theirs) if t_theirs else None,
+                "peak_kib": peak_memory(ours) / 1024,
+            }
+        )
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -212,6 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"BLAS threads: {threads}, torch threads: 1)"
     )
     rows = run(repeats=args.repeats, rounds=args.rounds)
+    rows += seq2seq_rows(repeats=max(1, args.repeats // 3), rounds=args.rounds)
     print(format_rows(rows))
     if rows and rows[0]["torch_ms"] is None:
         print("torch is not installed: no baseline ratio (pip install torch==2.13.0)")

@@ -79,4 +79,6 @@ def test_bench_step_trains_the_same_model_as_torch():
 
 def test_page_figures_format():
     text = bench.page_figures(repeats=1)
-    assert re.fullmatch(r"lstm_b32_ms=[0-9.]+ lstm_b1_ms=[0-9.]+", text)
+    assert re.fullmatch(
+        r"lstm_b32_ms=[0-9.]+ lstm_b1_ms=[0-9.]+ seq2seq_ms=[0-9.]+ beam_ms=[0-9.]+", text
+    )

@@ -58,11 +58,13 @@ def _visit(context: Any, url: str, ready: str, timeout_ms: int = 240_000) -> dic
 
 
 def native_step_ms() -> dict[str, float]:
-    from pyplay import bench
+    from pyplay import bench, bench_seq2seq
 
     out = {}
     for case in (bench.Case("lstm", 32), bench.Case("lstm", 1)):
         out[f"lstm_b{case.batch}_ms"] = 1e3 * bench.time_step(bench.pyplay_step(case), 20, 3)
+    out["seq2seq_ms"] = 1e3 * bench.time_step(bench_seq2seq.seq2seq_step(), 20, 3)
+    out["beam_ms"] = 1e3 * bench.time_step(bench_seq2seq.beam_decode(), 10, 2)
     return out
 
 
@@ -132,9 +134,11 @@ def main() -> int:
     )
     for key, ms in page_ms.items():
         ratio = ms / native[key]
+        what = "beam decode" if key == "beam_ms" else "training step"
+        target = " (target 8x)" if key.startswith("lstm") else ""
         print(
-            f"  training step {key[:-3]}: in page {ms:7.2f} ms, native {native[key]:6.2f} ms, "
-            f"ratio {ratio:4.1f}x (target 8x)"
+            f"  {what} {key[:-3]}: in page {ms:7.2f} ms, native {native[key]:6.2f} ms, "
+            f"ratio {ratio:4.1f}x{target}"
         )
     return 0
 
