@@ -301,7 +301,7 @@ class Hypothesis:
         return len(self.tokens)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Candidates:
     """All N V candidates (parent, token) of one step, as arrays (K,) in rank order."""
 
@@ -321,11 +321,12 @@ class Candidates:
         return int(np.count_nonzero(self.fate == FATES.index(status)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BeamStep:
     """The record of one :meth:`BeamSearch.advance`: the hypotheses it extended (``parents``),
     every candidate with its fate, the new ``live`` beam and the hypotheses that ``finished``
-    (both in rank order); ``done`` tells whether the search stopped after this step."""
+    (both in rank order); ``done`` tells whether the search stopped after this step. Records
+    compare by identity (they hold arrays)."""
 
     step: int
     parents: tuple[Hypothesis, ...]
