@@ -87,3 +87,43 @@ def test_lesson_reveals_the_heatmap_row_by_row() -> None:
     assert len(lesson.attn_source.data["weight"]) == 8
     assert lesson.attn_source.data["src"][:4] == ["a", "b", "c", "d"]
     assert lesson.panel() is not None
+
+
+def test_beam_stepper_steps_back_and_runs() -> None:
+    state = Seq2SeqState()
+    state.train(steps=300)
+    beam = state.start_beam("abcde", beam_width=3)
+    assert beam is not None and "greedy: 'edcba <eos>'" in beam.listing()
+    first = beam.step()
+    assert first is not None and len(first.live) == 3
+    tree = beam.tree()
+    assert tree.nodes["status"][0] == "start" and tree.nodes["status"].count("in the beam") == 3
+    assert len(tree.edges["x0"]) == len(tree.nodes["x"]) - 1  # one edge per non-root node
+    listing = beam.listing()
+    assert "live:" in listing and "pruned: outside the beam" in listing
+    beam.step()
+    assert beam.search.step == 2
+    beam.back()
+    assert beam.search.step == 1 and beam.search.history[-1] is first
+    beam.run()
+    assert beam.search.done and "done: best 'edcba <eos>'" in beam.listing()
+    assert max(beam.tree().nodes["x"]) == beam.search.step
+
+
+def test_beam_errors_are_messages() -> None:
+    state = Seq2SeqState()
+    assert state.start_beam("zz") is None and "Cannot search" in state.message
+    assert state.start_beam("abc", beam_width=0) is None
+    assert "beam_width must be" in state.message
+
+
+def test_lesson_beam_buttons() -> None:
+    lesson = Seq2SeqLesson()
+    lesson.state.train(steps=20)
+    lesson.source_box.value_input = "abc"
+    lesson.beam_move("step")  # starts a search on the box's source, then steps
+    assert lesson.beam is not None and lesson.beam.search.step == 1
+    assert "Step 1 of at most" in lesson.beam_text.object
+    assert len(lesson.tree_nodes.data["x"]) > 1
+    lesson.beam_move("run")
+    assert lesson.beam.search.done

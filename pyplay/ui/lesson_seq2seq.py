@@ -12,7 +12,8 @@ from typing import Any
 
 import panel as pn
 
-from pyplay.ui.plots import attention_figure, loss_figure, update_attention
+from pyplay.ui.beam_stepper import BeamStepper
+from pyplay.ui.plots import attention_figure, beam_tree_figure, loss_figure, update_attention
 from pyplay.ui.seq2seq_state import PAIR_LABELS, Decoding, Seq2SeqState
 
 __all__ = ["Seq2SeqLesson"]
@@ -28,6 +29,12 @@ HELP = {
     "decode": "Type a source and **Translate** (greedy decoding). Each heatmap row is one "
     "output step, each column one source position; bright cells are where the decoder looked. "
     "Hover a cell for the tokens and the weight.",
+    "beam": "Beam search keeps the **beam width** best partial outputs at every step instead "
+    "of only the best one (greedy, shown on top). **Start** with the source above, then "
+    "**Step** expands every live hypothesis by every token and keeps the best; **Back** undoes "
+    "a step; **Run** goes to the end. The list ranks the live, finished and pruned hypotheses "
+    "(and why they were pruned); scores are log-probabilities divided by the length penalty "
+    "((5 + length) / 6)^alpha, so alpha > 0 favours longer outputs.",
     "pairs": "Paste or upload your own pairs, one per line: source, a tab, target (UTF-8, up to "
     "20,000 lines, 200 characters a side). They are read character by character.",
 }
@@ -49,6 +56,13 @@ class Seq2SeqLesson:
         self.output = pn.pane.Str("", name="output", css_classes=["pyplay-output"])
         self.decoding: Decoding | None = None
         self.shown_rows = 0
+        self.tree_fig, self.tree_nodes, self.tree_edges = beam_tree_figure()
+        self.beam: BeamStepper | None = None
+        self.beam_width = pn.widgets.IntSlider(name="Beam width", start=1, end=8, value=3)
+        self.alpha = pn.widgets.FloatSlider(
+            name="Length penalty alpha", start=0.0, end=2.0, step=0.1, value=0.0
+        )
+        self.beam_text = pn.pane.Str("", css_classes=["pyplay-beam"])
         self.state.param.watch(self._on_version, "version")
 
     # ------------------------------------------------------------------ training
@@ -91,6 +105,10 @@ class Seq2SeqLesson:
         self.loss_source.data = {"step": [], "loss": []}
         self.attn_source.data = {"x": [], "y": [], "weight": [], "src": [], "out": []}
         self.output.object = ""
+        self.beam = None
+        self.beam_text.object = ""
+        self.tree_nodes.data = {"x": [], "y": [], "label": [], "score": [], "status": []}
+        self.tree_edges.data = {"x0": [], "y0": [], "x1": [], "y1": []}
         self.new_example()
 
     # ------------------------------------------------------------------ decoding
@@ -121,6 +139,37 @@ class Seq2SeqLesson:
         update_attention(
             self.attn_fig, self.attn_source, d.weights, d.source, d.output, self.shown_rows
         )
+
+    # ------------------------------------------------------------------ beam search
+    def beam_start(self, *_: Any) -> None:
+        box = self.source_box
+        self.beam = self.state.start_beam(
+            box.value_input or box.value or "",
+            int(self.beam_width.value or 1),
+            float(self.alpha.value or 0.0),
+        )
+        self._show_beam()
+
+    def beam_move(self, how: str) -> None:
+        if self.beam is None:
+            self.beam_start()
+        if self.beam is None:
+            return
+        {"step": self.beam.step, "back": self.beam.back, "run": self.beam.run}[how]()
+        self._show_beam()
+
+    def _beam_action(self, how: str) -> Any:
+        if not how:
+            return self.beam_start
+        return lambda *_: self.beam_move(how)
+
+    def _show_beam(self) -> None:
+        if self.beam is None:
+            return
+        self.beam_text.object = self.beam.listing()
+        tree = self.beam.tree()
+        self.tree_nodes.data = tree.nodes
+        self.tree_edges.data = tree.edges
 
     def use_pairs(self, text: str) -> None:
         self.state.set_user_pairs(text)
@@ -182,6 +231,11 @@ class Seq2SeqLesson:
         translate.on_click(self.translate)
         example = pn.widgets.Button(name="New example", width=120)
         example.on_click(self.new_example)
+        beam_buttons = []
+        for label, how in (("Start", ""), ("Step", "step"), ("Back", "back"), ("Run", "run")):
+            button = pn.widgets.Button(name=f"Beam: {label}", width=110)
+            button.on_click(self._beam_action(how))
+            beam_buttons.append(button)
         pairs_box = pn.widgets.TextAreaInput(
             name="Your pairs (source<TAB>target per line)", height=100, width=400
         )
@@ -200,6 +254,12 @@ class Seq2SeqLesson:
             pn.Row(self.source_box, translate, example),
             self.output,
             pn.pane.Bokeh(self.attn_fig),
+            "## Beam search, step by step",
+            pn.pane.Markdown(HELP["beam"]),
+            pn.Row(self.beam_width, self.alpha),
+            pn.Row(*beam_buttons),
+            self.beam_text,
+            pn.pane.Bokeh(self.tree_fig, sizing_mode="stretch_width"),
             "## Your pairs",
             pn.pane.Markdown(HELP["pairs"]),
             pairs_box,

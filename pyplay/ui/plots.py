@@ -8,12 +8,20 @@ every figure for readers and tests.
 from __future__ import annotations
 
 import numpy as np
-from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, Range1d, Span
+from bokeh.models import (
+    CategoricalColorMapper,
+    ColumnDataSource,
+    HoverTool,
+    LinearColorMapper,
+    Range1d,
+    Span,
+)
 from bokeh.palettes import RdBu11, Viridis256
 from bokeh.plotting import figure
 
 __all__ = [
     "attention_figure",
+    "beam_tree_figure",
     "gradient_figure",
     "heatmap_figure",
     "loss_figure",
@@ -185,3 +193,43 @@ def update_attention(
         fig.yaxis.major_label_overrides = {k: t for k, t in enumerate(labels)}
         fig.x_range.update(start=-0.5, end=S - 0.5)
         fig.y_range.update(start=U - 0.5, end=-0.5)
+
+
+BEAM_STATUSES = (
+    "start",
+    "in the beam",
+    "finished (EOS)",
+    "finished (max length)",
+    "pruned: outside the beam",
+    "pruned: cannot beat the finished ones",
+)
+
+
+def beam_tree_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
+    """The beam-search tree: one dot per hypothesis (x = step, y = its slot that step),
+    coloured by what happened to it, with an edge to its parent; hover shows text and score."""
+    nodes = ColumnDataSource({"x": [], "y": [], "label": [], "score": [], "status": []})
+    edges = ColumnDataSource({"x0": [], "y0": [], "x1": [], "y1": []})
+    fig = figure(
+        height=300,
+        sizing_mode="stretch_width",
+        title="Beam search tree",
+        x_axis_label="step",
+        y_axis_label="slot (rank)",
+        tools="pan,wheel_zoom,reset,save",
+    )
+    fig.segment("x0", "y0", "x1", "y1", source=edges, line_color="#999999", line_width=1)
+    colours = CategoricalColorMapper(
+        factors=list(BEAM_STATUSES),
+        palette=["#555555", "#2c6fbb", "#27ae60", "#8e44ad", "#cccccc", "#e67e22"],
+    )
+    fig.scatter(
+        "x", "y", source=nodes, size=9, legend_field="status",
+        color={"field": "status", "transform": colours},
+    )  # fmt: skip
+    fig.legend.location = "top_right"
+    fig.add_tools(
+        HoverTool(tooltips=[("text", "@label"), ("score", "@score{0.000}"), ("", "@status")])
+    )
+    fig.y_range.flipped = True
+    return fig, nodes, edges

@@ -19,6 +19,7 @@ from pyplay.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import EOS, UserPairs
 from pyplay.tasks.seq2seq import PAIR_TASKS
 from pyplay.train import Trainer
+from pyplay.ui.beam_stepper import BeamStepper
 from pyplay.ui.state import LessonState
 
 __all__ = ["PAIR_LABELS", "Decoding", "Seq2SeqState"]
@@ -203,21 +204,11 @@ class Seq2SeqState(param.Parameterized):
         message when ``text`` does not fit the task's vocabulary."""
         if self.model is None or self.task_obj is None:
             return None
-        vocab = self.task_obj.src_vocab
-        try:
-            if not isinstance(text, str) or not text.strip():
-                raise ValueError("type a source sequence first")
-            if len(text) > MAX_SOURCE_CHARS:
-                raise ValueError(f"at most {MAX_SOURCE_CHARS} characters, got {len(text)}")
-            tokens = vocab.split(text.strip())
-            ids = np.array([vocab.encode(tokens, "the source")])  # (1, S)
-        except ValueError as err:
-            self.notify(f"Cannot translate: {err}", "warning")
+        parsed = self._source_ids(text, "Cannot translate")
+        if parsed is None:
             return None
-        lengths = np.array([ids.shape[1]])
-        if self.reverse_source:
-            ids = reverse_sources(ids, lengths)
-        state = self.model.start(ids, lengths)
+        tokens, ids = parsed
+        state = self.model.start(ids, np.array([ids.shape[1]]))
         out: list[int] = []
         rows: list[np.ndarray] = []
         token = np.array([1])  # BOS
@@ -232,6 +223,41 @@ class Seq2SeqState(param.Parameterized):
             weights = weights[:, ::-1]  # columns in the order the learner typed
         words = [self.task_obj.tgt_vocab.decode([i]) for i in out]
         return Decoding(tokens, words, self.task_obj.tgt_vocab.decode(out), weights)
+
+    def _source_ids(self, text: str, what: str) -> tuple[list[str], np.ndarray] | None:
+        """The tokens of ``text`` and its ids (1, S) as the model reads them (reversed when
+        ``reverse_source``), or None with a message."""
+        vocab = self.task_obj.src_vocab
+        try:
+            if not isinstance(text, str) or not text.strip():
+                raise ValueError("type a source sequence first")
+            if len(text) > MAX_SOURCE_CHARS:
+                raise ValueError(f"at most {MAX_SOURCE_CHARS} characters, got {len(text)}")
+            tokens = vocab.split(text.strip())
+            ids = np.array([vocab.encode(tokens, "the source")])  # (1, S)
+        except ValueError as err:
+            self.notify(f"{what}: {err}", "warning")
+            return None
+        if self.reverse_source:
+            ids = reverse_sources(ids, np.array([ids.shape[1]]))
+        return tokens, ids
+
+    def start_beam(
+        self, text: str, beam_width: int = 3, length_penalty: float = 0.0
+    ) -> BeamStepper | None:
+        """A beam search over ``text`` to step through, or None with a message."""
+        if self.model is None or self.task_obj is None:
+            return None
+        parsed = self._source_ids(text, "Cannot search")
+        if parsed is None:
+            return None
+        try:
+            return BeamStepper(
+                self.model, self.task_obj.tgt_vocab, parsed[1], beam_width, length_penalty
+            )
+        except (ValueError, TypeError) as err:
+            self.notify(f"Cannot search: {err}", "warning")
+            return None
 
     def set_user_pairs(self, data: bytes | str) -> bool:
         """Use tab-separated pairs (validated); switches to the "Your pairs" task."""

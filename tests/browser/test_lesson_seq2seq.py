@@ -1,4 +1,5 @@
-"""The sequence-to-sequence lesson in the browser: train briefly, decode, see the heatmap."""
+"""The sequence-to-sequence lesson in the browser: train briefly, decode, see the heatmap,
+step through beam search."""
 
 from __future__ import annotations
 
@@ -39,13 +40,13 @@ def wait_for(page, condition, what: str, timeout_s: float = 150) -> None:
 def test_train_decode_and_see_the_attention(ready_page, page_log):
     page = ready_page
     page.get_by_text("Sequence to sequence", exact=True).first.click()
-    page.get_by_role("button", name="Step").click()
+    page.get_by_role("button", name="Step", exact=True).click()
     wait_for(page, lambda: status(page)[0] >= 1, "the first step")
     first = status(page)[1]
     assert first is not None and first > 1.0  # untrained: about log(13)
-    page.get_by_role("button", name="Train").click()
+    page.get_by_role("button", name="Train", exact=True).click()
     wait_for(page, lambda: status(page)[0] >= 80, "80 training steps")
-    page.get_by_role("button", name="Pause").click()
+    page.get_by_role("button", name="Pause", exact=True).click()
     time.sleep(1.0)
     steps, loss = status(page)
     assert loss is not None and loss < 0.8 * first, (first, loss, steps)
@@ -61,6 +62,17 @@ def test_train_decode_and_see_the_attention(ready_page, page_log):
     weights = page.evaluate(WEIGHTS)
     assert all(0.0 <= w <= 1.0 for w in weights)
     assert abs(sum(weights[:5]) - 1.0) < 1e-3  # each output step's weights sum to one
+    # beam search, one step at a time, on the same source
+    beam = page.locator(".pyplay-beam pre")
+    page.get_by_role("button", name="Beam: Step", exact=True).click()
+    beam.filter(has_text="Step 1 of at most").wait_for(timeout=30_000)
+    assert "live:" in beam.inner_text() and "greedy:" in beam.inner_text()
+    page.get_by_role("button", name="Beam: Step", exact=True).click()
+    beam.filter(has_text="Step 2 of at most").wait_for(timeout=30_000)
+    page.get_by_role("button", name="Beam: Back").click()
+    beam.filter(has_text="Step 1 of at most").wait_for(timeout=30_000)
+    page.get_by_role("button", name="Beam: Run").click()
+    beam.filter(has_text="done").wait_for(timeout=60_000)
     source.fill("xyz!")  # not in the vocabulary: a message, nothing lost
     page.get_by_role("button", name="Translate").click()
     page.get_by_text(re.compile(r"Cannot translate: the source contains .x.")).wait_for(
