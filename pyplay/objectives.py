@@ -4,6 +4,9 @@
 :class:`SequenceObjective`
     A :class:`~pyplay.models.SequenceModel` on a per-step task (masked cross-entropy or MSE),
     optionally with truncated BPTT over a text stream.
+:class:`CTCObjective`
+    A :class:`~pyplay.models.SequenceModel` reading frames, trained with the CTC loss on a task
+    whose batches give label sequences (:class:`~pyplay.tasks.ctc_frames.CTCFrames`).
 :class:`Seq2SeqObjective`
     An :class:`~pyplay.seq2seq.EncoderDecoder` on a pair task: masked cross-entropy of the
     target given the source, with teacher forcing, optional *scheduled sampling* and optional
@@ -26,12 +29,14 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_float, check_int
+from pyplay.decode.ctc import ctc_loss_logits
 from pyplay.losses import cross_entropy, mse, softmax
 from pyplay.models import SequenceModel
 from pyplay.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import PairBatch, exact_match
 
 __all__ = [
+    "CTCObjective",
     "Seq2SeqObjective",
     "SequenceObjective",
     "make_objective",
@@ -105,6 +110,44 @@ class SequenceObjective:
         out, _, _ = self.model.forward(batch.inputs, None, batch.lengths, training=False)
         loss, _ = task_loss(task, out, batch)
         return {"loss": loss, **{k: float(v) for k, v in task.metric(out, batch).items()}}
+
+
+class CTCObjective:
+    """The CTC loss (torch's "mean" reduction) over the per-frame logits of a SequenceModel."""
+
+    tbptt = False
+    carry = None
+
+    def __init__(self, model: SequenceModel, task: Any) -> None:
+        if (task.input_size, task.output_size) != (model.input_size, model.output_size):
+            raise ValueError(
+                f"model does not fit task: task gives {task.input_size} features and "
+                f"{task.output_size} classes, model expects {model.input_size} and "
+                f"{model.output_size}"
+            )
+        self.model, self.task = model, task
+
+    def _forward(self, batch: Any) -> tuple[np.ndarray, Any, float, np.ndarray]:
+        x = batch.inputs.astype(self.model.dtype, copy=False)
+        logits, _, cache = self.model.forward(x, None, batch.lengths)  # (B, T, C)
+        loss, dlogits = ctc_loss_logits(
+            logits, batch.targets, batch.lengths, batch.target_lengths, blank=self.task.blank
+        )
+        return logits, cache, float(loss), dlogits
+
+    def step(self, batch: Any) -> tuple[float, dict[str, np.ndarray], dict[str, float]]:
+        """Loss, gradients and the batch's greedy exact match and label error rate."""
+        logits, cache, loss, dlogits = self._forward(batch)
+        grads, _ = self.model.backward(dlogits.astype(self.model.dtype, copy=False), cache)
+        return loss, grads, self.task.metric(logits, batch)
+
+    def accept(self) -> None:
+        """Nothing is carried between batches."""
+
+    def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
+        batch = task.batch(batch_size)
+        logits, _, loss, _ = self._forward(batch)
+        return {"loss": loss, **task.metric(logits, batch)}
 
 
 class Seq2SeqObjective:
@@ -183,7 +226,7 @@ class Seq2SeqObjective:
 
 def make_objective(
     model: Any, task: Any, tbptt: bool, sampling: float, reverse_source: bool, rng: Any
-) -> SequenceObjective | Seq2SeqObjective:
+) -> SequenceObjective | Seq2SeqObjective | CTCObjective:
     """The objective that fits ``model``; seq2seq-only options are refused for other models."""
     if isinstance(model, EncoderDecoder):
         if tbptt:
@@ -195,4 +238,8 @@ def make_objective(
         )
     if sampling or reverse_source:
         raise ValueError("sampling and reverse_source are for an EncoderDecoder on a pair task")
+    if getattr(task, "name", "") == "ctc_frames":
+        if tbptt:
+            raise ValueError("tbptt=True is for character models, not for CTC")
+        return CTCObjective(model, task)
     return SequenceObjective(model, task, tbptt)

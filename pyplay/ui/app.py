@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import panel as pn
 
+from pyplay.ui.lesson_ctc import CTCLesson
 from pyplay.ui.lesson_rnn import RecurrentLesson
 from pyplay.ui.lesson_seq2seq import Seq2SeqLesson
 
@@ -20,7 +21,8 @@ page (Pyodide), nothing is sent to a server. The same NumPy code is a Python lib
 
 Lessons: **Recurrent networks** (RNN, LSTM, GRU: training, gates, gradients through time);
 **Sequence to sequence** (encoder-decoder with and without attention, attention heatmaps,
-scheduled sampling, source reversal, your own pairs).
+scheduled sampling, source reversal, beam search step by step, your own pairs); **CTC**
+(reading symbols out of unaligned frames: per-frame probabilities, best path, collapse).
 """
 
 
@@ -30,6 +32,7 @@ def create_app() -> pn.viewable.Viewable:
     lessons = pn.Tabs(
         ("Recurrent networks", RecurrentLesson().panel()),
         ("Sequence to sequence", Seq2SeqLesson().panel()),
+        ("CTC", CTCLesson().panel()),
         ("About", pn.pane.Markdown(ABOUT)),
         dynamic=False,
         sizing_mode="stretch_width",

@@ -38,6 +38,7 @@ _RANGES = {
     "z": (0, 1),
     "g": (-1, 1),
     "n": (-1, 1),
+    "p": (0, 1),  # probabilities
 }
 
 
@@ -67,7 +68,7 @@ def heatmap_figure(name: str, title: str) -> tuple[figure, ColumnDataSource]:
         {"image": [np.zeros((1, 1))], "x": [0], "y": [0], "dw": [1], "dh": [1]}
     )
     lo, hi = _RANGES.get(name, (-1, 1))
-    palette = Viridis256 if name in ("i", "f", "o", "r", "z") else list(reversed(RdBu11))
+    palette = Viridis256 if name in ("i", "f", "o", "r", "z", "p") else list(reversed(RdBu11))
     mapper = LinearColorMapper(palette=palette, low=lo, high=hi)
     fig = figure(
         height=190,

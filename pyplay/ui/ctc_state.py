@@ -1,0 +1,159 @@
+"""State of the "CTC" lesson: a bidirectional recurrent network learns to read symbols out of
+noisy frames with the CTC loss; the views show its per-frame probabilities (blank included),
+the best path and its collapse. No Panel here; errors become messages."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import param
+
+from pyplay.decode.ctc_decode import ctc_best_path
+from pyplay.losses import softmax
+from pyplay.models import SequenceModel
+from pyplay.tasks.ctc_frames import CTCFrames
+from pyplay.train import Trainer
+
+__all__ = ["CTCState", "CTCView"]
+
+BLANK_SYMBOL = "_"
+SYMBOLS = "ABCDEFGH"
+
+
+@dataclass(frozen=True)
+class CTCView:
+    """One example: probabilities (T, C) of its valid frames, class names (blank first), the
+    true symbol of every frame, the best path, its collapse and the target."""
+
+    probs: np.ndarray
+    classes: list[str]
+    frames: str
+    best_path: str
+    decoded: str
+    target: str
+
+
+class CTCState(param.Parameterized):
+    """Settings and actions of the CTC lesson."""
+
+    cell = param.Selector(objects=["gru", "lstm", "rnn"], default="gru")
+    hidden_size = param.Integer(default=32)
+    bidirectional = param.Boolean(default=True)
+    noise = param.Number(default=0.3)
+    lr = param.Number(default=0.02)
+    seed = param.Integer(default=0)
+
+    running = param.Boolean(default=False)
+    message = param.String(default="")
+    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
+    status = param.String(default="")
+    version = param.Integer(default=0)
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.model: SequenceModel | None = None
+        self.trainer: Trainer | None = None
+        self.task_obj: CTCFrames | None = None
+        self.history: dict[str, list[float]] = {"step": [], "loss": []}
+        self._elapsed = 0.0
+        self.reset()
+        self.param.watch(
+            lambda *_: self.reset(), ["cell", "hidden_size", "bidirectional", "noise", "seed"]
+        )
+        self.param.watch(self._on_lr, ["lr"])
+
+    def notify(self, text: str, kind: str = "info") -> None:
+        self.message_kind = kind
+        self.message = text
+
+    def reset(self) -> bool:
+        self.running = False
+        try:
+            task = CTCFrames(noise=self.noise, rng=self.seed)
+            model = SequenceModel.for_task(
+                task, self.cell, hidden_size=self.hidden_size, bidirectional=self.bidirectional,
+                rng=self.seed,
+            )  # fmt: skip
+            trainer = Trainer(model, task, lr=self.lr, batch_size=32, clip=5.0)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Not rebuilt: {err}", "danger")
+            return False
+        self.task_obj, self.model, self.trainer = task, model, trainer
+        self.history = {"step": [], "loss": []}
+        self._elapsed = 0.0
+        self.version += 1
+        self.status = self._status_text()
+        self.notify(task.describe(), "info")
+        return True
+
+    def _on_lr(self, *_: Any) -> None:
+        if self.model is None or self.task_obj is None or self.trainer is None:
+            return
+        try:
+            trainer = Trainer(self.model, self.task_obj, lr=self.lr, batch_size=32, clip=5.0)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Setting not applied: {err}", "danger")
+            return
+        state = self.trainer.optimizer.state_dict()
+        state["lr"] = trainer.optimizer.lr
+        trainer.optimizer.load_state_dict(state)
+        trainer.step_count = self.trainer.step_count
+        self.trainer = trainer
+        self.notify("Learning rate applied to the current model.", "info")
+
+    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
+        if self.trainer is None:
+            return []
+        records = []
+        start = time.perf_counter()
+        for record in self.trainer.run(steps):
+            if record.status != "ok":
+                self.running = False
+                self.notify(record.message, "danger")
+                break
+            records.append(record)
+            self.history["step"].append(record.step)
+            self.history["loss"].append(record.loss)
+            self._elapsed += record.seconds
+            if budget_s is not None and time.perf_counter() - start >= budget_s:
+                break
+        self.status = self._status_text()
+        return records
+
+    def _status_text(self) -> str:
+        if self.trainer is None or self.task_obj is None:
+            return ""
+        n = self.trainer.step_count
+        if not self.history["loss"]:
+            return f"Step {n}: not trained yet. Uniform guess: {self.task_obj.baseline_loss():.3f}"
+        rate = n / self._elapsed if self._elapsed else 0.0
+        last = self.history["loss"][-1]
+        return f"Step {n}: CTC loss {last:.4f}, {rate:.1f} steps/s"
+
+    def view(self, index: int = 0) -> CTCView | None:
+        """Example ``index`` (0..7) of a fixed batch, as the model reads it now."""
+        if self.model is None or self.task_obj is None:
+            return None
+        task = CTCFrames(noise=self.noise, rng=10_000 + self.seed)
+        batch = task.batch(8)
+        k = int(np.clip(index, 0, 7))
+        lengths = batch.lengths
+        n = batch.inputs.shape[1] if lengths is None else int(lengths[k])
+        x = batch.inputs[k : k + 1, :n].astype(self.model.dtype)  # (1, n, F)
+        logits, _, _ = self.model.forward(x, None, None, training=False)  # (1, n, C)
+        probs = softmax(logits[0].astype(np.float64))  # (n, C)
+        path, collapsed = ctc_best_path(logits, blank=task.blank)
+        names = [BLANK_SYMBOL, *SYMBOLS[: task.n_symbols]]
+        target = batch.targets[k, : int(batch.target_lengths[k])]
+        truth = batch.frame_labels
+        return CTCView(
+            probs,
+            names,
+            "" if truth is None else "".join(names[c] for c in truth[k, :n]),
+            "".join(names[c] for c in path[0]),
+            "".join(names[c] for c in collapsed[0]),
+            "".join(names[c] for c in target),
+        )

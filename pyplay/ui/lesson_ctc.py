@@ -1,0 +1,147 @@
+"""The "CTC" lesson: train a recurrent network with the CTC loss to read symbols out of noisy
+frames; see its per-frame probabilities (blank included), the best path and its collapse.
+
+Rendering only: actions call :class:`~pyplay.ui.ctc_state.CTCState`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import panel as pn
+
+from pyplay.ui.ctc_state import CTCState
+from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
+
+__all__ = ["CTCLesson"]
+
+HELP = (
+    "Each example is a few symbols, each held for a few noisy frames, with silent frames "
+    "between them; the network is told only the symbols, not where they are. At every frame it "
+    "outputs a probability for each symbol and for **blank** (_). CTC's loss adds up every "
+    "alignment of the symbols to the frames (forward-backward in the log domain). Decoding "
+    "takes the likeliest class of every frame (the **best path**), merges repeats and drops "
+    "blanks (the **collapse**)."
+)
+
+
+class CTCLesson:
+    """Builds the CTC lesson around a :class:`CTCState`."""
+
+    def __init__(self, state: CTCState | None = None) -> None:
+        self.state = state or CTCState()
+        self._callback: Any = None
+        self.loss_fig, self.loss_source, self.baseline = loss_figure()
+        self.prob_fig, self.prob_source = heatmap_figure("p", "P(class | frame)")
+        self.prob_fig.yaxis.axis_label = "class"
+        self.prob_fig.xaxis.axis_label = "frame"
+        self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
+        self.example.param.watch(lambda e: self.refresh(), "value")
+        self.paths = pn.pane.Str("", css_classes=["pyplay-ctc-paths"])
+        self.state.param.watch(self._on_version, "version")
+        self._on_version()
+
+    def start(self, *_: Any) -> None:
+        if self._callback is None:
+            self._callback = pn.state.add_periodic_callback(self._tick, period=180, start=False)
+        self.state.running = True
+        self._callback.start()
+
+    def pause(self, *_: Any) -> None:
+        self.state.running = False
+        if self._callback is not None and self._callback.running:
+            self._callback.stop()
+        self.refresh()
+
+    def step(self, *_: Any) -> None:
+        self.pause()
+        self._stream(self.state.train(steps=1))
+        self.refresh()
+
+    def reset(self, *_: Any) -> None:
+        self.pause()
+        self.state.reset()
+
+    def _tick(self) -> None:
+        if not self.state.running:
+            self.pause()
+            return
+        self._stream(self.state.train(budget_s=0.1))
+        if not self.state.running:
+            self.pause()
+
+    def _stream(self, records: list[Any]) -> None:
+        if records:
+            self.loss_source.stream(
+                {"step": [r.step for r in records], "loss": [r.loss for r in records]},
+                rollover=20_000,
+            )
+
+    def _on_version(self, *_: Any) -> None:
+        self.loss_source.data = {"step": [], "loss": []}
+        if self.state.task_obj is not None:
+            self.baseline.location = float(self.state.task_obj.baseline_loss())
+        self.refresh()
+
+    def refresh(self, *_: Any) -> None:
+        view = self.state.view(int(self.example.value or 0))
+        if view is None:
+            return
+        update_heatmap(self.prob_fig, self.prob_source, view.probs, "p")
+        self.prob_fig.yaxis.ticker = list(range(len(view.classes)))
+        self.prob_fig.yaxis.major_label_overrides = {k: name for k, name in enumerate(view.classes)}
+        self.paths.object = (
+            f"true frames : {view.frames}\n"
+            f"best path   : {view.best_path}\n"
+            f"collapse    : {view.decoded}\n"
+            f"target      : {view.target}   "
+            + ("(right)" if view.decoded == view.target else "(not yet)")
+        )
+
+    def panel(self) -> pn.Row:
+        s = self.state
+        alert = pn.pane.Alert(
+            s.param.message,
+            alert_type=s.param.message_kind,
+            visible=pn.bind(bool, s.param.message),
+            sizing_mode="stretch_width",
+        )
+        controls = [
+            pn.widgets.RadioButtonGroup.from_param(
+                s.param.cell, name="Cell", options={"GRU": "gru", "LSTM": "lstm", "RNN": "rnn"}
+            ),
+            pn.widgets.IntSlider.from_param(
+                s.param.hidden_size, name="Hidden size", start=4, end=96
+            ),
+            pn.widgets.Checkbox.from_param(s.param.bidirectional, name="Bidirectional"),
+            pn.widgets.FloatSlider.from_param(
+                s.param.noise, name="Frame noise", start=0.0, end=1.0, step=0.05
+            ),
+            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
+            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+        ]
+        row = []
+        for label, kind, action in (
+            ("Train", "primary", self.start),
+            ("Pause", "default", self.pause),
+            ("Step", "default", self.step),
+            ("Reset", "warning", self.reset),
+        ):
+            button = pn.widgets.Button(name=label, button_type=kind, width=80)
+            button.on_click(action)
+            row.append(button)
+        main = pn.Column(
+            alert,
+            "## Train with the CTC loss",
+            pn.pane.Markdown(HELP),
+            pn.pane.Str(s.param.status, css_classes=["pyplay-ctc-status"]),
+            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+            "## Frame by frame",
+            self.example,
+            pn.pane.Bokeh(self.prob_fig),
+            self.paths,
+            sizing_mode="stretch_width",
+        )
+        return pn.Row(
+            pn.Column(*controls, pn.Row(*row), width=320), main, sizing_mode="stretch_width"
+        )

@@ -1,0 +1,55 @@
+"""The CTC lesson in the browser: train briefly, see the probabilities and the paths."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+IMAGE_ROWS = """() => {
+  const out = [];
+  for (const m of window.pyplay.document.all_models) {
+    const d = m.data;
+    if (d == null || typeof d !== "object") continue;
+    const col = d instanceof Map ? d.get("image") : d["image"];
+    if (col !== undefined) {
+      const img = col[0];
+      out.push(img.shape !== undefined ? img.shape[0] : img.length);
+    }
+  }
+  return out;
+}"""
+
+
+def status(page) -> tuple[int, float | None]:
+    text = page.locator(".pyplay-ctc-status pre").inner_text()
+    loss = re.search(r"CTC loss ([0-9.]+)", text)
+    return int(re.search(r"Step (\d+)", text).group(1)), float(loss.group(1)) if loss else None
+
+
+def test_train_and_read_the_frames(ready_page, page_log):
+    page = ready_page
+    page.get_by_text("CTC", exact=True).first.click()
+    page.get_by_role("button", name="Step", exact=True).click()
+    deadline = time.time() + 60
+    while status(page)[0] < 1 and time.time() < deadline:
+        time.sleep(0.5)
+    first = status(page)[1]
+    assert first is not None and first > 1.0
+    page.get_by_role("button", name="Train", exact=True).click()
+    deadline = time.time() + 150
+    while status(page)[0] < 60 and time.time() < deadline:
+        time.sleep(0.5)
+    page.get_by_role("button", name="Pause", exact=True).click()
+    time.sleep(1.0)
+    steps, loss = status(page)
+    assert steps >= 60 and loss is not None and loss < 0.6 * first, (steps, first, loss)
+    paths = page.locator(".pyplay-ctc-paths pre")
+    paths.filter(has_text="best path").wait_for(timeout=30_000)
+    text = paths.inner_text()
+    assert "collapse" in text and "target" in text
+    assert 5 in page.evaluate(IMAGE_ROWS)  # blank + 4 symbols, one heatmap row each
+    assert page_log.errors == []
