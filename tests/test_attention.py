@@ -242,7 +242,7 @@ def test_scorer_matches_torch_formula(kind: str, masked: bool) -> None:
 # --------------------------------------------------------------------------- mask properties
 @settings(max_examples=60, deadline=None)
 @given(
-    kind=st.sampled_from(["dot", "general", "additive", "cosine", "location"]),
+    kind=st.sampled_from(["dot", "scaled_dot", "general", "additive", "cosine", "location"]),
     b=st.integers(1, 4),
     tq=st.integers(1, 4),
     tk=st.integers(1, 6),
@@ -257,12 +257,13 @@ def test_weights_sum_to_one_and_vanish_where_masked(
     rng = np.random.default_rng(seed)
     layer = {
         "dot": lambda: DotAttention(dtype=dtype),
+        "scaled_dot": lambda: ScaledDotAttention(dtype=dtype),
         "general": lambda: GeneralAttention(3, 2, dtype=dtype, rng=seed),
         "additive": lambda: AdditiveAttention(3, 2, 4, dtype=dtype, rng=seed),
         "cosine": lambda: CosineAttention(beta=scale, dtype=dtype),
         "location": lambda: LocationAttention(3, 6, dtype=dtype, rng=seed),
     }[kind]()
-    Dk = 3 if kind in ("dot", "cosine") else 2
+    Dk = 3 if kind in ("dot", "scaled_dot", "cosine") else 2
     Q = scale * rng.standard_normal((b, tq, 3))
     K = scale * rng.standard_normal((b, tk, Dk))
     V = rng.standard_normal((b, tk, 2))
@@ -274,7 +275,8 @@ def test_weights_sum_to_one_and_vanish_where_masked(
     full = np.broadcast_to(mask if per_query else mask[:, None, :], w.shape)
     assert np.all(w[~full] == 0.0) and np.all(w >= 0.0)
     grads = layer.backward(np.ones_like(c), cache)
-    assert all(np.isfinite(g).all() for g in (*grads[:3], *grads[3].values()))
+    for g in (*grads[:3], *grads[3].values()):
+        assert g.dtype == dtype and np.isfinite(g).all()
     # changing what sits at masked keys changes nothing
     K2, V2 = K.copy(), V.copy()
     hidden = ~mask.any(axis=1) if per_query else ~mask  # keys no query may see
@@ -306,6 +308,23 @@ def test_cosine_zero_vectors_give_uniform_weights_without_nan() -> None:
     assert all(np.isfinite(g).all() for g in grads[:3])
 
 
+def test_cosine_gradients_below_eps() -> None:
+    """Vectors shorter than eps are divided by eps (linear there): the other branch of the
+    normalisation's backward."""
+    layer = CosineAttention(beta=4.0, eps=0.5, dtype=np.float64)
+    Q, K, V = inputs(21, DQ)
+    Q[0, 1] *= 0.3 / np.linalg.norm(Q[0, 1])
+    K[1, 2] *= 0.2 / np.linalg.norm(K[1, 2])
+    R = np.random.default_rng(22).standard_normal((B, TQ, DV))
+
+    def loss() -> float:
+        return float((layer.forward(Q, K, V)[0] * R).sum())
+
+    dQ, dK, _, _ = layer.backward(R, layer.forward(Q, K, V)[2])
+    assert_grad_close(dQ, numeric_grad(loss, Q), "dQ")
+    assert_grad_close(dK, numeric_grad(loss, K), "dK")
+
+
 def test_location_uses_the_first_rows_and_ignores_keys() -> None:
     layer = LocationAttention(DQ, max_len=6, dtype=np.float64, rng=3)
     Q, K, V = inputs(15, DK)
@@ -327,6 +346,15 @@ def test_float32_agrees_with_float64() -> None:
     R = np.ones_like(c_hi)
     g_lo, g_hi = lo.backward(R, cache_lo), hi.backward(R, cache_hi)
     for a, b in zip((*g_lo[:3], *g_lo[3].values()), (*g_hi[:3], *g_hi[3].values()), strict=True):
+        assert a.dtype == np.float32 and max_rel_error(a, b) < 1e-4
+    q, k, v = _sdpa_case(20, (2, 3), 4, 5)
+    out_hi, _, c_hi = scaled_dot_product_attention(q, k, v, is_causal=True)
+    f32 = [x.astype(np.float32) for x in (q, k, v)]
+    out_lo, w_lo, c_lo = scaled_dot_product_attention(*f32, is_causal=True)
+    assert out_lo.dtype == w_lo.dtype == np.float32 and max_rel_error(out_lo, out_hi) < 1e-5
+    R = np.ones_like(out_hi)
+    g_hi = scaled_dot_product_attention_backward(R, c_hi)
+    for a, b in zip(scaled_dot_product_attention_backward(R, c_lo), g_hi, strict=True):
         assert a.dtype == np.float32 and max_rel_error(a, b) < 1e-4
 
 

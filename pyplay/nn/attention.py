@@ -190,7 +190,7 @@ def scaled_dot_product_attention(
         raise ValueError(f"value must have shape (*{k.shape[:-1]}, dv) like key, got {v.shape}")
     if not isinstance(is_causal, bool):
         raise TypeError(f"is_causal must be True or False, got {is_causal!r}")
-    s = 1.0 / np.sqrt(q.shape[-1]) if scale is None else check_float("scale", scale)
+    s = q.shape[-1] ** -0.5 if scale is None else check_float("scale", scale)  # Python float
     Tq, Tk = q.shape[-2], k.shape[-2]
     keep = None
     if attn_mask is not None:
@@ -230,7 +230,7 @@ class _Attention:
     key_size: int | None = None
     same_size = False  # key and query must have the same feature size
 
-    def __init__(self, dtype: Any) -> None:
+    def __init__(self, dtype: Any = np.float32) -> None:
         self.dtype = check_dtype("dtype", dtype)
         self.params: dict[str, np.ndarray] = {}
 
@@ -299,9 +299,6 @@ class DotAttention(_Attention):
 
     same_size = True
 
-    def __init__(self, dtype: Any = np.float32) -> None:
-        super().__init__(dtype)
-
     def _score(self, Q: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, tuple]:
         return Q @ _T(K), ()  # (B, Tq, Tk)
 
@@ -313,10 +310,10 @@ class ScaledDotAttention(DotAttention):
     r""":math:`e_{ij} = q_i^\top k_j / \sqrt{D}` (Dq = Dk = D); no parameters."""
 
     def _score(self, Q: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, tuple]:
-        return (Q @ _T(K)) / np.sqrt(Q.shape[2]), ()  # (B, Tq, Tk)
+        return (Q @ _T(K)) * Q.shape[2] ** -0.5, ()  # (B, Tq, Tk); a float keeps float32
 
     def _score_backward(self, de: np.ndarray, c: AttentionCache) -> Any:
-        return super()._score_backward(de / np.sqrt(c.query.shape[2]), c)
+        return super()._score_backward(de * c.query.shape[2] ** -0.5, c)
 
 
 class GeneralAttention(_Attention):
