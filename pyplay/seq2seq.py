@@ -15,7 +15,7 @@ training: :math:`y_0` is BOS), followed by a linear head over the target vocabul
     + LW_{22} a_2(t-1) + b)`.
 ``wiring="attention"`` (Luong et al. 2015)
     As "init", and every decoder state attends over all encoder states
-    (:class:`~pyplay.luong.LuongAttention`, ``score`` "dot", "general" or "additive"); the
+    (:class:`~pyplay.luong.LuongAttention`, ``score`` one of its six scores); the
     head reads :math:`\\tilde s_t = \\tanh(W_c [c_t; s_t])` instead of :math:`s_t`.
 
 A bidirectional encoder's two final states are joined by a bridge,
@@ -81,8 +81,9 @@ class EncoderDecoder:
     cell : {"rnn", "lstm", "gru"}
     bidirectional_encoder : bool
     wiring : {"init", "context", "attention"}
-    score : {"dot", "general", "additive"}
-        The attention score (wiring "attention" only).
+    score : {"general", "dot", "scaled_dot", "additive", "cosine", "location"}
+        The attention score (wiring "attention" only; "location" reads at most 64 source
+        steps).
     dtype, rng : as everywhere in pyplay.
     """
 

@@ -18,11 +18,12 @@ def small_batch() -> PairBatch:
 
 
 WIRED = ["init", "context", "attention:dot", "attention:general", "attention:additive"]
+ONE_WAY = ["attention:scaled_dot", "attention:cosine", "attention:location"]
 
 
 @pytest.mark.parametrize(
     ("wiring", "bidirectional"),
-    [(w, False) for w in WIRED] + [(w, True) for w in WIRED if w != "attention:dot"],
+    [(w, False) for w in WIRED + ONE_WAY] + [(w, True) for w in WIRED if w != "attention:dot"],
 )
 @pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
 def test_gradients_match_central_differences(cell: str, wiring: str, bidirectional: bool) -> None:

@@ -20,12 +20,13 @@ __all__ = ["Seq2SeqLesson"]
 
 HELP = {
     "train": "An encoder reads the source; a decoder writes the target one token at a time. "
-    "With **attention** every output step looks back at all source positions (Luong's dot, "
-    "general or additive score); **init** only hands the encoder's final state to the decoder "
-    "(Sutskever); **context** also feeds it to every step. Train on reversal with and without "
-    "attention to see why attention was invented. **Scheduled sampling** sometimes feeds the "
-    "decoder its own guess instead of the true previous token; **Reverse source** reads the "
-    "source backwards (Sutskever's trick).",
+    "With **attention** every output step looks back at all source positions (Luong's global "
+    "attention); **init** only hands the encoder's final state to the decoder (Sutskever); "
+    "**context** also feeds it to every step. Switch the **score** to compare how the decoder "
+    "decides where to look (dot, scaled dot, general, additive, cosine, location). Train on "
+    "reversal with and without attention to see why attention was invented. **Scheduled "
+    "sampling** sometimes feeds the decoder its own guess instead of the true previous token; "
+    "**Reverse source** reads the source backwards (Sutskever's trick).",
     "decode": "Type a source and **Translate** (greedy decoding). Each heatmap row is one "
     "output step, each column one source position; bright cells are where the decoder looked. "
     "Hover a cell for the tokens and the weight.",
@@ -191,7 +192,14 @@ class Seq2SeqLesson:
             pn.widgets.Select.from_param(
                 s.param.score,
                 name="Attention score",
-                options={"general": "general", "dot": "dot", "additive (concat)": "additive"},
+                options={
+                    "general": "general",
+                    "dot": "dot",
+                    "scaled dot": "scaled_dot",
+                    "additive (concat)": "additive",
+                    "cosine (content)": "cosine",
+                    "location": "location",
+                },
             ),
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.cell, name="Cell", options={"GRU": "gru", "LSTM": "lstm", "RNN": "rnn"}

@@ -53,7 +53,10 @@ class Seq2SeqState(param.Parameterized):
     task = param.Selector(objects=list(PAIR_LABELS.values()), default="reversal")
     cell = param.Selector(objects=["gru", "lstm", "rnn"], default="gru")
     wiring = param.Selector(objects=["attention", "init", "context"], default="attention")
-    score = param.Selector(objects=["general", "dot", "additive"], default="general")
+    score = param.Selector(
+        objects=["general", "dot", "scaled_dot", "additive", "cosine", "location"],
+        default="general",
+    )
     hidden_size = param.Integer(default=48)
     lr = param.Number(default=0.01)
     batch_size = param.Integer(default=32)
