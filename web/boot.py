@@ -28,12 +28,3 @@ async def start_app(app_spec: str, dist_url: str | None) -> Any:
     create = getattr(importlib.import_module(module_name), function_name)
     create().servable()
     return await write_doc()
-
-
-def finish_app(app_spec: str) -> None:
-    """After the first render: run the app module's ``finish()`` if it has one (the lessons it
-    builds later, see :mod:`pyplay.ui.app`)."""
-    module_name, _, _ = app_spec.partition(":")
-    finish = getattr(importlib.import_module(module_name), "finish", None)
-    if finish is not None:
-        finish()

@@ -91,7 +91,6 @@ self.onmessage = async (event) => {
 from panel.io.state import state
 from panel.io.pyodide import _link_docs_worker
 _link_docs_worker(state.curdoc, sendPatch, setter="js")
-finish_app(PYPLAY_APP)
 `);
     finishStart().catch((err) => console.error("pyplay: loading the remaining packages failed:", err));
   } else if (msg.type === "patch") {

@@ -2,14 +2,9 @@
 
 ``create_app()`` returns a servable Panel object. In the browser the static site's worker
 calls it (see ``web/worker.js``); natively ``panel serve pyplay/ui/app.py`` shows the same app.
-Only the first lesson is built before the page shows: the others are placeholders until
-:func:`finish` builds them (the worker calls it right after the first render; natively it runs
-on load), so the page becomes interactive sooner.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import panel as pn
 
@@ -17,13 +12,7 @@ from pyplay.ui.lesson_ctc import CTCLesson
 from pyplay.ui.lesson_rnn import RecurrentLesson
 from pyplay.ui.lesson_seq2seq import Seq2SeqLesson
 
-__all__ = ["create_app", "finish"]
-
-LATER: dict[str, Callable[[], pn.viewable.Viewable]] = {
-    "Sequence to sequence": lambda: Seq2SeqLesson().panel(),
-    "CTC": lambda: CTCLesson().panel(),
-}
-_pending: list[pn.Tabs] = []
+__all__ = ["create_app"]
 
 ABOUT = """
 **pyplay** trains small sequence models right here, in your browser: the Python runs on this
@@ -40,28 +29,16 @@ scheduled sampling, source reversal, beam search step by step, your own pairs); 
 def create_app() -> pn.viewable.Viewable:
     """The whole playground: a header and one tab per lesson."""
     pn.extension(notifications=False)
-    waiting = [(title, pn.pane.Markdown(f"Loading the {title} lesson...")) for title in LATER]
     lessons = pn.Tabs(
         ("Recurrent networks", RecurrentLesson().panel()),
-        *waiting,
+        ("Sequence to sequence", Seq2SeqLesson().panel()),
+        ("CTC", CTCLesson().panel()),
         ("About", pn.pane.Markdown(ABOUT)),
         dynamic=False,
         sizing_mode="stretch_width",
     )
     header = pn.pane.Markdown("# pyplay: sequence models, live", sizing_mode="stretch_width")
-    _pending.append(lessons)
-    if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
-        pn.state.onload(finish)  # a served app (panel serve)
     return pn.Column(header, lessons, sizing_mode="stretch_width")
-
-
-def finish() -> None:
-    """Build the lessons that :func:`create_app` left as placeholders."""
-    while _pending:
-        tabs = _pending.pop()
-        for k, title in enumerate(tabs._names):
-            if title in LATER:
-                tabs[k] = (title, LATER[title]())
 
 
 if __name__.startswith("bokeh"):
