@@ -28,3 +28,17 @@ async def start_app(app_spec: str, dist_url: str | None) -> Any:
     create = getattr(importlib.import_module(module_name), function_name)
     create().servable()
     return await write_doc()
+
+
+def apply_patch(patch: Any) -> None:
+    """Apply a document patch from the page (a JS object) at once.
+
+    The worker calls this synchronously for every message, so two patches that arrive close
+    together are applied one after the other, each exactly once (passing them through a shared
+    global and ``runPythonAsync``, which yields before running, could apply the second twice
+    and lose the first: a click lost while the worker was busy).
+    """
+    from panel.io.pyodide import _convert_json_patch
+    from panel.io.state import state
+
+    state.curdoc.apply_json_patch(_convert_json_patch(patch), setter="js")

@@ -15,6 +15,7 @@ importScripts(PYODIDE_URL + "pyodide.js");
 const quiet = {messageCallback: () => {}};
 const t0 = performance.now();
 const timings = {};
+let applyPatch = null;  // web/boot.py's apply_patch, once the app has started
 
 function sendPatch(patch, buffers, msgId) {
   self.postMessage({type: "patch", patch: patch, buffers: buffers});
@@ -66,6 +67,7 @@ async function startApplication() {
   await loadPackages();
   status("app", "Starting the playground");
   self.pyodide.runPython(CONFIG.boot);
+  applyPatch = self.pyodide.globals.get("apply_patch");
   self.pyodide.globals.set("PYPLAY_APP", CONFIG.app);
   self.pyodide.globals.set("PYPLAY_DIST_URL", absolute(CONFIG.panelDist));
   const result = await self.pyodide.runPythonAsync(
@@ -94,13 +96,8 @@ _link_docs_worker(state.curdoc, sendPatch, setter="js")
 `);
     finishStart().catch((err) => console.error("pyplay: loading the remaining packages failed:", err));
   } else if (msg.type === "patch") {
-    self.pyodide.globals.set("patch", msg.patch);
     try {
-      await self.pyodide.runPythonAsync(`
-from panel.io.state import state
-from panel.io.pyodide import _convert_json_patch
-state.curdoc.apply_json_patch(_convert_json_patch(patch), setter="js")
-`);
+      applyPatch(msg.patch);  // synchronous: one patch at a time, each exactly once
     } finally {
       self.postMessage({type: "idle"});
     }
