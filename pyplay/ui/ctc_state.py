@@ -4,7 +4,6 @@ the best path and its collapse. No Panel here; errors become messages."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +15,7 @@ from pyplay.losses import softmax
 from pyplay.models import SequenceModel
 from pyplay.tasks.ctc_frames import CTCFrames
 from pyplay.train import Trainer
+from pyplay.ui.training import carry_over, run_steps
 
 __all__ = ["CTCState", "CTCView"]
 
@@ -97,31 +97,11 @@ class CTCState(param.Parameterized):
         except (ValueError, TypeError) as err:
             self.notify(f"Setting not applied: {err}", "danger")
             return
-        state = self.trainer.optimizer.state_dict()
-        state["lr"] = trainer.optimizer.lr
-        trainer.optimizer.load_state_dict(state)
-        trainer.step_count = self.trainer.step_count
-        self.trainer = trainer
+        self.trainer = carry_over(self.trainer, trainer)
         self.notify("Learning rate applied to the current model.", "info")
 
     def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
-        if self.trainer is None:
-            return []
-        records = []
-        start = time.perf_counter()
-        for record in self.trainer.run(steps):
-            if record.status != "ok":
-                self.running = False
-                self.notify(record.message, "danger")
-                break
-            records.append(record)
-            self.history["step"].append(record.step)
-            self.history["loss"].append(record.loss)
-            self._elapsed += record.seconds
-            if budget_s is not None and time.perf_counter() - start >= budget_s:
-                break
-        self.status = self._status_text()
-        return records
+        return run_steps(self, steps, budget_s)
 
     def _status_text(self) -> str:
         if self.trainer is None or self.task_obj is None:

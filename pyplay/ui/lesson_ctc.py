@@ -12,6 +12,7 @@ import panel as pn
 
 from pyplay.ui.ctc_state import CTCState
 from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
+from pyplay.ui.training import stream_losses
 
 __all__ = ["CTCLesson"]
 
@@ -71,11 +72,7 @@ class CTCLesson:
             self.pause()
 
     def _stream(self, records: list[Any]) -> None:
-        if records:
-            self.loss_source.stream(
-                {"step": [r.step for r in records], "loss": [r.loss for r in records]},
-                rollover=20_000,
-            )
+        stream_losses(self.loss_source, records)
 
     def _on_version(self, *_: Any) -> None:
         self.loss_source.data = {"step": [], "loss": []}

@@ -15,6 +15,7 @@ import panel as pn
 
 from pyplay.ui.plots import gradient_figure, heatmap_figure, loss_figure, update_heatmap
 from pyplay.ui.state import TASK_LABELS, LessonState
+from pyplay.ui.training import stream_losses
 
 __all__ = ["RecurrentLesson"]
 
@@ -103,11 +104,7 @@ class RecurrentLesson:
             self.pause()
 
     def _stream(self, records: list[Any]) -> None:
-        if records:
-            self.loss_source.stream(
-                {"step": [r.step for r in records], "loss": [r.loss for r in records]},
-                rollover=20_000,
-            )
+        stream_losses(self.loss_source, records)
 
     def _on_version(self, *_: Any) -> None:
         """A new or loaded model: clear the curve, rebuild the heatmap grid, redraw."""

@@ -15,6 +15,7 @@ import panel as pn
 from pyplay.ui.beam_stepper import BeamStepper
 from pyplay.ui.plots import attention_figure, beam_tree_figure, loss_figure, update_attention
 from pyplay.ui.seq2seq_state import PAIR_LABELS, Decoding, Seq2SeqState
+from pyplay.ui.training import stream_losses
 
 __all__ = ["Seq2SeqLesson"]
 
@@ -95,11 +96,7 @@ class Seq2SeqLesson:
             self.pause()
 
     def _stream(self, records: list[Any]) -> None:
-        if records:
-            self.loss_source.stream(
-                {"step": [r.step for r in records], "loss": [r.loss for r in records]},
-                rollover=20_000,
-            )
+        stream_losses(self.loss_source, records)
 
     def _on_version(self, *_: Any) -> None:
         self.pause()

@@ -7,7 +7,6 @@ or typed is lost.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +20,7 @@ from pyplay.tasks.seq2seq import PAIR_TASKS
 from pyplay.train import Trainer
 from pyplay.ui.beam_stepper import BeamStepper
 from pyplay.ui.state import LessonState
+from pyplay.ui.training import carry_over, run_steps
 
 __all__ = ["PAIR_LABELS", "Decoding", "Seq2SeqState"]
 
@@ -153,33 +153,13 @@ class Seq2SeqState(param.Parameterized):
         except (ValueError, TypeError) as err:
             self.notify(f"Setting not applied: {err}", "danger")
             return
-        state = self.trainer.optimizer.state_dict()
-        state["lr"] = trainer.optimizer.lr
-        trainer.optimizer.load_state_dict(state)
-        trainer.step_count = self.trainer.step_count
-        self.trainer = trainer
+        self.trainer = carry_over(self.trainer, trainer)
         self.notify("Training settings applied to the current model.", "info")
 
     # ------------------------------------------------------------------ training
     def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
         """``steps`` steps, or as many as fit in ``budget_s`` seconds; returns the records."""
-        if self.trainer is None:
-            return []
-        records = []
-        start = time.perf_counter()
-        for record in self.trainer.run(steps):
-            if record.status != "ok":
-                self.running = False
-                self.notify(record.message, "danger")
-                break
-            records.append(record)
-            self.history["step"].append(record.step)
-            self.history["loss"].append(record.loss)
-            self._elapsed += record.seconds
-            if budget_s is not None and time.perf_counter() - start >= budget_s:
-                break
-        self.status = self._status_text()
-        return records
+        return run_steps(self, steps, budget_s)
 
     def step_once(self) -> list[Any]:
         return self.train(steps=1)

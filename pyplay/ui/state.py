@@ -8,7 +8,6 @@ and the trained model and the user's inputs stay as they were.
 from __future__ import annotations
 
 import io
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +20,7 @@ from pyplay.sampling import sample
 from pyplay.tasks import CharLM, NumberSeries, make_task
 from pyplay.tasks.series import parse_numbers
 from pyplay.train import OPTIMIZERS, Trainer, task_loss
+from pyplay.ui.training import carry_over, run_steps
 
 __all__ = ["TASK_LABELS", "Inspection", "LessonState"]
 
@@ -165,12 +165,7 @@ class LessonState(param.Parameterized):
         except (ValueError, TypeError) as err:
             self.notify(f"Setting not applied: {err}", "danger")
             return
-        if type(trainer.optimizer) is type(self.trainer.optimizer):
-            state = self.trainer.optimizer.state_dict()
-            state["lr"] = trainer.optimizer.lr
-            trainer.optimizer.load_state_dict(state)
-        trainer.step_count = self.trainer.step_count
-        self.trainer = trainer
+        self.trainer = carry_over(self.trainer, trainer)
         self.notify("Training settings applied to the current model.", "info")
 
     # ------------------------------------------------------------------ training
@@ -179,23 +174,7 @@ class LessonState(param.Parameterized):
 
         A diverging run stops with a message; its parameters are restored by the trainer.
         """
-        if self.trainer is None:
-            return []
-        records = []
-        start = time.perf_counter()
-        for record in self.trainer.run(steps):
-            if record.status != "ok":
-                self.running = False
-                self.notify(record.message, "danger")
-                break
-            records.append(record)
-            self.history["step"].append(record.step)
-            self.history["loss"].append(record.loss)
-            self._elapsed += record.seconds
-            if budget_s is not None and time.perf_counter() - start >= budget_s:
-                break
-        self.status = self._status_text()
-        return records
+        return run_steps(self, steps, budget_s)
 
     def step_once(self) -> list[Any]:
         """Train on exactly one batch."""
