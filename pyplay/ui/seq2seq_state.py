@@ -15,7 +15,7 @@ import param
 
 from pyplay.objectives import reverse_sources
 from pyplay.seq2seq import EncoderDecoder
-from pyplay.tasks.pairs import EOS, UserPairs
+from pyplay.tasks.pairs import BOS, EOS, UserPairs
 from pyplay.tasks.seq2seq import PAIR_TASKS
 from pyplay.train import Trainer
 from pyplay.ui.beam_stepper import BeamStepper
@@ -194,7 +194,7 @@ class Seq2SeqState(param.Parameterized):
         state = self.model.start(ids, np.array([ids.shape[1]]))
         out: list[int] = []
         rows: list[np.ndarray] = []
-        token = np.array([1])  # BOS
+        token = np.array([BOS])
         for _ in range(3 * ids.shape[1] + 10):
             logp, state = self.model.step(token, state, rows)
             token = logp.argmax(axis=1)  # (1,)
