@@ -38,9 +38,44 @@ from pyplay.nn.attention import (
     ScaledDotAttention,
 )
 
-__all__ = ["SCORES", "LuongAttention"]
+__all__ = ["SCORES", "LuongAttention", "make_scorer"]
 
 SCORES = ("general", "dot", "scaled_dot", "additive", "cosine", "location")
+
+
+def make_scorer(
+    score: str,
+    query_size: int,
+    key_size: int,
+    attn_size: int | None = None,
+    max_len: int = 64,
+    dtype: Any = np.float32,
+    rng: np.random.Generator | int | None = 0,
+) -> Any:
+    """The scorer module named ``score`` (one of ``SCORES``) for ``query_size``-wide queries
+    over ``key_size``-wide keys; ``attn_size`` (default ``query_size``) is the additive score's
+    hidden width, ``max_len`` the location score's number of positions."""
+    H = check_int("query_size", query_size, min_value=1)
+    K = check_int("key_size", key_size, min_value=1)
+    score = check_choice("score", score, SCORES)
+    if score in ("dot", "scaled_dot") and H != K:
+        raise ValueError(
+            f"score={score!r} needs key_size equal to query_size ({H}), got {K} "
+            "(a bidirectional encoder doubles it: use 'general' or 'additive')"
+        )
+    gen = as_generator(rng)
+    A = check_int("attn_size", H if attn_size is None else attn_size, min_value=1)
+    if score == "dot":
+        return DotAttention(dtype=dtype)
+    if score == "scaled_dot":
+        return ScaledDotAttention(dtype=dtype)
+    if score == "cosine":
+        return CosineAttention(dtype=dtype)
+    if score == "general":
+        return GeneralAttention(H, K, dtype=dtype, rng=gen)
+    if score == "additive":
+        return AdditiveAttention(H, K, A, dtype=dtype, rng=gen)
+    return LocationAttention(H, max_len, dtype=dtype, rng=gen)
 
 
 @dataclass(frozen=True)
@@ -70,22 +105,9 @@ class LuongAttention:
         H = check_int("query_size", query_size, min_value=1)
         K = check_int("key_size", key_size, min_value=1)
         self.score = check_choice("score", score, SCORES)
-        if self.score in ("dot", "scaled_dot") and H != K:
-            raise ValueError(
-                f"score={self.score!r} needs key_size equal to query_size ({H}), got {K} "
-                "(a bidirectional encoder doubles it: use 'general' or 'additive')"
-            )
         self.dtype = check_dtype("dtype", dtype)
         gen = as_generator(rng)
-        A = check_int("attn_size", H if attn_size is None else attn_size, min_value=1)
-        self.scorer = {
-            "dot": lambda: DotAttention(dtype=self.dtype),
-            "scaled_dot": lambda: ScaledDotAttention(dtype=self.dtype),
-            "cosine": lambda: CosineAttention(dtype=self.dtype),
-            "general": lambda: GeneralAttention(H, K, dtype=self.dtype, rng=gen),
-            "additive": lambda: AdditiveAttention(H, K, A, dtype=self.dtype, rng=gen),
-            "location": lambda: LocationAttention(H, max_len, dtype=self.dtype, rng=gen),
-        }[self.score]()
+        self.scorer = make_scorer(self.score, H, K, attn_size, max_len, self.dtype, gen)
         k = 1.0 / np.sqrt(K + H)
         self.params: dict[str, np.ndarray] = {
             "weight_c": gen.uniform(-k, k, (H, K + H)).astype(self.dtype)

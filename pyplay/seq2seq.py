@@ -17,6 +17,11 @@ training: :math:`y_0` is BOS), followed by a linear head over the target vocabul
     As "init", and every decoder state attends over all encoder states
     (:class:`~pyplay.luong.LuongAttention`, ``score`` one of its six scores); the
     head reads :math:`\\tilde s_t = \\tanh(W_c [c_t; s_t])` instead of :math:`s_t`.
+``wiring="bahdanau"`` (Bahdanau et al. 2015)
+    As "init", and before every step the previous state :math:`s_{t-1}` attends over the
+    encoder states; the context enters the step as an input,
+    :math:`s_t = f([E y_{t-1}; c_t], s_{t-1})` (:class:`~pyplay.bahdanau.BahdanauDecoder`,
+    the decoder then runs one step at a time, forward and backward).
 
 A bidirectional encoder's two final states are joined by a bridge,
 :math:`s_0 = \\tanh(W_b [h^{\\rightarrow}_S; h^{\\leftarrow}_1] + b_b)` (and, for an LSTM, the
@@ -33,13 +38,14 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
-from pyplay.luong import LuongAttention
+from pyplay.bahdanau import BahdanauCache, BahdanauDecoder
+from pyplay.luong import LuongAttention, make_scorer
 from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear
 from pyplay.tasks.pairs import BOS, EOS, PAD
 
 __all__ = ["WIRINGS", "DecodeState", "EncoderDecoder"]
 
-WIRINGS = ("init", "context", "attention")
+WIRINGS = ("init", "context", "attention", "bahdanau")
 CELLS = {"rnn": RNN, "lstm": LSTM, "gru": GRU}
 
 
@@ -49,10 +55,10 @@ class Seq2SeqCache:
 
     enc_emb: Any
     enc: Any
-    attn: Any  # LuongAttention cache (wiring "attention")
+    attn: Any  # LuongAttention cache ("attention") or BahdanauCache ("bahdanau")
     bridge: tuple[Any, ...] | None  # (h cache, h0 pre-tanh output, c cache) when bidirectional
     dec_emb: Any
-    dec: Any
+    dec: Any  # None with "bahdanau" (its steps' caches are in attn)
     head: Any
     U: int
 
@@ -80,10 +86,10 @@ class EncoderDecoder:
         Shared by encoder and decoder.
     cell : {"rnn", "lstm", "gru"}
     bidirectional_encoder : bool
-    wiring : {"init", "context", "attention"}
-    score : {"general", "dot", "scaled_dot", "additive", "cosine", "location"}
-        The attention score (wiring "attention" only; "location" reads at most 64 source
-        steps).
+    wiring : {"init", "context", "attention", "bahdanau"}
+    score : {"general", "dot", "scaled_dot", "additive", "cosine", "location"}, optional
+        The attention score (wirings "attention" and "bahdanau"; "location" reads at most 64
+        source steps). Default "general" for Luong's attention, "additive" for Bahdanau's.
     dtype, rng : as everywhere in pyplay.
     """
 
@@ -97,7 +103,7 @@ class EncoderDecoder:
         cell: str = "lstm",
         bidirectional_encoder: bool = False,
         wiring: str = "init",
-        score: str = "general",
+        score: str | None = None,
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
@@ -126,12 +132,19 @@ class EncoderDecoder:
             if self.cell == "lstm":
                 self.bridge_c = Linear(2 * H, H, dtype=self.dtype, rng=gen)
         self.dec_emb = Embedding(V_t, E, padding_idx=PAD, dtype=self.dtype, rng=gen)
-        dec_in = E + (H if self.wiring == "context" else 0)
+        K = (2 if bidirectional_encoder else 1) * H  # encoder state size
+        dec_in = E + {"context": H, "bahdanau": K}.get(self.wiring, 0)
         self.dec = CELLS[self.cell](dec_in, H, **kw)
         self.attn: LuongAttention | None = None
+        self.bahdanau: BahdanauDecoder | None = None
+        if score is None:
+            score = "additive" if self.wiring == "bahdanau" else "general"
         if self.wiring == "attention":
-            D = 2 if bidirectional_encoder else 1
-            self.attn = LuongAttention(H, D * H, score, dtype=self.dtype, rng=gen)
+            self.attn = LuongAttention(H, K, score, dtype=self.dtype, rng=gen)
+        elif self.wiring == "bahdanau":
+            self.bahdanau = BahdanauDecoder(
+                self.dec, make_scorer(score, H, K, None, 64, self.dtype, gen)
+            )
         self.head = Linear(H, V_t, dtype=self.dtype, rng=gen)
         self.params: dict[str, np.ndarray] = {}
         for prefix, layer in self._layers():
@@ -147,6 +160,8 @@ class EncoderDecoder:
         decoder = [("decoder.embedding", self.dec_emb), ("decoder.rnn", self.dec)]
         if self.attn is not None:
             decoder.append(("attention", self.attn))
+        if self.bahdanau is not None:
+            decoder.append(("attention.score", self.bahdanau.scorer))
         return [*layers, *decoder, ("head", self.head)]
 
     # ------------------------------------------------------------------ encoder
@@ -183,14 +198,20 @@ class EncoderDecoder:
         self, src: Any, src_lengths: Any, tgt_in: Any, tgt_lengths: Any = None
     ) -> tuple[np.ndarray, np.ndarray | None, Seq2SeqCache]:
         """Teacher-forced logits (B, U, tgt_vocab_size) for ``tgt_in`` (BOS y_1 ... y_n), the
-        attention weights (B, U, S) (wiring "attention", else None) and the cache."""
+        attention weights (B, U, S) (wirings "attention" and "bahdanau", else None) and the
+        cache."""
         state0, enc_out, emb_cache, enc_cache, bridge = self.encode(src, src_lengths)
         tgt_in = check_array("tgt_in", tgt_in, ndim=2, kind="i", layout="(B, U)")
         h0 = state0[0] if isinstance(state0, tuple) else state0  # (L, B, H)
         context = h0[-1] if self.wiring == "context" else None  # (B, H)
         x, dec_emb_cache = self._decoder_input(tgt_in, context)  # (B, U, E [+ H])
-        s, _, dec_cache = self.dec.forward(x, state=state0, lengths=tgt_lengths)  # (B, U, H)
-        weights = attn_cache = None
+        weights = dec_cache = None
+        attn_cache: Any = None
+        if self.bahdanau is not None:
+            mask = self._mask(enc_out, src_lengths)
+            s, weights, attn_cache = self.bahdanau.forward(x, state0, enc_out, mask)  # (B, U, H)
+        else:
+            s, _, dec_cache = self.dec.forward(x, state=state0, lengths=tgt_lengths)  # (B, U, H)
         if self.attn is not None:
             s, weights, attn_cache = self.attn.forward(s, enc_out, self._mask(enc_out, src_lengths))
         logits, head_cache = self.head.forward(s)  # (B, U, V)
@@ -220,7 +241,11 @@ class EncoderDecoder:
         if self.attn is not None:
             ds, denc_out, g = self.attn.backward(ds, cache.attn)
             grads.update({f"attention.{k}": v for k, v in g.items()})
-        dx, dstate0, g = self.dec.backward(ds, None, cache.dec)  # dx (B, U, E [+ H])
+        if self.bahdanau is not None and isinstance(cache.attn, BahdanauCache):
+            dx, dstate0, denc_out, g, gs = self.bahdanau.backward(ds, cache.attn)  # (B, U, E)
+            grads.update({f"attention.score.{k}": v for k, v in gs.items()})
+        else:
+            dx, dstate0, g = self.dec.backward(ds, None, cache.dec)  # dx (B, U, E [+ H])
         grads.update({f"decoder.rnn.{k}": v for k, v in g.items()})
         E = self.dec_emb.embedding_dim
         _, g = self.dec_emb.backward(np.ascontiguousarray(dx[:, :, :E]), cache.dec_emb)
@@ -261,7 +286,7 @@ class EncoderDecoder:
         state0, enc_out, _, _, _ = self.encode(src, src_lengths)
         h0 = state0[0] if isinstance(state0, tuple) else state0
         context = h0[-1].copy() if self.wiring == "context" else None  # (B, H)
-        if self.attn is None:
+        if self.attn is None and self.bahdanau is None:
             return DecodeState(state0, context, None, None)
         return DecodeState(state0, context, enc_out, self._mask(enc_out, src_lengths))
 
@@ -269,12 +294,18 @@ class EncoderDecoder:
         self, tokens: Any, state: DecodeState, weights: list[np.ndarray] | None = None
     ) -> tuple[np.ndarray, DecodeState]:
         """One decoder step for N hypotheses: ``tokens`` (N,) -> log-probabilities (N, V) and
-        the next state (the protocol of :mod:`pyplay.decode` searches). With wiring
-        "attention", the step's attention weights (N, S) are appended to ``weights`` if given.
+        the next state (the protocol of :mod:`pyplay.decode` searches). With wirings
+        "attention" and "bahdanau", the step's attention weights (N, S) are appended to
+        ``weights`` if given.
         """
         tokens = check_array("tokens", tokens, ndim=1, kind="i", layout="(N,)")
         x, _ = self._decoder_input(tokens[:, None], state.context)  # (N, 1, E [+ H])
-        s, rnn_state, _ = self.dec.forward(x, state=state.rnn, training=False)  # (N, 1, H)
+        if self.bahdanau is not None and state.enc_out is not None and state.mask is not None:
+            s, rnn_state, a, _ = self.bahdanau.step(x, state.rnn, state.enc_out, state.mask)
+            if weights is not None:
+                weights.append(a)
+        else:
+            s, rnn_state, _ = self.dec.forward(x, state=state.rnn, training=False)  # (N, 1, H)
         if self.attn is not None and state.enc_out is not None and state.mask is not None:
             s, a, _ = self.attn.forward(s, state.enc_out, state.mask)  # (N, 1, H), (N, 1, S)
             if weights is not None:

@@ -32,11 +32,22 @@ def test_switching_wiring_or_score_rebuilds_and_init_has_no_weights() -> None:
     state = Seq2SeqState()
     version = state.version
     state.score = "additive"
-    assert state.version == version + 1 and "attention (additive)" in state.message
+    assert state.version == version + 1 and "Luong attention (additive)" in state.message
     state.wiring = "init"
     assert state.version == version + 2
     result = state.translate("abc")
     assert result is not None and result.weights is None
+
+
+def test_bahdanau_wiring_trains_and_shows_its_weights() -> None:
+    state = Seq2SeqState(wiring="bahdanau", score="additive")
+    assert "Bahdanau attention (additive)" in state.message
+    state.train(steps=300)
+    result = state.translate("abcdef")
+    assert result is not None and result.weights is not None
+    assert result.weights.shape == (len(result.output) + 1, 6)
+    np.testing.assert_allclose(result.weights.sum(axis=1), 1.0, rtol=1e-5)
+    assert state.evaluate()["exact_match"] > 0.5
 
 
 def test_reverse_source_keeps_the_heatmap_in_typed_order() -> None:

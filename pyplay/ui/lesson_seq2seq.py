@@ -21,9 +21,11 @@ __all__ = ["Seq2SeqLesson"]
 
 HELP = {
     "train": "An encoder reads the source; a decoder writes the target one token at a time. "
-    "With **attention** every output step looks back at all source positions (Luong's global "
-    "attention); **init** only hands the encoder's final state to the decoder (Sutskever); "
-    "**context** also feeds it to every step. Switch the **score** to compare how the decoder "
+    "With attention every output step looks back at all source positions: **Luong** attends "
+    "with the new decoder state and mixes the context into the output; **Bahdanau** attends "
+    "with the previous state and feeds the context into the recurrent step. **Init** only "
+    "hands the encoder's final state to the decoder (Sutskever); "
+    "**Context** also feeds it to every step. Switch the **score** to compare how the decoder "
     "decides where to look (dot, scaled dot, general, additive, cosine, location). Train on "
     "reversal with and without attention to see why attention was invented. **Scheduled "
     "sampling** sometimes feeds the decoder its own guess instead of the true previous token; "
@@ -184,7 +186,12 @@ class Seq2SeqLesson:
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.wiring,
                 name="Wiring",
-                options={"Attention": "attention", "Init": "init", "Context": "context"},
+                options={
+                    "Luong": "attention",
+                    "Bahdanau": "bahdanau",
+                    "Init": "init",
+                    "Context": "context",
+                },
             ),
             pn.widgets.Select.from_param(
                 s.param.score,

@@ -52,7 +52,9 @@ class Seq2SeqState(param.Parameterized):
 
     task = param.Selector(objects=list(PAIR_LABELS.values()), default="reversal")
     cell = param.Selector(objects=["gru", "lstm", "rnn"], default="gru")
-    wiring = param.Selector(objects=["attention", "init", "context"], default="attention")
+    wiring = param.Selector(
+        objects=["attention", "bahdanau", "init", "context"], default="attention"
+    )
     score = param.Selector(
         objects=["general", "dot", "scaled_dot", "additive", "cosine", "location"],
         default="general",
@@ -137,7 +139,11 @@ class Seq2SeqState(param.Parameterized):
         self.version += 1
         self.status = self._status_text()
         n = sum(p.size for p in model.params.values())
-        what = {"attention": f"attention ({self.score})", "init": "no attention"}
+        what = {
+            "attention": f"Luong attention ({self.score})",
+            "bahdanau": f"Bahdanau attention ({self.score})",
+            "init": "no attention",
+        }
         self.notify(
             f"New {self.cell.upper()} encoder-decoder, {what.get(self.wiring, 'context input')}"
             f", {n:,} parameters. {task.describe()}",

@@ -80,3 +80,23 @@ def test_train_decode_and_see_the_attention(ready_page, page_log):
     )
     assert status(page)[0] == steps
     assert page_log.errors == []
+
+
+def test_bahdanau_wiring_trains_and_shows_its_attention(ready_page, page_log):
+    page = ready_page
+    page.get_by_text("Sequence to sequence", exact=True).first.click()
+    page.get_by_role("button", name="Bahdanau", exact=True).click()
+    page.get_by_text(re.compile(r"GRU encoder-decoder, Bahdanau attention")).wait_for(
+        timeout=30_000
+    )
+    page.get_by_role("button", name="Train", exact=True).click()
+    wait_for(page, lambda: status(page)[0] >= 20, "20 training steps")
+    page.get_by_role("button", name="Pause", exact=True).click()
+    time.sleep(1.0)
+    page.get_by_role("textbox", name="Source", exact=True).fill("abcd")
+    page.get_by_role("button", name="Translate").click()
+    page.locator(".pyplay-output pre", has_text="Output:").wait_for(timeout=30_000)
+    wait_for(page, lambda: len(page.evaluate(WEIGHTS) or []) >= 4, "the first heatmap row", 30)
+    weights = page.evaluate(WEIGHTS)
+    assert abs(sum(weights[:4]) - 1.0) < 1e-3
+    assert page_log.errors == []
