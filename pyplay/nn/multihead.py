@@ -16,6 +16,12 @@ where a query may look at a key and :math:`-\infty` elsewhere (masked weights ar
 (:func:`~pyplay.nn.attention.scaled_dot_product_attention_backward`), then
 :math:`\delta X_q = \delta Q\, W_q`, :math:`\delta W_q = \delta Q^\top X_q`,
 :math:`\delta b_q = \sum \delta Q` (likewise for ``k`` and ``v``).
+
+Incremental decoding (:meth:`MultiheadAttention.step`): with causal self-attention, the keys
+and values of past positions never change, so they are projected once and kept per head in a
+:class:`KVCache`; a new query row ``i`` (absolute position :math:`P + i` after ``P`` cached
+steps) attends over the cached and new keys :math:`j \le P + i`, which gives exactly the rows of
+the full causal computation at a cost linear (not quadratic) in the length so far.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from pyplay.nn.attention import (
     scaled_dot_product_attention_backward,
 )
 
-__all__ = ["MultiheadAttention", "MultiheadAttentionCache"]
+__all__ = ["KVCache", "MultiheadAttention", "MultiheadAttentionCache"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,79 @@ class MultiheadAttentionCache:
     value: np.ndarray  # (B, Tk, vdim)
     heads: np.ndarray  # (B, Tq, E) concatenated head outputs
     attend: SDPACache  # per head, (B, h, T, d)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Per-head attention weights (B, h, Tq, Tk), exactly 0 at masked positions."""
+        return self.attend.weights
+
+
+@dataclass(frozen=True)
+class KVCache:
+    """Projected keys and values of every position seen so far, per head.
+
+    Attributes
+    ----------
+    key, value : array (B, h, Tk, d)
+        :math:`K_n = X_k W_k^\top + b_k` split into heads (likewise :math:`V`).
+    key_padding_mask : bool array (B, Tk), optional
+        True = ignore that key (torch's convention); None when every key takes part.
+    """
+
+    key: np.ndarray  # (B, h, Tk, d)
+    value: np.ndarray  # (B, h, Tk, d)
+    key_padding_mask: np.ndarray | None = None  # (B, Tk)
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.key.shape[0])
+
+    @property
+    def length(self) -> int:
+        """Number of cached positions Tk."""
+        return int(self.key.shape[2])
+
+    def extend(self, new: KVCache) -> KVCache:
+        """This cache followed by ``new`` (same batch) along the time axis."""
+        if not isinstance(new, KVCache):
+            raise TypeError(f"new must be a KVCache, got {type(new).__name__}")
+        if new.key.shape[:2] != self.key.shape[:2] or new.key.shape[3] != self.key.shape[3]:
+            raise ValueError(
+                f"new must have shape (B, h, T, d) = {(*self.key.shape[:2], '*')} "
+                f"{self.key.shape[3]} like this cache, got {new.key.shape}"
+            )
+        kpm = None
+        if self.key_padding_mask is not None or new.key_padding_mask is not None:
+            kpm = np.concatenate([_kpm_or_zeros(c) for c in (self, new)], axis=1)  # (B, Tk + Tn)
+        return KVCache(
+            np.concatenate([self.key, new.key], axis=2),  # (B, h, Tk + Tn, d)
+            np.concatenate([self.value, new.value], axis=2),  # (B, h, Tk + Tn, d)
+            kpm,
+        )
+
+    def reorder(self, index: Any) -> KVCache:
+        """Keep the batch rows ``index`` (N',) in that order (rows may repeat), as beam search
+        does when it reorders its hypotheses."""
+        idx = check_index("index", index, self.batch_size)
+        kpm = None if self.key_padding_mask is None else self.key_padding_mask[idx]  # (N', Tk)
+        return KVCache(self.key[idx], self.value[idx], kpm)  # (N', h, Tk, d)
+
+
+def _kpm_or_zeros(c: KVCache) -> np.ndarray:
+    if c.key_padding_mask is not None:
+        return c.key_padding_mask
+    return np.zeros((c.batch_size, c.length), dtype=bool)  # (B, Tk)
+
+
+def check_index(name: str, index: Any, size: int) -> np.ndarray:
+    """``index`` as a 1-D int64 array of rows in ``0..size-1`` (used to reorder states)."""
+    idx = check_array(name, index, ndim=1, kind="i", layout="(N,)")
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        raise ValueError(
+            f"{name} must hold rows between 0 and {size - 1}, got min {int(idx.min())} "
+            f"and max {int(idx.max())}"
+        )
+    return idx
 
 
 class MultiheadAttention:
@@ -132,29 +211,41 @@ class MultiheadAttention:
         return x.transpose(0, 2, 1, 3).reshape(B, T, self.embed_dim)  # (B, T, E)
 
     def _keep(
-        self, key_padding_mask: Any, attn_mask: Any, B: int, Tq: int, Tk: int
+        self,
+        key_padding_mask: Any,
+        attn_mask: Any,
+        B: int,
+        Tq: int,
+        Tk: int,
+        is_causal: bool = False,
+        names: tuple[str, str] = ("key_padding_mask", "attn_mask"),
     ) -> np.ndarray | None:
-        """Positions that take part, (B or 1, h or 1, Tq or 1, Tk); None when all do."""
+        """Positions that take part, (B or 1, h or 1, Tq or 1, Tk); None when all do.
+
+        ``names`` are the arguments' names in error messages (the transformer layers call
+        them ``src_key_padding_mask``, ``tgt_mask``, ...)."""
+        kpm_name, am_name = names
         keep = None
         if key_padding_mask is not None:
-            kpm = check_bool_mask("key_padding_mask", key_padding_mask, (B, Tk), "(B, Tk)")
+            kpm = check_bool_mask(kpm_name, key_padding_mask, (B, Tk), "(B, Tk)")
             if kpm.shape != (B, Tk):
-                raise ValueError(f"key_padding_mask must have shape {(B, Tk)}, got {kpm.shape}")
+                raise ValueError(f"{kpm_name} must have shape {(B, Tk)}, got {kpm.shape}")
             keep = ~kpm[:, None, None, :]  # (B, 1, 1, Tk) True = ignore in torch
         if attn_mask is not None:
             h = self.num_heads
-            am = check_bool_mask(
-                "attn_mask", attn_mask, (B * h, Tq, Tk), "(Tq, Tk) or (B*h, Tq, Tk)"
-            )
+            am = check_bool_mask(am_name, attn_mask, (B * h, Tq, Tk), "(Tq, Tk) or (B*h, Tq, Tk)")
             if am.shape == (Tq, Tk):
                 allowed = ~am[None, None]  # (1, 1, Tq, Tk) True = not allowed in torch
             elif am.shape == (B * h, Tq, Tk):
                 allowed = ~am.reshape(B, h, Tq, Tk)  # torch's row order: batch-major
             else:
                 raise ValueError(
-                    f"attn_mask must have shape {(Tq, Tk)} or {(B * h, Tq, Tk)}, got {am.shape}"
+                    f"{am_name} must have shape {(Tq, Tk)} or {(B * h, Tq, Tk)}, got {am.shape}"
                 )
             keep = allowed if keep is None else keep & allowed
+        if is_causal:
+            tri = np.tri(Tq, Tk, dtype=bool)  # (Tq, Tk) True where j <= i
+            keep = tri if keep is None else keep & tri
         return keep
 
     def forward(
@@ -166,6 +257,9 @@ class MultiheadAttention:
         need_weights: bool = True,
         attn_mask: Any = None,
         average_attn_weights: bool = True,
+        is_causal: bool = False,
+        *,
+        mask_names: tuple[str, str] = ("key_padding_mask", "attn_mask"),
     ) -> tuple[np.ndarray, np.ndarray | None, MultiheadAttentionCache]:
         """Attend with ``query`` (B, Tq, E) over ``key`` (B, Tk, kdim) and ``value`` (B, Tk, vdim).
 
@@ -180,12 +274,21 @@ class MultiheadAttention:
             not supported.
         average_attn_weights : bool
             Weights averaged over the heads (B, Tq, Tk), or per head (B, num_heads, Tq, Tk).
+        is_causal : bool
+            Query ``i`` may not look at key ``j > i`` (top-left aligned ``tril``, as torch's
+            ``scaled_dot_product_attention``). Combined with the other masks: a key takes part
+            only if every mask allows it. (torch's module takes ``is_causal`` as a hint that
+            ``attn_mask`` is the causal mask and requires both.)
+        mask_names : (str, str)
+            The names of ``key_padding_mask`` and ``attn_mask`` in error messages, for callers
+            that give them other names.
 
         Returns
         -------
         out : array (B, Tq, E)
         weights : array or None
-        cache : for :meth:`backward`
+        cache : for :meth:`backward`; ``cache.weights`` holds the per-head weights
+            (B, num_heads, Tq, Tk) whatever ``need_weights`` says.
 
         A query with every key masked raises ``ValueError`` (torch returns NaN there).
         """
@@ -206,31 +309,155 @@ class MultiheadAttention:
         for name, flag in (
             ("need_weights", need_weights),
             ("average_attn_weights", average_attn_weights),
+            ("is_causal", is_causal),
         ):
             if not isinstance(flag, bool):
                 raise TypeError(f"{name} must be True or False, got {flag!r}")
-        keep = self._keep(key_padding_mask, attn_mask, B, Tq, Tk)
-        qkv = []
-        for x, (W, b) in zip((X_q, X_k, X_v), self._projections(), strict=True):
-            y = matmul(x.reshape(-1, x.shape[2]), W.T)  # (B*T, E)
-            if b is not None:
-                y += b
-            qkv.append(self._split(y.reshape(B, x.shape[1], E)))  # (B, h, T, d)
-        masks = (("key_padding_mask", key_padding_mask), ("attn_mask", attn_mask))
-        given = [name for name, m in masks if m is not None]
-        q, k, v = qkv
+        keep = self._keep(key_padding_mask, attn_mask, B, Tq, Tk, is_causal, mask_names)
+        q, k, v = (
+            self._project(x, W, b)
+            for x, (W, b) in zip((X_q, X_k, X_v), self._projections(), strict=True)
+        )  # (B, h, T, d) each
+        masks = ((key_padding_mask, mask_names[0]), (attn_mask, mask_names[1]))
+        given = [name for m, name in masks if m is not None] + ["is_causal"] * is_causal
         O, w, attend = scaled_dot_product_attention(
             q, k, v, attn_mask=keep, mask_name=" and ".join(given)
         )  # (B, h, Tq, d), (B, h, Tq, Tk)
         heads = self._merge(O)  # (B, Tq, E)
-        out = matmul(heads.reshape(-1, E), self.params["out_proj.weight"].T)  # (B*Tq, E)
-        if "out_proj.bias" in self.params:
-            out += self.params["out_proj.bias"]
+        out = self._out_proj(heads)  # (B, Tq, E)
         weights = None
         if need_weights:
             weights = w.mean(axis=1) if average_attn_weights else w  # (B, Tq, Tk) or (B, h, ...)
         cache = MultiheadAttentionCache(X_q, X_k, X_v, heads, attend)
-        return out.reshape(B, Tq, E), weights, cache
+        return out, weights, cache
+
+    def _project(self, x: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+        """``x W^T + b`` (B, T, F) -> split into heads (B, h, T, d)."""
+        B, T, F = x.shape
+        y = matmul(x.reshape(-1, F), W.T)  # (B*T, E)
+        if b is not None:
+            y += b
+        return self._split(y.reshape(B, T, self.embed_dim))  # (B, h, T, d)
+
+    def _out_proj(self, heads: np.ndarray) -> np.ndarray:
+        """``Y = [heads] W_o^T + b_o``, (B, T, E) -> (B, T, E)."""
+        B, T, E = heads.shape
+        out = matmul(heads.reshape(-1, E), self.params["out_proj.weight"].T)  # (B*T, E)
+        if "out_proj.bias" in self.params:
+            out += self.params["out_proj.bias"]
+        return out.reshape(B, T, E)  # (B, T, E)
+
+    # ------------------------------------------------------------ incremental decoding
+    def project_key_value(self, key: Any, value: Any, key_padding_mask: Any = None) -> KVCache:
+        """Project ``key`` (B, Tk, kdim) and ``value`` (B, Tk, vdim) once, split into heads.
+
+        For cross-attention the memory's keys and values are the same at every decoding step:
+        project them here and pass the cache to every :meth:`step`. ``key_padding_mask``
+        (B, Tk), True = ignore, is kept with them.
+        """
+        X_k = check_array("key", key, ndim=3, dtype=self.dtype, layout="(B, Tk, kdim)")
+        X_v = check_array("value", value, ndim=3, dtype=self.dtype, layout="(B, Tk, vdim)")
+        B, Tk, _ = X_k.shape
+        if X_k.shape[2] != self.kdim:
+            raise ValueError(f"key must have shape (B, Tk, kdim={self.kdim}), got {X_k.shape}")
+        if X_v.shape != (B, Tk, self.vdim):
+            raise ValueError(
+                f"value must have shape (B={B}, Tk={Tk}, vdim={self.vdim}), got {X_v.shape}"
+            )
+        kpm = None
+        if key_padding_mask is not None:
+            kpm = check_bool_mask("key_padding_mask", key_padding_mask, (B, Tk), "(B, Tk)")
+            if kpm.shape != (B, Tk):
+                raise ValueError(f"key_padding_mask must have shape {(B, Tk)}, got {kpm.shape}")
+        (_, (W_k, b_k), (W_v, b_v)) = self._projections()
+        K = self._project(X_k, W_k, b_k)  # (B, h, Tk, d)
+        V = self._project(X_v, W_v, b_v)  # (B, h, Tk, d)
+        return KVCache(K, V, kpm)
+
+    def step(
+        self,
+        query: Any,
+        cache: KVCache | None = None,
+        key: Any = None,
+        value: Any = None,
+        *,
+        key_padding_mask: Any = None,
+        is_causal: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray, KVCache]:
+        r"""Attend with the newest query rows over cached (and new) keys: inference only.
+
+        Parameters
+        ----------
+        query : array (B, n, E)
+            The newest ``n`` positions (usually n = 1).
+        cache : KVCache, optional
+            Keys and values of the earlier positions (None before the first step).
+        key, value : array (B, n_new, kdim), (B, n_new, vdim), optional
+            New positions to project and append to the cache before attending (for
+            self-attention, the same array as ``query``). Omit both for cross-attention over
+            a cache from :meth:`project_key_value`.
+        key_padding_mask : bool array (B, n_new), optional
+            True = ignore that new key; appended to the cache's mask.
+        is_causal : bool
+            Query row ``i`` sees the keys :math:`j \le P + i`, ``P = Tk - n`` the earlier
+            positions (bottom-right aligned): exactly rows ``P..P+n-1`` of a full causal
+            :meth:`forward`.
+
+        Returns
+        -------
+        out : array (B, n, E)
+        weights : array (B, num_heads, n, Tk)
+        cache : KVCache
+            The extended cache (the given one is not modified).
+        """
+        X_q = check_array("query", query, ndim=3, dtype=self.dtype, layout="(B, n, E)")
+        B, n, E = X_q.shape
+        if E != self.embed_dim:
+            raise ValueError(
+                f"query must have embed_dim={self.embed_dim} features, got {X_q.shape}"
+            )
+        if not isinstance(is_causal, bool):
+            raise TypeError(f"is_causal must be True or False, got {is_causal!r}")
+        if cache is not None and not isinstance(cache, KVCache):
+            raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
+        if (key is None) != (value is None):
+            raise ValueError(
+                f"key and value must be given together, got key={'None' if key is None else '...'}"
+                f" and value={'None' if value is None else '...'}"
+            )
+        if key is None:
+            if cache is None:
+                raise ValueError("cache must be given when key and value are not, got None")
+            if key_padding_mask is not None:
+                raise ValueError(
+                    "key_padding_mask must be None without new keys (the cache holds the "
+                    "mask of its keys), got a mask"
+                )
+        else:
+            new = self.project_key_value(key, value, key_padding_mask)
+            cache = new if cache is None else cache.extend(new)
+        if cache.batch_size != B:
+            raise ValueError(
+                f"query must have the cache's batch size B={cache.batch_size}, got {X_q.shape}"
+            )
+        Tk = cache.length
+        if is_causal and n > Tk:
+            raise ValueError(f"query must have at most Tk={Tk} rows with is_causal, got {n}")
+        keep = None if cache.key_padding_mask is None else ~cache.key_padding_mask[:, None, None]
+        if is_causal:
+            tri = np.tri(n, Tk, k=Tk - n, dtype=bool)  # (n, Tk) True where j <= P + i
+            keep = tri if keep is None else keep & tri  # (B or 1, 1, n, Tk)
+        W_q, b_q = self._projections()[0]
+        q = self._project(X_q, W_q, b_q)  # (B, h, n, d)
+        names = ["key_padding_mask"] * (cache.key_padding_mask is not None)
+        O, w, _ = scaled_dot_product_attention(
+            q,
+            cache.key,
+            cache.value,
+            attn_mask=keep,
+            mask_name=" and ".join([*names, *["is_causal"] * is_causal]),
+        )  # (B, h, n, d), (B, h, n, Tk)
+        return self._out_proj(self._merge(O)), w, cache  # (B, n, E)
 
     def backward(
         self, dout: Any, cache: MultiheadAttentionCache

@@ -1,0 +1,344 @@
+"""Pieces shared by the transformer layers (:mod:`pyplay.nn.transformer`,
+:mod:`pyplay.nn.transformer_decoder`): the activations, the residual sublayer and its backward,
+the feed-forward block, the caches and the incremental-decoding state."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pyplay._checks import as_generator, check_array, check_choice, check_float, check_int
+from pyplay.nn.attention import check_bool_mask
+from pyplay.nn.dropout import Dropout
+from pyplay.nn.layernorm import LayerNorm, LayerNormCache
+from pyplay.nn.linear import Linear
+from pyplay.nn.multihead import KVCache, MultiheadAttention, MultiheadAttentionCache
+from pyplay.nn.recurrent import check_flag
+
+__all__ = [
+    "ACTIVATIONS",
+    "LayerState",
+    "TransformerLayerCache",
+    "TransformerStackCache",
+    "TransformerState",
+    "reorder",
+]
+
+ACTIVATIONS = ("relu", "gelu")
+Seed = np.random.Generator | int | None
+_erf = np.frompyfunc(math.erf, 1, 1)  # exact to double precision, elementwise
+
+
+def _activate(name: str, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(phi(a), phi'(a))`` for relu or the exact (erf) gelu."""
+    if name == "relu":
+        return np.maximum(a, 0.0), (a > 0.0).astype(a.dtype)
+    Phi = 0.5 * (1.0 + np.asarray(_erf(a * math.sqrt(0.5)), dtype=a.dtype))  # (..., F) normal CDF
+    phi = np.exp(-0.5 * a * a) * (1.0 / math.sqrt(2.0 * math.pi))  # (..., F) normal density
+    return a * Phi, Phi + a * phi
+
+
+# ------------------------------------------------------------------------- decoding state
+@dataclass(frozen=True)
+class LayerState:
+    """One layer's incremental-decoding state.
+
+    Attributes
+    ----------
+    self_attn : KVCache or None
+        Projected keys and values of every position so far, (B, h, T, d); None before the
+        first step.
+    cross_attn : KVCache or None
+        Decoder layers: the memory's projected keys and values (B, h, S, d) and its padding
+        mask, computed once by ``init_state``.
+    """
+
+    self_attn: KVCache | None = None
+    cross_attn: KVCache | None = None
+
+    @property
+    def length(self) -> int:
+        """Positions decoded so far."""
+        return 0 if self.self_attn is None else self.self_attn.length
+
+    def reorder(self, index: Any) -> LayerState:
+        """Keep the batch rows ``index`` (N',) in that order (rows may repeat)."""
+        return LayerState(
+            *(None if c is None else c.reorder(index) for c in (self.self_attn, self.cross_attn))
+        )
+
+
+@dataclass(frozen=True)
+class TransformerState:
+    """A stack's incremental-decoding state: one :class:`LayerState` per layer."""
+
+    layers: tuple[LayerState, ...]
+
+    @property
+    def length(self) -> int:
+        """Positions decoded so far."""
+        return self.layers[0].length if self.layers else 0
+
+    def reorder(self, index: Any) -> TransformerState:
+        """Keep the batch rows ``index`` (N',) in that order, in every layer (beam search)."""
+        return TransformerState(tuple(s.reorder(index) for s in self.layers))
+
+
+def reorder(state: Any, index: Any) -> Any:
+    """``state.reorder(index)`` for a :class:`TransformerState`, :class:`LayerState` or
+    :class:`~pyplay.nn.multihead.KVCache`: the ``reorder`` hook of
+    :class:`pyplay.decode.BeamSearch`."""
+    if not isinstance(state, TransformerState | LayerState | KVCache):
+        raise TypeError(
+            f"state must be a TransformerState, LayerState or KVCache, got {type(state).__name__}"
+        )
+    return state.reorder(index)
+
+
+# ------------------------------------------------------------------- shared layer pieces
+@dataclass(frozen=True)
+class _ResidualCache:
+    norm: LayerNormCache
+    block: Any  # the sublayer's own cache
+    drop: np.ndarray | None  # dropout multiplier of the sublayer's output
+
+
+@dataclass(frozen=True)
+class TransformerLayerCache:
+    """What a layer's ``backward`` needs, and what it shows.
+
+    ``names`` name the sublayers (``"self_attn"``, ``"multihead_attn"``, ``"ff"``);
+    ``residual_norms`` (n_sublayers + 1, B, T) holds :math:`\\|x\\|_2` of the residual stream
+    at the layer's input and after each sublayer.
+    """
+
+    names: tuple[str, ...]
+    sublayers: tuple[_ResidualCache, ...]
+    residual_norms: np.ndarray  # (n_sublayers + 1, B, T)
+    shape: tuple[int, ...]  # (B, T, E) of the input and the output
+
+    def record(self) -> dict[str, np.ndarray]:
+        """Per-head attention weights ``"<name>.weights"`` (B, h, Tq, Tk) of each attention
+        sublayer, and ``"residual_norms"`` (n_sublayers + 1, B, T)."""
+        rec = {
+            f"{name}.weights": c.block.weights
+            for name, c in zip(self.names, self.sublayers, strict=True)
+            if isinstance(c.block, MultiheadAttentionCache)
+        }
+        rec["residual_norms"] = self.residual_norms
+        return rec
+
+
+@dataclass(frozen=True)
+class TransformerStackCache:
+    layers: tuple[TransformerLayerCache, ...]
+    norm: LayerNormCache | None  # the final norm's
+
+    def record(self) -> dict[str, np.ndarray]:
+        """Every layer's record, keys prefixed ``"layers.<i>."``."""
+        return {
+            f"layers.{i}.{k}": v for i, c in enumerate(self.layers) for k, v in c.record().items()
+        }
+
+
+def _norms(xs: list[np.ndarray]) -> np.ndarray:
+    return np.stack([np.sqrt((x * x).sum(axis=-1)) for x in xs])  # (len(xs), B, T)
+
+
+def _residual(
+    x: np.ndarray,
+    norm: LayerNorm,
+    block: Callable[[np.ndarray], tuple[np.ndarray, Any]],
+    drop: Dropout,
+    norm_first: bool,
+    training: bool,
+) -> tuple[np.ndarray, _ResidualCache]:
+    """One residual sublayer: pre-norm ``x + Drop(f(LN(x)))`` or post-norm
+    ``LN(x + Drop(f(x)))``."""
+    if norm_first:
+        u, c_norm = norm.forward(x)  # (B, T, E)
+        a, c_block = block(u)  # (B, T, E)
+        a, m = drop.forward(a, training)
+        return x + a, _ResidualCache(c_norm, c_block, m)
+    a, c_block = block(x)  # (B, T, E)
+    a, m = drop.forward(a, training)
+    y, c_norm = norm.forward(x + a)  # (B, T, E)
+    return y, _ResidualCache(c_norm, c_block, m)
+
+
+BlockBackward = Callable[[np.ndarray, Any], tuple[np.ndarray, dict[str, np.ndarray], Any]]
+
+
+def _residual_backward(
+    dy: np.ndarray,
+    c: _ResidualCache,
+    norm: LayerNorm,
+    norm_name: str,
+    block_backward: BlockBackward,
+    drop: Dropout,
+    norm_first: bool,
+) -> tuple[np.ndarray, dict[str, np.ndarray], Any]:
+    """``(dx, grads, extra)`` through :func:`_residual`; ``extra`` is the block's (e.g. the
+    gradient of the cross-attention's memory)."""
+    if norm_first:
+        da, _ = drop.backward(dy, c.drop)  # (B, T, E)
+        du, grads, extra = block_backward(da, c.block)  # (B, T, E)
+        dxn, g_norm = norm.backward(du, c.norm)  # (B, T, E)
+        dx = dy + dxn
+    else:
+        ds, g_norm = norm.backward(dy, c.norm)  # (B, T, E) d(x + a)
+        da, _ = drop.backward(ds, c.drop)
+        dxb, grads, extra = block_backward(da, c.block)  # (B, T, E)
+        dx = ds + dxb
+    grads.update({f"{norm_name}.{k}": v for k, v in g_norm.items()})
+    return dx, grads, extra
+
+
+@dataclass(frozen=True)
+class _FFCache:
+    x1: np.ndarray  # linear1's cache: its input (B, T, E)
+    dphi: np.ndarray  # (B, T, F) phi'(a)
+    drop: np.ndarray | None  # (B, T, F)
+    x2: np.ndarray  # linear2's cache: its input (B, T, F)
+
+
+class _LayerBase:
+    """Argument checks and the pieces both layer kinds share (not public)."""
+
+    def _setup(
+        self,
+        d_model: int,
+        nhead: int,
+        dim_feedforward: int,
+        dropout: float,
+        activation: str,
+        layer_norm_eps: float,
+        norm_first: bool,
+        bias: bool,
+        dtype: Any,
+        rng: Seed,
+        n_norms: int,
+    ) -> np.random.Generator:
+        E = self.d_model = check_int("d_model", d_model, min_value=1)
+        h = self.nhead = check_int("nhead", nhead, min_value=1)
+        if E % h:
+            raise ValueError(f"d_model must be divisible by nhead={h}, got d_model={E}")
+        F = self.dim_feedforward = check_int("dim_feedforward", dim_feedforward, min_value=1)
+        p = self.dropout_p = check_float(
+            "dropout", dropout, min_value=0.0, max_value=1.0, max_inclusive=False
+        )
+        self.activation = check_choice("activation", activation, ACTIVATIONS)
+        eps = check_float("layer_norm_eps", layer_norm_eps, min_value=0.0, min_inclusive=False)
+        self.norm_first = check_flag("norm_first", norm_first)
+        bias = check_flag("bias", bias)
+        gen = as_generator(rng)
+        self.self_attn = MultiheadAttention(E, h, bias=bias, dtype=dtype, rng=gen)
+        self.dtype = self.self_attn.dtype
+        self._norms = [LayerNorm(E, eps, bias=bias, dtype=dtype) for _ in range(n_norms)]
+        self.linear1 = Linear(E, F, bias=bias, dtype=dtype, rng=gen)
+        self.linear2 = Linear(F, E, bias=bias, dtype=dtype, rng=gen)
+        self.dropout = Dropout(p, rng=gen)
+        self._drops = [Dropout(p, rng=gen) for _ in range(n_norms)]
+        return gen
+
+    def _collect(self, parts: dict[str, Any]) -> dict[str, np.ndarray]:
+        """The sub-modules' parameters (the same arrays) under torch's prefixed names."""
+        return {f"{name}.{k}": v for name, m in parts.items() for k, v in m.params.items()}
+
+    def _check_seq(self, name: str, x: Any, layout: str = "(B, T, E)") -> np.ndarray:
+        arr = check_array(name, x, ndim=3, dtype=self.dtype, layout=layout)
+        if arr.shape[2] != self.d_model:
+            raise ValueError(
+                f"{name} must have d_model={self.d_model} features in its last axis, "
+                f"got shape {arr.shape}"
+            )
+        return arr
+
+    def _check_new_kpm(self, name: str, mask: Any, B: int, n: int) -> np.ndarray | None:
+        if mask is None:
+            return None
+        kpm = check_bool_mask(name, mask, (B, n), "(B, n)")
+        if kpm.shape != (B, n):
+            raise ValueError(f"{name} must have shape {(B, n)}, got {kpm.shape}")
+        return kpm
+
+    def _ff(self, training: bool) -> Callable[[np.ndarray], tuple[np.ndarray, _FFCache]]:
+        def block(u: np.ndarray) -> tuple[np.ndarray, _FFCache]:
+            a, x1 = self.linear1.forward(u)  # (B, T, F)
+            g, dphi = _activate(self.activation, a)  # (B, T, F)
+            g, m = self.dropout.forward(g, training)
+            f, x2 = self.linear2.forward(g)  # (B, T, E)
+            return f, _FFCache(x1, dphi, m, x2)
+
+        return block
+
+    def _ff_backward(self, df: np.ndarray, c: _FFCache) -> tuple[np.ndarray, dict, None]:
+        dg, g2 = self.linear2.backward(df, c.x2)  # (B, T, F)
+        dg, _ = self.dropout.backward(dg, c.drop)
+        du, g1 = self.linear1.backward(dg * c.dphi, c.x1)  # (B, T, E)
+        grads = {f"linear1.{k}": v for k, v in g1.items()}
+        grads.update({f"linear2.{k}": v for k, v in g2.items()})
+        return du, grads, None
+
+    def _self_attn_backward(
+        self, da: np.ndarray, c: MultiheadAttentionCache
+    ) -> tuple[np.ndarray, dict, None]:
+        dq, dk, dv, g = self.self_attn.backward(da, c)  # (B, T, E) each
+        return dq + dk + dv, {f"self_attn.{k}": v for k, v in g.items()}, None
+
+    def _check_dout(self, dout: Any, cache: TransformerLayerCache) -> np.ndarray:
+        if not isinstance(cache, TransformerLayerCache):
+            raise TypeError(f"cache must be a TransformerLayerCache, got {type(cache).__name__}")
+        dy = check_array("dout", dout, dtype=self.dtype)
+        if dy.shape != cache.shape:
+            raise ValueError(f"dout must have shape {cache.shape}, got {dy.shape}")
+        return dy
+
+    def _check_state(self, state: Any) -> LayerState:
+        if not isinstance(state, LayerState):
+            raise TypeError(f"state must be a LayerState, got {type(state).__name__}")
+        return state
+
+
+# ------------------------------------------------------------------------ stack helpers
+def _final_norm(
+    norm: Any, d_model: int, eps: float, bias: bool, dtype: np.dtype
+) -> LayerNorm | None:
+    """The optional final norm of a stack: None/False, True (a new one) or a LayerNorm."""
+    if norm is None or norm is False:
+        return None
+    if norm is True:
+        return LayerNorm(d_model, eps, bias=bias, dtype=dtype)
+    if not isinstance(norm, LayerNorm):
+        raise TypeError(f"norm must be None, True, False or a LayerNorm, got {norm!r}")
+    if norm.normalized_shape != (d_model,):
+        raise ValueError(
+            f"norm must normalise d_model={d_model} features, got normalized_shape "
+            f"{norm.normalized_shape}"
+        )
+    if norm.dtype != dtype:
+        raise TypeError(f"norm must have the layers' dtype {dtype}, got {norm.dtype}")
+    return norm
+
+
+def _stack_params(layers: list[Any], norm: LayerNorm | None) -> dict[str, np.ndarray]:
+    params = {
+        f"layers.{i}.{k}": v for i, layer in enumerate(layers) for k, v in layer.params.items()
+    }
+    if norm is not None:
+        params.update({f"norm.{k}": v for k, v in norm.params.items()})
+    return params
+
+
+def _check_stack_state(state: Any, stack: Any) -> TransformerState:
+    if not isinstance(state, TransformerState):
+        raise TypeError(f"state must be a TransformerState, got {type(state).__name__}")
+    if len(state.layers) != stack.num_layers:
+        raise ValueError(
+            f"state must hold num_layers={stack.num_layers} layer states, got {len(state.layers)}"
+        )
+    return state
