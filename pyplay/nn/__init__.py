@@ -14,11 +14,19 @@ from pyplay.nn.attention import (
 from pyplay.nn.dropout import Dropout
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.gru import GRU
+from pyplay.nn.layernorm import LayerNorm
 from pyplay.nn.linear import Linear
 from pyplay.nn.lstm import LSTM
 from pyplay.nn.multihead import MultiheadAttention
 from pyplay.nn.rnn import RNN
 from pyplay.nn.sequences import pad_sequences
+from pyplay.nn.transformer import (
+    LayerState,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+    TransformerState,
+)
+from pyplay.nn.transformer_decoder import TransformerDecoder, TransformerDecoderLayer
 
 __all__ = [
     "GRU",
@@ -31,10 +39,17 @@ __all__ = [
     "Dropout",
     "Embedding",
     "GeneralAttention",
+    "LayerNorm",
+    "LayerState",
     "Linear",
     "LocationAttention",
     "MultiheadAttention",
     "ScaledDotAttention",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
+    "TransformerState",
     "pad_sequences",
     "scaled_dot_product_attention",
     "scaled_dot_product_attention_backward",
