@@ -86,10 +86,11 @@ class KVCache:
         """This cache followed by ``new`` (same batch) along the time axis."""
         if not isinstance(new, KVCache):
             raise TypeError(f"new must be a KVCache, got {type(new).__name__}")
-        if new.key.shape[:2] != self.key.shape[:2] or new.key.shape[3] != self.key.shape[3]:
+        B, h, _, d = self.key.shape
+        if new.key.shape[:2] != (B, h) or new.key.shape[3] != d:
             raise ValueError(
-                f"new must have shape (B, h, T, d) = {(*self.key.shape[:2], '*')} "
-                f"{self.key.shape[3]} like this cache, got {new.key.shape}"
+                f"new must have shape (B, h, T, d) = ({B}, {h}, *, {d}) like this cache, "
+                f"got {new.key.shape}"
             )
         kpm = None
         if self.key_padding_mask is not None or new.key_padding_mask is not None:
@@ -435,6 +436,11 @@ class MultiheadAttention:
                 )
         else:
             new = self.project_key_value(key, value, key_padding_mask)
+            if cache is not None and new.batch_size != cache.batch_size:
+                raise ValueError(
+                    f"key must have the cache's batch size B={cache.batch_size}, "
+                    f"got {np.shape(key)}"
+                )
             cache = new if cache is None else cache.extend(new)
         if cache.batch_size != B:
             raise ValueError(
