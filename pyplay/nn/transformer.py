@@ -204,6 +204,11 @@ class TransformerEncoderLayer(_LayerBase):
         """
         x = self._check_seq("src", src, "(B, n, E)")  # (B, n, E)
         state = LayerState() if state is None else self._check_state(state)
+        if state.self_attn is not None and state.self_attn.batch_size != x.shape[0]:
+            raise ValueError(
+                f"src must have the state's batch size B={state.self_attn.batch_size}, "
+                f"got {x.shape}"
+            )
         kpm = self._check_new_kpm("src_key_padding_mask", src_key_padding_mask, *x.shape[:2])
         kv, weights = state.self_attn, {}
 
