@@ -38,8 +38,8 @@ def _activate(name: str, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if name == "relu":
         return np.maximum(a, 0.0), (a > 0.0).astype(a.dtype)
     Phi = 0.5 * (1.0 + np.asarray(_erf(a * math.sqrt(0.5)), dtype=a.dtype))  # (..., F) normal CDF
-    phi = np.exp(-0.5 * a * a) * (1.0 / math.sqrt(2.0 * math.pi))  # (..., F) normal density
-    return a * Phi, Phi + a * phi
+    varphi = np.exp(-0.5 * a * a) * (1.0 / math.sqrt(2.0 * math.pi))  # (..., F) normal density
+    return a * Phi, Phi + a * varphi
 
 
 # ------------------------------------------------------------------------- decoding state

@@ -104,7 +104,7 @@ class KVCache:
     def reorder(self, index: Any) -> KVCache:
         """Keep the batch rows ``index`` (N',) in that order (rows may repeat), as beam search
         does when it reorders its hypotheses."""
-        idx = check_index("index", index, self.batch_size)
+        idx = _check_index("index", index, self.batch_size)
         kpm = None if self.key_padding_mask is None else self.key_padding_mask[idx]  # (N', Tk)
         return KVCache(self.key[idx], self.value[idx], kpm)  # (N', h, Tk, d)
 
@@ -115,7 +115,7 @@ def _kpm_or_zeros(c: KVCache) -> np.ndarray:
     return np.zeros((c.batch_size, c.length), dtype=bool)  # (B, Tk)
 
 
-def check_index(name: str, index: Any, size: int) -> np.ndarray:
+def _check_index(name: str, index: Any, size: int) -> np.ndarray:
     """``index`` as a 1-D int64 array of rows in ``0..size-1`` (used to reorder states)."""
     idx = check_array(name, index, ndim=1, kind="i", layout="(N,)")
     if idx.size and (idx.min() < 0 or idx.max() >= size):
