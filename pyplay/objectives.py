@@ -2,8 +2,9 @@
 :class:`~pyplay.train.Trainer`.
 
 :class:`SequenceObjective`
-    A :class:`~pyplay.models.SequenceModel` on a per-step task (masked cross-entropy or MSE),
-    optionally with truncated BPTT over a text stream.
+    A :class:`~pyplay.models.SequenceModel` or a causal
+    :class:`~pyplay.transformer_lm.TransformerModel` on a per-step task (masked cross-entropy
+    or MSE), optionally (recurrent models) with truncated BPTT over a text stream.
 :class:`CTCObjective`
     A :class:`~pyplay.models.SequenceModel` reading frames, trained with the CTC loss on a task
     whose batches give label sequences (:class:`~pyplay.tasks.ctc_frames.CTCFrames`).
@@ -34,6 +35,7 @@ from pyplay.losses import cross_entropy, mse, softmax
 from pyplay.models import SequenceModel
 from pyplay.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import PairBatch, exact_match
+from pyplay.transformer_lm import TransformerModel
 
 __all__ = [
     "CTCObjective",
@@ -68,7 +70,7 @@ def reverse_sources(src: np.ndarray, src_lengths: np.ndarray) -> np.ndarray:
 class SequenceObjective:
     """Per-step targets for a :class:`SequenceModel` (the carried state is for TBPTT)."""
 
-    def __init__(self, model: SequenceModel, task: Any, tbptt: bool) -> None:
+    def __init__(self, model: SequenceModel | TransformerModel, task: Any, tbptt: bool) -> None:
         for attr in ("batch", "output_kind", "input_kind", "input_size", "output_size"):
             if not hasattr(task, attr):
                 raise TypeError(
@@ -94,9 +96,10 @@ class SequenceObjective:
     def step(self, batch: Any) -> tuple[float, dict[str, np.ndarray], dict[str, float]]:
         """Loss, gradients and the batch's metrics."""
         state = self.carry if self.tbptt else None
-        out, state, cache = self.model.forward(batch.inputs, state, batch.lengths)
+        model: Any = self.model  # either kind: the same forward/backward protocol
+        out, state, cache = model.forward(batch.inputs, state, batch.lengths)
         loss, dout = task_loss(self.task, out, batch)
-        grads, _ = self.model.backward(dout, cache)
+        grads, _ = model.backward(dout, cache)
         self.pending = state
         return loss, grads, {k: float(v) for k, v in self.task.metric(out, batch).items()}
 
@@ -118,7 +121,7 @@ class CTCObjective:
     tbptt = False
     carry = None
 
-    def __init__(self, model: SequenceModel, task: Any) -> None:
+    def __init__(self, model: SequenceModel | TransformerModel, task: Any) -> None:
         if (task.input_size, task.output_size) != (model.input_size, model.output_size):
             raise ValueError(
                 f"model does not fit task: task gives {task.input_size} features and "
@@ -232,10 +235,13 @@ def make_objective(
         if tbptt:
             raise ValueError("tbptt=True is for character models, not for an EncoderDecoder")
         return Seq2SeqObjective(model, task, sampling, reverse_source, rng)
-    if not isinstance(model, SequenceModel):
+    if not isinstance(model, SequenceModel | TransformerModel):
         raise TypeError(
-            f"model must be a pyplay SequenceModel or EncoderDecoder, got {type(model).__name__}"
+            "model must be a pyplay SequenceModel, TransformerModel or EncoderDecoder, got "
+            f"{type(model).__name__}"
         )
+    if tbptt and isinstance(model, TransformerModel):
+        raise ValueError("tbptt=True carries a recurrent state; a TransformerModel has none")
     if sampling or reverse_source:
         raise ValueError("sampling and reverse_source are for an EncoderDecoder on a pair task")
     if getattr(task, "name", "") == "ctc_frames":

@@ -56,7 +56,7 @@ class Trainer:
 
     Parameters
     ----------
-    model : SequenceModel or EncoderDecoder
+    model : SequenceModel, TransformerModel or EncoderDecoder
     task : a :mod:`pyplay.tasks` task (``batch(batch_size)``, ...) that fits the model
     optimizer : {"adam", "adamw", "sgd", "rmsprop"} or an optimiser object over ``model.params``
     lr : float

@@ -91,5 +91,7 @@ def test_options_that_do_not_fit_are_refused() -> None:
         Trainer(EncoderDecoder(5, 5), pair_task)
     with pytest.raises(TypeError, match="reverse_source must be True or False"):
         Trainer(model_for(pair_task), pair_task, reverse_source="yes")
-    with pytest.raises(TypeError, match="model must be a pyplay SequenceModel or EncoderDecoder"):
+    with pytest.raises(
+        TypeError, match="model must be a pyplay SequenceModel, TransformerModel or EncoderDecoder"
+    ):
         Trainer(object(), pair_task)  # type: ignore[arg-type]
