@@ -113,6 +113,8 @@ class LDDN:
         :math:`R = \\sum_l R^l`, :math:`S = \\sum_m S^m`, and the summed output-layer sizes.
     num_input_delays, num_layer_delays : int
         DI and DL, the rows of ``p0`` and ``a0``.
+    input_columns, layer_columns : dict of int to slice
+        Where input ``l`` sits in ``p`` / ``p0``, and layer ``m`` in ``a0``.
     """
 
     def __init__(
@@ -131,9 +133,9 @@ class LDDN:
         }
         self.sizes = {m: L.size for m, L in enumerate(s.layers, start=1)}
         offs = np.cumsum((0, *s.inputs))
-        self._in_cols = {l: slice(int(offs[l - 1]), int(offs[l])) for l in range(1, len(offs))}
+        self.input_columns = {l: slice(int(offs[l - 1]), int(offs[l])) for l in range(1, len(offs))}
         offs = np.cumsum((0, *self.sizes.values()))
-        self._layer_cols = {m: slice(int(offs[m - 1]), int(offs[m])) for m in self.sizes}
+        self.layer_columns = {m: slice(int(offs[m - 1]), int(offs[m])) for m in self.sizes}
         self.input_size = int(sum(s.inputs))
         self.layer_size = int(sum(self.sizes.values()))
         self.output_size = int(sum(self.sizes[m] for m in s.outputs))
@@ -233,7 +235,7 @@ class LDDN:
         if a0 is not None:
             a0 = self._check("a0", a0, DL, self.layer_size, "(B, DL, S)")
             check_shape("a0", a0, (B, DL, self.layer_size), "(B, DL, S)")
-            for m, cols in self._layer_cols.items():
+            for m, cols in self.layer_columns.items():
                 A[m][:DL] = a0[:, :, cols].transpose(1, 0, 2)  # (DL, B, S^m)
         W = {k: v.copy() for k, v in self.params.items()}
         N = {m: self._input_part(m, W, P, T, B) for m in self.sizes}  # (T, B, S^m) each
@@ -261,7 +263,7 @@ class LDDN:
             n += W[f"b{m}"]
         for w in self.spec.input_weights:
             if w.to == m:
-                IW, cols = W[f"IW{m},{w.source}"], self._in_cols[w.source]  # (K, S^m, R^l)
+                IW, cols = W[f"IW{m},{w.source}"], self.input_columns[w.source]  # (K, S^m, R^l)
                 for k, d in enumerate(w.delays):
                     n += P[DI - d : DI - d + T, :, cols] @ IW[k].T  # (T, B, S^m)
         return n
@@ -305,7 +307,7 @@ class LDDN:
         grads: dict[str, np.ndarray] = {}
         dP = np.zeros_like(cache.P)  # (DI+T, B, R)
         for w in self.spec.input_weights:
-            name, cols = f"IW{w.to},{w.source}", self._in_cols[w.source]
+            name, cols = f"IW{w.to},{w.source}", self.input_columns[w.source]
             flat = dN[w.to].reshape(T * B, -1)  # (T*B, S^m)
             grads[name] = np.stack(
                 [
