@@ -1,0 +1,146 @@
+r"""System identification on a bundled series: the Narendra-Parthasarathy nonlinear plant.
+
+The plant (Narendra & Parthasarathy 1990, example 2 form) is
+
+.. math::
+
+    y(t + 1) = \frac{y(t)}{1 + y(t)^2} + u(t)^3, \qquad y(1) = 0,
+
+driven by an *amplitude-modulated pseudo-random* input, the usual identification signal: a
+level drawn uniformly from :math:`[-1, 1]` held for a random 1 to 10 steps, then a new level.
+The output reacts to each step of the input with a short transient, so the present input alone
+does not determine the present output: a static network can only learn the average map from
+:math:`u(t)` to :math:`y(t)`, a dynamic one (e.g. NARX with delays 1, 2 on both) can learn the
+plant exactly.
+
+Data file ``pyplay/tasks/data/narendra.csv``
+    3000 rows ``u,y`` (header line, six decimals), made once by :func:`narendra_series` with
+    its defaults and written with::
+
+        import numpy as np
+        from pyplay.tasks.sysid import narendra_series
+
+        u, y = narendra_series(n=3000, seed=2024)
+        np.savetxt("pyplay/tasks/data/narendra.csv", np.c_[u, y], fmt="%.6f",
+                   delimiter=",", header="u,y", comments="")
+
+    (the tests check that the file still matches this recipe).
+
+Task
+    :class:`PlantIdentification` splits the series into a training stretch (the first
+    ``3000 - test_len`` samples) and a held-out test stretch (the last ``test_len``), and draws
+    seeded training windows from the training stretch only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from io import StringIO
+from typing import Any
+
+import numpy as np
+
+from pyplay._checks import as_generator, check_int
+
+__all__ = ["DATA_FILE", "PlantIdentification", "SysIdWindows", "load_narendra", "narendra_series"]
+
+DATA_FILE = "data/narendra.csv"
+
+
+def narendra_series(n: int = 3000, seed: int = 2024) -> tuple[np.ndarray, np.ndarray]:
+    """The input ``u`` (n,) and output ``y`` (n,) of the plant (see the module docstring)."""
+    n = check_int("n", n, min_value=2)
+    rng = np.random.default_rng(check_int("seed", seed, min_value=0))
+    levels: list[float] = []
+    while len(levels) < n:
+        levels += [float(rng.uniform(-1.0, 1.0))] * int(rng.integers(1, 11))
+    u = np.asarray(levels[:n])  # (n,)
+    y = np.zeros(n)  # (n,)
+    for t in range(n - 1):
+        y[t + 1] = y[t] / (1.0 + y[t] ** 2) + u[t] ** 3
+    return u, y
+
+
+def load_narendra() -> tuple[np.ndarray, np.ndarray]:
+    """The bundled series: ``u`` (3000,) and ``y`` (3000,), float64."""
+    text = resources.files("pyplay.tasks").joinpath(DATA_FILE).read_text("utf-8")
+    data = np.loadtxt(StringIO(text), delimiter=",", skiprows=1)  # (3000, 2)
+    return data[:, 0].copy(), data[:, 1].copy()
+
+
+@dataclass(frozen=True)
+class SysIdWindows:
+    """Aligned stretches of the plant's input and output, batch-first.
+
+    ``u`` (B, L, 1) and ``y`` (B, L, 1); ``y[:, t]`` is the plant's output at the time of
+    ``u[:, t]``. Cut them into initial conditions, inputs and targets for a given network with
+    :func:`pyplay.dynamic.networks.preparets`.
+    """
+
+    u: np.ndarray
+    y: np.ndarray
+
+
+class PlantIdentification:
+    """Identify the Narendra plant from its bundled input/output record.
+
+    Parameters
+    ----------
+    seq_len : int
+        Steps of a training window (before the ``history`` steps that precede it).
+    test_len : int
+        Samples held out at the end of the record.
+    rng : numpy.random.Generator or int seed
+        For the window positions.
+
+    Trivial baseline: predicting the training mean of ``y``; its mean squared error on the test
+    stretch is :meth:`baseline_loss`.
+    """
+
+    name = "sysid"
+
+    def __init__(
+        self, seq_len: int = 50, test_len: int = 500, rng: np.random.Generator | int | None = 0
+    ) -> None:
+        u, y = load_narendra()
+        self.seq_len = check_int("seq_len", seq_len, min_value=1, max_value=1000)
+        self.test_len = check_int("test_len", test_len, min_value=1, max_value=u.size // 2)
+        self.rng = as_generator(rng)
+        self.config: dict[str, Any] = {"seq_len": self.seq_len, "test_len": self.test_len}
+        self.u, self.y = u, y  # (N,), (N,)
+        self.n_train = u.size - self.test_len
+
+    def windows(self, batch_size: int, history: int = 0) -> SysIdWindows:
+        """``batch_size`` random windows of ``history + seq_len`` steps of the training stretch
+        (never reaching into the test stretch)."""
+        B = check_int("batch_size", batch_size, min_value=1, max_value=65536)
+        L = check_int("history", history, min_value=0, max_value=100) + self.seq_len
+        starts = self.rng.integers(0, self.n_train - L + 1, size=B)  # (B,)
+        idx = starts[:, None] + np.arange(L)[None, :]  # (B, L)
+        return SysIdWindows(self.u[idx][..., None], self.y[idx][..., None])  # (B, L, 1) each
+
+    def train_stretch(self) -> SysIdWindows:
+        """The whole training stretch as one sequence, (1, N - test_len, 1) each."""
+        n = self.n_train
+        return SysIdWindows(self.u[None, :n, None].copy(), self.y[None, :n, None].copy())
+
+    def test_stretch(self, history: int = 0) -> SysIdWindows:
+        """The held-out stretch preceded by its ``history`` steps (initial conditions, from the
+        end of the training stretch): (1, history + test_len, 1) each."""
+        h = check_int("history", history, min_value=0, max_value=self.n_train)
+        lo = self.n_train - h
+        return SysIdWindows(self.u[None, lo:, None].copy(), self.y[None, lo:, None].copy())
+
+    def baseline_loss(self) -> float:
+        """Mean squared error on the test stretch of predicting the training mean of ``y``."""
+        mean = float(self.y[: self.n_train].mean())
+        return float(np.mean((self.y[self.n_train :] - mean) ** 2))
+
+    def describe(self) -> str:
+        """A paragraph for a help text."""
+        return (
+            "System identification: the plant y(t+1) = y(t)/(1+y(t)^2) + u(t)^3 driven by a "
+            f"held random input; {self.n_train} training samples, the last {self.test_len} "
+            f"held out. Predicting the mean scores {self.baseline_loss():.3f}."
+        )
