@@ -1,3 +1,52 @@
-"""Dynamic networks in the notation of Hagan's *Neural Network Design*: transfer functions,
-tapped delay lines, layered digital dynamic networks (LDDN) with BPTT, the toolbox's network
-constructors (timedelaynet, distdelaynet, layrecnet, narxnet) and a small training loop."""
+"""Dynamic networks in the notation of Hagan's *Neural Network Design* (and MATLAB's toolbox).
+
+- :mod:`~pyplay.dynamic.transfer`: tansig, logsig, purelin, poslin, softmax by name, with
+  derivatives for backpropagation.
+- :mod:`~pyplay.dynamic.tdl`: the delay, tapped delay lines (TDL) and their stacked form.
+- :mod:`~pyplay.dynamic.spec`: the declarative description of an LDDN (plain data, validated).
+- :mod:`~pyplay.dynamic.lddn`: the layered digital dynamic network, forward and BPTT.
+- :mod:`~pyplay.dynamic.networks`: timedelaynet, distdelaynet, layrecnet, narxnet, closeloop,
+  openloop, preparets.
+- :mod:`~pyplay.dynamic.train`: :func:`fit`, mean squared error with pyplay's optimisers.
+"""
+
+from pyplay.dynamic.lddn import LDDN, LDDNCache, LDDNGrads
+from pyplay.dynamic.networks import (
+    Prepared,
+    closeloop,
+    distdelaynet,
+    layrecnet,
+    narxnet,
+    openloop,
+    preparets,
+    timedelaynet,
+)
+from pyplay.dynamic.spec import LDDNSpec, parse_spec, to_dict
+from pyplay.dynamic.tdl import TDL, Delay, TDL_hstack
+from pyplay.dynamic.train import fit, mse
+from pyplay.dynamic.transfer import TRANSFERS, Transfer, get_transfer
+
+__all__ = [
+    "LDDN",
+    "TDL",
+    "TRANSFERS",
+    "Delay",
+    "LDDNCache",
+    "LDDNGrads",
+    "LDDNSpec",
+    "Prepared",
+    "TDL_hstack",
+    "Transfer",
+    "closeloop",
+    "distdelaynet",
+    "fit",
+    "get_transfer",
+    "layrecnet",
+    "mse",
+    "narxnet",
+    "openloop",
+    "parse_spec",
+    "preparets",
+    "timedelaynet",
+    "to_dict",
+]

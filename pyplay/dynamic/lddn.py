@@ -197,9 +197,11 @@ class LDDN:
         return {name: params[name] for name in self.shapes}  # the same arrays, shared
 
     # ------------------------------------------------------------------ forward
-    def _check(self, name: str, x: Any, rows: int | None, width: int, layout: str) -> np.ndarray:
+    def _check(
+        self, name: str, x: Any, expected: tuple[int | None, ...], layout: str
+    ) -> np.ndarray:
         x = check_array(name, x, ndim=3, dtype=self.dtype, layout=layout)
-        check_shape(name, x, (None, rows, width), layout)
+        check_shape(name, x, expected, layout)
         return x
 
     def forward(self, p: Any, a0: Any = None, p0: Any = None) -> tuple[np.ndarray, LDDNCache]:
@@ -220,7 +222,7 @@ class LDDN:
             The output layers' :math:`a^m(t)`, side by side.
         cache : LDDNCache
         """
-        p = self._check("p", p, None, self.input_size, "(B, T, R)")
+        p = self._check("p", p, (None, None, self.input_size), "(B, T, R)")
         B, T, _ = p.shape
         if T < 1:
             raise ValueError(f"p must have at least one time step, got T={T}")
@@ -228,13 +230,11 @@ class LDDN:
         P = np.zeros((DI + T, B, self.input_size), dtype=self.dtype)  # (DI+T, B, R)
         P[DI:] = p.transpose(1, 0, 2)
         if p0 is not None:
-            p0 = self._check("p0", p0, DI, self.input_size, "(B, DI, R)")
-            check_shape("p0", p0, (B, DI, self.input_size), "(B, DI, R)")
+            p0 = self._check("p0", p0, (B, DI, self.input_size), "(B, DI, R)")
             P[:DI] = p0.transpose(1, 0, 2)  # (DI, B, R)
         A = {m: np.zeros((DL + T, B, S), dtype=self.dtype) for m, S in self.sizes.items()}
         if a0 is not None:
-            a0 = self._check("a0", a0, DL, self.layer_size, "(B, DL, S)")
-            check_shape("a0", a0, (B, DL, self.layer_size), "(B, DL, S)")
+            a0 = self._check("a0", a0, (B, DL, self.layer_size), "(B, DL, S)")
             for m, cols in self.layer_columns.items():
                 A[m][:DL] = a0[:, :, cols].transpose(1, 0, 2)  # (DL, B, S^m)
         W = {k: v.copy() for k, v in self.params.items()}
@@ -283,8 +283,7 @@ class LDDN:
         if not isinstance(cache, LDDNCache):
             raise TypeError(f"cache must be the LDDNCache of forward, got {type(cache).__name__}")
         T, B = cache.T, cache.B
-        dout = self._check("dout", dout, T, self.output_size, "(B, T, O)")
-        check_shape("dout", dout, (B, T, self.output_size), "(B, T, O)")
+        dout = self._check("dout", dout, (B, T, self.output_size), "(B, T, O)")
         DI, DL, W, A, N = self.num_input_delays, self.num_layer_delays, cache.W, cache.A, cache.N
         dA = {m: np.zeros_like(a) for m, a in A.items()}  # (DL+T, B, S^m) each
         start = 0
