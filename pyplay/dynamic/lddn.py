@@ -228,7 +228,7 @@ class LDDN:
             raise ValueError(f"p must have at least one time step, got T={T}")
         DI, DL = self.num_input_delays, self.num_layer_delays
         P = np.zeros((DI + T, B, self.input_size), dtype=self.dtype)  # (DI+T, B, R)
-        P[DI:] = p.transpose(1, 0, 2)
+        P[DI:] = p.transpose(1, 0, 2)  # (T, B, R) time-major
         if p0 is not None:
             p0 = self._check("p0", p0, (B, DI, self.input_size), "(B, DI, R)")
             P[:DI] = p0.transpose(1, 0, 2)  # (DI, B, R)
@@ -310,7 +310,7 @@ class LDDN:
             flat = dN[w.to].reshape(T * B, -1)  # (T*B, S^m)
             grads[name] = np.stack(
                 [
-                    flat.T @ cache.P[DI - d : DI - d + T, :, cols].reshape(T * B, -1)
+                    flat.T @ cache.P[DI - d : DI - d + T, :, cols].reshape(T * B, -1)  # (S^m, R^l)
                     for d in w.delays
                 ]
             )  # (K, S^m, R^l)
@@ -319,7 +319,10 @@ class LDDN:
         for w in self.spec.layer_weights:
             flat = dN[w.to].reshape(T * B, -1)  # (T*B, S^m)
             grads[f"LW{w.to},{w.source}"] = np.stack(
-                [flat.T @ A[w.source][DL - d : DL - d + T].reshape(T * B, -1) for d in w.delays]
+                [
+                    flat.T @ A[w.source][DL - d : DL - d + T].reshape(T * B, -1)  # (S^m, S^l)
+                    for d in w.delays
+                ]
             )  # (K, S^m, S^l)
         for m in self.sizes:
             if f"b{m}" in self.params:

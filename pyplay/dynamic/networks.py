@@ -55,7 +55,9 @@ def _sizes(hidden_sizes: Any) -> list[int]:
     return [check_int(f"hidden_sizes[{k}]", s, min_value=1) for k, s in enumerate(hidden_sizes)]
 
 
-def _layers(hidden: list[int], output_size: int, transfer: str, output_transfer: str) -> list:
+def _layers(
+    hidden: list[int], output_size: int, transfer: str, output_transfer: str
+) -> list[dict[str, Any]]:
     out = [{"size": s, "transfer": transfer} for s in hidden]
     return [
         *out,
@@ -343,4 +345,6 @@ def preparets(net: LDDN, u: Any, y: Any) -> Prepared:
         for f in s.feedback:
             cols = net.layer_columns[f.layer]
             a0[:, :, cols] = y[:, shift - DL : shift, out_cols[f.layer]]
-    return Prepared(X[:, shift:].copy(), X[:, shift - DI : shift].copy(), a0, y[:, shift:].copy())
+    p = X[:, shift:].copy()  # (B, N - shift, R)
+    p0 = X[:, shift - DI : shift].copy()  # (B, DI, R)
+    return Prepared(p, p0, a0, y[:, shift:].copy())  # targets (B, N - shift, O)

@@ -1,6 +1,6 @@
 r"""System identification on a bundled series: the Narendra-Parthasarathy nonlinear plant.
 
-The plant (Narendra & Parthasarathy 1990, example 2 form) is
+The plant (Narendra & Parthasarathy 1990) is
 
 .. math::
 
@@ -66,7 +66,7 @@ def load_narendra() -> tuple[np.ndarray, np.ndarray]:
     """The bundled series: ``u`` (3000,) and ``y`` (3000,), float64."""
     text = resources.files("pyplay.tasks").joinpath(DATA_FILE).read_text("utf-8")
     data = np.loadtxt(StringIO(text), delimiter=",", skiprows=1)  # (3000, 2)
-    return data[:, 0].copy(), data[:, 1].copy()
+    return data[:, 0].copy(), data[:, 1].copy()  # (3000,), (3000,)
 
 
 @dataclass(frozen=True)
@@ -123,14 +123,16 @@ class PlantIdentification:
     def train_stretch(self) -> SysIdWindows:
         """The whole training stretch as one sequence, (1, N - test_len, 1) each."""
         n = self.n_train
-        return SysIdWindows(self.u[None, :n, None].copy(), self.y[None, :n, None].copy())
+        u, y = self.u[None, :n, None].copy(), self.y[None, :n, None].copy()  # (1, n, 1) each
+        return SysIdWindows(u, y)
 
     def test_stretch(self, history: int = 0) -> SysIdWindows:
         """The held-out stretch preceded by its ``history`` steps (initial conditions, from the
         end of the training stretch): (1, history + test_len, 1) each."""
         h = check_int("history", history, min_value=0, max_value=self.n_train)
         lo = self.n_train - h
-        return SysIdWindows(self.u[None, lo:, None].copy(), self.y[None, lo:, None].copy())
+        u, y = self.u[None, lo:, None].copy(), self.y[None, lo:, None].copy()  # (1, h + test, 1)
+        return SysIdWindows(u, y)
 
     def baseline_loss(self) -> float:
         """Mean squared error on the test stretch of predicting the training mean of ``y``."""
