@@ -100,7 +100,7 @@ def test_charlm_round_trip_and_stream_continuity():
     stream = task.stream(2)
     one, two = next(stream), next(stream)
     np.testing.assert_array_equal(one.targets[:, -1], two.inputs[:, 0])
-    probs = np.bincount(task.ids) / task.ids.size
+    probs = np.bincount(task.ids.astype(np.intp)) / task.ids.size
     assert task.baseline_loss() == pytest.approx(
         -(probs[probs > 0] * np.log(probs[probs > 0])).sum()
     )

@@ -100,7 +100,8 @@ class CharLM(Task):
             cursors = (cursors + T) % N
 
     def baseline_loss(self) -> float:
-        p = np.bincount(self.ids, minlength=len(self.vocab)) / len(self.ids)
+        counts = np.bincount(self.ids.astype(np.intp), minlength=len(self.vocab))  # wasm32: intp
+        p = counts / len(self.ids)
         p = p[p > 0]
         return float(-(p * np.log(p)).sum())
 

@@ -25,6 +25,8 @@ MODULES = [  # relative to tests/
     "test_linear_embedding_dropout.py",
     "test_losses.py",
     "test_models.py",
+    "test_tasks.py",  # the character model's baseline once failed on wasm32 (bincount)
+    "test_positional.py",
 ]
 
 
