@@ -24,6 +24,7 @@ from pyplay.models import SequenceModel
 from pyplay.objectives import make_objective, task_loss
 from pyplay.optim import SGD, Adam, AdamW, RMSprop, clip_grad_norm, global_norm
 from pyplay.seq2seq import EncoderDecoder
+from pyplay.transformer_lm import TransformerModel
 
 __all__ = ["OPTIMIZERS", "StepRecord", "Trainer", "task_loss"]
 
@@ -84,7 +85,7 @@ class Trainer:
 
     def __init__(
         self,
-        model: SequenceModel | EncoderDecoder,
+        model: SequenceModel | TransformerModel | EncoderDecoder,
         task: Any,
         *,
         optimizer: Any = "adam",

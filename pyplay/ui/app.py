@@ -11,6 +11,7 @@ import panel as pn
 from pyplay.ui.lesson_ctc import CTCLesson
 from pyplay.ui.lesson_rnn import RecurrentLesson
 from pyplay.ui.lesson_seq2seq import Seq2SeqLesson
+from pyplay.ui.lesson_transformer import TransformerLesson
 
 __all__ = ["create_app"]
 
@@ -21,7 +22,9 @@ page (Pyodide), nothing is sent to a server. The same NumPy code is a Python lib
 
 Lessons: **Recurrent networks** (RNN, LSTM, GRU: training, gates, gradients through time);
 **Sequence to sequence** (encoder-decoder with and without attention, attention heatmaps,
-scheduled sampling, source reversal, beam search step by step, your own pairs); **CTC**
+scheduled sampling, source reversal, beam search step by step, your own pairs);
+**Transformers** (a tiny transformer beside an LSTM, every head's attention, the causal mask
+and positional encodings switched off to see what breaks, sampling with a KV cache); **CTC**
 (reading symbols out of unaligned frames: per-frame probabilities, best path, collapse).
 """
 
@@ -32,6 +35,7 @@ def create_app() -> pn.viewable.Viewable:
     lessons = pn.Tabs(
         ("Recurrent networks", RecurrentLesson().panel()),
         ("Sequence to sequence", Seq2SeqLesson().panel()),
+        ("Transformers", TransformerLesson().panel()),
         ("CTC", CTCLesson().panel()),
         ("About", pn.pane.Markdown(ABOUT)),
         dynamic=False,

@@ -1,0 +1,270 @@
+"""The "Transformers" lesson: train a tiny transformer beside an LSTM on the same task, open
+every head's attention, toggle the causal mask and the positional encoding, look at the
+sinusoidal encodings, sample from the character model.
+
+Rendering only: actions call :class:`~pyplay.ui.transformer_state.TransformerLessonState`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import panel as pn
+from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, Range1d
+from bokeh.palettes import Viridis256
+from bokeh.plotting import figure
+
+from pyplay.ui.plots import (
+    attention_figure,
+    heatmap_figure,
+    loss_figure,
+    update_attention,
+    update_heatmap,
+)
+from pyplay.ui.transformer_state import TASKS, HeadView, TransformerLessonState
+
+__all__ = ["TransformerLesson"]
+
+HELP = {
+    "train": "A transformer reads the whole sequence at once: every position **attends** to the "
+    "others (here only to earlier ones: the **causal mask**, so the output at step t cannot "
+    "peek at the answer). The LSTM beside it trains on the same task, one batch for each of "
+    "the transformer's. Turn the causal mask off, or the positional encoding to **none**, and "
+    "train again to see what breaks: without positions attention sees a bag of symbols.",
+    "heads": "Each heatmap row is a query position, each column a key position; bright cells are "
+    "where that head looked. Pick a layer and head, or read the grid of all heads at once "
+    "(rows: layers, columns: heads). Hover a cell for the two tokens and the weight.",
+    "positions": "The sinusoidal encoding adds sin and cos of position x frequency to every "
+    "token, one frequency per pair of dimensions (left). Dot products of two positions' "
+    "encodings depend only on their distance (right): nearby positions look alike.",
+    "sample": "With the character model, continue a prompt one character at a time; the "
+    "transformer keeps every earlier position's keys and values (a KV cache) instead of "
+    "recomputing them.",
+}
+
+
+def _grid_figure() -> tuple[figure, ColumnDataSource]:
+    """All heads as small tiles: layers down, heads across."""
+    source = ColumnDataSource(
+        {"x": [], "y": [], "weight": [], "q": [], "k": [], "layer": [], "head": []}
+    )
+    fig = figure(
+        height=300, width=520, title="All heads", tools="save,reset",
+        x_range=Range1d(-0.5, 0.5), y_range=Range1d(0.5, -0.5),
+    )  # fmt: skip
+    mapper = LinearColorMapper(palette=Viridis256, low=0.0, high=1.0)
+    fig.rect(
+        "x", "y", 1, 1, source=source, fill_color={"field": "weight", "transform": mapper},
+        line_color=None,
+    )  # fmt: skip
+    fig.axis.visible = False
+    fig.grid.visible = False
+    fig.add_tools(
+        HoverTool(
+            tooltips=[
+                ("layer", "@layer"),
+                ("head", "@head"),
+                ("query", "@q"),
+                ("key", "@k"),
+                ("weight", "@weight{0.000}"),
+            ]
+        )
+    )
+    return fig, source
+
+
+class TransformerLesson:
+    """Builds the lesson's layout around a :class:`TransformerLessonState`."""
+
+    def __init__(self, state: TransformerLessonState | None = None) -> None:
+        self.state = state or TransformerLessonState()
+        self._callback: Any = None
+        self.loss_fig, self.loss_source, self.baseline = loss_figure()
+        self.loss_source.data = {"step": [], "loss": [], "lstm": []}
+        self.loss_fig.renderers[0].glyph.line_color = "#8e44ad"
+        self.loss_fig.line(
+            "step", "lstm", source=self.loss_source, line_width=2, color="#27ae60",
+            line_dash="dotted", legend_label="LSTM",
+        )  # fmt: skip
+        self.loss_fig.legend.location = "top_right"
+        self.head_fig, self.head_source = attention_figure()
+        self.head_fig.xaxis.axis_label = "key position"
+        self.head_fig.yaxis.axis_label = "query position"
+        self.grid_fig, self.grid_source = _grid_figure()
+        self.pe_fig, self.pe_source = heatmap_figure("pe", "Sinusoidal encoding")
+        self.pe_fig.xaxis.axis_label, self.pe_fig.yaxis.axis_label = "position", "dimension"
+        self.dot_fig, self.dot_source = heatmap_figure("dot", "Dot products of encodings")
+        self.dot_fig.xaxis.axis_label, self.dot_fig.yaxis.axis_label = "position", "position"
+        self.layer = pn.widgets.Select(name="Layer", options=[1], value=1, width=100)
+        self.head = pn.widgets.Select(name="Head", options=[1], value=1, width=100)
+        self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
+        for w in (self.layer, self.head, self.example):
+            w.param.watch(lambda e: self.refresh(), "value")
+        self.head_title = pn.pane.Str("", css_classes=["pyplay-head-title"])
+        self.prompt = pn.widgets.TextInput(name="Prompt", value="Alice ", width=220)
+        self.temperature = pn.widgets.FloatSlider(
+            name="Temperature", start=0.0, end=2.0, step=0.1, value=0.8, width=220
+        )
+        self.sample_out = pn.pane.Str("", css_classes=["pyplay-transformer-sample"])
+        self.view: HeadView | None = None
+        self.state.param.watch(self._on_version, "version")
+        self._on_version()
+
+    # ------------------------------------------------------------------ training
+    def start(self, *_: Any) -> None:
+        if self._callback is None:
+            self._callback = pn.state.add_periodic_callback(self._tick, period=180, start=False)
+        self.state.running = True
+        self._callback.start()
+
+    def pause(self, *_: Any) -> None:
+        self.state.running = False
+        if self._callback is not None and self._callback.running:
+            self._callback.stop()
+        self.refresh()
+
+    def step(self, *_: Any) -> None:
+        self.pause()
+        self._stream(self.state.train(steps=1))
+        self.refresh()
+
+    def reset(self, *_: Any) -> None:
+        self.pause()
+        self.state.reset()
+
+    def _tick(self) -> None:
+        if not self.state.running:
+            self.pause()
+            return
+        self._stream(self.state.train(budget_s=0.12))
+        if not self.state.running:
+            self.pause()
+
+    def _stream(self, rows: list[tuple[int, float, float]]) -> None:
+        if rows:
+            steps, losses, lstm = zip(*rows, strict=True)
+            self.loss_source.stream(
+                {"step": list(steps), "loss": list(losses), "lstm": list(lstm)}, rollover=20_000
+            )
+
+    def _on_version(self, *_: Any) -> None:
+        self.pause()
+        s = self.state
+        self.loss_source.data = {"step": [], "loss": [], "lstm": []}
+        if s.task_obj is not None:
+            self.baseline.location = float(s.task_obj.baseline_loss())
+        self.layer.options = list(range(1, s.num_layers + 1))
+        self.layer.value = min(int(self.layer.value or 1), s.num_layers)
+        self.head.options = list(range(1, s.nhead + 1))
+        self.head.value = min(int(self.head.value or 1), s.nhead)
+        P, G = s.positional_tables()
+        update_heatmap(self.pe_fig, self.pe_source, P, "pe")
+        update_heatmap(self.dot_fig, self.dot_source, G, "dot")
+        self.refresh()
+
+    # ------------------------------------------------------------------ looking inside
+    def refresh(self, *_: Any) -> None:
+        view = self.view = self.state.heads(int(self.example.value or 0))
+        if view is None:
+            return
+        layer = int(self.layer.value or 1) - 1
+        head = int(self.head.value or 1) - 1
+        if layer >= len(view.weights) or head >= view.weights[layer].shape[0]:
+            return
+        w = view.weights[layer][head]  # (T, T)
+        update_attention(self.head_fig, self.head_source, w, view.tokens, view.tokens)
+        self.head_title.object = f"Layer {layer + 1}, head {head + 1}"
+        self._update_grid(view)
+
+    def _update_grid(self, view: HeadView) -> None:
+        T = len(view.tokens)
+        xs, ys, ws, qs, ks, ls, hs = [], [], [], [], [], [], []
+        for li, W in enumerate(view.weights):  # (h, T, T)
+            for hi in range(W.shape[0]):
+                q, k = np.divmod(np.arange(T * T), T)
+                xs += (k + hi * (T + 1)).tolist()
+                ys += (q + li * (T + 1)).tolist()
+                ws += W[hi].reshape(-1).astype(float).tolist()
+                qs += [view.tokens[i] for i in q]
+                ks += [view.tokens[i] for i in k]
+                ls += [li + 1] * (T * T)
+                hs += [hi + 1] * (T * T)
+        self.grid_source.data = {"x": xs, "y": ys, "weight": ws, "q": qs, "k": ks,
+                                 "layer": ls, "head": hs}  # fmt: skip
+        H, L = view.weights[0].shape[0], len(view.weights)
+        self.grid_fig.x_range.update(start=-0.5, end=H * (T + 1) - 1.5)
+        self.grid_fig.y_range.update(start=L * (T + 1) - 1.5, end=-0.5)
+
+    def generate(self, *_: Any) -> None:
+        prompt = self.prompt.value_input or self.prompt.value or ""
+        text = self.state.generate(prompt, 200, float(self.temperature.value or 0.0))
+        if text is not None:
+            self.sample_out.object = prompt + text
+
+    # ------------------------------------------------------------------ layout
+    def controls(self) -> pn.Column:
+        s = self.state
+        widgets = [
+            pn.widgets.Select.from_param(s.param.task, name="Task", options=TASKS),
+            pn.widgets.IntSlider.from_param(
+                s.param.d_model, name="d_model", start=8, end=64, step=8
+            ),
+            pn.widgets.RadioButtonGroup.from_param(
+                s.param.nhead, name="Heads", options={"1 head": 1, "2 heads": 2, "4 heads": 4}
+            ),
+            pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers", start=1, end=3),
+            pn.widgets.RadioButtonGroup.from_param(
+                s.param.positional,
+                name="Positions",
+                options={"Sinusoidal": "sinusoidal", "Learned": "learned", "None": "none"},
+            ),
+            pn.widgets.Checkbox.from_param(s.param.causal, name="Causal mask"),
+            pn.widgets.IntSlider.from_param(
+                s.param.seq_len, name="Sequence length", start=4, end=40
+            ),
+            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
+            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            pn.widgets.Checkbox.from_param(s.param.compare_lstm, name="Train an LSTM beside it"),
+        ]
+        row = []
+        for label, kind, action in (
+            ("Train", "primary", self.start),
+            ("Pause", "default", self.pause),
+            ("Step", "default", self.step),
+            ("Reset", "warning", self.reset),
+        ):
+            button = pn.widgets.Button(name=label, button_type=kind, width=80)
+            button.on_click(action)
+            row.append(button)
+        return pn.Column(*widgets, pn.Row(*row), width=320)
+
+    def panel(self) -> pn.Row:
+        s = self.state
+        alert = pn.pane.Alert(
+            s.param.message, alert_type=s.param.message_kind,
+            visible=pn.bind(bool, s.param.message), sizing_mode="stretch_width",
+        )  # fmt: skip
+        generate = pn.widgets.Button(name="Generate", button_type="primary", width=100)
+        generate.on_click(self.generate)
+        main = pn.Column(
+            alert,
+            "## Train a transformer beside an LSTM",
+            pn.pane.Markdown(HELP["train"]),
+            pn.pane.Str(s.param.status, css_classes=["pyplay-transformer-status"]),
+            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+            "## Open every head",
+            pn.pane.Markdown(HELP["heads"]),
+            pn.Row(self.layer, self.head, self.example),
+            self.head_title,
+            pn.Row(pn.pane.Bokeh(self.head_fig), pn.pane.Bokeh(self.grid_fig)),
+            "## Positional encodings",
+            pn.pane.Markdown(HELP["positions"]),
+            pn.Row(pn.pane.Bokeh(self.pe_fig), pn.pane.Bokeh(self.dot_fig)),
+            "## Sample from the character model",
+            pn.pane.Markdown(HELP["sample"]),
+            pn.Row(self.prompt, self.temperature, generate),
+            self.sample_out,
+            sizing_mode="stretch_width",
+        )
+        return pn.Row(self.controls(), main, sizing_mode="stretch_width")

@@ -1,0 +1,233 @@
+"""State of the "Transformers" lesson: a tiny transformer trained on a task of the recurrent
+lesson, an LSTM trained beside it on the same batches budget, and what the views show (every
+head's attention, the positional encodings).
+
+Testable without a browser; errors become :attr:`TransformerLessonState.message` and the
+trained models stay as they were.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import param
+
+from pyplay.models import SequenceModel
+from pyplay.nn.positional import sinusoidal_table
+from pyplay.sampling import sample
+from pyplay.tasks import CharLM, make_task
+from pyplay.train import Trainer
+from pyplay.transformer_lm import TransformerModel
+from pyplay.ui.training import carry_over
+
+__all__ = ["TASKS", "HeadView", "TransformerLessonState"]
+
+TASKS = {
+    "Adding problem": "adding",
+    "Delayed recall (copy)": "copy",
+    "Balanced parentheses": "parentheses",
+    "Parity": "parity",
+    "Sine prediction": "sine",
+    "Character model": "charlm",
+}
+_REBUILD = (
+    "task", "d_model", "nhead", "num_layers", "positional", "causal", "seq_len", "seed",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class HeadView:
+    """Attention of one input sequence: ``weights[layer]`` (heads, T, T) (query rows, key
+    columns), ``tokens`` naming the T positions, ``residual_norms`` (layers, sublayers + 1, T)."""
+
+    weights: list[np.ndarray]
+    tokens: list[str]
+    residual_norms: np.ndarray
+
+
+class TransformerLessonState(param.Parameterized):
+    """Settings and actions of the "Transformers" lesson."""
+
+    task = param.Selector(objects=list(TASKS.values()), default="copy")
+    d_model = param.Integer(default=32)
+    nhead = param.Integer(default=4)
+    num_layers = param.Integer(default=2)
+    positional = param.Selector(objects=["sinusoidal", "learned", "none"], default="sinusoidal")
+    causal = param.Boolean(default=True)
+    seq_len = param.Integer(default=10)
+    lr = param.Number(default=0.003)
+    seed = param.Integer(default=0)
+    compare_lstm = param.Boolean(default=True, doc="train an LSTM beside it, step for step")
+
+    running = param.Boolean(default=False)
+    message = param.String(default="")
+    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
+    status = param.String(default="")
+    version = param.Integer(default=0, doc="bumped whenever the models are rebuilt")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.model: TransformerModel | None = None
+        self.trainer: Trainer | None = None
+        self.lstm_trainer: Trainer | None = None
+        self.task_obj: Any = None
+        self.history: dict[str, list[float]] = {"step": [], "loss": [], "lstm": []}
+        self._elapsed = 0.0
+        self.reset()
+        self.param.watch(lambda *_: self.reset(), list(_REBUILD))
+        self.param.watch(self._on_lr, ["lr"])
+
+    def notify(self, text: str, kind: str = "info") -> None:
+        """Show ``text`` in the page (kind: info, success, warning, danger)."""
+        self.message_kind = kind
+        self.message = text
+
+    # ------------------------------------------------------------------ building
+    def _make_task(self) -> Any:
+        if self.task == "parentheses":
+            return make_task("parentheses", max_len=max(4, self.seq_len), rng=self.seed)
+        return make_task(self.task, seq_len=self.seq_len, rng=self.seed)
+
+    def reset(self) -> bool:
+        """Rebuild the task and both models from the settings; on bad settings the message
+        explains and the previous models stay."""
+        self.running = False
+        try:
+            task = self._make_task()
+            model = TransformerModel.for_task(
+                task, d_model=self.d_model, nhead=self.nhead, num_layers=self.num_layers,
+                positional=self.positional, causal=self.causal,
+                max_len=max(256, 2 * self.seq_len), rng=self.seed,
+            )  # fmt: skip
+            trainer = Trainer(model, task, lr=self.lr, batch_size=32, clip=1.0)
+            lstm = SequenceModel.for_task(task, "lstm", hidden_size=self.d_model, rng=self.seed)
+            lstm_trainer = Trainer(lstm, task, lr=0.01, batch_size=32, clip=1.0)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Not rebuilt: {err}", "danger")
+            return False
+        self.task_obj, self.model, self.trainer, self.lstm_trainer = (
+            task,
+            model,
+            trainer,
+            lstm_trainer,
+        )
+        self.history = {"step": [], "loss": [], "lstm": []}
+        self._elapsed = 0.0
+        self.version += 1
+        self.status = self._status_text()
+        mask = "causal" if self.causal else "NOT causal (every step sees the future)"
+        self.notify(
+            f"New transformer: {self.num_layers} layers x {self.nhead} heads, d_model "
+            f"{self.d_model}, {self.positional} positions, {mask}; "
+            f"{model.num_parameters():,} parameters (LSTM beside it: "
+            f"{lstm.num_parameters():,}). " + task.describe().split(". ")[0] + ".",
+            "info",
+        )
+        return True
+
+    def _on_lr(self, *_: Any) -> None:
+        if self.model is None or self.trainer is None:
+            return
+        try:
+            trainer = Trainer(self.model, self.task_obj, lr=self.lr, batch_size=32, clip=1.0)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Setting not applied: {err}", "danger")
+            return
+        self.trainer = carry_over(self.trainer, trainer)
+        self.notify("Learning rate applied to the current transformer.", "info")
+
+    # ------------------------------------------------------------------ training
+    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
+        """Run ``steps`` steps (or what fits in ``budget_s`` seconds) of the transformer, each
+        followed by one LSTM step when comparing. Returns (step, loss, lstm loss or NaN)."""
+        if self.trainer is None or self.lstm_trainer is None:
+            return []
+        rows = []
+        start = time.perf_counter()
+        n = 0
+        while steps is None or n < steps:
+            record = next(iter(self.trainer.run(1)))
+            if record.status != "ok":
+                self.running = False
+                self.notify(record.message, "danger")
+                break
+            lstm_loss = float("nan")
+            if self.compare_lstm:
+                lstm_record = next(iter(self.lstm_trainer.run(1)))
+                lstm_loss = lstm_record.loss if lstm_record.status == "ok" else float("nan")
+            rows.append((record.step, record.loss, lstm_loss))
+            self.history["step"].append(record.step)
+            self.history["loss"].append(record.loss)
+            self.history["lstm"].append(lstm_loss)
+            self._elapsed += record.seconds
+            n += 1
+            if budget_s is not None and time.perf_counter() - start >= budget_s:
+                break
+        self.status = self._status_text()
+        return rows
+
+    def _status_text(self) -> str:
+        if self.trainer is None:
+            return ""
+        n = self.trainer.step_count
+        base = self.task_obj.baseline_loss()
+        if not self.history["loss"]:
+            return f"Step {n}: not trained yet. Baseline loss {base:.4f}."
+        rate = n / self._elapsed if self._elapsed else 0.0
+        text = f"Step {n}: transformer loss {self.history['loss'][-1]:.4f}"
+        lstm = self.history["lstm"][-1]
+        if np.isfinite(lstm):
+            text += f", LSTM {lstm:.4f}"
+        return text + f" (baseline {base:.4f}), {rate:.1f} transformer steps/s"
+
+    # ------------------------------------------------------------------ looking inside
+    def heads(self, index: int = 0) -> HeadView | None:
+        """Every layer's per-head attention on one fixed input sequence (its own seed)."""
+        if self.model is None:
+            return None
+        task = type(self.task_obj)(**{**self.task_obj.config, "rng": 10_000 + self.seed})
+        batch = task.batch(8)
+        k = int(np.clip(index, 0, 7))
+        T = int(batch.lengths[k]) if batch.lengths is not None else batch.inputs.shape[1]
+        x = batch.inputs[k : k + 1, :T]
+        _, _, cache = self.model.forward(x, None, None, training=True)  # dropout is 0
+        assert cache is not None
+        rec = cache.record()
+        L = self.model.num_layers
+        weights = [rec[f"layers.{i}.self_attn.weights"][0] for i in range(L)]  # (h, T, T)
+        norms = np.stack([rec[f"layers.{i}.residual_norms"][:, 0] for i in range(L)])
+        if isinstance(self.task_obj, CharLM):
+            tokens = list(self.task_obj.decode(x[0]))
+        elif task.input_kind == "tokens":
+            tokens = [str(int(v)) for v in x[0]]
+        else:
+            tokens = [f"t{t}" for t in range(T)]
+        return HeadView(weights, tokens, norms)
+
+    def positional_tables(self, positions: int = 48) -> tuple[np.ndarray, np.ndarray]:
+        """The sinusoidal table (positions, d_model) and its dot products (positions,
+        positions)."""
+        P = sinusoidal_table(positions, self.d_model)
+        return P, P @ P.T
+
+    def generate(self, prompt: str, length: int = 200, temperature: float = 1.0) -> str | None:
+        """Sample from the transformer (KV-cached); None and a message when it cannot."""
+        if not isinstance(self.task_obj, CharLM) or self.model is None:
+            self.notify("Sampling needs the character model: choose that task first.", "warning")
+            return None
+        if not self.causal:
+            self.notify("Sampling needs the causal mask: a model that sees the future cannot "
+                        "generate one character at a time.", "warning")  # fmt: skip
+            return None
+        room = self.model.max_len - len(prompt)
+        try:
+            return sample(
+                self.model, self.task_obj, prompt, min(length, max(room, 1)), temperature,
+                rng=int(self.trainer.step_count if self.trainer else 0),
+            )  # fmt: skip
+        except (ValueError, TypeError) as err:
+            self.notify(str(err), "danger")
+            return None

@@ -1,0 +1,82 @@
+"""The transformer lesson in the browser: train beside the LSTM, open the heads, switch the
+heads count, sample."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+CELLS = """() => {
+  const out = [];
+  for (const m of window.pyplay.document.all_models) {
+    const d = m.data;
+    if (d == null || typeof d !== "object") continue;
+    const col = d instanceof Map ? d.get("head") : d["head"];
+    if (col !== undefined) out.push(Array.from(col).length);
+  }
+  return out;
+}"""
+
+
+def status(page) -> tuple[int, float | None, float | None]:
+    text = page.locator(".pyplay-transformer-status pre").inner_text()
+    step = int(re.search(r"Step (\d+)", text).group(1))
+    ours = re.search(r"transformer loss ([0-9.]+)", text)
+    lstm = re.search(r"LSTM ([0-9.]+)", text)
+    return step, *(float(m.group(1)) if m else None for m in (ours, lstm))
+
+
+def wait_for(page, condition, what: str, timeout_s: float = 150) -> None:
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        if condition():
+            return
+        time.sleep(0.5)
+    pytest.fail(f"{what} did not happen in {timeout_s} s")
+
+
+def test_train_beside_the_lstm_and_open_the_heads(ready_page, page_log):
+    page = ready_page
+    page.get_by_text("Transformers", exact=True).first.click()
+    page.get_by_role("button", name="Step", exact=True).click()
+    wait_for(page, lambda: status(page)[0] >= 1, "the first step")
+    _, first, first_lstm = status(page)
+    assert first is not None and first_lstm is not None
+    page.get_by_role("button", name="Train", exact=True).click()
+    wait_for(page, lambda: status(page)[0] >= 60, "60 training steps")
+    page.get_by_role("button", name="Pause", exact=True).click()
+    time.sleep(1.0)
+    steps, loss, lstm = status(page)
+    assert loss is not None and loss < 0.8 * first, (first, loss, steps)
+    assert lstm is not None
+    # the grid holds layers x heads x T x T cells; two heads instead of four halves it
+    wait_for(page, lambda: any(n > 0 for n in page.evaluate(CELLS)), "the head grid", 30)
+    before = max(page.evaluate(CELLS))
+    page.get_by_role("button", name="2 heads", exact=True).click()
+    page.get_by_text(re.compile(r"2 layers x 2 heads")).wait_for(timeout=30_000)
+    wait_for(page, lambda: max(page.evaluate(CELLS)) == before // 2, "the smaller grid", 30)
+    assert status(page)[0] == 0  # a new model
+    # Bokeh's checkbox: its label is a div beside the input, in the same shadow root
+    label = page.get_by_text("Causal mask", exact=True)
+    assert label.evaluate("e => e.getRootNode().querySelector('input').checked")
+    label.evaluate("e => e.getRootNode().querySelector('input').click()")
+    page.get_by_text(re.compile(r"NOT causal")).wait_for(timeout=30_000)
+    assert page_log.errors == []
+
+
+def test_sample_from_the_character_model(ready_page, page_log):
+    page = ready_page
+    page.get_by_text("Transformers", exact=True).first.click()
+    task = page.locator("select:visible", has_text="Character model")
+    assert task.count() == 1  # the other lessons' task menus are on hidden tabs
+    task.select_option(label="Character model")
+    page.get_by_text(re.compile(r"Character model: read")).wait_for(timeout=30_000)
+    page.get_by_role("button", name="Generate", exact=True).click()
+    out = page.locator(".pyplay-transformer-sample pre")
+    wait_for(page, lambda: len(out.inner_text()) >= 200, "a sample of 200 characters", 60)
+    assert out.inner_text().startswith("Alice ")
+    assert page_log.errors == []
