@@ -98,6 +98,9 @@ _link_docs_worker(state.curdoc, sendPatch, setter="js")
   } else if (msg.type === "patch") {
     try {
       applyPatch(msg.patch);  // synchronous: one patch at a time, each exactly once
+    } catch (err) {  // a bug in a callback: tell the page instead of failing silently
+      const lines = String(err).trim().split("\n");
+      self.postMessage({type: "pyerror", msg: lines[lines.length - 1], detail: String(err)});
     } finally {
       self.postMessage({type: "idle"});
     }

@@ -82,3 +82,32 @@ def test_cdn_variant_points_at_pinned_cdns(build, tmp_path):
     assert "https://cdn.jsdelivr.net/pyodide/v0.27.7/full/" in worker
     assert '"panel==1.7.5"' in worker and '"bokeh==3.7.3"' in worker
     assert list(dist.glob("pyplay-*.whl"))
+
+
+BREAK_A_SELECT = """
+from bokeh.models import Select
+from panel.io.state import state
+
+def broken(attr, old, new):
+    raise RuntimeError("deliberately broken callback")
+
+selects = [
+    m for m in state.curdoc.models if isinstance(m, Select) and "Character model" in str(m.options)
+]
+for select in selects:
+    select.on_change("value", broken)
+"ok" if selects else "no select"
+"""
+
+
+def test_a_failing_python_callback_shows_a_notice_and_logs_an_error(ready_page, page_log):
+    page = ready_page
+    assert page.evaluate("c => window.pyplay.runPython(c)", BREAK_A_SELECT) == "ok"
+    page.locator("select:visible", has_text="Character model").select_option(label="Parity")
+    notice = page.locator("#pyplay-notice")
+    notice.wait_for(timeout=30_000)
+    assert "deliberately broken callback" in notice.inner_text()
+    assert "What you trained and typed is kept" in notice.inner_text()
+    assert any("deliberately broken callback" in e for e in page_log.errors)
+    notice.click()  # dismissed
+    notice.wait_for(state="detached", timeout=5_000)
