@@ -9,10 +9,11 @@
     A :class:`~pyplay.models.SequenceModel` reading frames, trained with the CTC loss on a task
     whose batches give label sequences (:class:`~pyplay.tasks.ctc_frames.CTCFrames`).
 :class:`Seq2SeqObjective`
-    An :class:`~pyplay.seq2seq.EncoderDecoder` on a pair task: masked cross-entropy of the
-    target given the source, with teacher forcing, optional *scheduled sampling* and optional
-    source reversal (Sutskever et al. 2014: reading the source backwards puts its first words
-    next to the first words of the target).
+    An :class:`~pyplay.seq2seq.EncoderDecoder` or a
+    :class:`~pyplay.transformer_seq2seq.TransformerSeq2Seq` on a pair task: masked
+    cross-entropy of the target given the source, with teacher forcing, optional *scheduled
+    sampling* and optional source reversal (Sutskever et al. 2014: reading the source
+    backwards puts its first words next to the first words of the target).
 
 Scheduled sampling (Bengio et al. 2015) feeds the decoder, at each step, the model's own
 prediction instead of the true previous token with probability ``sampling``. Here it is the
@@ -36,6 +37,7 @@ from pyplay.models import SequenceModel
 from pyplay.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import PairBatch, exact_match
 from pyplay.transformer_lm import TransformerModel
+from pyplay.transformer_seq2seq import TransformerSeq2Seq
 
 __all__ = [
     "CTCObjective",
@@ -161,7 +163,7 @@ class Seq2SeqObjective:
 
     def __init__(
         self,
-        model: EncoderDecoder,
+        model: EncoderDecoder | TransformerSeq2Seq,
         task: Any,
         sampling: float = 0.0,
         reverse_source: bool = False,
@@ -206,9 +208,10 @@ class Seq2SeqObjective:
         src = self.source(batch.src, batch.src_lengths)
         lengths = batch.tgt_mask.sum(axis=1)  # (B,)
         tgt_in = self._inputs(src, batch, lengths)
-        logits, _, cache = self.model.forward(src, batch.src_lengths, tgt_in, lengths)
+        model: Any = self.model  # either kind: the same forward/backward protocol
+        logits, _, cache = model.forward(src, batch.src_lengths, tgt_in, lengths)
         loss, dlogits = cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)
-        grads = self.model.backward(dlogits, cache)
+        grads = model.backward(dlogits, cache)
         hits = (logits.argmax(axis=2) == batch.tgt_out)[batch.tgt_mask]
         return float(loss), grads, {"accuracy": float(hits.mean())}
 
@@ -231,7 +234,7 @@ def make_objective(
     model: Any, task: Any, tbptt: bool, sampling: float, reverse_source: bool, rng: Any
 ) -> SequenceObjective | Seq2SeqObjective | CTCObjective:
     """The objective that fits ``model``; seq2seq-only options are refused for other models."""
-    if isinstance(model, EncoderDecoder):
+    if isinstance(model, EncoderDecoder | TransformerSeq2Seq):
         if tbptt:
             raise ValueError("tbptt=True is for character models, not for an EncoderDecoder")
         return Seq2SeqObjective(model, task, sampling, reverse_source, rng)

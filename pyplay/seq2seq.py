@@ -39,6 +39,7 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
 from pyplay.bahdanau import BahdanauCache, BahdanauDecoder
+from pyplay.decode.beam import greedy_decode
 from pyplay.luong import LuongAttention, make_scorer
 from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear
 from pyplay.tasks.pairs import BOS, EOS, PAD
@@ -330,17 +331,5 @@ class EncoderDecoder:
         max_length = check_int("max_length", max_length, min_value=1, max_value=10_000)
         state = self.start(src, src_lengths)
         B = len(np.asarray(src_lengths))
-        tokens = np.full(B, BOS, dtype=np.int64)
-        out: list[list[int]] = [[] for _ in range(B)]
-        done = np.zeros(B, dtype=bool)
-        for _ in range(max_length):
-            logp, state = self.step(tokens, state)
-            tokens = logp.argmax(axis=1)  # (B,)
-            for b in np.flatnonzero(~done):
-                if tokens[b] == EOS:
-                    done[b] = True
-                else:
-                    out[b].append(int(tokens[b]))
-            if done.all():
-                break
-        return out
+        results = greedy_decode(self.step, state, BOS, EOS, max_length, batch_size=B)
+        return [[t for t in r.tokens if t != EOS] for r in results]

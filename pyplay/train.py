@@ -25,6 +25,7 @@ from pyplay.objectives import make_objective, task_loss
 from pyplay.optim import SGD, Adam, AdamW, RMSprop, clip_grad_norm, global_norm
 from pyplay.seq2seq import EncoderDecoder
 from pyplay.transformer_lm import TransformerModel
+from pyplay.transformer_seq2seq import TransformerSeq2Seq
 
 __all__ = ["OPTIMIZERS", "StepRecord", "Trainer", "task_loss"]
 
@@ -57,7 +58,7 @@ class Trainer:
 
     Parameters
     ----------
-    model : SequenceModel, TransformerModel or EncoderDecoder
+    model : SequenceModel, TransformerModel, EncoderDecoder or TransformerSeq2Seq
     task : a :mod:`pyplay.tasks` task (``batch(batch_size)``, ...) that fits the model
     optimizer : {"adam", "adamw", "sgd", "rmsprop"} or an optimiser object over ``model.params``
     lr : float
@@ -85,7 +86,7 @@ class Trainer:
 
     def __init__(
         self,
-        model: SequenceModel | TransformerModel | EncoderDecoder,
+        model: SequenceModel | TransformerModel | EncoderDecoder | TransformerSeq2Seq,
         task: Any,
         *,
         optimizer: Any = "adam",
