@@ -19,7 +19,13 @@ def _params(state: LessonState) -> dict[str, np.ndarray]:
 
 def test_app_assembles():
     app = create_app()
-    assert app[1]._names == ["Recurrent networks", "Sequence to sequence", "CTC", "About"]
+    assert app[1]._names == [
+        "Recurrent networks",
+        "Sequence to sequence",
+        "Transformers",
+        "CTC",
+        "About",
+    ]
 
 
 def test_step_advances_and_training_lowers_the_loss():

@@ -12,7 +12,7 @@ import panel as pn
 
 from pyplay.ui.ctc_state import CTCState
 from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
-from pyplay.ui.training import stream_losses
+from pyplay.ui.training import TrainingView, stream_losses
 
 __all__ = ["CTCLesson"]
 
@@ -26,12 +26,11 @@ HELP = (
 )
 
 
-class CTCLesson:
+class CTCLesson(TrainingView):
     """Builds the CTC lesson around a :class:`CTCState`."""
 
     def __init__(self, state: CTCState | None = None) -> None:
         self.state = state or CTCState()
-        self._callback: Any = None
         self.loss_fig, self.loss_source, self.baseline = loss_figure()
         self.prob_fig, self.prob_source = heatmap_figure("p", "P(class | frame)")
         self.prob_fig.yaxis.axis_label = "class"
@@ -42,37 +41,11 @@ class CTCLesson:
         self.state.param.watch(self._on_version, "version")
         self._on_version()
 
-    def start(self, *_: Any) -> None:
-        if self._callback is None:
-            self._callback = pn.state.add_periodic_callback(self._tick, period=180, start=False)
-        self.state.running = True
-        self._callback.start()
-
-    def pause(self, *_: Any) -> None:
-        self.state.running = False
-        if self._callback is not None and self._callback.running:
-            self._callback.stop()
-        self.refresh()
-
-    def step(self, *_: Any) -> None:
-        self.pause()
-        self._stream(self.state.train(steps=1))
-        self.refresh()
-
-    def reset(self, *_: Any) -> None:
-        self.pause()
-        self.state.reset()
-
-    def _tick(self) -> None:
-        if not self.state.running:
-            self.pause()
-            return
-        self._stream(self.state.train(budget_s=0.1))
-        if not self.state.running:
-            self.pause()
-
     def _stream(self, records: list[Any]) -> None:
         stream_losses(self.loss_source, records)
+
+    def after_training(self) -> None:
+        self.refresh()
 
     def _on_version(self, *_: Any) -> None:
         self.loss_source.data = {"step": [], "loss": []}
@@ -117,16 +90,6 @@ class CTCLesson:
             pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
             pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
         ]
-        row = []
-        for label, kind, action in (
-            ("Train", "primary", self.start),
-            ("Pause", "default", self.pause),
-            ("Step", "default", self.step),
-            ("Reset", "warning", self.reset),
-        ):
-            button = pn.widgets.Button(name=label, button_type=kind, width=80)
-            button.on_click(action)
-            row.append(button)
         main = pn.Column(
             alert,
             "## Train with the CTC loss",
@@ -140,5 +103,5 @@ class CTCLesson:
             sizing_mode="stretch_width",
         )
         return pn.Row(
-            pn.Column(*controls, pn.Row(*row), width=320), main, sizing_mode="stretch_width"
+            pn.Column(*controls, self.buttons(), width=320), main, sizing_mode="stretch_width"
         )

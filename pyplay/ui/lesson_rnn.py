@@ -15,7 +15,7 @@ import panel as pn
 
 from pyplay.ui.plots import gradient_figure, heatmap_figure, loss_figure, update_heatmap
 from pyplay.ui.state import TASK_LABELS, LessonState
-from pyplay.ui.training import stream_losses
+from pyplay.ui.training import TrainingView, stream_losses
 
 __all__ = ["RecurrentLesson"]
 
@@ -51,13 +51,11 @@ HELP = {
 }
 
 
-class RecurrentLesson:
+class RecurrentLesson(TrainingView):
     """Builds the lesson's layout around a :class:`LessonState`."""
 
     def __init__(self, state: LessonState | None = None) -> None:
         self.state = state or LessonState()
-        self._callback: Any = None
-        self._ticks = 0
         self.loss_fig, self.loss_source, self.baseline = loss_figure()
         self.grad_fig, self.grad_current, self.grad_compare = gradient_figure()
         self.heatmaps = pn.GridBox(ncols=3, sizing_mode="stretch_width")
@@ -68,43 +66,13 @@ class RecurrentLesson:
         self._on_version()
 
     # ------------------------------------------------------------------ training
-    def _ensure_callback(self) -> None:
-        if self._callback is None:
-            self._callback = pn.state.add_periodic_callback(self._tick, period=180, start=False)
-
-    def start(self, *_: Any) -> None:
-        self._ensure_callback()
-        self.state.running = True
-        self._callback.start()
-
-    def pause(self, *_: Any) -> None:
-        self.state.running = False
-        if self._callback is not None and self._callback.running:
-            self._callback.stop()
-        self.refresh_inside()
-
-    def step(self, *_: Any) -> None:
-        self.pause()
-        self._stream(self.state.step_once())
-        self.refresh_inside()
-
-    def reset(self, *_: Any) -> None:
-        self.pause()
-        self.state.reset()
-
-    def _tick(self) -> None:
-        if not self.state.running:
-            self.pause()
-            return
-        self._stream(self.state.train(budget_s=0.1))
-        self._ticks += 1
-        if self._ticks % 5 == 0 or not self.state.running:
-            self.refresh_inside()
-        if not self.state.running:
-            self.pause()
-
     def _stream(self, records: list[Any]) -> None:
         stream_losses(self.loss_source, records)
+
+    refresh_every = 5  # slices between redraws of the look-inside views while training
+
+    def after_training(self) -> None:
+        self.refresh_inside()
 
     def _on_version(self, *_: Any) -> None:
         """A new or loaded model: clear the curve, rebuild the heatmap grid, redraw."""
@@ -171,18 +139,7 @@ class RecurrentLesson:
             ),
             "seed": pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
         }
-        buttons = {
-            "Train": ("primary", self.start),
-            "Pause": ("default", self.pause),
-            "Step": ("default", self.step),
-            "Reset": ("warning", self.reset),
-        }
-        row = []
-        for label, (kind, action) in buttons.items():
-            button = pn.widgets.Button(name=label, button_type=kind, width=80)
-            button.on_click(action)
-            row.append(button)
-        return pn.Column(*w.values(), pn.Row(*row), width=320)
+        return pn.Column(*w.values(), self.buttons(), width=320)
 
     def panel(self) -> pn.Row:
         s = self.state

@@ -15,7 +15,7 @@ import panel as pn
 from pyplay.ui.beam_stepper import BeamStepper
 from pyplay.ui.plots import attention_figure, beam_tree_figure, loss_figure, update_attention
 from pyplay.ui.seq2seq_state import PAIR_LABELS, Decoding, Seq2SeqState
-from pyplay.ui.training import stream_losses
+from pyplay.ui.training import TrainingView, stream_losses
 
 __all__ = ["Seq2SeqLesson"]
 
@@ -44,12 +44,11 @@ HELP = {
 }
 
 
-class Seq2SeqLesson:
+class Seq2SeqLesson(TrainingView):
     """Builds the lesson's layout around a :class:`Seq2SeqState`."""
 
     def __init__(self, state: Seq2SeqState | None = None) -> None:
         self.state = state or Seq2SeqState()
-        self._callback: Any = None
         self._reveal: Any = None
         self.loss_fig, self.loss_source, self.baseline = loss_figure()
         self.baseline.visible = False
@@ -70,33 +69,6 @@ class Seq2SeqLesson:
         self.state.param.watch(self._on_version, "version")
 
     # ------------------------------------------------------------------ training
-    def start(self, *_: Any) -> None:
-        if self._callback is None:
-            self._callback = pn.state.add_periodic_callback(self._tick, period=180, start=False)
-        self.state.running = True
-        self._callback.start()
-
-    def pause(self, *_: Any) -> None:
-        self.state.running = False
-        if self._callback is not None and self._callback.running:
-            self._callback.stop()
-
-    def step(self, *_: Any) -> None:
-        self.pause()
-        self._stream(self.state.step_once())
-
-    def reset(self, *_: Any) -> None:
-        self.pause()
-        self.state.reset()
-
-    def _tick(self) -> None:
-        if not self.state.running:
-            self.pause()
-            return
-        self._stream(self.state.train(budget_s=0.1))
-        if not self.state.running:
-            self.pause()
-
     def _stream(self, records: list[Any]) -> None:
         stream_losses(self.loss_source, records)
 
@@ -218,17 +190,7 @@ class Seq2SeqLesson:
             pn.widgets.Checkbox.from_param(s.param.reverse_source, name="Reverse source"),
             pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
         ]
-        row = []
-        for label, kind, action in (
-            ("Train", "primary", self.start),
-            ("Pause", "default", self.pause),
-            ("Step", "default", self.step),
-            ("Reset", "warning", self.reset),
-        ):
-            button = pn.widgets.Button(name=label, button_type=kind, width=80)
-            button.on_click(action)
-            row.append(button)
-        return pn.Column(*widgets, pn.Row(*row), width=320)
+        return pn.Column(*widgets, self.buttons(), width=320)
 
     def panel(self) -> pn.Row:
         s = self.state

@@ -22,6 +22,7 @@ from pyplay.ui.plots import (
     update_attention,
     update_heatmap,
 )
+from pyplay.ui.training import TrainingView
 from pyplay.ui.transformer_state import TASKS, HeadView, TransformerLessonState
 
 __all__ = ["TransformerLesson"]
@@ -74,12 +75,11 @@ def _grid_figure() -> tuple[figure, ColumnDataSource]:
     return fig, source
 
 
-class TransformerLesson:
+class TransformerLesson(TrainingView):
     """Builds the lesson's layout around a :class:`TransformerLessonState`."""
 
     def __init__(self, state: TransformerLessonState | None = None) -> None:
         self.state = state or TransformerLessonState()
-        self._callback: Any = None
         self.loss_fig, self.loss_source, self.baseline = loss_figure()
         self.loss_source.data = {"step": [], "loss": [], "lstm": []}
         self.loss_fig.renderers[0].glyph.line_color = "#8e44ad"
@@ -112,41 +112,17 @@ class TransformerLesson:
         self._on_version()
 
     # ------------------------------------------------------------------ training
-    def start(self, *_: Any) -> None:
-        if self._callback is None:
-            self._callback = pn.state.add_periodic_callback(self._tick, period=180, start=False)
-        self.state.running = True
-        self._callback.start()
-
-    def pause(self, *_: Any) -> None:
-        self.state.running = False
-        if self._callback is not None and self._callback.running:
-            self._callback.stop()
-        self.refresh()
-
-    def step(self, *_: Any) -> None:
-        self.pause()
-        self._stream(self.state.train(steps=1))
-        self.refresh()
-
-    def reset(self, *_: Any) -> None:
-        self.pause()
-        self.state.reset()
-
-    def _tick(self) -> None:
-        if not self.state.running:
-            self.pause()
-            return
-        self._stream(self.state.train(budget_s=0.12))
-        if not self.state.running:
-            self.pause()
-
     def _stream(self, rows: list[tuple[int, float, float]]) -> None:
         if rows:
             steps, losses, lstm = zip(*rows, strict=True)
             self.loss_source.stream(
                 {"step": list(steps), "loss": list(losses), "lstm": list(lstm)}, rollover=20_000
             )
+
+    budget_s = 0.12
+
+    def after_training(self) -> None:
+        self.refresh()
 
     def _on_version(self, *_: Any) -> None:
         self.pause()
@@ -227,17 +203,7 @@ class TransformerLesson:
             pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
             pn.widgets.Checkbox.from_param(s.param.compare_lstm, name="Train an LSTM beside it"),
         ]
-        row = []
-        for label, kind, action in (
-            ("Train", "primary", self.start),
-            ("Pause", "default", self.pause),
-            ("Step", "default", self.step),
-            ("Reset", "warning", self.reset),
-        ):
-            button = pn.widgets.Button(name=label, button_type=kind, width=80)
-            button.on_click(action)
-            row.append(button)
-        return pn.Column(*widgets, pn.Row(*row), width=320)
+        return pn.Column(*widgets, self.buttons(), width=320)
 
     def panel(self) -> pn.Row:
         s = self.state

@@ -1,17 +1,19 @@
 """What every lesson does with its :class:`~pyplay.train.Trainer`: run steps within a time
-budget (errors become messages), carry the optimiser across a settings change, and stream the
-records into the loss curve. Shared by the lesson states and views."""
+budget (errors become messages), carry the optimiser across a settings change, stream the
+records into the loss curve, and the Train / Pause / Step / Reset buttons with their periodic
+callback. Shared by the lesson states and views."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
+import panel as pn
 from bokeh.models import ColumnDataSource
 
 from pyplay.train import StepRecord, Trainer
 
-__all__ = ["carry_over", "run_steps", "stream_losses"]
+__all__ = ["TrainingView", "carry_over", "run_steps", "stream_losses"]
 
 
 def run_steps(state: Any, steps: int | None, budget_s: float | None) -> list[StepRecord]:
@@ -56,3 +58,72 @@ def stream_losses(source: ColumnDataSource, records: list[StepRecord]) -> None:
             {"step": [r.step for r in records], "loss": [r.loss for r in records]},
             rollover=20_000,
         )
+
+
+class TrainingView:
+    """Train / Pause / Step / Reset for a lesson view over a state with ``train(steps=,
+    budget_s=)``, ``reset()`` and ``running``.
+
+    Training runs in a periodic callback, a ``budget_s`` slice at a time so the page stays
+    responsive; each slice's result goes to :meth:`_stream`. :meth:`after_training` redraws the
+    look-inside views after a pause or a single step, and every ``refresh_every`` slices while
+    training (0: not while training).
+    """
+
+    state: Any
+    budget_s = 0.1
+    refresh_every = 0
+    _callback: Any = None
+    _ticks = 0
+
+    def _stream(self, result: Any) -> None:
+        raise NotImplementedError
+
+    def after_training(self) -> None:
+        """Redraw what depends on the parameters (nothing by default)."""
+
+    def start(self, *_: Any) -> None:
+        if self._callback is None:
+            self._callback = pn.state.add_periodic_callback(self._tick, period=180, start=False)
+        self.state.running = True
+        self._callback.start()
+
+    def pause(self, *_: Any) -> None:
+        self.state.running = False
+        if self._callback is not None and self._callback.running:
+            self._callback.stop()
+        self.after_training()
+
+    def step(self, *_: Any) -> None:
+        self.pause()
+        self._stream(self.state.train(steps=1))
+        self.after_training()
+
+    def reset(self, *_: Any) -> None:
+        self.pause()
+        self.state.reset()
+
+    def _tick(self) -> None:
+        if not self.state.running:
+            self.pause()
+            return
+        self._stream(self.state.train(budget_s=self.budget_s))
+        self._ticks += 1
+        if not self.state.running:
+            self.pause()
+        elif self.refresh_every and self._ticks % self.refresh_every == 0:
+            self.after_training()
+
+    def buttons(self) -> pn.Row:
+        """The four buttons."""
+        row = []
+        for label, kind, action in (
+            ("Train", "primary", self.start),
+            ("Pause", "default", self.pause),
+            ("Step", "default", self.step),
+            ("Reset", "warning", self.reset),
+        ):
+            button = pn.widgets.Button(name=label, button_type=kind, width=80)
+            button.on_click(action)
+            row.append(button)
+        return pn.Row(*row)

@@ -21,18 +21,12 @@ from pyplay.sampling import sample
 from pyplay.tasks import CharLM, make_task
 from pyplay.train import Trainer
 from pyplay.transformer_lm import TransformerModel
+from pyplay.ui.state import TASK_LABELS
 from pyplay.ui.training import carry_over
 
 __all__ = ["TASKS", "HeadView", "TransformerLessonState"]
 
-TASKS = {
-    "Adding problem": "adding",
-    "Delayed recall (copy)": "copy",
-    "Balanced parentheses": "parentheses",
-    "Parity": "parity",
-    "Sine prediction": "sine",
-    "Character model": "charlm",
-}
+TASKS = {label: name for label, name in TASK_LABELS.items() if name != "series"}
 _REBUILD = (
     "task", "d_model", "nhead", "num_layers", "positional", "causal", "seq_len", "seed",
 )  # fmt: skip

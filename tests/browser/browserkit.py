@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -36,3 +37,13 @@ def wait_ready(page: Any) -> None:
     if page.evaluate(FAILED):
         message = page.evaluate("document.getElementById('pyplay-loader-msg').textContent")
         pytest.fail(f"the playground did not start: {message}")
+
+
+def wait_for(page: Any, condition: Any, what: str, timeout_s: float = 150) -> None:
+    """Poll ``condition()`` every half second; fail naming ``what`` after ``timeout_s``."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        if condition():
+            return
+        time.sleep(0.5)
+    pytest.fail(f"{what} did not happen in {timeout_s} s")

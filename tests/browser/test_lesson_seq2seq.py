@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from browserkit import wait_for
+
 pytestmark = pytest.mark.browser
 
 WEIGHTS = """() => {
@@ -26,15 +28,6 @@ def status(page) -> tuple[int, float | None]:
     step = int(re.search(r"Step (\d+)", text).group(1))
     loss = re.search(r": loss ([0-9]+\.[0-9]+)", text)
     return step, float(loss.group(1)) if loss else None
-
-
-def wait_for(page, condition, what: str, timeout_s: float = 150) -> None:
-    deadline = time.time() + timeout_s
-    while time.time() < deadline:
-        if condition():
-            return
-        time.sleep(0.5)
-    pytest.fail(f"{what} did not happen in {timeout_s} s")
 
 
 def test_train_decode_and_see_the_attention(ready_page, page_log):

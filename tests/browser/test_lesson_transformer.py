@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from browserkit import wait_for
+
 pytestmark = pytest.mark.browser
 
 CELLS = """() => {
@@ -28,15 +30,6 @@ def status(page) -> tuple[int, float | None, float | None]:
     ours = re.search(r"transformer loss ([0-9.]+)", text)
     lstm = re.search(r"LSTM ([0-9.]+)", text)
     return step, *(float(m.group(1)) if m else None for m in (ours, lstm))
-
-
-def wait_for(page, condition, what: str, timeout_s: float = 150) -> None:
-    deadline = time.time() + timeout_s
-    while time.time() < deadline:
-        if condition():
-            return
-        time.sleep(0.5)
-    pytest.fail(f"{what} did not happen in {timeout_s} s")
 
 
 def test_train_beside_the_lstm_and_open_the_heads(ready_page, page_log):
