@@ -85,7 +85,7 @@ def test_bahdanau_wiring_trains_and_shows_its_attention(ready_page, page_log):
     page.get_by_role("button", name="Train", exact=True).click()
     wait_for(page, lambda: status(page)[0] >= 20, "20 training steps")
     page.get_by_role("button", name="Pause", exact=True).click()
-    time.sleep(1.0)
+    # typed at once after the click, while the worker may still be busy: nothing is lost
     page.get_by_role("textbox", name="Source", exact=True).fill("abcd")
     page.get_by_role("button", name="Translate").click()
     page.locator(".pyplay-output pre", has_text="Output:").wait_for(timeout=30_000)
