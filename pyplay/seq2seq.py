@@ -40,6 +40,7 @@ import numpy as np
 from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
 from pyplay.bahdanau import BahdanauCache, BahdanauDecoder
 from pyplay.decode.beam import greedy_decode
+from pyplay.losses import log_softmax
 from pyplay.luong import LuongAttention, make_scorer
 from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear
 from pyplay.tasks.pairs import BOS, EOS, PAD
@@ -312,9 +313,8 @@ class EncoderDecoder:
             if weights is not None:
                 weights.append(a[:, 0])
         z, _ = self.head.forward(s[:, 0])  # (N, V)
-        z = z - z.max(axis=1, keepdims=True)
-        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))  # (N, V)
-        return logp, DecodeState(rnn_state, state.context, state.enc_out, state.mask)
+        next_state = DecodeState(rnn_state, state.context, state.enc_out, state.mask)
+        return log_softmax(z, axis=1), next_state
 
     @staticmethod
     def reorder(state: DecodeState, index: np.ndarray) -> DecodeState:

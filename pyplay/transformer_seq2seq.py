@@ -28,6 +28,7 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_dtype, check_int
 from pyplay.decode.beam import greedy_decode
+from pyplay.losses import log_softmax
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.linear import Linear
 from pyplay.nn.positional import make_positional
@@ -204,9 +205,7 @@ class TransformerSeq2Seq:
             last = self.decoder.num_layers - 1
             weights.append(record[f"layers.{last}.multihead_attn.weights"][:, :, 0].mean(axis=1))
         logits, _ = self.head.forward(z[:, 0])  # (N, V)
-        s = logits - logits.max(axis=1, keepdims=True)
-        logp = s - np.log(np.exp(s).sum(axis=1, keepdims=True))  # (N, V)
-        return logp, TransformerSeq2SeqState(dec_state)
+        return log_softmax(logits, axis=1), TransformerSeq2SeqState(dec_state)
 
     @staticmethod
     def reorder(state: TransformerSeq2SeqState, index: np.ndarray) -> TransformerSeq2SeqState:
