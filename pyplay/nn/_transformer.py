@@ -304,41 +304,86 @@ class _LayerBase:
         return state
 
 
-# ------------------------------------------------------------------------ stack helpers
-def _final_norm(
-    norm: Any, d_model: int, eps: float, bias: bool, dtype: np.dtype
-) -> LayerNorm | None:
-    """The optional final norm of a stack: None/False, True (a new one) or a LayerNorm."""
-    if norm is None or norm is False:
-        return None
-    if norm is True:
-        return LayerNorm(d_model, eps, bias=bias, dtype=dtype)
-    if not isinstance(norm, LayerNorm):
-        raise TypeError(f"norm must be None, True, False or a LayerNorm, got {norm!r}")
-    if norm.normalized_shape != (d_model,):
-        raise ValueError(
-            f"norm must normalise d_model={d_model} features, got normalized_shape "
-            f"{norm.normalized_shape}"
-        )
-    if norm.dtype != dtype:
-        raise TypeError(f"norm must have the layers' dtype {dtype}, got {norm.dtype}")
-    return norm
+# ------------------------------------------------------------------------ stacks
+class _Stack:
+    """What the encoder and decoder stacks share: ``num_layers`` layers of one kind, the
+    optional final norm, torch's ``layers.<i>.`` / ``norm.`` keys, the final norm's forward and
+    backward, and the incremental-decoding loop."""
 
+    layers: list[Any]
+    norm: LayerNorm | None
 
-def _stack_params(layers: list[Any], norm: LayerNorm | None) -> dict[str, np.ndarray]:
-    params = {
-        f"layers.{i}.{k}": v for i, layer in enumerate(layers) for k, v in layer.params.items()
-    }
-    if norm is not None:
-        params.update({f"norm.{k}": v for k, v in norm.params.items()})
-    return params
+    def _build(
+        self, layer_cls: Any, d_model: int, nhead: int, num_layers: int, norm: Any,
+        rng: Seed, **layer_kw: Any,
+    ) -> None:  # fmt: skip
+        L = self.num_layers = check_int("num_layers", num_layers, min_value=1)
+        gen = as_generator(rng)
+        self.layers = [layer_cls(d_model, nhead, **layer_kw, rng=gen) for _ in range(L)]
+        self.d_model, self.dtype = self.layers[0].d_model, self.layers[0].dtype
+        self.norm = self._final_norm(norm, layer_kw["layer_norm_eps"], layer_kw["bias"])
+        self.params: dict[str, np.ndarray] = {
+            f"layers.{i}.{k}": v
+            for i, layer in enumerate(self.layers)
+            for k, v in layer.params.items()
+        }
+        if self.norm is not None:
+            self.params.update({f"norm.{k}": v for k, v in self.norm.params.items()})
 
+    def _final_norm(self, norm: Any, eps: float, bias: bool) -> LayerNorm | None:
+        """The optional final norm: None/False, True (a new one) or a LayerNorm."""
+        if norm is None or norm is False:
+            return None
+        if norm is True:
+            return LayerNorm(self.d_model, eps, bias=bias, dtype=self.dtype)
+        if not isinstance(norm, LayerNorm):
+            raise TypeError(f"norm must be None, True, False or a LayerNorm, got {norm!r}")
+        if norm.normalized_shape != (self.d_model,):
+            raise ValueError(
+                f"norm must normalise d_model={self.d_model} features, got normalized_shape "
+                f"{norm.normalized_shape}"
+            )
+        if norm.dtype != self.dtype:
+            raise TypeError(f"norm must have the layers' dtype {self.dtype}, got {norm.dtype}")
+        return norm
 
-def _check_stack_state(state: Any, stack: Any) -> TransformerState:
-    if not isinstance(state, TransformerState):
-        raise TypeError(f"state must be a TransformerState, got {type(state).__name__}")
-    if len(state.layers) != stack.num_layers:
-        raise ValueError(
-            f"state must hold num_layers={stack.num_layers} layer states, got {len(state.layers)}"
-        )
-    return state
+    def _finish(self, x: np.ndarray, caches: list[Any]) -> tuple[np.ndarray, TransformerStackCache]:
+        """The final norm (if any) over the last layer's output (B, T, E), and the cache."""
+        c_norm = None
+        if self.norm is not None:
+            x, c_norm = self.norm.forward(x)  # (B, T, E)
+        return x, TransformerStackCache(tuple(caches), c_norm)
+
+    def _norm_backward(self, dout: Any, cache: Any) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Check ``cache``, then d(loss)/d(last layer's output) (B, T, E) and the norm's grads."""
+        if not isinstance(cache, TransformerStackCache):
+            raise TypeError(f"cache must be a TransformerStackCache, got {type(cache).__name__}")
+        dy = self.layers[-1]._check_dout(dout, cache.layers[-1])  # (B, T, E)
+        grads: dict[str, np.ndarray] = {}
+        if self.norm is not None and cache.norm is not None:
+            dy, g = self.norm.backward(dy, cache.norm)  # (B, T, E)
+            grads.update({f"norm.{k}": v for k, v in g.items()})
+        return dy, grads
+
+    def _check_state(self, state: Any) -> TransformerState:
+        if not isinstance(state, TransformerState):
+            raise TypeError(f"state must be a TransformerState, got {type(state).__name__}")
+        if len(state.layers) != self.num_layers:
+            raise ValueError(
+                f"state must hold num_layers={self.num_layers} layer states, got "
+                f"{len(state.layers)}"
+            )
+        return state
+
+    def _step_layers(
+        self, x: Any, state: TransformerState, **mask: Any
+    ) -> tuple[np.ndarray, TransformerState, dict[str, np.ndarray]]:
+        """The newest positions through every layer's ``step`` and the final norm."""
+        new, record = [], {}
+        for i, (layer, s) in enumerate(zip(self.layers, state.layers, strict=True)):
+            x, s, r = layer.step(x, s, **mask)  # (B, n, E)
+            new.append(s)
+            record.update({f"layers.{i}.{k}": v for k, v in r.items()})
+        if self.norm is not None:
+            x, _ = self.norm.forward(x)  # (B, n, E)
+        return x, TransformerState(tuple(new)), record

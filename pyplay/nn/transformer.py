@@ -39,7 +39,6 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_int
 from pyplay.nn._transformer import (
     ACTIVATIONS,
     LayerState,
@@ -47,13 +46,11 @@ from pyplay.nn._transformer import (
     TransformerLayerCache,
     TransformerStackCache,
     TransformerState,
-    _check_stack_state,
-    _final_norm,
     _LayerBase,
     _norms,
     _residual,
     _residual_backward,
-    _stack_params,
+    _Stack,
     reorder,
 )
 from pyplay.nn.layernorm import LayerNorm
@@ -225,7 +222,7 @@ class TransformerEncoderLayer(_LayerBase):
         return x2, LayerState(kv), {**weights, "residual_norms": _norms([x, x1, x2])}
 
 
-class TransformerEncoder:
+class TransformerEncoder(_Stack):
     """``torch.nn.TransformerEncoder``: ``num_layers`` encoder layers, then an optional norm.
 
     Parameters
@@ -263,16 +260,11 @@ class TransformerEncoder:
         dtype: Any = np.float32,
         rng: Seed = 0,
     ) -> None:
-        L = self.num_layers = check_int("num_layers", num_layers, min_value=1)
-        gen = as_generator(rng)
-        kw: dict[str, Any] = dict(
+        self._build(
+            TransformerEncoderLayer, d_model, nhead, num_layers, norm, rng,
             dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
             layer_norm_eps=layer_norm_eps, norm_first=norm_first, bias=bias, dtype=dtype,
         )  # fmt: skip
-        self.layers = [TransformerEncoderLayer(d_model, nhead, **kw, rng=gen) for _ in range(L)]
-        self.d_model, self.dtype = self.layers[0].d_model, self.layers[0].dtype
-        self.norm = _final_norm(norm, self.d_model, layer_norm_eps, bias, self.dtype)
-        self.params = _stack_params(self.layers, self.norm)
 
     def forward(
         self,
@@ -290,22 +282,13 @@ class TransformerEncoder:
         for layer in self.layers:
             x, c = layer._forward(x, mask, src_key_padding_mask, is_causal, training, "mask")
             caches.append(c)  # x: (B, T, E)
-        c_norm = None
-        if self.norm is not None:
-            x, c_norm = self.norm.forward(x)  # (B, T, E)
-        return x, TransformerStackCache(tuple(caches), c_norm)
+        return self._finish(x, caches)
 
     def backward(
         self, dout: Any, cache: TransformerStackCache
     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """``(dsrc, grads)`` from d(loss)/d(out) (B, T, E), ``grads`` keyed as :attr:`params`."""
-        if not isinstance(cache, TransformerStackCache):
-            raise TypeError(f"cache must be a TransformerStackCache, got {type(cache).__name__}")
-        dy = self.layers[-1]._check_dout(dout, cache.layers[-1])  # (B, T, E)
-        grads: dict[str, np.ndarray] = {}
-        if self.norm is not None and cache.norm is not None:
-            dy, g = self.norm.backward(dy, cache.norm)  # (B, T, E)
-            grads.update({f"norm.{k}": v for k, v in g.items()})
+        dy, grads = self._norm_backward(dout, cache)  # (B, T, E)
         for i in reversed(range(self.num_layers)):
             dy, g = self.layers[i].backward(dy, cache.layers[i])  # (B, T, E)
             grads.update({f"layers.{i}.{k}": v for k, v in g.items()})
@@ -328,12 +311,5 @@ class TransformerEncoder:
         Returns ``(out, new_state, record)``; the record's keys are the layers' (see
         :meth:`TransformerEncoderLayer.step`) prefixed ``"layers.<i>."``.
         """
-        state = self.init_state() if state is None else _check_stack_state(state, self)
-        x, new, record = src, [], {}
-        for i, (layer, s) in enumerate(zip(self.layers, state.layers, strict=True)):
-            x, s, r = layer.step(x, s, src_key_padding_mask=src_key_padding_mask)  # (B, n, E)
-            new.append(s)
-            record.update({f"layers.{i}.{k}": v for k, v in r.items()})
-        if self.norm is not None:
-            x, _ = self.norm.forward(x)  # (B, n, E)
-        return x, TransformerState(tuple(new)), record
+        state = self.init_state() if state is None else self._check_state(state)
+        return self._step_layers(src, state, src_key_padding_mask=src_key_padding_mask)

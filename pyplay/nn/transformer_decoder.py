@@ -27,20 +27,17 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_int
 from pyplay.nn._transformer import (
     LayerState,
     Seed,
     TransformerLayerCache,
     TransformerStackCache,
     TransformerState,
-    _check_stack_state,
-    _final_norm,
     _LayerBase,
     _norms,
     _residual,
     _residual_backward,
-    _stack_params,
+    _Stack,
 )
 from pyplay.nn.layernorm import LayerNorm
 from pyplay.nn.multihead import MultiheadAttention, MultiheadAttentionCache
@@ -235,7 +232,7 @@ class TransformerDecoderLayer(_LayerBase):
         return x3, LayerState(kv, memory_kv), record
 
 
-class TransformerDecoder:
+class TransformerDecoder(_Stack):
     """``torch.nn.TransformerDecoder``: ``num_layers`` decoder layers, then an optional norm.
 
     Parameters
@@ -267,16 +264,11 @@ class TransformerDecoder:
         dtype: Any = np.float32,
         rng: Seed = 0,
     ) -> None:
-        L = self.num_layers = check_int("num_layers", num_layers, min_value=1)
-        gen = as_generator(rng)
-        kw: dict[str, Any] = dict(
+        self._build(
+            TransformerDecoderLayer, d_model, nhead, num_layers, norm, rng,
             dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
             layer_norm_eps=layer_norm_eps, norm_first=norm_first, bias=bias, dtype=dtype,
         )  # fmt: skip
-        self.layers = [TransformerDecoderLayer(d_model, nhead, **kw, rng=gen) for _ in range(L)]
-        self.d_model, self.dtype = self.layers[0].d_model, self.layers[0].dtype
-        self.norm = _final_norm(norm, self.d_model, layer_norm_eps, bias, self.dtype)
-        self.params = _stack_params(self.layers, self.norm)
 
     def forward(
         self,
@@ -297,22 +289,13 @@ class TransformerDecoder:
         for layer in self.layers:
             x, c = layer.forward(x, memory, *masks, tgt_is_causal, training=training)
             caches.append(c)  # x: (B, T, E)
-        c_norm = None
-        if self.norm is not None:
-            x, c_norm = self.norm.forward(x)  # (B, T, E)
-        return x, TransformerStackCache(tuple(caches), c_norm)
+        return self._finish(x, caches)
 
     def backward(
         self, dout: Any, cache: TransformerStackCache
     ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         """``(dtgt, dmemory, grads)``; ``dmemory`` (B, S, E) sums every layer's."""
-        if not isinstance(cache, TransformerStackCache):
-            raise TypeError(f"cache must be a TransformerStackCache, got {type(cache).__name__}")
-        dy = self.layers[-1]._check_dout(dout, cache.layers[-1])  # (B, T, E)
-        grads: dict[str, np.ndarray] = {}
-        if self.norm is not None and cache.norm is not None:
-            dy, g = self.norm.backward(dy, cache.norm)  # (B, T, E)
-            grads.update({f"norm.{k}": v for k, v in g.items()})
+        dy, grads = self._norm_backward(dout, cache)  # (B, T, E)
         dmem = None
         for i in reversed(range(self.num_layers)):
             dy, dm, g = self.layers[i].backward(dy, cache.layers[i])  # (B, T, E), (B, S, E)
@@ -334,12 +317,6 @@ class TransformerDecoder:
         """The newest target positions ``tgt`` (B, n, E) through every layer -> (B, n, E),
         equal to those rows of ``forward(..., tgt_is_causal=True)``. Returns ``(out,
         new_state, record)``, the layers' records prefixed ``"layers.<i>."``."""
-        state = _check_stack_state(state, self)
-        x, new, record = tgt, [], {}
-        for i, (layer, s) in enumerate(zip(self.layers, state.layers, strict=True)):
-            x, s, r = layer.step(x, s, tgt_key_padding_mask=tgt_key_padding_mask)  # (B, n, E)
-            new.append(s)
-            record.update({f"layers.{i}.{k}": v for k, v in r.items()})
-        if self.norm is not None:
-            x, _ = self.norm.forward(x)  # (B, n, E)
-        return x, TransformerState(tuple(new)), record
+        return self._step_layers(
+            tgt, self._check_state(state), tgt_key_padding_mask=tgt_key_padding_mask
+        )
