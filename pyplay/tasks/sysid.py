@@ -43,7 +43,15 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_int
 
-__all__ = ["DATA_FILE", "PlantIdentification", "SysIdWindows", "load_narendra", "narendra_series"]
+__all__ = [
+    "DATA_FILE",
+    "MAX_ROWS",
+    "PlantIdentification",
+    "SysIdWindows",
+    "load_narendra",
+    "narendra_series",
+    "parse_columns",
+]
 
 DATA_FILE = "data/narendra.csv"
 
@@ -146,3 +154,45 @@ class PlantIdentification:
             f"held random input; {self.n_train} training samples, the last {self.test_len} "
             f"held out. Predicting the mean scores {self.baseline_loss():.3f}."
         )
+
+
+MAX_ROWS = 20_000
+
+
+def parse_columns(text: str) -> tuple[np.ndarray | None, np.ndarray]:
+    """A series from CSV text: one column ``y``, or two columns ``u, y`` (input, output).
+
+    Values are separated by commas, semicolons, tabs or spaces; a non-numeric first line is a
+    header. Every row must have the same number of values (1 or 2), at least 20 and at most
+    :data:`MAX_ROWS` rows, all finite. Returns ``(u, y)``, ``u`` None for one column.
+    Raises ValueError naming the bad line.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    rows: list[list[float]] = []
+    for k, line in enumerate(text.splitlines(), start=1):
+        tokens = line.replace(",", " ").replace(";", " ").split()
+        if not tokens:
+            continue
+        try:
+            row = [float(tok) for tok in tokens]
+        except ValueError:
+            if not rows and k == 1:
+                continue  # a header line
+            raise ValueError(
+                f"line {k}: {line.strip()[:40]!r} holds a value that is not a number"
+            ) from None
+        if len(row) not in (1, 2) or (rows and len(row) != len(rows[0])):
+            want = "1 or 2" if not rows else str(len(rows[0]))
+            raise ValueError(f"line {k} must hold {want} value(s), got {len(row)}")
+        if not all(np.isfinite(row)):
+            raise ValueError(f"line {k} must hold finite numbers, got {line.strip()[:40]!r}")
+        rows.append(row)
+        if len(rows) > MAX_ROWS:
+            raise ValueError(f"the series must have at most {MAX_ROWS:,} rows, got more")
+    if len(rows) < 20:
+        raise ValueError(f"the series must have at least 20 rows, got {len(rows)}")
+    data = np.asarray(rows, dtype=np.float64)  # (N, C)
+    if data.shape[1] == 1:
+        return None, data[:, 0].copy()
+    return data[:, 0].copy(), data[:, 1].copy()

@@ -9,8 +9,10 @@ from __future__ import annotations
 import panel as pn
 
 from pyplay.ui.lesson_ctc import CTCLesson
+from pyplay.ui.lesson_dynamic import DynamicLesson
 from pyplay.ui.lesson_rnn import RecurrentLesson
 from pyplay.ui.lesson_seq2seq import Seq2SeqLesson
+from pyplay.ui.lesson_timeseries import TimeSeriesLesson
 from pyplay.ui.lesson_transformer import TransformerLesson
 
 __all__ = ["create_app"]
@@ -25,7 +27,11 @@ Lessons: **Recurrent networks** (RNN, LSTM, GRU: training, gates, gradients thro
 scheduled sampling, source reversal, beam search step by step, your own pairs);
 **Transformers** (a tiny transformer beside an LSTM, every head's attention, the causal mask
 and positional encodings switched off to see what breaks, sampling with a KV cache); **CTC**
-(reading symbols out of unaligned frames: per-frame probabilities, best path, collapse).
+(reading symbols out of unaligned frames: per-frame probabilities, best path, collapse);
+**Dynamic networks** (layered digital dynamic networks in the notation of Hagan's *Neural
+Network Design*: build one from a palette, its diagram and equations, run and train it; the
+vanishing gradient with lw on a slider); **Time series** (a NARX network trained in open loop,
+then closed for multi-step prediction, on a bundled plant or your own CSV).
 """
 
 
@@ -37,6 +43,8 @@ def create_app() -> pn.viewable.Viewable:
         ("Sequence to sequence", Seq2SeqLesson().panel()),
         ("Transformers", TransformerLesson().panel()),
         ("CTC", CTCLesson().panel()),
+        ("Dynamic networks", DynamicLesson().panel()),
+        ("Time series", TimeSeriesLesson().panel()),
         ("About", pn.pane.Markdown(ABOUT)),
         dynamic=False,
         sizing_mode="stretch_width",

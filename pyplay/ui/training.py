@@ -8,12 +8,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource
 
 from pyplay.train import StepRecord, Trainer
 
-__all__ = ["TrainingView", "carry_over", "run_steps", "stream_losses"]
+__all__ = ["TrainingView", "carry_over", "run_fit_steps", "run_steps", "stream_losses"]
 
 
 def run_steps(state: Any, steps: int | None, budget_s: float | None) -> list[StepRecord]:
@@ -36,6 +37,43 @@ def run_steps(state: Any, steps: int | None, budget_s: float | None) -> list[Ste
         state._elapsed += record.seconds
         if budget_s is not None and time.perf_counter() - start >= budget_s:
             break
+    state.status = state._status_text()
+    return records
+
+
+def run_fit_steps(state: Any, steps: int | None, budget_s: float | None) -> list[StepRecord]:
+    """As :func:`run_steps` for a dynamic network: ``state._fit`` is a
+    :func:`pyplay.dynamic.fit` generator over ``state.net``; ``state._step`` counts the steps.
+    A step that makes the loss or a weight non-finite is undone (the weights before it are
+    restored), training stops and the state says so. Bumps ``state.weights_version``."""
+    records: list[StepRecord] = []
+    start = time.perf_counter()
+    params = state.net.params
+    while steps is None or len(records) < steps:
+        saved = {k: v.copy() for k, v in params.items()}
+        t0 = time.perf_counter()
+        with np.errstate(over="ignore", invalid="ignore"):  # caught just below
+            loss = float(next(state._fit))
+        if not (np.isfinite(loss) and all(np.all(np.isfinite(v)) for v in params.values())):
+            for k, v in saved.items():
+                params[k][...] = v
+            state._fit, state.running = None, False
+            state.notify(
+                "Training diverged; the weights before that step are kept. "
+                "Try a smaller learning rate.",
+                "danger",
+            )
+            break
+        state._step += 1
+        seconds = time.perf_counter() - t0
+        records.append(StepRecord(state._step, loss, 0.0, 0.0, seconds))
+        state.history["step"].append(state._step)
+        state.history["loss"].append(loss)
+        state._elapsed += seconds
+        if budget_s is not None and time.perf_counter() - start >= budget_s:
+            break
+    if records:
+        state.weights_version += 1
     state.status = state._status_text()
     return records
 

@@ -1,0 +1,300 @@
+"""State of the "Dynamic networks" lesson: build a layered digital dynamic network (LDDN) from
+presets (the book's worked examples) or a palette, see it as a diagram and as equations in the
+book's notation, run it on a signal and train it to imitate a reference system.
+
+No Panel here; every action validates its input and turns errors into messages, keeping the
+network, its weights and what the user typed as they were.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import param
+
+from pyplay.dynamic import LDDN, fit, layrecnet, timedelaynet
+from pyplay.dynamic.notation import Diagram, diagram, equations
+from pyplay.dynamic.signals import SYSTEMS, random_levels, signal
+from pyplay.dynamic.spec import to_dict
+from pyplay.dynamic.transfer import TRANSFERS
+from pyplay.train import StepRecord
+from pyplay.ui.training import run_fit_steps
+
+__all__ = ["PRESETS", "LDDNLessonState", "Run"]
+
+
+def _scalar_net(iw: list[float], lw: float | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One purelin neuron without bias: IW on delays 0..len(iw)-1, LW(1) if ``lw`` is given."""
+    desc: dict[str, Any] = {
+        "inputs": [1],
+        "layers": [{"size": 1, "transfer": "purelin", "bias": False}],
+        "input_weights": [{"to": 1, "from": 1, "delays": list(range(len(iw)))}],
+        "layer_weights": [] if lw is None else [{"to": 1, "from": 1, "delays": [1]}],
+    }
+    params = {"IW1,1": np.asarray(iw, dtype=np.float64).reshape(-1, 1, 1)}
+    if lw is not None:
+        params["LW1,1"] = np.full((1, 1, 1), lw)
+    return desc, params
+
+
+def _preset(name: str, seed: int) -> LDDN:
+    if name == "moving average":
+        desc, params = _scalar_net([1 / 3, 1 / 3, 1 / 3], None)
+        return LDDN(desc, params=params)
+    if name == "first order":
+        desc, params = _scalar_net([0.5], 0.5)
+        return LDDN(desc, params=params)
+    if name == "impulse response":
+        desc, params = _scalar_net([1.0], 0.5)
+        return LDDN(desc, params=params)
+    if name == "elman":
+        return layrecnet((1,), (4,), rng=seed)
+    return timedelaynet((0, 1, 2), (4,), rng=seed)
+
+
+PRESETS = {
+    "Three-tap moving average": "moving average",
+    "First-order recurrent (iw = lw = 1/2)": "first order",
+    "Impulse response (lw = 0.5, iw = 1)": "impulse response",
+    "Elman network (layrecnet)": "elman",
+    "Focused time-delay network (timedelaynet)": "tdnn",
+}
+SYSTEM_LABELS = {
+    "Moving average of three": "moving average",
+    "First order: y(t) = y(t-1)/2 + p(t)/2": "first order",
+    "Narendra plant": "narendra",
+}
+TRAIN_BATCH, TRAIN_STEPS = 32, 40
+
+
+@dataclass(frozen=True)
+class Run:
+    """The network on one input: ``p`` (T,), every layer's output ``a[m]`` (T, S^m), the
+    network output ``out`` (T, O) and, when training is set up, the reference ``target`` (T,)."""
+
+    p: np.ndarray
+    a: dict[int, np.ndarray]
+    out: np.ndarray
+    target: np.ndarray | None
+
+
+class LDDNLessonState(param.Parameterized):
+    """Settings and actions of the LDDN part of the "Dynamic networks" lesson."""
+
+    preset = param.Selector(objects=list(PRESETS.values()), default="moving average")
+    signal = param.Selector(objects=["impulse", "step", "sine", "typed"], default="impulse")
+    steps = param.Integer(default=12, bounds=(1, 200))
+    typed = param.String(default="1, 0, 0, 2, 0, 0, -1")
+    system = param.Selector(objects=list(SYSTEM_LABELS.values()), default="moving average")
+    lr = param.Number(default=0.01)
+    seed = param.Integer(default=0)
+
+    description = param.String(default="")  # the network as JSON (editable by the user)
+    running = param.Boolean(default=False)
+    message = param.String(default="")
+    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
+    status = param.String(default="")
+    version = param.Integer(default=0)  # bumped when the network is replaced
+    weights_version = param.Integer(default=0)  # bumped when the weights change
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.net: LDDN = _preset(self.preset, self.seed)
+        self.history: dict[str, list[float]] = {"step": [], "loss": []}
+        self._elapsed = 0.0
+        self._fit: Any = None
+        self._step = 0
+        self._adopt(self.net)
+        self.param.watch(lambda *_: self.load_preset(), ["preset"])
+        self.param.watch(lambda *_: self._restart_training(), ["system", "lr", "seed"])
+
+    def notify(self, text: str, kind: str = "info") -> None:
+        self.message_kind = kind
+        self.message = text
+
+    # ------------------------------------------------------------------ the network
+    def _adopt(self, net: LDDN) -> None:
+        self.net = net
+        self.description = json.dumps(to_dict(net.spec))
+        self.history = {"step": [], "loss": []}
+        self._elapsed, self._step, self._fit = 0.0, 0, None
+        self.running = False
+        self.version += 1
+        self.status = self._status_text()
+
+    def load_preset(self) -> None:
+        """Replace the network by the chosen preset (the book's weights, or seeded ones)."""
+        self._adopt(_preset(self.preset, self.seed))
+        self.notify("Preset loaded: " + "; ".join(equations(self.net)), "info")
+
+    def apply_description(self, text: str) -> bool:
+        """Rebuild from a JSON description (parsed as data, never evaluated). Weights whose name
+        and shape survive are kept; new ones are drawn from the seed."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            self.notify(
+                f"Not applied: the description is not valid JSON ({err.msg}, line "
+                f"{err.lineno} column {err.colno}).",
+                "danger",
+            )
+            return False
+        try:
+            fresh = LDDN(data, rng=self.seed)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Not applied: {err}", "danger")
+            return False
+        for name, value in self.net.params.items():
+            if name in fresh.params and fresh.params[name].shape == value.shape:
+                fresh.params[name][...] = value
+        self._adopt(fresh)
+        self.notify("Network rebuilt: " + str(len(fresh.spec.layers)) + " layer(s).", "success")
+        return True
+
+    def _edit(self, change: Any) -> bool:
+        data = to_dict(self.net.spec)
+        try:
+            change(data)
+        except (ValueError, TypeError, IndexError) as err:
+            self.notify(f"Not applied: {err}", "danger")
+            return False
+        return self.apply_description(json.dumps(data))
+
+    def add_layer(self, size: int, transfer: str, bias: bool = True) -> bool:
+        """Palette: append a layer (it becomes the output layer)."""
+        if transfer not in TRANSFERS:
+            self.notify(f"transfer must be one of {', '.join(TRANSFERS)}, got {transfer!r}")
+            return False
+
+        def change(data: dict[str, Any]) -> None:
+            data["layers"].append({"size": int(size), "transfer": transfer, "bias": bool(bias)})
+            data["outputs"] = [len(data["layers"])]
+
+        return self._edit(change)
+
+    def remove_last_layer(self) -> bool:
+        """Palette: drop the last layer and every connection to or from it."""
+
+        def change(data: dict[str, Any]) -> None:
+            M = len(data["layers"])
+            if M == 1:
+                raise ValueError("the network must keep at least one layer")
+            data["layers"].pop()
+            data["input_weights"] = [w for w in data["input_weights"] if w["to"] != M]
+            data["layer_weights"] = [
+                w for w in data["layer_weights"] if M not in (w["to"], w["from"])
+            ]
+            data["outputs"] = [m for m in data["outputs"] if m != M] or [M - 1]
+            data["feedback"] = [f for f in data["feedback"] if f["layer"] != M]
+
+        return self._edit(change)
+
+    def connect(self, kind: str, to: int, source: int, delays: str) -> bool:
+        """Palette: set the delays of ``IW^{to,source}`` or ``LW^{to,source}`` (``kind`` "IW"
+        or "LW"), adding the connection if needed; ``delays`` like ``"0, 1, 2"``; an empty
+        ``delays`` removes the connection."""
+        field = {"IW": "input_weights", "LW": "layer_weights"}.get(kind)
+        if field is None:
+            self.notify(f"kind must be 'IW' or 'LW', got {kind!r}", "danger")
+            return False
+        try:
+            ds = [int(d) for d in delays.replace(",", " ").split()]
+        except ValueError:
+            self.notify(f"delays must be whole numbers like '0, 1, 2', got {delays!r}", "danger")
+            return False
+
+        def change(data: dict[str, Any]) -> None:
+            rest = [w for w in data[field] if (w["to"], w["from"]) != (to, source)]
+            data[field] = rest + ([{"to": to, "from": source, "delays": ds}] if ds else [])
+
+        return self._edit(change)
+
+    def equations(self) -> list[str]:
+        """The equations in the book's notation, scalar weights filled in."""
+        return equations(self.net)
+
+    def diagram(self) -> Diagram:
+        return diagram(self.net)
+
+    def weights_text(self) -> str:
+        """Every weight and bias, rounded, one per line (delays listed for each matrix)."""
+        lines = []
+        with np.printoptions(precision=3, suppress=True):
+            for name, value in self.net.params.items():
+                lines.append(f"{name}: " + " ".join(str(v.tolist()) for v in np.round(value, 3)))
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ running
+    def run(self) -> Run | None:
+        """The network on the chosen signal (every input element gets it); None (and a
+        message) when the signal is not valid."""
+        try:
+            p = signal(self.signal, self.steps, self.typed)  # (T,)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Input not used: {err}", "danger")
+            return None
+        net = self.net
+        x = np.repeat(p[None, :, None], net.input_size, axis=2)  # (1, T, R)
+        out, cache = net.forward(x)  # (1, T, O)
+        a = {m: A[net.num_layer_delays :, 0] for m, A in cache.A.items()}  # (T, S^m) each
+        target = None
+        if self._trainable() is None:
+            target = SYSTEMS[self.system](p[None])[0]  # (T,)
+        return Run(p, a, out[0], target)
+
+    def _trainable(self) -> str | None:
+        """Why the network cannot be trained on a reference system, or None."""
+        if self.net.input_size != 1 or self.net.output_size != 1:
+            return (
+                "training imitates a one-input, one-output system; this network has "
+                f"{self.net.input_size} input element(s) and {self.net.output_size} output(s)"
+            )
+        return None
+
+    def _restart_training(self) -> None:
+        self._fit = None
+
+    def _data(self) -> tuple[np.ndarray, np.ndarray]:
+        u = random_levels(TRAIN_BATCH * 4, TRAIN_STEPS, rng=self.seed)  # (4B, N)
+        y = SYSTEMS[self.system](u)  # (4B, N)
+        return u[..., None], y[..., None]  # (4B, N, 1) each
+
+    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[StepRecord]:
+        """Train on the reference system (Adam, mini-batches of windows of random levels)."""
+        why = self._trainable()
+        if why is not None:
+            self.running = False
+            self.notify(f"Not trained: {why}.", "warning")
+            return []
+        if self._fit is None:
+            u, y = self._data()
+            try:
+                self._fit = fit(
+                    self.net,
+                    u,
+                    y,
+                    steps=10**9,
+                    lr=self.lr,
+                    batch_size=TRAIN_BATCH,
+                    clip=1.0,
+                    rng=self.seed,
+                )
+            except (ValueError, TypeError) as err:
+                self.running = False
+                self.notify(f"Not trained: {err}", "danger")
+                return []
+        return run_fit_steps(self, steps, budget_s)
+
+    def _status_text(self) -> str:
+        if not self.history["loss"]:
+            return f"Step {self._step}: not trained yet."
+        rate = self._step / self._elapsed if self._elapsed else 0.0
+        last = self.history["loss"][-1]
+        return f"Step {self._step}: mean squared error {last:.5f}, {rate:.0f} steps/s"
+
+    def reset(self) -> None:
+        """Back to the chosen preset (fresh weights)."""
+        self.load_preset()

@@ -1,0 +1,295 @@
+"""The "Dynamic networks" lesson, in the notation of Hagan's *Neural Network Design*: build a
+layered digital dynamic network from presets or a palette, see its diagram and equations, run
+it on a signal and train it; then the vanishing gradient of a first-order recurrent network
+with ``lw`` on a slider.
+
+Rendering only: actions call :class:`~pyplay.ui.lddn_state.LDDNLessonState` and
+:class:`~pyplay.ui.lddn_gradient.VanishingGradientState`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import panel as pn
+from bokeh.models import ColumnDataSource
+from bokeh.plotting import figure
+
+from pyplay.dynamic.transfer import TRANSFERS
+from pyplay.ui.diagram_plot import diagram_figure, update_diagram
+from pyplay.ui.lddn_gradient import VanishingGradientState
+from pyplay.ui.lddn_state import PRESETS, SYSTEM_LABELS, LDDNLessonState
+from pyplay.ui.plots import loss_figure
+from pyplay.ui.training import TrainingView, stream_losses
+
+__all__ = ["DynamicLesson"]
+
+HELP = (
+    "A layered digital dynamic network (LDDN) computes, for every layer m and time step t, "
+    "**n^m(t) = Σ IW^{m,l}(d) p^l(t−d) + Σ LW^{m,l}(d) a^l(t−d) + b^m** and "
+    "**a^m(t) = f^m(n^m(t))**. A tapped delay line (TDL) feeds a signal's present and past "
+    "values into a weight; a delayed layer weight is feedback. Start from one of the book's "
+    "examples, or add layers and connections with the palette (or edit the description: it "
+    "is read as data, never run as code)."
+)
+GRADIENT_HELP = (
+    "The book's first-order network **a(t) = f(lw a(t−1) + iw p(t))**. Backpropagation "
+    "through time asks how much the last output depends on each earlier one: "
+    "**∂a(T)/∂a(t) = lw^(T−t)** for purelin. Move lw below 1 and the gradient vanishes "
+    "geometrically; above 1 it explodes. With tansig each step also multiplies by "
+    "1 − a(t)², so a saturated neuron (try the step input) forgets even faster."
+)
+
+
+def _line_figure(title: str, y_label: str, log: bool = False) -> figure:
+    return figure(
+        height=240,
+        sizing_mode="stretch_width",
+        title=title,
+        x_axis_label="time step t",
+        y_axis_label=y_label,
+        y_axis_type="log" if log else "linear",
+        tools="pan,wheel_zoom,reset,save",
+    )
+
+
+class DynamicLesson(TrainingView):
+    """Builds the "Dynamic networks" lesson around its two states."""
+
+    def __init__(
+        self, state: LDDNLessonState | None = None, gradient: VanishingGradientState | None = None
+    ) -> None:
+        self.state = state or LDDNLessonState()
+        self.gradient = gradient or VanishingGradientState()
+        self.loss_fig, self.loss_source, self.baseline = loss_figure()
+        self.diagram_fig, self.diagram_sources = diagram_figure()
+        self.equations = pn.pane.Str("", css_classes=["pyplay-lddn-equations"])
+        self.weights = pn.pane.Str("", css_classes=["pyplay-lddn-weights"])
+        self.values = pn.pane.Str("", css_classes=["pyplay-lddn-values"])
+        self.run_fig = _line_figure("Input and output", "value")
+        self.run_source = ColumnDataSource({"t": [], "p": [], "a": [], "target": []})
+        self.run_fig.scatter(
+            "t", "p", source=self.run_source, size=6, color="#7f8c8d", legend_label="input p(t)"
+        )
+        self.run_fig.line(
+            "t",
+            "a",
+            source=self.run_source,
+            line_width=2,
+            color="#2c6fbb",
+            legend_label="output a(t)",
+        )
+        self.run_fig.line(
+            "t",
+            "target",
+            source=self.run_source,
+            line_dash="dashed",
+            color="#c0392b",
+            legend_label="reference system",
+        )
+        self.run_fig.legend.location = "top_right"
+        self.description = pn.widgets.TextAreaInput(
+            name="Description (JSON)", height=160, sizing_mode="stretch_width"
+        )
+        self._grad_figures()
+        self.state.param.watch(self._on_version, "version")
+        self.state.param.watch(lambda *_: self.refresh(), ["signal", "steps", "typed", "system"])
+        self.state.param.watch(lambda *_: self.refresh(), "weights_version")
+        self.gradient.param.watch(
+            lambda *_: self.refresh_gradient(), ["lw", "iw", "transfer", "signal", "steps"]
+        )
+        self._on_version()
+        self.refresh_gradient()
+
+    # ------------------------------------------------------------------ build and run
+    def _stream(self, records: list[Any]) -> None:
+        stream_losses(self.loss_source, records)
+
+    def after_training(self) -> None:
+        self.refresh()
+
+    def _on_version(self, *_: Any) -> None:
+        self.loss_source.data = {"step": [], "loss": []}
+        self.description.value = self.state.description
+        update_diagram(self.diagram_fig, self.diagram_sources, self.state.diagram())
+        self.refresh()
+
+    def refresh(self, *_: Any) -> None:
+        s = self.state
+        self.equations.object = "\n".join(s.equations())
+        self.weights.object = s.weights_text()
+        run = s.run()
+        if run is None:
+            return
+        T = run.p.size
+        target = run.target if run.target is not None else np.full(T, np.nan)
+        self.run_source.data = {
+            "t": list(range(1, T + 1)),
+            "p": run.p.tolist(),
+            "a": run.out[:, 0].tolist(),
+            "target": target.tolist(),
+        }
+        rows = ["  t     p(t)      a(t)" + ("   reference" if run.target is not None else "")]
+        for k in range(min(T, 12)):
+            row = f"{k + 1:3d} {run.p[k]:8.4f} {run.out[k, 0]:9.4f}"
+            rows.append(row + (f" {target[k]:11.4f}" if run.target is not None else ""))
+        self.values.object = "\n".join(rows)
+
+    def _palette(self) -> pn.Column:
+        s = self.state
+        size = pn.widgets.IntInput(name="Size S", value=1, start=1, end=64, width=90)
+        transfer = pn.widgets.Select(
+            name="Transfer", options=list(TRANSFERS), value="tansig", width=110
+        )
+        bias = pn.widgets.Checkbox(name="bias", value=True, width=60)
+        add = pn.widgets.Button(name="Add layer", width=110)
+        drop = pn.widgets.Button(name="Remove last layer", width=150)
+        add.on_click(lambda _: s.add_layer(int(size.value or 1), str(transfer.value), bias.value))
+        drop.on_click(lambda _: s.remove_last_layer())
+        kind = pn.widgets.RadioButtonGroup(name="Weight", options=["IW", "LW"], value="LW")
+        to = pn.widgets.IntInput(name="to layer m", value=1, start=1, width=90)
+        source = pn.widgets.IntInput(name="from l", value=1, start=1, width=90)
+        delays = pn.widgets.TextInput(name="Delays (empty removes)", value="1", width=150)
+        connect = pn.widgets.Button(name="Set connection", width=130)
+        connect.on_click(
+            lambda _: s.connect(
+                str(kind.value), int(to.value or 1), int(source.value or 1), delays.value or ""
+            )
+        )
+        apply = pn.widgets.Button(name="Apply description", width=150)
+        apply.on_click(lambda _: s.apply_description(self.description.value or ""))
+        return pn.Column(
+            "### Palette",
+            pn.Row(size, transfer, bias),
+            pn.Row(add, drop),
+            kind,
+            pn.Row(to, source),
+            delays,
+            connect,
+            self.description,
+            apply,
+            width=320,
+        )
+
+    def _build_tab(self) -> pn.Row:
+        s = self.state
+        alert = pn.pane.Alert(
+            s.param.message,
+            alert_type=s.param.message_kind,
+            visible=pn.bind(bool, s.param.message),
+            sizing_mode="stretch_width",
+        )
+        controls = pn.Column(
+            pn.widgets.Select.from_param(
+                s.param.preset, name="Start from", options={k: v for k, v in PRESETS.items()}
+            ),
+            self._palette(),
+            width=330,
+        )
+        train = [
+            pn.widgets.Select.from_param(
+                s.param.system, name="Reference system", options=dict(SYSTEM_LABELS)
+            ),
+            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
+            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+        ]
+        main = pn.Column(
+            alert,
+            "## Build a dynamic network",
+            pn.pane.Markdown(HELP),
+            pn.pane.Bokeh(self.diagram_fig, sizing_mode="stretch_width"),
+            "### Equations",
+            self.equations,
+            "### Run it",
+            pn.Row(
+                pn.widgets.RadioButtonGroup.from_param(s.param.signal, name="Input"),
+                pn.widgets.IntSlider.from_param(s.param.steps, name="Steps", width=200),
+                pn.widgets.TextInput.from_param(s.param.typed, name="Typed input", width=260),
+            ),
+            pn.pane.Bokeh(self.run_fig, sizing_mode="stretch_width"),
+            self.values,
+            "### Train it to imitate a reference system",
+            pn.Row(*train),
+            self.buttons(),
+            pn.pane.Str(s.param.status, css_classes=["pyplay-lddn-status"]),
+            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+            "### Weights",
+            self.weights,
+            sizing_mode="stretch_width",
+        )
+        return pn.Row(controls, main, sizing_mode="stretch_width")
+
+    # ------------------------------------------------------------------ vanishing gradient
+    def _grad_figures(self) -> None:
+        self.response_fig = _line_figure("Response a(t)", "a(t)")
+        self.response_source = ColumnDataSource({"t": [], "a": [], "p": []})
+        self.response_fig.scatter(
+            "t",
+            "p",
+            source=self.response_source,
+            size=6,
+            color="#7f8c8d",
+            legend_label="input p(t)",
+        )
+        self.response_fig.line(
+            "t", "a", source=self.response_source, line_width=2, legend_label="a(t)"
+        )
+        self.grad_fig = _line_figure(
+            "Gradient through time |∂a(T)/∂a(t)|", "|∂a(T)/∂a(t)|", log=True
+        )
+        self.grad_source = ColumnDataSource({"t": [], "grad": [], "theory": []})
+        self.grad_fig.line(
+            "t", "grad", source=self.grad_source, line_width=2, color="#2c6fbb", legend_label="BPTT"
+        )
+        self.grad_fig.scatter(
+            "t", "theory", source=self.grad_source, color="#c0392b", legend_label="|lw|^(T−t)"
+        )
+        self.grad_fig.legend.location = "top_left"
+        self.grad_text = pn.pane.Str("", css_classes=["pyplay-gradient-text"])
+
+    def refresh_gradient(self) -> None:
+        v = self.gradient.view()
+
+        def positive(x: np.ndarray) -> list[float]:
+            return np.where(np.abs(x) > 0, np.abs(x), np.nan).tolist()
+
+        self.response_source.data = {"t": v.t.tolist(), "a": v.a.tolist(), "p": v.p.tolist()}
+        self.grad_source.data = {
+            "t": v.t.tolist(),
+            "grad": positive(v.grad),
+            "theory": positive(v.theory),
+        }
+        self.grad_text.object = (
+            f"{self.gradient.equation()}\n"
+            f"∂a(T)/∂a(1) = {v.grad[0]:.3g}; each step back multiplies it by {v.ratio:.3f} "
+            "on average"
+        )
+
+    def _gradient_tab(self) -> pn.Row:
+        g = self.gradient
+        controls = pn.Column(
+            pn.widgets.FloatSlider.from_param(g.param.lw, name="lw", step=0.05),
+            pn.widgets.FloatSlider.from_param(g.param.iw, name="iw", step=0.1),
+            pn.widgets.RadioButtonGroup.from_param(g.param.transfer, name="Transfer"),
+            pn.widgets.RadioButtonGroup.from_param(g.param.signal, name="Input"),
+            pn.widgets.IntSlider.from_param(g.param.steps, name="Steps T"),
+            width=320,
+        )
+        main = pn.Column(
+            "## The vanishing gradient",
+            pn.pane.Markdown(GRADIENT_HELP),
+            self.grad_text,
+            pn.pane.Bokeh(self.grad_fig, sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self.response_fig, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",
+        )
+        return pn.Row(controls, main, sizing_mode="stretch_width")
+
+    def panel(self) -> pn.Tabs:
+        return pn.Tabs(
+            ("Build and run", self._build_tab()),
+            ("Vanishing gradient", self._gradient_tab()),
+            dynamic=False,
+            sizing_mode="stretch_width",
+        )

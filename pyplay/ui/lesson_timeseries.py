@@ -1,0 +1,157 @@
+"""The "Time series" lesson: train a NARX network in open loop on the bundled Narendra plant or
+the user's own CSV, then close the loop and watch its multi-step prediction of the held-out
+stretch drift (or not) away from the measurements.
+
+Rendering only: actions call :class:`~pyplay.ui.narx_state.NARXState`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import panel as pn
+from bokeh.models import ColumnDataSource
+from bokeh.plotting import figure
+
+from pyplay.ui.narx_state import NARXState
+from pyplay.ui.plots import loss_figure
+from pyplay.ui.training import TrainingView, stream_losses
+
+__all__ = ["TimeSeriesLesson"]
+
+HELP = (
+    "A NARX network predicts the next output from past inputs u and past outputs y. "
+    "**Open loop** (series-parallel, for training): the past outputs are the measured ones, "
+    "so every prediction is one step ahead. **Closed loop** (parallel, for multi-step "
+    "prediction): the network's own predictions are fed back in place of the measurements, "
+    "so errors can pile up. Train in open loop, then switch the loop and compare on the "
+    "held-out stretch. In the equations, p¹ is u and p² the measured y (open loop); closing "
+    "the loop turns the weight from p² into a layer weight from the output layer, with the "
+    "same values."
+)
+DATA_HELP = (
+    "Paste or upload a CSV: one column (y only: the network learns y from its own past) or two "
+    "columns u, y (input, output); an optional header line; 20 to 20,000 rows. The last 20 % "
+    "is held out. Values are standardised."
+)
+
+
+class TimeSeriesLesson(TrainingView):
+    """Builds the time-series lesson around a :class:`NARXState`."""
+
+    refresh_every = 10
+
+    def __init__(self, state: NARXState | None = None) -> None:
+        self.state = state or NARXState()
+        self.loss_fig, self.loss_source, self.baseline = loss_figure()
+        self.pred_fig = figure(
+            height=280,
+            sizing_mode="stretch_width",
+            title="Held-out stretch",
+            x_axis_label="sample",
+            y_axis_label="y",
+            tools="pan,wheel_zoom,box_zoom,reset,save",
+        )
+        self.pred_source = ColumnDataSource({"t": [], "y": [], "pred": []})
+        self.pred_fig.line(
+            "t",
+            "y",
+            source=self.pred_source,
+            color="#7f8c8d",
+            line_width=2,
+            legend_label="measured",
+        )
+        self.pred_line = self.pred_fig.line(
+            "t",
+            "pred",
+            source=self.pred_source,
+            color="#2c6fbb",
+            line_width=1.5,
+            legend_label="prediction",
+        )
+        self.pred_fig.legend.location = "top_right"
+        self.scores = pn.pane.Str("", css_classes=["pyplay-narx-scores"])
+        self.equations = pn.pane.Str("", css_classes=["pyplay-narx-equations"])
+        self.state.param.watch(self._on_version, "version")
+        self.state.param.watch(lambda *_: self.refresh(), "loop")
+        self._on_version()
+
+    def _stream(self, records: list[Any]) -> None:
+        stream_losses(self.loss_source, records)
+
+    def after_training(self) -> None:
+        self.refresh()
+
+    def _on_version(self, *_: Any) -> None:
+        self.loss_source.data = {"step": [], "loss": []}
+        self.refresh()
+
+    def refresh(self, *_: Any) -> None:
+        s = self.state
+        p = s.predict()
+        self.baseline.location = p.baseline
+        closed = s.loop == "closed"
+        pred = p.closed if closed else p.open
+        self.pred_source.data = {"t": p.t.tolist(), "y": p.y.tolist(), "pred": pred.tolist()}
+        self.pred_fig.title.text = (
+            "Held-out stretch: closed loop (free run)"
+            if closed
+            else "Held-out stretch: open loop (one step ahead)"
+        )
+        self.scores.object = (
+            f"showing: {self.pred_fig.title.text}\n"
+            f"mean squared error on the {p.t.size} held-out samples\n"
+            f"  open loop, one step ahead : {p.mse_open:.5f}\n"
+            f"  closed loop, free run     : {p.mse_closed:.5f}\n"
+            f"  predicting the mean       : {p.baseline:.5f}"
+        )
+        self.equations.object = "\n".join(s.equations())
+
+    def panel(self) -> pn.Row:
+        s = self.state
+        alert = pn.pane.Alert(
+            s.param.message,
+            alert_type=s.param.message_kind,
+            visible=pn.bind(bool, s.param.message),
+            sizing_mode="stretch_width",
+        )
+        text = pn.widgets.TextAreaInput(
+            name="Your series (CSV)", height=120, placeholder="u,y\n0.1,0.0\n..."
+        )
+        upload = pn.widgets.FileInput(accept=".csv,.txt", name="Upload a CSV")
+        use = pn.widgets.Button(name="Use this series", width=150)
+        bundled = pn.widgets.Button(name="Use the Narendra plant", width=190)
+        use.on_click(lambda _: s.set_user_series(text.value or ""))
+        upload.param.watch(lambda e: e.new is not None and s.set_user_series(e.new), "value")
+        bundled.on_click(lambda _: s.use_bundled())
+        controls = pn.Column(
+            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden neurons"),
+            pn.widgets.IntSlider.from_param(s.param.input_delays, name="Input delays d_u"),
+            pn.widgets.IntSlider.from_param(s.param.feedback_delays, name="Feedback delays d_y"),
+            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
+            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            self.buttons(),
+            "### Your data",
+            pn.pane.Markdown(DATA_HELP),
+            text,
+            pn.Row(use, upload),
+            bundled,
+            width=330,
+        )
+        main = pn.Column(
+            alert,
+            "## Identify a system with a NARX network",
+            pn.pane.Markdown(HELP),
+            pn.pane.Str(s.param.status, css_classes=["pyplay-narx-status"]),
+            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+            "## Open or closed loop",
+            pn.widgets.RadioButtonGroup.from_param(
+                s.param.loop, name="Loop", options={"Open loop": "open", "Closed loop": "closed"}
+            ),
+            pn.pane.Bokeh(self.pred_fig, sizing_mode="stretch_width"),
+            self.scores,
+            "### Equations",
+            self.equations,
+            sizing_mode="stretch_width",
+        )
+        return pn.Row(controls, main, sizing_mode="stretch_width")

@@ -1,0 +1,234 @@
+r"""State of the "Time series" lesson: identify a dynamic system with a NARX network.
+
+Open loop (series-parallel) for training: the network sees the measured past outputs,
+
+.. math::
+
+    \hat y(t) = f\bigl(u(t-1), \dots, u(t-d_u),\; y(t-1), \dots, y(t-d_y)\bigr);
+
+closed loop (parallel) for multi-step prediction: its own past predictions replace the
+measured ones, :math:`\hat y(t) = f(u(t-1), \dots, \hat y(t-1), \dots)`, so errors can
+accumulate. :func:`~pyplay.dynamic.networks.closeloop` converts the trained network, sharing
+its weights. The series is the bundled Narendra plant, or the user's CSV (one column ``y``:
+a NAR network without exogenous input; two columns ``u, y``). No Panel here; errors become
+messages and keep the trained network and the user's text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import param
+
+from pyplay.dynamic import LDDN, closeloop, fit, narxnet, preparets
+from pyplay.dynamic.notation import equations
+from pyplay.tasks.sysid import load_narendra, parse_columns
+from pyplay.train import StepRecord
+from pyplay.ui.state import LessonState
+from pyplay.ui.training import run_fit_steps
+
+__all__ = ["NARXState", "Prediction"]
+
+WINDOWS, WINDOW_LEN, BATCH = 256, 40, 32
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The held-out stretch: ``t`` (N,), measured ``y`` (N,), open-loop one-step predictions
+    ``open`` (N,), closed-loop free-run predictions ``closed`` (N,), their mean squared errors
+    and that of predicting the training mean (``baseline``)."""
+
+    t: np.ndarray
+    y: np.ndarray
+    open: np.ndarray
+    closed: np.ndarray
+    mse_open: float
+    mse_closed: float
+    baseline: float
+
+
+def _nar(d_y: int, hidden: int, rng: int) -> LDDN:
+    """A NAR network: the open-loop form has one input, the measured y, fed back when closed."""
+    return LDDN(
+        {
+            "inputs": [1],
+            "layers": [{"size": hidden, "transfer": "tansig"}, {"size": 1, "transfer": "purelin"}],
+            "input_weights": [{"to": 1, "from": 1, "delays": list(range(1, d_y + 1))}],
+            "layer_weights": [{"to": 2, "from": 1, "delays": [0]}],
+            "feedback": [{"input": 1, "layer": 2}],
+        },
+        rng=rng,
+    )
+
+
+class NARXState(param.Parameterized):
+    """Settings and actions of the time-series lesson."""
+
+    hidden_size = param.Integer(default=10, bounds=(1, 64))
+    input_delays = param.Integer(default=2, bounds=(1, 10))  # u(t-1) .. u(t-d_u)
+    feedback_delays = param.Integer(default=2, bounds=(1, 10))  # y(t-1) .. y(t-d_y)
+    lr = param.Number(default=0.01)
+    seed = param.Integer(default=0)
+    loop = param.Selector(objects=["open", "closed"], default="open")
+
+    running = param.Boolean(default=False)
+    message = param.String(default="")
+    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
+    status = param.String(default="")
+    version = param.Integer(default=0)
+    weights_version = param.Integer(default=0)
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.source = "Narendra plant (bundled)"
+        self.u: np.ndarray | None
+        self.u, self.y = load_narendra()  # (N,), (N,)
+        self.n_train = self.y.size - 500
+        self.user_text = ""
+        self.net: LDDN = _nar(1, 1, 0)
+        self.history: dict[str, list[float]] = {"step": [], "loss": []}
+        self._elapsed, self._step = 0.0, 0
+        self._fit: Any = None
+        self.reset()
+        self.param.watch(
+            lambda *_: self.reset(), ["hidden_size", "input_delays", "feedback_delays", "seed"]
+        )
+        self.param.watch(self._on_lr, ["lr"])
+
+    def notify(self, text: str, kind: str = "info") -> None:
+        self.message_kind = kind
+        self.message = text
+
+    @property
+    def history_len(self) -> int:
+        """Steps before the first prediction (initial conditions)."""
+        return max(self.input_delays if self.u is not None else 0, self.feedback_delays)
+
+    def reset(self) -> bool:
+        """A fresh open-loop network for the current series and settings."""
+        self.running = False
+        if self.u is None:
+            net = _nar(self.feedback_delays, self.hidden_size, self.seed)
+        else:
+            du, dy = range(1, self.input_delays + 1), range(1, self.feedback_delays + 1)
+            net = narxnet(du, dy, (self.hidden_size,), rng=self.seed)
+        self.net = net
+        self.history = {"step": [], "loss": []}
+        self._elapsed, self._step = 0.0, 0
+        self._fit = None
+        self.version += 1
+        self.status = self._status_text()
+        return True
+
+    def _on_lr(self, *_: Any) -> None:
+        self._fit = None  # the next step starts a new optimiser with the new rate
+
+    def set_user_series(self, data: bytes | str) -> bool:
+        """Use the user's CSV (validated: see :func:`~pyplay.tasks.sysid.parse_columns`);
+        standardised with the mean and deviation of its first 80 %."""
+        try:
+            text = LessonState._decode(data, "the series")
+            u, y = parse_columns(text)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Series not used: {err}", "danger")
+            return False
+        n_train = int(0.8 * y.size)
+
+        def standard(x: np.ndarray) -> np.ndarray:
+            std = float(x[:n_train].std()) or 1.0
+            return (x - x[:n_train].mean()) / std
+
+        self.user_text = text
+        self.u, self.y = (None if u is None else standard(u)), standard(y)
+        self.n_train = n_train
+        self.source = f"your series ({y.size} rows, {'u, y' if u is not None else 'y only'})"
+        self.reset()
+        self.notify(
+            f"Using {self.source}; the last {y.size - n_train} rows are held out.", "success"
+        )
+        return True
+
+    def use_bundled(self) -> None:
+        self.u, self.y = load_narendra()
+        self.n_train = self.y.size - 500
+        self.source = "Narendra plant (bundled)"
+        self.reset()
+
+    # ------------------------------------------------------------------ training
+    def _series(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+        y = self.y[None, lo:hi, None]  # (1, n, 1)
+        u = (
+            np.zeros((1, hi - lo, 0)) if self.u is None else self.u[None, lo:hi, None]
+        )  # (1, n, R_u)
+        return u, y
+
+    def _windows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        L = WINDOW_LEN + self.history_len
+        gen = np.random.default_rng(self.seed)
+        starts = gen.integers(0, self.n_train - L + 1, size=WINDOWS)  # (W,)
+        idx = starts[:, None] + np.arange(L)[None, :]  # (W, L)
+        y = self.y[idx][..., None]  # (W, L, 1)
+        u = np.zeros((WINDOWS, L, 0)) if self.u is None else self.u[idx][..., None]  # (W, L, R_u)
+        prepared = preparets(self.net, u, y)
+        return prepared.p, prepared.p0, prepared.targets
+
+    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[StepRecord]:
+        """Open-loop training (Adam on mini-batches of windows of the training stretch)."""
+        if self._fit is None:
+            try:
+                p, p0, targets = self._windows()
+                self._fit = fit(
+                    self.net,
+                    p,
+                    targets,
+                    steps=10**9,
+                    lr=self.lr,
+                    p0=p0,
+                    batch_size=BATCH,
+                    clip=1.0,
+                    rng=self.seed,
+                )
+            except (ValueError, TypeError) as err:
+                self.running = False
+                self.notify(f"Not trained: {err}", "danger")
+                return []
+        return run_fit_steps(self, steps, budget_s)
+
+    def _status_text(self) -> str:
+        if not self.history["loss"]:
+            return f"Step {self._step}: not trained yet ({self.source})."
+        rate = self._step / self._elapsed if self._elapsed else 0.0
+        last = self.history["loss"][-1]
+        return f"Step {self._step}: open-loop MSE {last:.5f}, {rate:.0f} steps/s"
+
+    # ------------------------------------------------------------------ prediction
+    def equations(self) -> list[str]:
+        """The network's equations in the form of the current ``loop``."""
+        net = self.net if self.loop == "open" else closeloop(self.net)
+        return equations(net.spec)
+
+    def predict(self) -> Prediction:
+        """One-step (open loop) and free-run (closed loop) predictions of the held-out stretch,
+        both started from the same measured initial conditions."""
+        h = self.history_len
+        u, y = self._series(self.n_train - h, self.y.size)  # (1, h + n, .)
+        op = preparets(self.net, u, y)
+        one, _ = self.net.forward(op.p, op.a0, op.p0)  # (1, n', 1)
+        closed = closeloop(self.net)
+        cp = preparets(closed, u, y)
+        free, _ = closed.forward(cp.p, cp.a0, cp.p0)  # (1, n'', 1)
+        n = self.y.size - self.n_train
+        measured = self.y[self.n_train :]  # (n,)
+        one_step, free_run = one[0, -n:, 0], free[0, -n:, 0]  # (n,) each
+        baseline = float(np.mean((measured - self.y[: self.n_train].mean()) ** 2))
+        return Prediction(
+            np.arange(self.n_train, self.y.size),
+            measured,
+            one_step,
+            free_run,
+            float(np.mean((one_step - measured) ** 2)),
+            float(np.mean((free_run - measured) ** 2)),
+            baseline,
+        )
