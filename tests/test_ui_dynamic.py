@@ -171,5 +171,5 @@ def test_time_series_view() -> None:
     lesson.step()
     assert len(lesson.loss_source.data["step"]) == 1
     lesson.state.loop = "closed"
-    assert "closed loop" in lesson.pred_fig.title.text
+    assert "showing: Held-out stretch: closed loop" in lesson.scores.object
     assert "closed loop, free run" in lesson.scores.object

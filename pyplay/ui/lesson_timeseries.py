@@ -93,13 +93,12 @@ class TimeSeriesLesson(TrainingView):
         closed = s.loop == "closed"
         pred = p.closed if closed else p.open
         self.pred_source.data = {"t": p.t.tolist(), "y": p.y.tolist(), "pred": pred.tolist()}
-        self.pred_fig.title.text = (
-            "Held-out stretch: closed loop (free run)"
-            if closed
-            else "Held-out stretch: open loop (one step ahead)"
+        title = "Held-out stretch: " + (
+            "closed loop (free run)" if closed else "open loop (one step ahead)"
         )
+        self.pred_fig.title = title
         self.scores.object = (
-            f"showing: {self.pred_fig.title.text}\n"
+            f"showing: {title}\n"
             f"mean squared error on the {p.t.size} held-out samples\n"
             f"  open loop, one step ahead : {p.mse_open:.5f}\n"
             f"  closed loop, free run     : {p.mse_closed:.5f}\n"
