@@ -432,6 +432,7 @@ def build(dist: Path = DIST) -> Path:
     import bokeh
     import panel
 
+    digest = inputs_digest()  # before reading any input: an edit during the build makes it stale
     core = pyodide_core()
     official_lock = json.loads((core / "pyodide-lock.json").read_text())
     if official_lock["info"]["version"] != PYODIDE_VERSION:
@@ -513,7 +514,7 @@ def build(dist: Path = DIST) -> Path:
     for name in SOURCES:
         text = (WEB / name).read_text()
         text = text.replace("__CONFIG__", worker_config(config))
-        text = text.replace("__CACHE_VERSION__", f"pyplay-{lock_hash}-{inputs_digest()[:12]}")
+        text = text.replace("__CACHE_VERSION__", f"pyplay-{lock_hash}-{digest[:12]}")
         text = text.replace("__PYODIDE_URL__", "./pyodide/")
         (tmp / name).write_text(text)
 
@@ -524,7 +525,7 @@ def build(dist: Path = DIST) -> Path:
     }
     site_lock = {"pyodide": PYODIDE_VERSION, "packages": pins, "files": files}
     (tmp / "pyplay-lock.json").write_text(json.dumps(site_lock, indent=1))
-    (tmp / "build-stamp.txt").write_text(inputs_digest() + "\n")
+    (tmp / "build-stamp.txt").write_text(digest + "\n")
     shutil.rmtree(dist, ignore_errors=True)
     tmp.rename(dist)
     total = sum(f["bytes"] for f in files.values())
