@@ -10,12 +10,14 @@ from pyplay.tasks.charlm import CharLM
 from pyplay.tasks.copy import DelayedRecall
 from pyplay.tasks.parentheses import BalancedParentheses
 from pyplay.tasks.parity import Parity
+from pyplay.tasks.recall import AssociativeRecall
 from pyplay.tasks.series import NumberSeries
 from pyplay.tasks.sine import NoisySystem, SinePrediction
 
 __all__ = [
     "TASKS",
     "AddingProblem",
+    "AssociativeRecall",
     "BalancedParentheses",
     "Batch",
     "CharLM",
@@ -37,6 +39,7 @@ TASKS: dict[str, type[Task]] = {
     "system": NoisySystem,
     "charlm": CharLM,
     "series": NumberSeries,
+    "recall": AssociativeRecall,
 }
 
 

@@ -1,0 +1,88 @@
+"""Input checks, initialisation and the controller's LSTM gradients shared by
+:class:`~pyplay.memory.MemoryNet` and :class:`~pyplay.memory.AttendRNN`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from pyplay._checks import check_array, check_lengths
+from pyplay.memory.heads import LSTMStep, lstm_step_backward
+
+__all__ = [
+    "check_inputs",
+    "check_lengths_arg",
+    "init_params",
+    "lstm_backward_all",
+    "lstm_weight_grads",
+]
+
+
+def check_inputs(model: Any, inputs: Any) -> np.ndarray:
+    """Token ids (B, T) as one-hot vectors (B, T, V), or real inputs (B, T, F), in the model's
+    dtype; wrong ranks, sizes and out-of-range ids are refused with the argument's name."""
+    if model.input_kind == "tokens":
+        ids = check_array("inputs", inputs, ndim=2, kind="i", layout="(B, T) token ids")
+        if ids.size and (ids.min() < 0 or ids.max() >= model.input_size):
+            raise ValueError(
+                f"inputs must hold token ids in 0..{model.input_size - 1}, got min "
+                f"{int(ids.min())} and max {int(ids.max())}"
+            )
+        x = np.zeros((*ids.shape, model.input_size), dtype=model.dtype)  # (B, T, V)
+        np.put_along_axis(x, ids[..., None], 1.0, axis=2)
+    else:
+        x = check_array("inputs", inputs, ndim=3, dtype=model.dtype, layout="(B, T, F)")
+        if x.shape[2] != model.input_size:
+            raise ValueError(
+                f"inputs must have shape (B, T, input_size={model.input_size}), got {x.shape}"
+            )
+    if x.shape[0] < 1 or x.shape[1] < 1:
+        raise ValueError(f"inputs must hold at least one sequence of one step, got {x.shape}")
+    return x
+
+
+def check_lengths_arg(lengths: Any, B: int, T: int) -> None:
+    """Validate ``lengths`` (B,) when given (the models are causal: it changes nothing)."""
+    if lengths is not None:
+        check_lengths(lengths, B, T)
+
+
+def init_params(
+    shapes: dict[str, tuple[int, ...]], dtype: np.dtype, gen: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for every weight and its bias (fan_in: the weight's
+    columns, as torch's Linear and LSTM), and the LSTM's forget-gate bias set to 1."""
+    params: dict[str, np.ndarray] = {}
+    fan_in = 1
+    for name, shape in shapes.items():
+        if name.endswith("weight_ih") or name.endswith(".weight"):
+            fan_in = shape[1]
+        if name.endswith("weight_hh"):
+            fan_in = shape[1]
+        bound = 1.0 / np.sqrt(fan_in)
+        params[name] = gen.uniform(-bound, bound, shape).astype(dtype)
+    if "controller.bias" in params:
+        H = params["controller.bias"].shape[0] // 4
+        params["controller.bias"][H : 2 * H] = 1.0  # forget gate open at the start
+    return params
+
+
+def lstm_backward_all(
+    dh: np.ndarray, dc: np.ndarray, step: LSTMStep, p: dict[str, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One controller step backwards: dL/du (B, F'), dL/dh_{t-1} and dL/dc_{t-1} (B, H) and the
+    pre-activation gradients (B, 4H), from dL/dh_t (total) and the dL/dc_t from step t + 1."""
+    da, dc_prev = lstm_step_backward(dh, dc, step)  # (B, 4H), (B, H)
+    return da @ p["controller.weight_ih"], da @ p["controller.weight_hh"], dc_prev, da
+
+
+def lstm_weight_grads(g: dict[str, np.ndarray], dA: np.ndarray, steps: Sequence[LSTMStep]) -> None:
+    """Controller weight gradients from every step's pre-activation gradients ``dA`` (T, B, 4H)
+    at once: sums over steps and rows of da^T u and da^T h_{t-1}."""
+    U = np.stack([s.u for s in steps])  # (T, B, F')
+    Hp = np.stack([s.h_prev for s in steps])  # (T, B, H)
+    g["controller.weight_ih"] = np.einsum("tbg,tbf->gf", dA, U)  # (4H, F')
+    g["controller.weight_hh"] = np.einsum("tbg,tbh->gh", dA, Hp)  # (4H, H)
+    g["controller.bias"] = dA.sum(axis=(0, 1))  # (4H,)

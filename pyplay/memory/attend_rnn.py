@@ -1,0 +1,238 @@
+r"""A recurrent net that attends to its own previous states: its memory is its past.
+
+Each step t reads, by content, from the states it has already produced, and feeds what it read
+into the step (Cheng et al. 2016, "LSTM-networks"; the self-attentive recurrent variant):
+
+.. math::
+
+    q_t &= W_q h_{t-1} + b_q, \qquad
+    \alpha_{t,s} = \mathrm{softmax}_{s < t}\!\left(\frac{q_t \cdot h_s}{\sqrt H}\right), \qquad
+    r_t = \sum_{s < t} \alpha_{t,s} h_s \\
+    h_t, c_t &= \mathrm{LSTM}([x_t; r_t], h_{t-1}, c_{t-1}), \qquad
+    y_t = W_o [h_t; r_t] + b_o
+
+with :math:`s` running over the previous steps :math:`1..t-1` (scaled dot-product scores), and
+:math:`r_1 = 0` (nothing to read yet), :math:`h_0 = c_0 = 0`. Token inputs enter one-hot.
+
+Parameters: ``controller.weight_ih`` (4H, F + H), ``controller.weight_hh`` (4H, H),
+``controller.bias`` (4H,), ``query.weight`` (H, H), ``query.bias`` (H,), ``head.weight``
+(O, 2H), ``head.bias`` (O,).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pyplay._checks import as_generator, check_choice, check_dtype, check_int
+from pyplay.memory._common import (
+    check_inputs,
+    check_lengths_arg,
+    init_params,
+    lstm_backward_all,
+    lstm_weight_grads,
+)
+from pyplay.memory.heads import LSTMStep, lstm_step
+
+__all__ = ["AttendCache", "AttendRNN", "AttendState"]
+
+
+@dataclass(frozen=True)
+class AttendState:
+    """The controller state (h, c) (B, H) and every state produced so far (B, S, H)."""
+
+    h: np.ndarray
+    c: np.ndarray
+    history: np.ndarray
+
+    def reorder(self, index: Any) -> AttendState:
+        """Keep the batch rows ``index`` (beam search)."""
+        return AttendState(self.h[index], self.c[index], self.history[index])
+
+
+@dataclass(frozen=True)
+class AttendCache:
+    """What :meth:`AttendRNN.backward` needs; ``attention`` (B, T, S0 + T) holds the weights of
+    step t over the earlier states (zero from step t on), ``hidden`` (B, T, H)."""
+
+    x: np.ndarray  # (B, T, F)
+    steps: tuple[LSTMStep, ...]
+    hidden: np.ndarray  # (B, T, H)
+    reads: np.ndarray  # (B, T, H) r_t
+    history: np.ndarray  # (B, S0 + T, H) the states read from, the state's first
+    queries: np.ndarray  # (B, T, H) q_t
+    attention: np.ndarray  # (B, T, S0 + T)
+    start: int  # S0, states given by the incoming state
+
+
+class AttendRNN:
+    """LSTM whose every step reads, by content, from its previous hidden states.
+
+    Parameters
+    ----------
+    input_size, output_size, hidden_size : int
+    input_kind : {"tokens", "real"}
+    dtype : numpy.float32 or numpy.float64
+    rng : numpy.random.Generator or int seed
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        output_size: int,
+        hidden_size: int = 32,
+        input_kind: str = "tokens",
+        dtype: Any = np.float32,
+        rng: np.random.Generator | int | None = 0,
+    ) -> None:
+        self.input_size = check_int("input_size", input_size, min_value=1)
+        self.output_size = check_int("output_size", output_size, min_value=1)
+        H = self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
+        self.input_kind = check_choice("input_kind", input_kind, ("tokens", "real"))
+        self.dtype = check_dtype("dtype", dtype)
+        self.params = init_params(
+            {
+                "controller.weight_ih": (4 * H, self.input_size + H),
+                "controller.weight_hh": (4 * H, H),
+                "controller.bias": (4 * H,),
+                "query.weight": (H, H),
+                "query.bias": (H,),
+                "head.weight": (self.output_size, 2 * H),
+                "head.bias": (self.output_size,),
+            },
+            self.dtype,
+            as_generator(rng),
+        )
+
+    @classmethod
+    def for_task(cls, task: Any, **kwargs: Any) -> AttendRNN:
+        """A model whose input and output sizes fit ``task`` (see :mod:`pyplay.tasks`)."""
+        return cls(task.input_size, task.output_size, input_kind=task.input_kind, **kwargs)
+
+    def num_parameters(self) -> int:
+        """Total number of scalar parameters."""
+        return int(sum(p.size for p in self.params.values()))
+
+    def forward(
+        self,
+        inputs: Any,
+        state: AttendState | None = None,
+        lengths: Any = None,
+        *,
+        record: bool = False,
+        training: bool = True,
+    ) -> tuple[np.ndarray, AttendState, AttendCache]:
+        """Outputs (B, T, output_size), the state after step T (its history included) and the
+        cache. ``lengths``, ``record``, ``training`` as in :meth:`MemoryNet.forward`."""
+        x = check_inputs(self, inputs)  # (B, T, F)
+        B, T, _ = x.shape
+        check_lengths_arg(lengths, B, T)
+        H, p = self.hidden_size, self.params
+        if state is None:
+            h = np.zeros((B, H), dtype=self.dtype)
+            c, past = h.copy(), np.zeros((B, 0, H), dtype=self.dtype)
+        else:
+            h, c, past = _check_state(self, state, B)
+        S0 = past.shape[1]
+        history = np.concatenate([past, np.empty((B, T, H), self.dtype)], axis=1)  # (B, S0+T, H)
+        attention = np.zeros((B, T, S0 + T), dtype=self.dtype)  # (B, T, S0+T)
+        reads = np.zeros((B, T, H), dtype=self.dtype)  # (B, T, H)
+        queries = np.zeros((B, T, H), dtype=self.dtype)  # (B, T, H)
+        scale = self.dtype.type(1.0 / np.sqrt(H))
+        steps = []
+        for t in range(T):
+            n = S0 + t  # states to read from
+            if n:
+                q = h @ p["query.weight"].T + p["query.bias"]  # (B, H)
+                e = np.einsum("bsh,bh->bs", history[:, :n], q) * scale  # (B, n)
+                e = np.exp(e - e.max(axis=1, keepdims=True))
+                alpha = e / e.sum(axis=1, keepdims=True)  # (B, n)
+                reads[:, t] = np.einsum("bs,bsh->bh", alpha, history[:, :n])  # (B, H)
+                attention[:, t, :n], queries[:, t] = alpha, q
+            u = np.concatenate([x[:, t], reads[:, t]], axis=1)  # (B, F + H)
+            h, c, step = lstm_step(
+                u, h, c, p["controller.weight_ih"], p["controller.weight_hh"], p["controller.bias"]
+            )  # (B, H)
+            history[:, n] = h
+            steps.append(step)
+        hidden = history[:, S0:]  # (B, T, H)
+        y = (
+            np.concatenate([hidden, reads], axis=2) @ p["head.weight"].T + p["head.bias"]
+        )  # (B, T, O)
+        cache = AttendCache(x, tuple(steps), hidden, reads, history, queries, attention, S0)
+        return y, AttendState(h, c, history), cache
+
+    def backward(
+        self, dy: Any, cache: AttendCache, dstate: Any = None
+    ) -> tuple[dict[str, np.ndarray], None]:
+        """Gradients of every parameter from d(loss)/d(outputs); the second value is None."""
+        grads, _ = self.gradients(dy, cache, dstate)
+        return grads, None
+
+    def gradients(
+        self, dy: Any, cache: AttendCache, dstate: Any = None
+    ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """BPTT: the parameter gradients and dL/dx (B, T, F).
+
+        dL/dh_t gathers the output at t, the LSTM step t + 1, the query of step t + 1 and every
+        later step that read h_t (as a score and as a value); all come from steps after t, so
+        one reverse pass completes them in time. Read r_t: dalpha_s = dL/dr . h_s, the softmax
+        gives de, then dq = sum_s de_s h_s / sqrt(H) and dh_s += alpha_s dL/dr + de_s q / sqrt(H).
+        """
+        if not isinstance(cache, AttendCache):
+            raise TypeError(f"cache must come from AttendRNN.forward, got {type(cache).__name__}")
+        if dstate is not None:
+            raise ValueError("dstate must be None: gradients into the final state are not kept")
+        dY = np.asarray(dy, dtype=self.dtype)
+        B, T, F = cache.x.shape
+        if dY.shape != (B, T, self.output_size):
+            raise ValueError(
+                f"dy must have shape (B, T, output_size) = {(B, T, self.output_size)}, "
+                f"got {dY.shape}"
+            )
+        H, p, S0 = self.hidden_size, self.params, cache.start
+        scale = self.dtype.type(1.0 / np.sqrt(H))
+        hr = np.concatenate([cache.hidden, cache.reads], axis=2)  # (B, T, 2H)
+        g = {k: np.zeros_like(v) for k, v in p.items()}
+        g["head.weight"] = np.einsum("bto,btk->ok", dY, hr)  # (O, 2H)
+        g["head.bias"] = dY.sum(axis=(0, 1))  # (O,)
+        dhr = dY @ p["head.weight"]  # (B, T, 2H)
+        dHist = np.zeros_like(cache.history)  # (B, S0+T, H) from the reads of later steps
+        dA = np.empty((T, B, 4 * H), dtype=self.dtype)
+        dh = np.zeros((B, H), dtype=self.dtype)  # from step t + 1 (recurrence and query)
+        dc = np.zeros((B, H), dtype=self.dtype)
+        dx = np.empty((B, T, F), dtype=self.dtype)
+        for t in reversed(range(T)):
+            dh = dh + dhr[:, t, :H] + dHist[:, S0 + t]  # (B, H) total dL/dh_t
+            du, dh, dc, dA[t] = lstm_backward_all(dh, dc, cache.steps[t], p)
+            dx[:, t] = du[:, :F]
+            n = S0 + t
+            if not n:
+                continue
+            dr = dhr[:, t, H:] + du[:, F:]  # (B, H)
+            past, alpha, q = cache.history[:, :n], cache.attention[:, t, :n], cache.queries[:, t]
+            dalpha = np.einsum("bsh,bh->bs", past, dr)  # (B, n)
+            de = alpha * (dalpha - (alpha * dalpha).sum(axis=1, keepdims=True)) * scale  # (B, n)
+            dHist[:, :n] += alpha[:, :, None] * dr[:, None, :] + de[:, :, None] * q[:, None, :]
+            dq = np.einsum("bs,bsh->bh", de, past)  # (B, H)
+            g["query.weight"] += dq.T @ cache.steps[t].h_prev
+            g["query.bias"] += dq.sum(axis=0)
+            dh = dh + dq @ p["query.weight"]  # (B, H) dL/dh_{t-1} through the query
+        lstm_weight_grads(g, dA, cache.steps)
+        return {k: g[k] for k in p}, dx
+
+
+def _check_state(model: AttendRNN, state: Any, B: int) -> tuple[np.ndarray, ...]:
+    if not isinstance(state, AttendState):
+        raise TypeError(f"state must be an AttendState, got {type(state).__name__}")
+    H = model.hidden_size
+    for name, arr, shape in (
+        ("h", state.h, (B, H)),
+        ("c", state.c, (B, H)),
+        ("history", state.history, (B, state.history.shape[1], H)),
+    ):
+        if arr.ndim != len(shape) or arr.shape != shape:
+            raise ValueError(f"state.{name} must have shape {shape}, got {arr.shape}")
+    return state.h, state.c, state.history

@@ -1,0 +1,342 @@
+r"""A recurrent net with an external memory read and written by content (a small NTM/DNC
+without location-based addressing), with hand-written backpropagation through time.
+
+Each step t, with :math:`x_t` the input, :math:`r_{t-1}` the R read vectors of the previous step
+concatenated, :math:`M_{t-1}` the memory (N cells of width W):
+
+.. math::
+
+    h_t, c_t &= \mathrm{LSTM}([x_t; r_{t-1}], h_{t-1}, c_{t-1}) \\
+    (k^e, \hat\beta^e, v^e)_{e=1..H_w} &= W_w h_t + b_w, \qquad
+    (k^r, \hat\beta^r)_{r=1..R} = W_r h_t + b_r \\
+    w_w^e &= \mathrm{softmax}_j(\beta^e \cos(k^e, M^{e-1}_j)), \qquad
+    M^e_j = (1 - w^e_{w,j}) M^{e-1}_j + w^e_{w,j} v^e \;\text{(overwrite)}
+    \;\text{or}\; M^{e-1}_j + w^e_{w,j} v^e \;\text{(residual)} \\
+    w_r^r &= \mathrm{softmax}_j(\beta^r \cos(k^r, M_{t,j})), \qquad
+    r^r_t = \textstyle\sum_j w^r_{r,j} M_{t,j} \\
+    y_t &= W_o [h_t; r_t] + b_o
+
+with :math:`M^0 = M_{t-1}`, :math:`M_t = M^{H_w}` (the write heads apply in order, each
+addressing the memory the previous one left), :math:`\beta = 1 + \mathrm{softplus}(\hat\beta)`
+and cosine similarity (:mod:`pyplay.memory.heads`). Writes come before reads, so a step can read
+what it has just written (as in the DNC). The write vector :math:`v` is the issue's *w*; the
+write weights :math:`w_w` are its *p*.
+
+Choices: the controller is an LSTM (PyTorch gate order, forget bias 1) over
+:math:`[x_t; r_{t-1}]`; token inputs enter as one-hot vectors (the controller's input columns act
+as the embedding); :math:`h_0 = c_0 = 0`, :math:`r_0 = 0`; the initial memory :math:`M_0` is a
+learned parameter ``memory.init`` (N, W), drawn N(0, 1/W) so the cells differ from the start
+(identical cells would get identical weights and stay identical forever); the raw key
+strengths start at ``BETA_BIAS`` = 5 (:math:`\beta \approx 6`), so addressing is sharp from the
+first step.
+
+Parameters: ``controller.weight_ih`` (4H, F + RW), ``controller.weight_hh`` (4H, H),
+``controller.bias`` (4H,), ``write.weight`` (H_w (2W + 1), H), ``write.bias``, ``read.weight``
+(R (W + 1), H), ``read.bias``, ``head.weight`` (O, H + RW), ``head.bias``, ``memory.init``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pyplay._checks import as_generator, check_choice, check_dtype, check_int
+from pyplay.memory._common import (
+    check_inputs,
+    check_lengths_arg,
+    init_params,
+    lstm_backward_all,
+    lstm_weight_grads,
+)
+from pyplay.memory.heads import (
+    UPDATES,
+    Address,
+    LSTMStep,
+    address,
+    address_backward,
+    lstm_step,
+    write,
+    write_backward,
+)
+
+__all__ = ["BETA_BIAS", "MemoryCache", "MemoryNet", "MemoryState"]
+
+BETA_BIAS = 5.0  # initial raw key strength of every head
+
+
+@dataclass(frozen=True)
+class MemoryState:
+    """The recurrent state after a step: controller (h, c) (B, H), reads r (B, RW), memory M
+    (B, N, W). Pass it back to ``forward`` to continue a sequence."""
+
+    h: np.ndarray
+    c: np.ndarray
+    r: np.ndarray
+    M: np.ndarray
+
+    def reorder(self, index: Any) -> MemoryState:
+        """Keep the batch rows ``index`` (beam search)."""
+        return MemoryState(self.h[index], self.c[index], self.r[index], self.M[index])
+
+
+@dataclass(frozen=True)
+class MemoryCache:
+    """What :meth:`MemoryNet.backward` needs, and what the lesson shows.
+
+    ``read_weights`` (B, T, R, N), ``write_weights`` (B, T, H_w, N), ``memory`` (B, T+1, N, W)
+    (``memory[:, t]`` is :math:`M_t`, index 0 the initial memory), ``hidden`` (B, T, H).
+    """
+
+    x: np.ndarray  # (B, T, F) inputs as the controller reads them
+    steps: tuple[LSTMStep, ...]
+    reads: np.ndarray  # (B, T, RW) r_t
+    writes: tuple[tuple[tuple[np.ndarray, Address, np.ndarray], ...], ...]  # [t][e] (M, a, v)
+    read_addr: tuple[tuple[Address, ...], ...]  # [t][r]
+    memory: np.ndarray  # (B, T+1, N, W)
+    hidden: np.ndarray  # (B, T, H)
+    read_weights: np.ndarray  # (B, T, R, N)
+    write_weights: np.ndarray  # (B, T, H_w, N)
+    initial: bool  # the state started from the parameters (M_0 = memory.init)
+
+
+class MemoryNet:
+    """LSTM controller + content-addressed memory with R read and H_w write heads.
+
+    Parameters
+    ----------
+    input_size : int
+        Vocabulary size (token inputs, read as one-hot) or feature count (real inputs).
+    output_size : int
+        Classes (logits) or real outputs per step.
+    hidden_size : int
+        Controller LSTM width H.
+    memory_size : int
+        Number of cells N.
+    memory_width : int
+        Width W of a cell.
+    read_heads, write_heads : int
+        R >= 1 and H_w >= 1.
+    update : {"overwrite", "residual"}
+        The write rule (module docstring).
+    input_kind : {"tokens", "real"}
+    dtype : numpy.float32 or numpy.float64
+    rng : numpy.random.Generator or int seed
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        output_size: int,
+        hidden_size: int = 32,
+        memory_size: int = 16,
+        memory_width: int = 16,
+        read_heads: int = 1,
+        write_heads: int = 1,
+        update: str = "overwrite",
+        input_kind: str = "tokens",
+        dtype: Any = np.float32,
+        rng: np.random.Generator | int | None = 0,
+    ) -> None:
+        self.input_size = check_int("input_size", input_size, min_value=1)
+        self.output_size = check_int("output_size", output_size, min_value=1)
+        H = self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
+        N = self.memory_size = check_int("memory_size", memory_size, min_value=1)
+        W = self.memory_width = check_int("memory_width", memory_width, min_value=1)
+        R = self.read_heads = check_int("read_heads", read_heads, min_value=1, max_value=64)
+        E = self.write_heads = check_int("write_heads", write_heads, min_value=1, max_value=64)
+        self.update = check_choice("update", update, UPDATES)
+        self.input_kind = check_choice("input_kind", input_kind, ("tokens", "real"))
+        self.dtype = check_dtype("dtype", dtype)
+        gen = as_generator(rng)
+        self.params = init_params(
+            {
+                "controller.weight_ih": (4 * H, self.input_size + R * W),
+                "controller.weight_hh": (4 * H, H),
+                "controller.bias": (4 * H,),
+                "write.weight": (E * (2 * W + 1), H),
+                "write.bias": (E * (2 * W + 1),),
+                "read.weight": (R * (W + 1), H),
+                "read.bias": (R * (W + 1),),
+                "head.weight": (self.output_size, H + R * W),
+                "head.bias": (self.output_size,),
+            },
+            self.dtype,
+            gen,
+        )
+        # strengths start sharp, beta = 1 + softplus(5) ~ 6: diffuse weights blur every cell
+        self.params["write.bias"].reshape(E, 2 * W + 1)[:, W] = BETA_BIAS
+        self.params["read.bias"].reshape(R, W + 1)[:, W] = BETA_BIAS
+        self.params["memory.init"] = (gen.standard_normal((N, W)) / np.sqrt(W)).astype(self.dtype)
+
+    @classmethod
+    def for_task(cls, task: Any, **kwargs: Any) -> MemoryNet:
+        """A model whose input and output sizes fit ``task`` (see :mod:`pyplay.tasks`)."""
+        return cls(task.input_size, task.output_size, input_kind=task.input_kind, **kwargs)
+
+    def num_parameters(self) -> int:
+        """Total number of scalar parameters."""
+        return int(sum(p.size for p in self.params.values()))
+
+    def initial_state(self, batch: int) -> MemoryState:
+        """h = c = 0, r = 0 and M = ``memory.init`` for every row."""
+        H, RW = self.hidden_size, self.read_heads * self.memory_width
+        z = np.zeros((batch, H), dtype=self.dtype)
+        M0 = np.broadcast_to(self.params["memory.init"], (batch, *self.params["memory.init"].shape))
+        return MemoryState(z, z.copy(), np.zeros((batch, RW), self.dtype), M0.copy())
+
+    # ------------------------------------------------------------------ maths
+    def forward(
+        self,
+        inputs: Any,
+        state: MemoryState | None = None,
+        lengths: Any = None,
+        *,
+        record: bool = False,
+        training: bool = True,
+    ) -> tuple[np.ndarray, MemoryState, MemoryCache]:
+        """Outputs (B, T, output_size), the state after step T, and the cache.
+
+        ``lengths`` (B,) is checked but changes nothing: the net is causal, so outputs at valid
+        steps do not depend on padding after them (the returned state has read the padding).
+        ``record`` and ``training`` are accepted for the protocol of the sequence models; the
+        cache always holds the read and write weights and the memory.
+        """
+        x = check_inputs(self, inputs)  # (B, T, F)
+        B, T, _ = x.shape
+        check_lengths_arg(lengths, B, T)
+        p = self.params
+        W, R, E = self.memory_width, self.read_heads, self.write_heads
+        initial = state is None
+        s = self.initial_state(B) if state is None else _check_state(self, state, B)
+        h, c, r, M = s.h, s.c, s.r, s.M
+        memory = np.empty((B, T + 1, *M.shape[1:]), dtype=self.dtype)  # (B, T+1, N, W)
+        memory[:, 0] = M
+        hidden = np.empty((B, T, self.hidden_size), dtype=self.dtype)  # (B, T, H)
+        reads = np.empty((B, T, R * W), dtype=self.dtype)  # (B, T, RW)
+        steps, writes, read_addr = [], [], []
+        for t in range(T):
+            u = np.concatenate([x[:, t], r], axis=1)  # (B, F + RW)
+            h, c, step = lstm_step(
+                u, h, c, p["controller.weight_ih"], p["controller.weight_hh"], p["controller.bias"]
+            )  # (B, H)
+            zw = (h @ p["write.weight"].T + p["write.bias"]).reshape(
+                B, E, 2 * W + 1
+            )  # (B, E, 2W+1)
+            heads_t = []
+            for e in range(E):
+                a = address(M, zw[:, e, :W], zw[:, e, W])
+                v = zw[:, e, W + 1 :]  # (B, W)
+                heads_t.append((M, a, v))
+                M = write(M, a.w, v, self.update)  # (B, N, W)
+            zr = (h @ p["read.weight"].T + p["read.bias"]).reshape(B, R, W + 1)  # (B, R, W+1)
+            addr_t = tuple(address(M, zr[:, k, :W], zr[:, k, W]) for k in range(R))
+            r = np.concatenate([np.einsum("bn,bnw->bw", a.w, M) for a in addr_t], axis=1)  # (B, RW)
+            memory[:, t + 1], hidden[:, t], reads[:, t] = M, h, r
+            steps.append(step)
+            writes.append(tuple(heads_t))
+            read_addr.append(addr_t)
+        y = (
+            np.concatenate([hidden, reads], axis=2) @ p["head.weight"].T + p["head.bias"]
+        )  # (B, T, O)
+        cache = MemoryCache(
+            x, tuple(steps), reads, tuple(writes), tuple(read_addr), memory, hidden,
+            np.stack([np.stack([a.w for a in ra], axis=1) for ra in read_addr], axis=1),
+            np.stack([np.stack([hw[1].w for hw in wr], axis=1) for wr in writes], axis=1),
+            initial,
+        )  # fmt: skip
+        return y, MemoryState(h, c, r, M), cache
+
+    def backward(
+        self, dy: Any, cache: MemoryCache, dstate: Any = None
+    ) -> tuple[dict[str, np.ndarray], None]:
+        """Gradients of every parameter (keys of :attr:`params`) from d(loss)/d(outputs); the
+        second value is None (the recurrent models' gradient record)."""
+        grads, _ = self.gradients(dy, cache, dstate)
+        return grads, None
+
+    def gradients(
+        self, dy: Any, cache: MemoryCache, dstate: Any = None
+    ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Backpropagation through time through the controller and the memory: the parameter
+        gradients and dL/dx (B, T, F) (for token inputs, the gradient of the one-hot vectors).
+
+        Reverse step t: the output gives dL/dh_t and dL/dr_t; each read head sends its part of
+        dL/dr_t to its weights (dL/dw_j = dL/dr . M_j) and to the memory (w_j dL/dr), the weights
+        through the softmax and the cosine to the key, the strength and the memory; the write
+        heads, in reverse order, send dL/dM' through the update rule to M, w and v; the keys,
+        strengths and write vectors go back through their linear maps to h_t; the LSTM step
+        sends dL/d[x_t; r_{t-1}] to the input and to the previous reads."""
+        if not isinstance(cache, MemoryCache):
+            raise TypeError(f"cache must come from MemoryNet.forward, got {type(cache).__name__}")
+        if dstate is not None:
+            raise ValueError("dstate must be None: gradients into the final state are not kept")
+        dY = _check_dy(self, dy, cache)  # (B, T, O)
+        p = self.params
+        B, T, F = cache.x.shape
+        H, W, R, E = self.hidden_size, self.memory_width, self.read_heads, self.write_heads
+        hr = np.concatenate([cache.hidden, cache.reads], axis=2)  # (B, T, H + RW)
+        g = {k: np.zeros_like(v) for k, v in p.items()}
+        g["head.weight"] = np.einsum("bto,btk->ok", dY, hr)  # (O, H + RW)
+        g["head.bias"] = dY.sum(axis=(0, 1))  # (O,)
+        dhr = dY @ p["head.weight"]  # (B, T, H + RW)
+        dA = np.empty((T, B, 4 * H), dtype=self.dtype)  # controller pre-activation gradients
+        dh = np.zeros((B, H), dtype=self.dtype)
+        dc = np.zeros((B, H), dtype=self.dtype)
+        dM = np.zeros((B, self.memory_size, W), dtype=self.dtype)
+        dr = np.zeros((B, R * W), dtype=self.dtype)  # dL/dr_t from step t + 1
+        dx = np.empty((B, T, F), dtype=self.dtype)
+        for t in reversed(range(T)):
+            dh = dh + dhr[:, t, :H]  # (B, H)
+            dr = dr + dhr[:, t, H:]  # (B, RW)
+            hk = cache.hidden[:, t]  # (B, H)
+            M = cache.memory[:, t + 1]  # (B, N, W) the memory the reads saw, M_t
+            dzr = np.empty((B, R, W + 1), dtype=self.dtype)
+            for k, a in enumerate(cache.read_addr[t]):
+                drk = dr[:, k * W : (k + 1) * W]  # (B, W)
+                dM += a.w[:, :, None] * drk[:, None, :]
+                dMa, dzr[:, k, :W], dzr[:, k, W] = address_backward(
+                    np.einsum("bnw,bw->bn", M, drk), M, a
+                )
+                dM += dMa
+            g["read.weight"] += dzr.reshape(B, -1).T @ hk
+            g["read.bias"] += dzr.reshape(B, -1).sum(axis=0)
+            dh = dh + dzr.reshape(B, -1) @ p["read.weight"]  # (B, H)
+            dzw = np.empty((B, E, 2 * W + 1), dtype=self.dtype)
+            for e in reversed(range(E)):
+                M_prev, a, v = cache.writes[t][e]
+                dM, dw, dzw[:, e, W + 1 :] = write_backward(dM, M_prev, a.w, v, self.update)
+                dMa, dzw[:, e, :W], dzw[:, e, W] = address_backward(dw, M_prev, a)
+                dM = dM + dMa  # (B, N, W) dL/dM^{e-1}
+            g["write.weight"] += dzw.reshape(B, -1).T @ hk
+            g["write.bias"] += dzw.reshape(B, -1).sum(axis=0)
+            dh = dh + dzw.reshape(B, -1) @ p["write.weight"]  # (B, H)
+            du, dh, dc, dA[t] = lstm_backward_all(dh, dc, cache.steps[t], p)
+            dx[:, t], dr = du[:, :F], du[:, F:]  # (B, F), (B, RW)
+        lstm_weight_grads(g, dA, cache.steps)
+        if cache.initial:
+            g["memory.init"] = dM.sum(axis=0)  # (N, W)
+        return {k: g[k] for k in p}, dx
+
+
+def _check_state(model: MemoryNet, state: Any, B: int) -> MemoryState:
+    if not isinstance(state, MemoryState):
+        raise TypeError(f"state must be a MemoryState, got {type(state).__name__}")
+    N, W, H = model.memory_size, model.memory_width, model.hidden_size
+    expected = {"h": (B, H), "c": (B, H), "r": (B, model.read_heads * W), "M": (B, N, W)}
+    for name, shape in expected.items():
+        got = getattr(state, name).shape
+        if got != shape:
+            raise ValueError(f"state.{name} must have shape {shape}, got {got}")
+    return state
+
+
+def _check_dy(model: Any, dy: Any, cache: Any) -> np.ndarray:
+    dY = np.asarray(dy, dtype=model.dtype)
+    B, T, _ = cache.x.shape
+    if dY.shape != (B, T, model.output_size):
+        raise ValueError(
+            f"dy must have shape (B, T, output_size) = {(B, T, model.output_size)}, got {dY.shape}"
+        )
+    return dY
