@@ -1,0 +1,148 @@
+"""State of the "Memory" lesson: a memory net (or an LSTM, or an LSTM attending to its past)
+learns associative recall; the views show where each head reads and writes over the memory
+cells at every step, and the memory's contents. No Panel here; errors become messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import param
+
+from pyplay.memory import AttendRNN, MemoryNet, MemoryTrainer
+from pyplay.models import SequenceModel
+from pyplay.tasks.recall import AssociativeRecall
+from pyplay.ui.training import carry_over, run_steps
+
+__all__ = ["MemoryLessonState", "MemoryView"]
+
+
+@dataclass(frozen=True)
+class MemoryView:
+    """One example: step labels, read weights (T, R, N) and write weights (T, H_w, N) (the
+    attending net: its weights over earlier steps (T, 1, T), no writes), memory (T+1, N, W)
+    (None without a memory), the answer and the target."""
+
+    labels: list[str]
+    read: np.ndarray
+    write: np.ndarray | None
+    memory: np.ndarray | None
+    answer: int
+    target: int
+
+
+class MemoryLessonState(param.Parameterized):
+    """Settings and actions of the Memory lesson."""
+
+    model = param.Selector(objects=["memnet", "lstm", "attend"], default="memnet")
+    update = param.Selector(objects=["overwrite", "residual"], default="overwrite")
+    read_heads = param.Integer(default=1)
+    write_heads = param.Integer(default=1)
+    memory_size = param.Integer(default=16)
+    n_pairs = param.Integer(default=6)
+    lr = param.Number(default=0.02)
+    seed = param.Integer(default=0)
+
+    running = param.Boolean(default=False)
+    message = param.String(default="")
+    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
+    status = param.String(default="")
+    version = param.Integer(default=0)
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.net: Any = None
+        self.trainer: MemoryTrainer | None = None
+        self.task_obj: AssociativeRecall | None = None
+        self.history: dict[str, list[float]] = {"step": [], "loss": []}
+        self.accuracy: float | None = None
+        self._elapsed = 0.0
+        self.reset()
+        self.param.watch(
+            lambda *_: self.reset(),
+            ["model", "update", "read_heads", "write_heads", "memory_size", "n_pairs", "seed"],
+        )
+        self.param.watch(self._on_lr, ["lr"])
+
+    def notify(self, text: str, kind: str = "info") -> None:
+        self.message_kind = kind
+        self.message = text
+
+    def _build(self, task: AssociativeRecall) -> Any:
+        if self.model == "lstm":
+            return SequenceModel.for_task(task, "lstm", hidden_size=32, rng=self.seed)
+        if self.model == "attend":
+            return AttendRNN.for_task(task, hidden_size=32, rng=self.seed)
+        return MemoryNet.for_task(
+            task, hidden_size=32, memory_size=self.memory_size, memory_width=16,
+            read_heads=self.read_heads, write_heads=self.write_heads, update=self.update,
+            rng=self.seed,
+        )  # fmt: skip
+
+    def reset(self) -> bool:
+        self.running = False
+        try:
+            task = AssociativeRecall(n_pairs=self.n_pairs, n_keys=max(8, self.n_pairs),
+                                     rng=self.seed)  # fmt: skip
+            net = self._build(task)
+            trainer = MemoryTrainer(net, task, lr=self.lr, batch_size=32, clip=5.0)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Not rebuilt: {err}", "danger")
+            return False
+        self.task_obj, self.net, self.trainer = task, net, trainer
+        self.history = {"step": [], "loss": []}
+        self.accuracy = None
+        self._elapsed = 0.0
+        self.version += 1
+        self.status = self._status_text()
+        self.notify(task.describe(), "info")
+        return True
+
+    def _on_lr(self, *_: Any) -> None:
+        if self.net is None or self.task_obj is None or self.trainer is None:
+            return
+        try:
+            trainer = MemoryTrainer(self.net, self.task_obj, lr=self.lr, batch_size=32, clip=5.0)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Setting not applied: {err}", "danger")
+            return
+        self.trainer = carry_over(self.trainer, trainer)
+        self.notify("Learning rate applied to the current model.", "info")
+
+    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
+        records = run_steps(self, steps, budget_s)
+        if records and "accuracy" in records[-1].metrics:
+            self.accuracy = float(np.mean([r.metrics.get("accuracy", 0.0) for r in records]))
+            self.status = self._status_text()
+        return records
+
+    def _status_text(self) -> str:
+        if self.trainer is None or self.task_obj is None:
+            return ""
+        n = self.trainer.step_count
+        if not self.history["loss"]:
+            return f"Step {n}: not trained yet. Uniform guess: {self.task_obj.baseline_loss():.3f}"
+        rate = n / self._elapsed if self._elapsed else 0.0
+        acc = "" if self.accuracy is None else f", accuracy {self.accuracy:.2f}"
+        return f"Step {n}: loss {self.history['loss'][-1]:.4f}{acc}, {rate:.1f} steps/s"
+
+    def view(self, index: int = 0) -> MemoryView | None:
+        """Example ``index`` (0..7) of a fixed batch, as the model reads it now."""
+        if self.net is None or self.task_obj is None:
+            return None
+        task = AssociativeRecall(n_pairs=self.task_obj.n_pairs, n_keys=self.task_obj.n_keys,
+                                 rng=10_000 + self.seed)  # fmt: skip
+        batch = task.draw(8)[0]
+        k = int(np.clip(index, 0, 7))
+        x = batch.inputs[k : k + 1].astype(self.net.dtype)  # (1, T, F)
+        y, _, cache = self.net.forward(x, None, None, training=False)  # (1, T, O)
+        labels = task.labels(batch.inputs[k])
+        answer, target = int(y[0, -1].argmax()), int(batch.targets[k, -1])
+        if isinstance(self.net, MemoryNet):
+            return MemoryView(labels, cache.read_weights[0], cache.write_weights[0],
+                              cache.memory[0], answer, target)  # fmt: skip
+        if isinstance(self.net, AttendRNN):
+            return MemoryView(labels, cache.attention[0][:, None, :], None, None, answer, target)
+        T = len(labels)
+        return MemoryView(labels, np.zeros((T, 1, 1)), None, None, answer, target)

@@ -1,0 +1,41 @@
+"""The Memory lesson's state without a browser: settings rebuild, a step trains, views have
+the right shapes, bad settings become messages."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("panel")
+
+from pyplay.ui.memory_state import MemoryLessonState
+
+
+def test_state_trains_and_views_have_the_right_shapes() -> None:
+    state = MemoryLessonState()
+    assert "Associative recall" in state.message
+    state.train(steps=2)
+    assert state.trainer.step_count == 2 and "accuracy" in state.status
+    view = state.view(0)
+    T = state.task_obj.n_pairs + 1
+    assert view.read.shape == (T, 1, 16) and view.write.shape == (T, 1, 16)
+    assert view.memory.shape == (T + 1, 16, 16) and len(view.labels) == T
+    assert view.labels[-1].endswith("?")
+
+
+def test_settings_rebuild_and_bad_values_are_messages() -> None:
+    state = MemoryLessonState()
+    version = state.version
+    state.read_heads = 2
+    assert state.version == version + 1 and state.view(0).read.shape[1] == 2
+    state.model = "attend"
+    T = state.task_obj.n_pairs + 1
+    assert state.view(0).read.shape == (T, 1, T) and state.view(0).memory is None
+    state.train(steps=1)
+    state.model = "lstm"
+    state.train(steps=1)
+    assert state.trainer.step_count == 1
+    state.memory_size = 0  # ignored by the LSTM; refused by the memory net
+    state.model = "memnet"
+    assert state.message_kind == "danger" and "memory_size must be >= 1" in state.message
+    state.lr = 0.0
+    assert "lr must be > 0" in state.message
