@@ -13,6 +13,7 @@ import param
 from pyplay.memory import AttendRNN, MemoryNet, MemoryTrainer
 from pyplay.models import SequenceModel
 from pyplay.tasks.recall import AssociativeRecall
+from pyplay.train import Trainer
 from pyplay.ui.training import carry_over, run_steps
 
 __all__ = ["MemoryLessonState", "MemoryView"]
@@ -53,7 +54,7 @@ class MemoryLessonState(param.Parameterized):
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.net: Any = None
-        self.trainer: MemoryTrainer | None = None
+        self.trainer: Trainer | None = None
         self.task_obj: AssociativeRecall | None = None
         self.history: dict[str, list[float]] = {"step": [], "loss": []}
         self.accuracy: float | None = None
