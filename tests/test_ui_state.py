@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("panel")
 
-from pyplay.ui.app import create_app
+from pyplay.ui.app import LESSONS, Playground, create_app
 from pyplay.ui.lesson_rnn import RecurrentLesson
 from pyplay.ui.state import LessonState
 
@@ -17,15 +17,29 @@ def _params(state: LessonState) -> dict[str, np.ndarray]:
     return {k: v.copy() for k, v in state.model.params.items()}
 
 
-def test_app_assembles():
+def test_app_assembles_and_builds_each_lesson_when_first_opened():
     app = create_app()
     assert app[1]._names == [
         "Recurrent networks",
         "Sequence to sequence",
         "Transformers",
         "CTC",
+        "Dynamic networks",
+        "Time series",
         "About",
     ]
+    playground = Playground()
+    assert list(playground.lessons) == ["Recurrent networks"]  # only the first, at start
+    assert [len(slot.objects) for slot in playground.slots.values()] == [1, 0, 0, 0, 0, 0]
+    for index, title in enumerate(LESSONS):
+        playground.tabs.active = index
+        lesson = playground.lessons[title]
+        assert len(playground.slots[title].objects) == 1
+        playground.tabs.active = 0
+        playground.tabs.active = index
+        assert playground.lessons[title] is lesson  # built once, kept with its state
+    playground.tabs.active = len(LESSONS)  # About: nothing to build
+    assert playground.open(len(LESSONS)) is None
 
 
 def test_step_advances_and_training_lowers_the_loss():

@@ -93,6 +93,10 @@ self.onmessage = async (event) => {
 from panel.io.state import state
 from panel.io.pyodide import _link_docs_worker
 _link_docs_worker(state.curdoc, sendPatch, setter="js")
+# The page has rendered the document: tell Panel it is loaded. Until then Panel's hold()
+# drops the events it holds instead of sending them, so a layout whose children change
+# (a lesson built when its tab is first opened) would never update in the page.
+state._on_load(state.curdoc)
 `);
     finishStart().catch((err) => console.error("pyplay: loading the remaining packages failed:", err));
   } else if (msg.type === "patch") {

@@ -2,20 +2,30 @@
 
 ``create_app()`` returns a servable Panel object. In the browser the static site's worker
 calls it (see ``web/worker.js``); natively ``panel serve pyplay/ui/app.py`` shows the same app.
+
+Only the first lesson is built for the first render; each other lesson is imported and built
+the first time its tab is opened, so the page becomes interactive sooner (the start-up target
+of the playground) and lessons nobody opens cost nothing.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 import panel as pn
 
-from pyplay.ui.lesson_ctc import CTCLesson
-from pyplay.ui.lesson_dynamic import DynamicLesson
-from pyplay.ui.lesson_rnn import RecurrentLesson
-from pyplay.ui.lesson_seq2seq import Seq2SeqLesson
-from pyplay.ui.lesson_timeseries import TimeSeriesLesson
-from pyplay.ui.lesson_transformer import TransformerLesson
+__all__ = ["LESSONS", "Playground", "create_app"]
 
-__all__ = ["create_app"]
+# tab title -> (module, class) of the lesson view; a fixed table, never user input
+LESSONS: dict[str, tuple[str, str]] = {
+    "Recurrent networks": ("pyplay.ui.lesson_rnn", "RecurrentLesson"),
+    "Sequence to sequence": ("pyplay.ui.lesson_seq2seq", "Seq2SeqLesson"),
+    "Transformers": ("pyplay.ui.lesson_transformer", "TransformerLesson"),
+    "CTC": ("pyplay.ui.lesson_ctc", "CTCLesson"),
+    "Dynamic networks": ("pyplay.ui.lesson_dynamic", "DynamicLesson"),
+    "Time series": ("pyplay.ui.lesson_timeseries", "TimeSeriesLesson"),
+}
 
 ABOUT = """
 **pyplay** trains small sequence models right here, in your browser: the Python runs on this
@@ -35,22 +45,45 @@ then closed for multi-step prediction, on a bundled plant or your own CSV).
 """
 
 
+class Playground:
+    """The tabs of the playground; ``lessons`` maps a tab title to its lesson once built."""
+
+    def __init__(self) -> None:
+        self.lessons: dict[str, Any] = {}
+        self.slots = {
+            title: pn.Column(sizing_mode="stretch_width", css_classes=["pyplay-lesson"])
+            for title in LESSONS
+        }
+        self.tabs = pn.Tabs(
+            *self.slots.items(),
+            ("About", pn.pane.Markdown(ABOUT)),
+            dynamic=False,
+            sizing_mode="stretch_width",
+        )
+        self.tabs.param.watch(lambda event: self.open(event.new), "active")
+        self.open(0)
+
+    def open(self, index: int) -> Any:
+        """Build the lesson of tab ``index`` if it is not built yet; returns it (None for a
+        tab without a lesson)."""
+        titles = list(LESSONS)
+        if not 0 <= index < len(titles):
+            return None
+        title = titles[index]
+        if title not in self.lessons:
+            module, name = LESSONS[title]
+            lesson = getattr(importlib.import_module(module), name)()
+            self.lessons[title] = lesson
+            self.slots[title].objects = [lesson.panel()]
+        return self.lessons[title]
+
+
 def create_app() -> pn.viewable.Viewable:
-    """The whole playground: a header and one tab per lesson."""
+    """The whole playground: a header and one tab per lesson (built when first opened)."""
     pn.extension(notifications=False)
-    lessons = pn.Tabs(
-        ("Recurrent networks", RecurrentLesson().panel()),
-        ("Sequence to sequence", Seq2SeqLesson().panel()),
-        ("Transformers", TransformerLesson().panel()),
-        ("CTC", CTCLesson().panel()),
-        ("Dynamic networks", DynamicLesson().panel()),
-        ("Time series", TimeSeriesLesson().panel()),
-        ("About", pn.pane.Markdown(ABOUT)),
-        dynamic=False,
-        sizing_mode="stretch_width",
-    )
+    playground = Playground()
     header = pn.pane.Markdown("# pyplay: sequence models, live", sizing_mode="stretch_width")
-    return pn.Column(header, lessons, sizing_mode="stretch_width")
+    return pn.Column(header, playground.tabs, sizing_mode="stretch_width")
 
 
 if __name__.startswith("bokeh"):

@@ -65,6 +65,7 @@ def test_sample_from_the_character_model(ready_page, page_log):
     page = ready_page
     page.get_by_text("Transformers", exact=True).first.click()
     task = page.locator("select:visible", has_text="Character model")
+    task.wait_for(timeout=60_000)  # the lesson is built when its tab is first opened
     assert task.count() == 1  # the other lessons' task menus are on hidden tabs
     task.select_option(label="Character model")
     page.get_by_text(re.compile(r"Character model: read")).wait_for(timeout=30_000)
