@@ -33,6 +33,7 @@ import numpy as np
 from pyplay._checks import as_generator, check_float, check_int
 from pyplay.decode.ctc import ctc_loss_logits
 from pyplay.losses import cross_entropy, mse, softmax
+from pyplay.memory import AttendRNN, MemoryNet
 from pyplay.models import SequenceModel
 from pyplay.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import PairBatch, exact_match
@@ -238,13 +239,16 @@ def make_objective(
         if tbptt:
             raise ValueError("tbptt=True is for character models, not for an EncoderDecoder")
         return Seq2SeqObjective(model, task, sampling, reverse_source, rng)
-    if not isinstance(model, SequenceModel | TransformerModel):
+    if not isinstance(model, SequenceModel | TransformerModel | MemoryNet | AttendRNN):
         raise TypeError(
-            "model must be a pyplay SequenceModel, TransformerModel or EncoderDecoder, got "
+            "model must be a pyplay SequenceModel, TransformerModel, MemoryNet, AttendRNN or "
+            f"EncoderDecoder, got {type(model).__name__}"
+        )
+    if tbptt and not isinstance(model, SequenceModel):
+        raise ValueError(
+            "tbptt=True carries a recurrent state between batches; not for a "
             f"{type(model).__name__}"
         )
-    if tbptt and isinstance(model, TransformerModel):
-        raise ValueError("tbptt=True carries a recurrent state; a TransformerModel has none")
     if sampling or reverse_source:
         raise ValueError("sampling and reverse_source are for an EncoderDecoder on a pair task")
     if getattr(task, "name", "") == "ctc_frames":

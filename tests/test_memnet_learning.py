@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from pyplay.memory import MemoryNet, MemoryTrainer
+from pyplay.memory import MemoryNet
 from pyplay.models import SequenceModel
 from pyplay.tasks import AssociativeRecall
 from pyplay.train import Trainer
@@ -28,7 +28,7 @@ def _accuracy(trainer: Trainer) -> float:
 def test_memory_net_recalls_where_the_lstm_does_not() -> None:
     task = AssociativeRecall(n_pairs=8, n_keys=8, n_values=8, rng=0)
     memnet = MemoryNet.for_task(task, hidden_size=32, memory_size=16, memory_width=16, rng=0)
-    mem_acc = _accuracy(MemoryTrainer(memnet, task, lr=0.02, batch_size=32, clip=5.0))
+    mem_acc = _accuracy(Trainer(memnet, task, lr=0.02, batch_size=32, clip=5.0))
     task = AssociativeRecall(n_pairs=8, n_keys=8, n_values=8, rng=0)
     lstm = SequenceModel.for_task(task, "lstm", hidden_size=32, rng=0)
     lstm_acc = _accuracy(Trainer(lstm, task, lr=0.02, batch_size=32, clip=5.0))

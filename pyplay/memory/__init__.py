@@ -1,13 +1,12 @@
 """Memory-augmented recurrent nets: :class:`MemoryNet` (an LSTM controller reading and writing
 an external memory by content, overwrite or residual writes, several heads) and
 :class:`AttendRNN` (an LSTM attending to its own previous states). Both follow the protocol of
-:class:`~pyplay.models.SequenceModel` (``forward``/``backward``/``params``); see
-:mod:`pyplay.memory.training` for training them."""
+:class:`~pyplay.models.SequenceModel` (``forward``/``backward``/``params``), so
+:class:`pyplay.train.Trainer` trains them on the per-step tasks."""
 
 from pyplay.memory.attend_rnn import AttendCache, AttendRNN, AttendState
 from pyplay.memory.heads import UPDATES
 from pyplay.memory.memnet import MemoryCache, MemoryNet, MemoryState
-from pyplay.memory.training import MemoryTrainer
 
 __all__ = [
     "UPDATES",
@@ -17,5 +16,4 @@ __all__ = [
     "MemoryCache",
     "MemoryNet",
     "MemoryState",
-    "MemoryTrainer",
 ]

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import param
 
-from pyplay.memory import AttendRNN, MemoryNet, MemoryTrainer
+from pyplay.memory import AttendRNN, MemoryNet
 from pyplay.models import SequenceModel
 from pyplay.tasks.recall import AssociativeRecall
 from pyplay.train import Trainer
@@ -87,7 +87,7 @@ class MemoryLessonState(param.Parameterized):
             task = AssociativeRecall(n_pairs=self.n_pairs, n_keys=max(8, self.n_pairs),
                                      rng=self.seed)  # fmt: skip
             net = self._build(task)
-            trainer = MemoryTrainer(net, task, lr=self.lr, batch_size=32, clip=5.0)
+            trainer = Trainer(net, task, lr=self.lr, batch_size=32, clip=5.0)
         except (ValueError, TypeError) as err:
             self.notify(f"Not rebuilt: {err}", "danger")
             return False
@@ -104,7 +104,7 @@ class MemoryLessonState(param.Parameterized):
         if self.net is None or self.task_obj is None or self.trainer is None:
             return
         try:
-            trainer = MemoryTrainer(self.net, self.task_obj, lr=self.lr, batch_size=32, clip=5.0)
+            trainer = Trainer(self.net, self.task_obj, lr=self.lr, batch_size=32, clip=5.0)
         except (ValueError, TypeError) as err:
             self.notify(f"Setting not applied: {err}", "danger")
             return
