@@ -40,6 +40,9 @@ from pyplay.tasks.pairs import PairBatch, exact_match
 from pyplay.transformer_lm import TransformerModel
 from pyplay.transformer_seq2seq import TransformerSeq2Seq
 
+# the models with one output per input step (the SequenceModel protocol)
+PerStepModel = SequenceModel | TransformerModel | MemoryNet | AttendRNN
+
 __all__ = [
     "CTCObjective",
     "Seq2SeqObjective",
@@ -73,7 +76,7 @@ def reverse_sources(src: np.ndarray, src_lengths: np.ndarray) -> np.ndarray:
 class SequenceObjective:
     """Per-step targets for a :class:`SequenceModel` (the carried state is for TBPTT)."""
 
-    def __init__(self, model: SequenceModel | TransformerModel, task: Any, tbptt: bool) -> None:
+    def __init__(self, model: PerStepModel, task: Any, tbptt: bool) -> None:
         for attr in ("batch", "output_kind", "input_kind", "input_size", "output_size"):
             if not hasattr(task, attr):
                 raise TypeError(
@@ -124,7 +127,7 @@ class CTCObjective:
     tbptt = False
     carry = None
 
-    def __init__(self, model: SequenceModel | TransformerModel, task: Any) -> None:
+    def __init__(self, model: PerStepModel, task: Any) -> None:
         if (task.input_size, task.output_size) != (model.input_size, model.output_size):
             raise ValueError(
                 f"model does not fit task: task gives {task.input_size} features and "
@@ -239,7 +242,9 @@ def make_objective(
         if tbptt:
             raise ValueError("tbptt=True is for character models, not for an EncoderDecoder")
         return Seq2SeqObjective(model, task, sampling, reverse_source, rng)
-    if not isinstance(model, SequenceModel | TransformerModel | MemoryNet | AttendRNN):
+    if not isinstance(
+        model, SequenceModel | TransformerModel | MemoryNet | AttendRNN
+    ):  # PerStepModel
         raise TypeError(
             "model must be a pyplay SequenceModel, TransformerModel, MemoryNet, AttendRNN or "
             f"EncoderDecoder, got {type(model).__name__}"
