@@ -8,6 +8,9 @@
 - :mod:`~pyplay.dynamic.networks`: timedelaynet, distdelaynet, layrecnet, narxnet, closeloop,
   openloop, preparets.
 - :mod:`~pyplay.dynamic.train`: :func:`fit`, mean squared error with pyplay's optimisers.
+- :mod:`~pyplay.dynamic.textbook_attention`, :mod:`~pyplay.dynamic.textbook_seq2seq`: the
+  textbook's seq2seq (context as a constant input; dot / general / concat attention over a TDL
+  of encoder states), traced step by step on a :class:`pyplay.seq2seq.EncoderDecoder`.
 """
 
 from pyplay.dynamic.lddn import LDDN, LDDNCache, LDDNGrads
@@ -23,12 +26,22 @@ from pyplay.dynamic.networks import (
 )
 from pyplay.dynamic.spec import LDDNSpec, parse_spec, to_dict
 from pyplay.dynamic.tdl import TDL, Delay, TDL_hstack
+from pyplay.dynamic.textbook_attention import TextbookAttention, source_order
+from pyplay.dynamic.textbook_seq2seq import (
+    TEXTBOOK_FORMS,
+    TextbookStep,
+    TextbookTrace,
+    book_form,
+    textbook_seq2seq,
+    textbook_trace,
+)
 from pyplay.dynamic.train import fit, mse
 from pyplay.dynamic.transfer import TRANSFERS, Transfer, get_transfer
 
 __all__ = [
     "LDDN",
     "TDL",
+    "TEXTBOOK_FORMS",
     "TRANSFERS",
     "Delay",
     "LDDNCache",
@@ -36,7 +49,11 @@ __all__ = [
     "LDDNSpec",
     "Prepared",
     "TDL_hstack",
+    "TextbookAttention",
+    "TextbookStep",
+    "TextbookTrace",
     "Transfer",
+    "book_form",
     "closeloop",
     "distdelaynet",
     "fit",
@@ -47,6 +64,9 @@ __all__ = [
     "openloop",
     "parse_spec",
     "preparets",
+    "source_order",
+    "textbook_seq2seq",
+    "textbook_trace",
     "timedelaynet",
     "to_dict",
 ]
