@@ -242,9 +242,7 @@ def make_objective(
         if tbptt:
             raise ValueError("tbptt=True is for character models, not for an EncoderDecoder")
         return Seq2SeqObjective(model, task, sampling, reverse_source, rng)
-    if not isinstance(
-        model, SequenceModel | TransformerModel | MemoryNet | AttendRNN
-    ):  # PerStepModel
+    if not isinstance(model, PerStepModel):
         raise TypeError(
             "model must be a pyplay SequenceModel, TransformerModel, MemoryNet, AttendRNN or "
             f"EncoderDecoder, got {type(model).__name__}"
