@@ -1,0 +1,532 @@
+"""The playground's settings in the page address: ``?lesson=rnn&task=adding&cell=lstm&...``.
+
+Copying the address bar reproduces the setup; opening it shows the same configuration. Each
+lesson has a :class:`LessonSpec` in :data:`LESSON_SPECS`: its state class, the parameters that
+belong in the address, bounds for the numbers (those of the page's sliders) and the values the
+address cannot carry (tasks that need the learner's own data). Every value read from an address
+is checked against its parameter's type, bounds and allowed values; a wrong one becomes a
+message naming the key, what was expected and what was given, and is skipped. Nothing is ever
+evaluated, and nothing raises.
+
+- :func:`to_query` writes a lesson state's settings; :func:`parse_query` reads an address's
+  query into checked values (:class:`ParsedQuery`); :func:`apply_query` sets them on a state.
+- :func:`bind_location` keeps ``pn.state.location`` and the page's tabs in step (see
+  :class:`LocationSync`); it is the hook for ``pyplay.ui.app``.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode
+
+import param
+
+__all__ = [
+    "LESSON_SPECS",
+    "Field",
+    "LessonSpec",
+    "LocationSync",
+    "ParsedQuery",
+    "apply_query",
+    "bind_location",
+    "parse_query",
+    "to_query",
+    "url_fields",
+]
+
+LESSON_KEY = "lesson"
+SOURCE_KEY = "src"
+MAX_QUERY_CHARS = 4000  # a 200-character decode input can take 2,400 encoded
+MAX_FIELDS = 64
+MAX_SOURCE_CHARS = 200  # as the sequence-to-sequence lesson's text box
+SEED_MAX = 2**32 - 1
+_INT = re.compile(r"[+-]?\d{1,12}")
+_FLOAT = re.compile(r"[+-]?(?:\d{1,20}\.?\d{0,20}|\.\d{1,20})(?:[eE][+-]?\d{1,3})?")
+_TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
+
+
+@dataclass(frozen=True)
+class LessonSpec:
+    """What of one lesson goes into the address.
+
+    ``state`` names the state class as ``"module:Class"`` (imported when first needed),
+    ``title`` is the lesson's tab title, ``params`` the parameters written and read, ``bounds``
+    the closed range of each number, ``choices`` the allowed values where the parameter itself
+    does not list them, ``exclude`` values the address cannot carry, and ``source`` whether the
+    lesson has a decode input (key ``src``).
+    """
+
+    state: str
+    title: str
+    params: tuple[str, ...]
+    bounds: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    choices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    exclude: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    source: bool = False
+
+
+_COMMON_BOUNDS = {"lr": (1e-6, 10.0), "seed": (0, SEED_MAX)}
+LESSON_SPECS: dict[str, LessonSpec] = {
+    "rnn": LessonSpec(
+        "pyplay.ui.state:LessonState",
+        "Recurrent networks",
+        tuple(
+            "task cell nonlinearity hidden_size num_layers seq_len lr optimizer clip "
+            "batch_size seed".split()
+        ),
+        bounds={
+            **_COMMON_BOUNDS,
+            "hidden_size": (2, 128),
+            "num_layers": (1, 3),
+            "seq_len": (4, 100),
+            "clip": (0.0, 1000.0),
+            "batch_size": (1, 128),
+        },
+        exclude={"task": ("series",)},
+    ),
+    "seq2seq": LessonSpec(
+        "pyplay.ui.seq2seq_state:Seq2SeqState",
+        "Sequence to sequence",
+        tuple(
+            "task cell wiring score hidden_size lr batch_size sampling reverse_source seed".split()
+        ),
+        bounds={
+            **_COMMON_BOUNDS,
+            "hidden_size": (4, 128),
+            "batch_size": (1, 256),
+            "sampling": (0.0, 1.0),
+        },
+        exclude={"task": ("pairs",)},
+        source=True,
+    ),
+    "transformer": LessonSpec(
+        "pyplay.ui.transformer_state:TransformerLessonState",
+        "Transformers",
+        tuple(
+            "task d_model nhead num_layers positional causal seq_len lr seed compare_lstm".split()
+        ),
+        bounds={**_COMMON_BOUNDS, "d_model": (8, 64), "num_layers": (1, 3), "seq_len": (4, 40)},
+        choices={"nhead": (1, 2, 4)},
+    ),
+    "ctc": LessonSpec(
+        "pyplay.ui.ctc_state:CTCState",
+        "CTC",
+        ("cell", "hidden_size", "bidirectional", "noise", "lr", "seed"),
+        bounds={**_COMMON_BOUNDS, "hidden_size": (4, 96), "noise": (0.0, 1.0)},
+    ),
+}
+
+
+def _show(text: Any, limit: int = 40) -> str:
+    """``repr`` of a given value, cut to ``limit`` characters."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[: limit - 4] + "...'"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One setting in the address: ``kind`` is "choice", "int", "float" or "bool"."""
+
+    name: str
+    kind: str
+    choices: tuple[Any, ...] = ()
+    low: float | None = None
+    high: float | None = None
+
+    def expected(self) -> str:
+        """What a valid value looks like, in words."""
+        if self.choices:
+            return "one of " + ", ".join(str(c) for c in self.choices)
+        if self.kind == "bool":
+            return "true or false"
+        what = "an integer" if self.kind == "int" else "a number"
+        if self.low is not None and self.high is not None:
+            return f"{what} from {self.low:g} to {self.high:g}"
+        return what
+
+    def parse(self, text: str) -> Any:
+        """The value written as ``text``; ValueError (with :meth:`expected`) if it is not one."""
+        value: Any
+        if self.kind == "bool":
+            low = text.strip().lower()
+            if low not in _TRUE + _FALSE:
+                raise ValueError(self.expected())
+            return low in _TRUE
+        if self.kind == "int":
+            if not _INT.fullmatch(text.strip()):
+                raise ValueError(self.expected())
+            value = int(text)
+        elif self.kind == "float":
+            if not _FLOAT.fullmatch(text.strip()):
+                raise ValueError(self.expected())
+            value = float(text)
+            if not math.isfinite(value):
+                raise ValueError(self.expected())
+        else:
+            value = text
+        if self.choices:
+            if value not in self.choices:
+                raise ValueError(self.expected())
+        elif (self.low is not None and value < self.low) or (
+            self.high is not None and value > self.high
+        ):
+            raise ValueError(self.expected())
+        return value
+
+    def format(self, value: Any) -> str:
+        """``value`` as written in the address (:meth:`parse` reads it back exactly)."""
+        if self.kind == "bool":
+            return "true" if value else "false"
+        if self.kind == "float":
+            return repr(float(value))
+        if self.kind == "int":
+            return str(int(value))
+        return str(value)
+
+
+def state_class(lesson: str) -> type[param.Parameterized]:
+    """The state class of ``lesson`` (a key of :data:`LESSON_SPECS`)."""
+    module, _, name = LESSON_SPECS[lesson].state.partition(":")
+    cls = getattr(importlib.import_module(module), name)
+    assert issubclass(cls, param.Parameterized)
+    return cls
+
+
+@functools.cache
+def url_fields(lesson: str) -> dict[str, Field]:
+    """The address fields of ``lesson``, read from its state class's parameters and spec."""
+    if lesson not in LESSON_SPECS:
+        raise ValueError(f"lesson must be one of {', '.join(LESSON_SPECS)}, got {lesson!r}")
+    spec = LESSON_SPECS[lesson]
+    params = state_class(lesson).param
+    fields = {}
+    for name in spec.params:
+        p = params[name]
+        excluded = spec.exclude.get(name, ())
+        low, high = spec.bounds.get(name, getattr(p, "bounds", None) or (None, None))
+        choices = tuple(c for c in spec.choices.get(name, ()) if c not in excluded)
+        if isinstance(p, param.Boolean):
+            kind = "bool"
+        elif isinstance(p, param.Integer):
+            kind = "int"
+        elif isinstance(p, param.Number):
+            kind = "float"
+        elif isinstance(p, param.Selector):
+            kind = "choice"
+            choices = tuple(c for c in p.objects if c not in excluded)
+            if not all(isinstance(c, str) for c in choices):
+                raise TypeError(f"{lesson}.{name}: only selectors of strings go in the address")
+        else:
+            raise TypeError(f"{lesson}.{name}: {type(p).__name__} cannot go in the address")
+        fields[name] = Field(name, kind, choices, low, high)
+    return fields
+
+
+def _check_source(text: str) -> str:
+    if len(text) > MAX_SOURCE_CHARS:
+        raise ValueError(f"a text of at most {MAX_SOURCE_CHARS} characters")
+    if any(not ch.isprintable() for ch in text):
+        raise ValueError("printable text (no control characters)")
+    return text
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    """A query read by :func:`parse_query`: the lesson (None when the address names none),
+    its checked settings, the decode input (``src``, sequence-to-sequence lesson) and one
+    message per problem met (each naming the key, what was expected and what was given)."""
+
+    lesson: str | None
+    settings: dict[str, Any]
+    source: str | None
+    messages: list[str]
+
+
+def parse_query(query: str) -> ParsedQuery:
+    """Read an address's query (with or without the leading ``?``). Never raises: bad parts
+    are left out and explained in ``messages``."""
+    messages: list[str] = []
+    if not isinstance(query, str):
+        return ParsedQuery(None, {}, None, [f"Address: the query must be text, got {_show(query)}"])
+    text = query[1:] if query.startswith("?") else query
+    if not text:
+        return ParsedQuery(None, {}, None, [])
+    if len(text) > MAX_QUERY_CHARS:
+        msg = (
+            f"Address: the settings are too long ({len(text):,} characters, at most "
+            f"{MAX_QUERY_CHARS:,}); none were applied."
+        )
+        return ParsedQuery(None, {}, None, [msg])
+    try:
+        pairs = parse_qsl(text, keep_blank_values=True, max_num_fields=MAX_FIELDS)
+    except ValueError:
+        msg = f"Address: more than {MAX_FIELDS} settings; none were applied."
+        return ParsedQuery(None, {}, None, [msg])
+    given: dict[str, str] = {}
+    for key, value in pairs:
+        if key in given:
+            messages.append(f"Address: {_show(key)} is given more than once; the last is used.")
+        given[key] = value
+    lesson = given.pop(LESSON_KEY, "rnn")
+    if lesson not in LESSON_SPECS:
+        messages.append(
+            f"Address: lesson must be one of {', '.join(LESSON_SPECS)}, got {_show(lesson)}; "
+            "no settings were applied."
+        )
+        return ParsedQuery(None, {}, None, messages)
+    fields = url_fields(lesson)
+    spec = LESSON_SPECS[lesson]
+    settings: dict[str, Any] = {}
+    source = None
+    for key, value in given.items():
+        try:
+            if key == SOURCE_KEY and spec.source:
+                source = _check_source(value)
+            elif key in fields:
+                settings[key] = fields[key].parse(value)
+            else:
+                known = ", ".join([*fields, *([SOURCE_KEY] if spec.source else [])])
+                messages.append(
+                    f"Address: {_show(key)} is not a setting of the {lesson} lesson "
+                    f"(expected one of {known}); ignored."
+                )
+        except ValueError as err:
+            messages.append(f"Address: {key} must be {err}, got {_show(value)}; ignored.")
+    return ParsedQuery(lesson, settings, source, messages)
+
+
+def apply_settings(state: param.Parameterized, settings: Mapping[str, Any]) -> list[str]:
+    """Set checked ``settings`` on ``state`` at once (one rebuild); returns messages for what
+    the state refused (its own message explains a model that could not be built)."""
+    try:
+        state.param.update(**settings)
+    except (ValueError, TypeError) as err:
+        return [f"Address: the settings were not applied ({err})."]
+    return []
+
+
+def apply_query(query: str, states: Mapping[str, Any]) -> tuple[str | None, list[str]]:
+    """Apply an address's settings to the state of the lesson it names.
+
+    Parameters
+    ----------
+    query : str
+        The address's query, e.g. ``"?lesson=rnn&cell=gru&seed=3"``.
+    states : mapping
+        Lesson key (see :data:`LESSON_SPECS`) -> that lesson's state.
+
+    Returns
+    -------
+    lesson : str or None
+        The lesson the address names (None when it names none or a wrong one).
+    messages : list of str
+        One per key or value that was skipped, saying which, what was expected and what was
+        given. The decode input (``src``) is not applied here: see :func:`parse_query`.
+    """
+    parsed = parse_query(query)
+    messages = list(parsed.messages)
+    if parsed.lesson is None:
+        return None, messages
+    state = states.get(parsed.lesson)
+    if state is None:
+        messages.append(f"Address: the {parsed.lesson} lesson is not available here.")
+        return parsed.lesson, messages
+    messages += apply_settings(state, parsed.settings)
+    return parsed.lesson, messages
+
+
+def to_query(lesson: str, state: Any, source: str | None = None) -> str:
+    """The query (without ``?``) that reproduces ``state``'s settings in ``lesson``.
+
+    Values the address cannot carry (a task on the learner's own data, a value outside the
+    page's ranges) are left out, so the query always reads back without messages. ``source``
+    is the decode input of the sequence-to-sequence lesson (left out if it is not valid).
+    """
+    fields = url_fields(lesson)
+    pairs = [(LESSON_KEY, lesson)]
+    for name, f in fields.items():
+        try:
+            text = f.format(getattr(state, name))
+            f.parse(text)
+        except (ValueError, TypeError):
+            continue
+        pairs.append((name, text))
+    if source is not None and LESSON_SPECS[lesson].source:
+        try:
+            pairs.append((SOURCE_KEY, _check_source(source)))
+        except ValueError:
+            pass
+    return urlencode(pairs, quote_via=quote)
+
+
+# ---------------------------------------------------------------------- the page's address
+class LocationSync:
+    """Keeps a Panel ``Location`` (the page address) and the playground's tabs in step.
+
+    Parameters
+    ----------
+    location : panel.io.location.Location
+        ``pn.state.location`` of the page's document.
+    tabs : panel.Tabs
+        The playground's tabs; a lesson's tab is found by its title (:attr:`LessonSpec.title`).
+    open_lesson : callable
+        ``open_lesson(index)`` returns the lesson view of tab ``index`` (building it if it is
+        not built yet) or None; the view has ``state`` and, for sequence to sequence,
+        ``source_box`` (a text input).
+
+    Once the page's address is known (``location.href`` set: at once under ``panel serve``,
+    after the first render in the browser, when the page sends its ``window.location``), its
+    lesson's tab is opened and its settings applied; problems become a warning in that
+    lesson's message. From then on the address follows the open lesson's settings.
+    """
+
+    def __init__(self, location: Any, tabs: Any, open_lesson: Callable[[int], Any]) -> None:
+        self.location = location
+        self.tabs = tabs
+        self.open_lesson = open_lesson
+        self.ready = False
+        self.messages: list[str] = []
+        self._writing = False
+        self._seen: str | None = None  # the last query applied or written
+        self._attached: set[str] = set()
+        location.param.watch(self._on_location, ["search", "href"])
+        tabs.param.watch(self._on_tab, "active")
+
+    # ------------------------------------------------------------------ lookup
+    def _index(self, lesson: str) -> int | None:
+        titles = list(getattr(self.tabs, "_names", []))
+        title = LESSON_SPECS[lesson].title
+        return titles.index(title) if title in titles else None
+
+    def _key(self, index: int) -> str | None:
+        titles = list(getattr(self.tabs, "_names", []))
+        if not 0 <= index < len(titles):
+            return None
+        return next((k for k, s in LESSON_SPECS.items() if s.title == titles[index]), None)
+
+    def _lesson(self, key: str) -> Any:
+        index = self._index(key)
+        return None if index is None else self.open_lesson(index)
+
+    # ------------------------------------------------------------------ address -> page
+    def _on_location(self, *_: Any) -> None:
+        search = self.location.search or ""
+        if self._writing or not self.location.href or (self.ready and search == self._seen):
+            return
+        self.ready = True
+        self._seen = search
+        self.apply(search)
+
+    def apply(self, query: str) -> str | None:
+        """Open the lesson ``query`` names, apply its settings and decode input; returns the
+        lesson key (None if the query names none). Messages go to :attr:`messages` and to
+        the lesson's state as a warning."""
+        parsed = parse_query(query)
+        self.messages = list(parsed.messages)
+        key = parsed.lesson
+        index = None if key is None else self._index(key)
+        if key is not None and index is None:
+            self.messages.append(f"Address: the {key} lesson is not in this page.")
+        lesson = None
+        if key is not None and index is not None:
+            self._writing = True
+            try:
+                self.tabs.active = index
+                lesson = self.open_lesson(index)
+                if lesson is not None:
+                    self.messages += apply_settings(lesson.state, parsed.settings)
+                    box = getattr(lesson, "source_box", None)
+                    if parsed.source is not None and box is not None:
+                        box.param.update(value=parsed.source, value_input=parsed.source)
+            finally:
+                self._writing = False
+        if lesson is not None and self.messages:
+            lesson.state.notify(" ".join(self.messages), "warning")
+        current = self._key(int(self.tabs.active))
+        if current is not None:  # the open lesson's changes go to the address from now on
+            self._attach(current, self.open_lesson(int(self.tabs.active)))
+        self.write()
+        return key
+
+    # ------------------------------------------------------------------ page -> address
+    def _attach(self, key: str, lesson: Any) -> None:
+        if lesson is None or key in self._attached:
+            return
+        self._attached.add(key)
+        lesson.state.param.watch(lambda *_: self.write(key), list(url_fields(key)))
+        box = getattr(lesson, "source_box", None)
+        if LESSON_SPECS[key].source and box is not None:
+            box.param.watch(lambda *_: self.write(key), "value")
+
+    def _on_tab(self, event: Any) -> None:
+        if self._writing:
+            return
+        key = self._key(int(event.new))
+        if key is None:
+            return
+        lesson = self.open_lesson(int(event.new))
+        if lesson is not None:
+            self._attach(key, lesson)
+            self.write(key)
+
+    def query(self, key: str | None = None) -> str | None:
+        """The query of lesson ``key`` (default: the open tab's), with ``?``; None when that
+        tab has no lesson in :data:`LESSON_SPECS` or it is not built."""
+        key = key or self._key(int(self.tabs.active))
+        if key is None:
+            return None
+        lesson = self._lesson(key)
+        if lesson is None:
+            return None
+        box = getattr(lesson, "source_box", None)
+        source = None if box is None else (box.value or None)
+        return "?" + to_query(key, lesson.state, source)
+
+    def write(self, key: str | None = None) -> None:
+        """Put lesson ``key``'s settings (default: the open tab's) in the address, if that
+        lesson is the open one and the page's address is known."""
+        if not self.ready or self._writing:
+            return
+        current = self._key(int(self.tabs.active))
+        if current is None or (key is not None and key != current):
+            return
+        query = self.query(current)
+        if query is None or query == self.location.search:
+            return
+        self._writing = True
+        try:
+            self._seen = self.location.search = query
+        finally:
+            self._writing = False
+
+
+def bind_location(
+    tabs: Any, open_lesson: Callable[[int], Any], location: Any = None
+) -> LocationSync | None:
+    """Keep the page address and the playground in step (see :class:`LocationSync`).
+
+    Call it once, when the app is created, with the playground's tabs and its lesson opener
+    (``Playground.tabs`` and ``Playground.open`` in :mod:`pyplay.ui.app`)::
+
+        playground = Playground()
+        bind_location(playground.tabs, playground.open)
+
+    ``location`` defaults to ``pn.state.location`` (the current document's); without a
+    document (a plain script) there is no address and None is returned.
+    """
+    if location is None:
+        import panel as pn
+
+        location = pn.state.location
+    if location is None:
+        return None
+    sync = LocationSync(location, tabs, open_lesson)
+    if location.href:  # already known (panel serve): apply now
+        sync._on_location()
+    return sync

@@ -1,0 +1,285 @@
+"""The playground's settings in the page address: round trips, checks, and the Location hook."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("panel")
+
+import panel as pn
+from panel.io.location import Location
+from panel.util import edit_readonly
+
+from pyplay.ui.urlstate import (
+    LESSON_SPECS,
+    MAX_QUERY_CHARS,
+    MAX_SOURCE_CHARS,
+    Field,
+    apply_query,
+    bind_location,
+    parse_query,
+    state_class,
+    to_query,
+    url_fields,
+)
+
+
+# ---------------------------------------------------------------------------- strategies
+def _value(f: Field) -> st.SearchStrategy[Any]:
+    if f.choices:
+        return st.sampled_from(f.choices)
+    if f.kind == "bool":
+        return st.booleans()
+    assert f.low is not None and f.high is not None
+    if f.kind == "int":
+        return st.integers(int(f.low), int(f.high))
+    return st.floats(f.low, f.high, allow_nan=False, allow_infinity=False)
+
+
+SOURCE = st.text(
+    st.characters(blacklist_categories=("C", "Z")) | st.just(" "), max_size=MAX_SOURCE_CHARS
+)
+
+
+@st.composite
+def lesson_settings(draw: Any) -> tuple[str, dict[str, Any], str | None]:
+    lesson = draw(st.sampled_from(sorted(LESSON_SPECS)))
+    values = {name: draw(_value(f)) for name, f in url_fields(lesson).items()}
+    source = draw(SOURCE) if LESSON_SPECS[lesson].source else None
+    return lesson, values, source
+
+
+# ---------------------------------------------------------------------------- the registry
+def test_every_field_is_a_parameter_of_its_state_with_allowed_values():
+    for lesson, spec in LESSON_SPECS.items():
+        cls = state_class(lesson)
+        fields = url_fields(lesson)
+        assert list(fields) == list(spec.params)
+        for name, f in fields.items():
+            p = cls.param[name]
+            if f.kind == "choice":
+                assert set(f.choices) <= set(p.objects)
+                assert not set(f.choices) & set(spec.exclude.get(name, ()))
+            default = p.default
+            if f.kind != "choice" or default not in spec.exclude.get(name, ()):
+                assert f.parse(f.format(default)) == default, (lesson, name)
+
+
+def test_unknown_lesson_in_url_fields_is_a_clear_error():
+    with pytest.raises(ValueError, match="lesson must be one of rnn, seq2seq"):
+        url_fields("nope")
+
+
+# ---------------------------------------------------------------------------- round trips
+@settings(max_examples=200, deadline=None)
+@given(lesson_settings())
+def test_settings_round_trip_through_the_query(case: tuple[str, dict[str, Any], str | None]):
+    lesson, values, source = case
+    query = to_query(lesson, SimpleNamespace(**values), source)
+    parsed = parse_query("?" + query)
+    assert parsed.messages == []
+    assert parsed.lesson == lesson
+    assert parsed.settings == values
+    assert parsed.source == source
+    for name, value in parsed.settings.items():
+        assert type(value) is type(values[name])  # 1.0 stays a float, True a bool
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_is_read_without_raising(text: str):
+    parsed = parse_query(text)
+    assert all(isinstance(m, str) and m.startswith("Address:") for m in parsed.messages)
+    if parsed.lesson is not None:
+        fields = url_fields(parsed.lesson)
+        for name, value in parsed.settings.items():
+            assert fields[name].parse(fields[name].format(value)) == value
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(sorted(LESSON_SPECS)),
+    st.dictionaries(st.sampled_from(["hidden_size", "lr", "cell", "seed", "causal", "src", "x"]),
+                    st.text(max_size=30), max_size=6),
+)  # fmt: skip
+def test_every_given_value_is_applied_or_reported(lesson: str, given_values: dict[str, str]):
+    from urllib.parse import urlencode
+
+    parsed = parse_query(urlencode({"lesson": lesson, **given_values}))
+    assert parsed.lesson == lesson
+    for key in given_values:
+        applied = key in parsed.settings or (key == "src" and parsed.source is not None)
+        reported = any(repr(key) in m or f"{key} must be" in m for m in parsed.messages)
+        assert applied != reported, (key, parsed)
+
+
+def test_real_states_round_trip_every_lesson():
+    changes = {
+        "rnn": {"task": "parity", "cell": "gru", "hidden_size": 12, "lr": 0.005, "seed": 3,
+                "optimizer": "sgd", "clip": 0.0, "batch_size": 8, "seq_len": 6},
+        "seq2seq": {"task": "copy_var", "cell": "lstm", "wiring": "bahdanau", "score": "dot",
+                    "hidden_size": 8, "sampling": 0.25, "reverse_source": True, "seed": 2},
+        "transformer": {"task": "parity", "d_model": 16, "nhead": 2, "num_layers": 1,
+                        "positional": "learned", "causal": False, "seq_len": 6, "seed": 5,
+                        "compare_lstm": False},
+        "ctc": {"cell": "lstm", "hidden_size": 8, "bidirectional": False, "noise": 0.1,
+                "lr": 0.05, "seed": 7},
+    }  # fmt: skip
+    for lesson, update in changes.items():
+        cls = state_class(lesson)
+        a = cls(**update)
+        assert a.message_kind != "danger", a.message
+        query = to_query(lesson, a)
+        b = cls()
+        version = b.version
+        assert apply_query(query, {lesson: b}) == (lesson, [])
+        for name in url_fields(lesson):
+            assert getattr(b, name) == getattr(a, name), (lesson, name)
+        assert b.version == version + 1  # one rebuild for all the settings
+        assert b.model is not None and b.message_kind != "danger", b.message
+
+
+def test_applied_settings_build_the_model_they_describe():
+    state = state_class("rnn")()
+    lesson, messages = apply_query(
+        "?lesson=rnn&cell=gru&hidden_size=16&num_layers=2", {"rnn": state}
+    )
+    assert (lesson, messages) == ("rnn", [])
+    assert state.model.cell == "gru" and state.model.hidden_size == 16
+    assert state.model.num_layers == 2
+
+
+# ---------------------------------------------------------------------------- bad addresses
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("lesson=rnn&hidden_size=9999", "hidden_size must be an integer from 2 to 128, got '9999'"),
+        ("hidden_size=1.5", "hidden_size must be an integer from 2 to 128, got '1.5'"),
+        ("cell=transformer", "cell must be one of lstm, gru, rnn, got 'transformer'"),
+        ("lr=nan", "lr must be a number from 1e-06 to 10, got 'nan'"),
+        ("lr=1e400", "lr must be a number from 1e-06 to 10, got '1e400'"),
+        ("lr=__import__('os').system('x')", "lr must be a number"),
+        ("seed=-1", "seed must be an integer from 0 to 4.29497e+09, got '-1'"),
+        ("task=series", "task must be one of adding, copy, parentheses, parity, sine, charlm"),
+        ("lesson=ctc&causal=true", "'causal' is not a setting of the ctc lesson"),
+        ("lesson=rnn&src=abc", "'src' is not a setting of the rnn lesson"),
+        ("lesson=transformer&nhead=3", "nhead must be one of 1, 2, 4, got '3'"),
+        ("lesson=transformer&causal=maybe", "causal must be true or false, got 'maybe'"),
+        ("lesson=seq2seq&src=a%00b", "src must be printable text (no control characters)"),
+        ("lesson=seq2seq&src=" + "a" * 201, "src must be a text of at most 200 characters"),
+        ("lesson=<script>", "lesson must be one of rnn, seq2seq, transformer, ctc, got '<script>'"),
+        ("cell=gru&cell=rnn", "'cell' is given more than once; the last is used"),
+        ("x=" + "a" * MAX_QUERY_CHARS, "the settings are too long"),
+        ("&".join(f"k{i}=1" for i in range(100)), "more than 64 settings"),
+    ],
+)
+def test_bad_values_are_explained_and_skipped(query: str, expected: str):
+    parsed = parse_query(query)
+    assert any(expected in m for m in parsed.messages), parsed.messages
+    state = SimpleNamespace(param=SimpleNamespace(update=lambda **kw: applied.update(kw)))
+    applied: dict[str, Any] = {}
+    lesson, messages = apply_query(query, {k: state for k in LESSON_SPECS})
+    assert messages == parsed.messages
+    assert applied == parsed.settings
+    for name, value in applied.items():
+        f = url_fields(lesson or "rnn")[name]
+        assert f.parse(f.format(value)) == value
+
+
+def test_bad_values_leave_the_state_as_it_was_and_good_ones_apply():
+    state = state_class("rnn")()
+    lesson, messages = apply_query("?cell=nope&hidden_size=20&lr=-1", {"rnn": state})
+    assert lesson == "rnn" and len(messages) == 2
+    assert state.cell == "lstm" and state.hidden_size == 20 and state.lr == 0.02
+
+
+def test_to_query_leaves_out_what_the_address_cannot_carry():
+    values = {name: state_class("rnn").param[name].default for name in url_fields("rnn")}
+    query = to_query("rnn", SimpleNamespace(**{**values, "task": "series", "lr": math.inf}))
+    parsed = parse_query(query)
+    assert parsed.messages == [] and "task" not in parsed.settings and "lr" not in parsed.settings
+    assert "src" not in to_query("seq2seq", state_class("seq2seq")(), "bad\x00")
+    assert apply_query("", {}) == (None, [])
+    assert apply_query("?lesson=ctc", {}) == (
+        "ctc",
+        ["Address: the ctc lesson is not available here."],
+    )
+
+
+# ---------------------------------------------------------------------------- Location hook
+class _Page:
+    """Tabs built lazily as in pyplay.ui.app.Playground: recurrent, seq2seq and About."""
+
+    def __init__(self) -> None:
+        from pyplay.ui.lesson_rnn import RecurrentLesson
+        from pyplay.ui.lesson_seq2seq import Seq2SeqLesson
+
+        self.kinds = [RecurrentLesson, Seq2SeqLesson]
+        self.lessons: dict[int, Any] = {}
+        self.tabs = pn.Tabs(("Recurrent networks", pn.Column()), ("Sequence to sequence",
+                            pn.Column()), ("About", pn.Column()))  # fmt: skip
+        self.open(0)
+
+    def open(self, index: int) -> Any:
+        if index >= len(self.kinds):
+            return None
+        if index not in self.lessons:
+            self.lessons[index] = self.kinds[index]()
+        return self.lessons[index]
+
+
+def _arrive(location: Location, search: str) -> None:
+    """What the page does after its first render: send window.location to Python."""
+    with edit_readonly(location):
+        location.param.update(href="http://localhost/index.html" + search, search=search)
+
+
+def test_location_applies_the_address_once_the_page_sends_it():
+    page = _Page()
+    location = Location()
+    sync = bind_location(page.tabs, page.open, location)
+    assert sync is not None and not sync.ready and location.search == ""
+    page.lessons[0].state.hidden_size = 20  # before the address is known: nothing written
+    assert location.search == ""
+    _arrive(location, "?lesson=seq2seq&hidden_size=16&wiring=init&src=abc&bogus=1")
+    assert page.tabs.active == 1
+    lesson = page.lessons[1]
+    assert lesson.state.hidden_size == 16 and lesson.state.wiring == "init"
+    assert lesson.source_box.value == "abc" and lesson.source_box.value_input == "abc"
+    assert "'bogus' is not a setting" in lesson.state.message
+    assert lesson.state.message_kind == "warning"
+    # the address is rewritten without what was refused
+    assert parse_query(location.search).settings["hidden_size"] == 16
+    assert "bogus" not in location.search and "src=abc" in location.search
+
+
+def test_location_follows_the_open_lesson_and_its_settings():
+    page = _Page()
+    location = Location()
+    _arrive(location, "")
+    bind_location(page.tabs, page.open, location)  # the address is known: applied at once
+    assert parse_query(location.search).lesson == "rnn"
+    page.lessons[0].state.cell = "gru"
+    assert parse_query(location.search).settings["cell"] == "gru"
+    page.tabs.active = 1
+    assert parse_query(location.search).lesson == "seq2seq"
+    page.lessons[1].source_box.value = "hello"
+    assert parse_query(location.search).source == "hello"
+    page.lessons[0].state.cell = "rnn"  # not the open lesson: the address stays
+    assert parse_query(location.search).lesson == "seq2seq"
+    page.tabs.active = 2  # About: the address stays
+    assert parse_query(location.search).lesson == "seq2seq"
+    page.tabs.active = 0
+    assert parse_query(location.search).settings["cell"] == "rnn"
+
+
+def test_without_a_document_there_is_no_address():
+    pn.state.curdoc = None
+    page = _Page()
+    assert bind_location(page.tabs, page.open) is None
