@@ -160,10 +160,13 @@ def test_bad_arguments_name_the_argument() -> None:
         with pytest.raises(ValueError, match=match):
             book_form(EncoderDecoder(11, 11, 4, 4, **kwargs))
     model = textbook_seq2seq(11, 11, "dot", hidden_size=4)
-    with pytest.raises(ValueError, match=r"source must hold symbol ids 3\.\.10 .* max 11"):
+    with pytest.raises(ValueError, match=r"source must hold symbol ids 3\.\.10, got .* max 11"):
         textbook_trace(model, [3, 11], [4])
-    with pytest.raises(ValueError, match=r"target must hold symbol ids 3\.\.10 .* min 1"):
-        textbook_trace(model, [3], [1, 4])
+    with pytest.raises(ValueError, match=r"target must hold ids 0\.\.10, got min -1"):
+        textbook_trace(model, [3], [-1, 4])
+    with pytest.raises(ValueError, match=r"target must not hold EOS \(2\)"):
+        textbook_trace(model, [3], [2])
+    assert textbook_trace(model, [3], [0, 1]).logits.shape == (3, 11)  # PAD, BOS: readable
     with pytest.raises(ValueError, match="source must hold at least one token id"):
         textbook_trace(model, [], [4])
     with pytest.raises(TypeError, match="source must hold integer indices"):

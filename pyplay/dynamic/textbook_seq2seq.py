@@ -45,7 +45,7 @@ from pyplay.dynamic.notation import sup
 from pyplay.dynamic.textbook_attention import LIBRARY_SCORE, TextbookAttention, source_order
 from pyplay.losses import softmax
 from pyplay.seq2seq import EncoderDecoder
-from pyplay.tasks.pairs import BOS
+from pyplay.tasks.pairs import BOS, EOS
 
 __all__ = [
     "TEXTBOOK_FORMS",
@@ -156,17 +156,21 @@ class TextbookTrace:
     steps: list[TextbookStep]
 
 
-def _ids(name: str, ids: Any, vocab_size: int, allow_empty: bool) -> np.ndarray:
+def _ids(name: str, ids: Any, vocab_size: int, source: bool) -> np.ndarray:
+    """Source: symbol ids 3..V-1, at least one; target: any ids but EOS (may be empty)."""
     if isinstance(ids, list | tuple) and not ids:
         ids = np.zeros(0, dtype=np.int64)  # (0,) an empty list is float to NumPy
     arr = check_array(name, ids, ndim=1, kind="i", layout="(n,) token ids")
-    if arr.size == 0 and not allow_empty:
+    if arr.size == 0 and source:
         raise ValueError(f"{name} must hold at least one token id, got none")
-    if arr.size and (arr.min() < 3 or arr.max() >= vocab_size):
+    low, what = (3, "symbol ids") if source else (0, "ids")
+    if arr.size and (arr.min() < low or arr.max() >= vocab_size):
         raise ValueError(
-            f"{name} must hold symbol ids 3..{vocab_size - 1} (no PAD/BOS/EOS), got "
-            f"min {int(arr.min())} and max {int(arr.max())}"
+            f"{name} must hold {what} {low}..{vocab_size - 1}, got min {int(arr.min())} and "
+            f"max {int(arr.max())}"
         )
+    if not source and np.any(arr == EOS):
+        raise ValueError(f"{name} must not hold EOS ({EOS}): the trace adds its step itself")
     return arr
 
 
@@ -252,9 +256,9 @@ def textbook_trace(model: Any, source: Any, target: Any) -> TextbookTrace:
     source : sequence of int (S,)
         Source symbol ids (3..V-1, no BOS/EOS).
     target : sequence of int (n,)
-        Target symbol ids the decoder reads after BOS (teacher forcing); the trace has
+        Target ids the decoder reads after BOS (teacher forcing), EOS excluded; the trace has
         :math:`U = n + 1` decoder steps (the last one predicts EOS). To follow a greedy
-        decoding, pass its output.
+        decoding, pass its output (an untrained model's may hold PAD or BOS: accepted).
 
     Returns
     -------
@@ -263,8 +267,8 @@ def textbook_trace(model: Any, source: Any, target: Any) -> TextbookTrace:
         up to rounding: the same computation, written the book's way.
     """
     form = book_form(model)
-    src = _ids("source", source, model.src_vocab_size, allow_empty=False)
-    tgt = _ids("target", target, model.tgt_vocab_size, allow_empty=True)
+    src = _ids("source", source, model.src_vocab_size, source=True)
+    tgt = _ids("target", target, model.tgt_vocab_size, source=False)
     S, cell = src.shape[0], model.cell
     state0, enc_out, _, _, _ = model.encode(src[None, :], np.array([S]))  # (1, S, S1)
     a1 = enc_out  # (1, S, S1) a^1(1..S)

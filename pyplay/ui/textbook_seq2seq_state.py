@@ -1,0 +1,164 @@
+"""State of the "Textbook seq2seq" sub-lesson (inside "Dynamic networks"): the book's
+sequence-to-sequence network, with the context as a constant decoder input or with dot /
+general / concatenation attention over a TDL of encoder states, trained on reversal; a typed
+source is decoded greedily and every textbook quantity is listed beside the library code that
+computes it (:func:`pyplay.dynamic.textbook_trace`). No Panel here; errors become messages.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import param
+
+from pyplay.dynamic.textbook_seq2seq import TextbookTrace, textbook_seq2seq, textbook_trace
+from pyplay.seq2seq import EncoderDecoder
+from pyplay.tasks.seq2seq import Reversal
+from pyplay.train import Trainer
+from pyplay.ui.training import carry_over, run_steps
+
+__all__ = ["FORM_LABELS", "Explanation", "TextbookSeq2SeqState", "format_value"]
+
+FORM_LABELS = {
+    "Context only (constant input)": "context",
+    "Dot": "dot",
+    "General": "general",
+    "Concatenation": "concat",
+}
+MAX_SOURCE = 12  # typed symbols
+
+
+def format_value(value: np.ndarray, shown: int = 8) -> str:
+    """A vector as ``[+0.123 −0.456 …]  (n values)``: the first ``shown`` entries; a matrix
+    by its size and first row."""
+    v = np.asarray(value, dtype=np.float64)
+    if v.ndim == 2:
+        return f"{v.shape[0]} × {v.shape[1]} matrix, row 1: {format_value(v[0], shown)}"
+    v = v.reshape(-1)  # (n,)
+    parts = [f"{x:+.3f}".replace("-", "−") for x in v[:shown]]
+    more = " …" if v.size > shown else ""
+    return f"[{' '.join(parts)}{more}]" + (f"  ({v.size} values)" if v.size > shown else "")
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A typed source decoded greedily and traced: the source and output symbols, the trace
+    (every step with equation, code and value), the attention weights in source order
+    (U, S) (None for the constant context), and the largest difference between the trace and
+    the library's own forward pass (weights and logits)."""
+
+    source: list[str]
+    output: list[str]
+    trace: TextbookTrace
+    weights: np.ndarray | None
+    max_difference: float
+
+
+class TextbookSeq2SeqState(param.Parameterized):
+    """Settings and actions of the textbook seq2seq sub-lesson."""
+
+    form = param.Selector(objects=list(FORM_LABELS.values()), default="general")
+    hidden_size = param.Integer(default=32)
+    lr = param.Number(default=0.01)
+    seed = param.Integer(default=0)
+
+    running = param.Boolean(default=False)
+    message = param.String(default="")
+    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
+    status = param.String(default="")
+    version = param.Integer(default=0, doc="bumped whenever the model is rebuilt")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.model: EncoderDecoder | None = None
+        self.trainer: Trainer | None = None
+        self.task_obj: Reversal | None = None
+        self.history: dict[str, list[float]] = {"step": [], "loss": []}
+        self._elapsed = 0.0
+        self.reset()
+        self.param.watch(lambda *_: self.reset(), ["form", "hidden_size", "seed"])
+        self.param.watch(self._on_lr, ["lr"])
+
+    def notify(self, text: str, kind: str = "info") -> None:
+        self.message_kind = kind
+        self.message = text
+
+    def _make_trainer(self, model: EncoderDecoder, task: Reversal) -> Trainer:
+        return Trainer(model, task, lr=self.lr, batch_size=32, clip=1.0, rng=self.seed)
+
+    def reset(self) -> bool:
+        """Rebuild task, model and trainer; on bad settings the previous model stays."""
+        self.running = False
+        try:
+            task = Reversal(n_symbols=6, min_len=3, max_len=8, rng=self.seed)
+            V = len(task.src_vocab)
+            hidden = self.hidden_size
+            model = textbook_seq2seq(V, V, self.form, hidden_size=hidden, rng=self.seed)
+            trainer = self._make_trainer(model, task)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Not rebuilt: {err}", "danger")
+            return False
+        self.task_obj, self.model, self.trainer = task, model, trainer
+        self.history = {"step": [], "loss": []}
+        self._elapsed = 0.0
+        self.version += 1
+        self.status = self._status_text()
+        self.notify(task.describe(), "info")
+        return True
+
+    def _on_lr(self, *_: Any) -> None:
+        if self.model is None or self.task_obj is None or self.trainer is None:
+            return
+        try:
+            trainer = self._make_trainer(self.model, self.task_obj)
+        except (ValueError, TypeError) as err:
+            self.notify(f"Setting not applied: {err}", "danger")
+            return
+        self.trainer = carry_over(self.trainer, trainer)
+        self.notify("Learning rate applied to the current model.", "info")
+
+    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
+        """``steps`` steps, or as many as fit in ``budget_s`` seconds; returns the records."""
+        return run_steps(self, steps, budget_s)
+
+    def _status_text(self) -> str:
+        if self.trainer is None:
+            return ""
+        n = self.trainer.step_count
+        if not self.history["loss"]:
+            return f"Step {n}: not trained yet."
+        rate = n / self._elapsed if self._elapsed else 0.0
+        return f"Step {n}: loss {self.history['loss'][-1]:.4f}, {rate:.1f} steps/s"
+
+    def example_source(self) -> str:
+        """A fresh source from the task (for the text box)."""
+        return "" if self.task_obj is None else self.task_obj.example()[0]
+
+    def explain(self, text: Any) -> Explanation | None:
+        """Greedy decoding of the typed ``text`` and its textbook trace, or None with a message
+        (the typed text is escaped: it never reaches the page as HTML)."""
+        if self.model is None or self.task_obj is None:
+            return None
+        vocab = self.task_obj.src_vocab
+        try:
+            if not isinstance(text, str) or not text.strip():
+                raise ValueError("type a source sequence first, e.g. abcde")
+            tokens = vocab.split(text.strip())
+            if len(tokens) > MAX_SOURCE:
+                raise ValueError(f"at most {MAX_SOURCE} symbols, got {len(tokens)}")
+            ids = np.array(vocab.encode(tokens, "the source"))  # (S,)
+        except ValueError as err:
+            self.notify(html.escape(f"Cannot explain: {err}", quote=False), "warning")
+            return None
+        S = ids.shape[0]
+        out = self.model.greedy(ids[None, :], np.array([S]), max_length=S + 4)[0]
+        trace = textbook_trace(self.model, ids, out)
+        logits, weights, _ = self.model.forward(ids[None, :], [S], [[1, *out]])
+        diff = float(np.max(np.abs(trace.logits - logits[0])))
+        if weights is not None and trace.weights is not None:
+            diff = max(diff, float(np.max(np.abs(trace.weights - weights[0]))))
+        words = [self.task_obj.tgt_vocab.decode([i]) for i in out]
+        return Explanation(tokens, words, trace, trace.weights, diff)
