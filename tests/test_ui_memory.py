@@ -39,3 +39,27 @@ def test_settings_rebuild_and_bad_values_are_messages() -> None:
     assert state.message_kind == "danger" and "memory_size must be >= 1" in state.message
     state.lr = 0.0
     assert "lr must be > 0" in state.message
+
+
+def test_memory_lesson_view_follows_the_model() -> None:
+    from pyplay.ui.lesson_memory import MemoryLesson
+
+    lesson = MemoryLesson()
+    lesson.panel()
+    assert lesson.answer.object.startswith("input : ")
+    read = lesson.read_source.data["image"][0]
+    assert read.shape == (lesson.state.memory_size, len(lesson.state.view(0).labels))  # (N, T)
+    lesson.step()
+    assert len(lesson.loss_source.data["step"]) == 1
+    lesson.at_step.value = 2
+    assert lesson.memory_fig.title.text.startswith("Memory after step 2")
+    assert lesson.memory_pane.visible and lesson.write_pane.visible
+    lesson.state.model = "attend"
+    assert not lesson.memory_pane.visible and not lesson.write_pane.visible
+    assert lesson.read_fig.yaxis.axis_label == "earlier step attended"
+    lesson.state.model = "lstm"
+    assert lesson.no_memory.visible and not lesson.read_pane.visible
+    lesson.state.model = "memnet"
+    lesson.state.read_heads = 2
+    lesson.head.value = 1
+    assert lesson.read_fig.title.text == "Read weights, head 1"

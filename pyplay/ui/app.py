@@ -25,6 +25,7 @@ LESSONS: dict[str, tuple[str, str]] = {
     "CTC": ("pyplay.ui.lesson_ctc", "CTCLesson"),
     "Dynamic networks": ("pyplay.ui.lesson_dynamic", "DynamicLesson"),
     "Time series": ("pyplay.ui.lesson_timeseries", "TimeSeriesLesson"),
+    "Memory": ("pyplay.ui.lesson_memory", "MemoryLesson"),
 }
 
 ABOUT = """
@@ -41,7 +42,9 @@ and positional encodings switched off to see what breaks, sampling with a KV cac
 **Dynamic networks** (layered digital dynamic networks in the notation of Hagan's *Neural
 Network Design*: build one from a palette, its diagram and equations, run and train it; the
 vanishing gradient with lw on a slider); **Time series** (a NARX network trained in open loop,
-then closed for multi-step prediction, on a bundled plant or your own CSV).
+then closed for multi-step prediction, on a bundled plant or your own CSV); **Memory** (a
+recurrent net with an external memory on associative recall: where its heads read and write,
+overwrite or residual writes, against an LSTM and an LSTM attending to its past).
 """
 
 

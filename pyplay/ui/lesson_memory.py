@@ -1,0 +1,168 @@
+"""The "Memory" lesson: a recurrent net with an external memory learns associative recall; watch
+where each head reads and writes over the memory cells at every step, and what the memory
+holds, next to an LSTM and an LSTM that attends to its own earlier states.
+
+Rendering only: actions call :class:`~pyplay.ui.memory_state.MemoryLessonState`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import panel as pn
+
+from pyplay.ui.memory_state import MemoryLessonState
+from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
+from pyplay.ui.training import TrainingView, stream_losses
+
+__all__ = ["MemoryLesson"]
+
+HELP = (
+    "Each example shows pairs **key:value**, one per step, then a key with **?**: the answer is "
+    "the value stored with that key. A plain LSTM must squeeze every pair into its state. The "
+    "**memory net** (an LSTM controller with N memory cells) addresses its memory **by "
+    "content**: a head turns the state into a key k and a sharpness β, compares k with every "
+    "cell M_j (cosine similarity), and a softmax over the cells gives its weights w_j. A **read "
+    "head** returns r = Σ_j w_j M_j. A **write head** with weights p_j and a vector w either "
+    "**overwrites**, M_j ← (1 − p_j) M_j + p_j w, or **adds** (residual), M_j ← M_j + p_j w. "
+    "The **attending RNN** has no memory of its own: it attends over its earlier states."
+)
+MODELS = {"Memory net": "memnet", "LSTM": "lstm", "Attending RNN": "attend"}
+
+
+def _label_time_axis(fig: Any, labels: list[str]) -> None:
+    """Put the input of every step under its column (cell k spans x in [k, k+1])."""
+    fig.xaxis.ticker = [k + 0.5 for k in range(len(labels))]
+    fig.xaxis.major_label_overrides = {k + 0.5: text for k, text in enumerate(labels)}
+
+
+class MemoryLesson(TrainingView):
+    """Builds the Memory lesson around a :class:`MemoryLessonState`."""
+
+    refresh_every = 8
+
+    def __init__(self, state: MemoryLessonState | None = None) -> None:
+        self.state = state or MemoryLessonState()
+        self.loss_fig, self.loss_source, self.baseline = loss_figure()
+        self.read_fig, self.read_source = heatmap_figure("p", "Read weights")
+        self.write_fig, self.write_source = heatmap_figure("p", "Write weights")
+        self.memory_fig, self.memory_source = heatmap_figure("M", "Memory contents")
+        for fig in (self.read_fig, self.write_fig):
+            fig.yaxis.axis_label = "memory cell j"
+            fig.width = 420
+        self.memory_fig.xaxis.axis_label = "memory cell j"
+        self.memory_fig.yaxis.axis_label = "component"
+        self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
+        self.head = pn.widgets.IntSlider(name="Head", start=0, end=0, value=0, width=200)
+        self.at_step = pn.widgets.IntSlider(
+            name="Memory after step", start=0, end=1, value=0, width=250
+        )
+        for widget in (self.example, self.head, self.at_step):
+            widget.param.watch(lambda e: self.refresh(), "value")
+        self.answer = pn.pane.Str("", css_classes=["pyplay-memory-answer"])
+        self.read_pane = pn.pane.Bokeh(self.read_fig)
+        self.write_pane = pn.pane.Bokeh(self.write_fig)
+        self.memory_pane = pn.pane.Bokeh(self.memory_fig)
+        self.no_memory = pn.pane.Markdown(
+            "The LSTM has no memory to look into: all it keeps is its state (h, c)."
+        )
+        self.state.param.watch(self._on_version, "version")
+        self._on_version()
+
+    def _stream(self, records: list[Any]) -> None:
+        stream_losses(self.loss_source, records)
+
+    def after_training(self) -> None:
+        self.refresh()
+
+    def _on_version(self, *_: Any) -> None:
+        self.loss_source.data = {"step": [], "loss": []}
+        if self.state.task_obj is not None:
+            self.baseline.location = float(self.state.task_obj.baseline_loss())
+        self.refresh()
+
+    def refresh(self, *_: Any) -> None:
+        view = self.state.view(int(self.example.value or 0))
+        if view is None:
+            return
+        T = len(view.labels)
+        verdict = "right" if view.answer == view.target else "wrong"
+        self.answer.object = (
+            "input : " + "  ".join(view.labels) + "\n"
+            f"answer: {view.answer}   target: {view.target}   ({verdict})"
+        )
+        heads = view.read.shape[1]
+        self.head.end = max(heads - 1, 1)
+        self.head.disabled = heads == 1
+        h = min(int(self.head.value or 0), heads - 1)
+        self.read_fig.title = f"Read weights, head {h}"
+        if view.memory is None and view.write is None and view.read.shape[-1] == T:
+            self.read_fig.yaxis.axis_label = "earlier step attended"
+        else:
+            self.read_fig.yaxis.axis_label = "memory cell j"
+        update_heatmap(self.read_fig, self.read_source, view.read[:, h, :], "p")
+        _label_time_axis(self.read_fig, view.labels)
+        self.write_pane.visible = view.write is not None
+        if view.write is not None:
+            hw = min(h, view.write.shape[1] - 1)
+            update_heatmap(self.write_fig, self.write_source, view.write[:, hw, :], "p")
+            _label_time_axis(self.write_fig, view.labels)
+        has_memory = view.memory is not None
+        self.at_step.visible = self.memory_pane.visible = has_memory
+        if view.memory is not None:
+            self.at_step.end = T
+            t = min(int(self.at_step.value or 0), T)
+            update_heatmap(self.memory_fig, self.memory_source, np.asarray(view.memory[t]), "M")
+            self.memory_fig.title = (
+                "Memory before the first step"
+                if t == 0
+                else f"Memory after step {t} ({view.labels[t - 1]})"
+            )
+        self.read_pane.visible = self.state.model != "lstm"
+        self.no_memory.visible = self.state.model == "lstm"
+
+    def panel(self) -> pn.Row:
+        s = self.state
+        alert = pn.pane.Alert(
+            s.param.message,
+            alert_type=s.param.message_kind,
+            visible=pn.bind(bool, s.param.message),
+            sizing_mode="stretch_width",
+        )
+        controls = [
+            pn.widgets.RadioButtonGroup.from_param(s.param.model, name="Model", options=MODELS),
+            pn.widgets.RadioButtonGroup.from_param(
+                s.param["update"],
+                name="Write rule",
+                options={"Overwrite": "overwrite", "Residual": "residual"},
+            ),
+            pn.widgets.IntSlider.from_param(s.param.read_heads, name="Read heads", start=1, end=4),
+            pn.widgets.IntSlider.from_param(
+                s.param.write_heads, name="Write heads", start=1, end=4
+            ),
+            pn.widgets.IntSlider.from_param(
+                s.param.memory_size, name="Memory cells N", start=4, end=64
+            ),
+            pn.widgets.IntSlider.from_param(s.param.n_pairs, name="Pairs", start=2, end=12),
+            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
+            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+        ]
+        main = pn.Column(
+            alert,
+            "## Associative recall with an external memory",
+            pn.pane.Markdown(HELP),
+            pn.pane.Str(s.param.status, css_classes=["pyplay-memory-status"]),
+            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+            "## Inside, step by step",
+            pn.Row(self.example, self.head),
+            self.answer,
+            self.no_memory,
+            pn.Row(self.read_pane, self.write_pane),
+            self.at_step,
+            self.memory_pane,
+            sizing_mode="stretch_width",
+        )
+        return pn.Row(
+            pn.Column(*controls, self.buttons(), width=320), main, sizing_mode="stretch_width"
+        )

@@ -1,0 +1,50 @@
+"""The Memory lesson in the browser: train the memory net, see its read weights."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from browserkit import wait_for
+
+pytestmark = pytest.mark.browser
+
+IMAGE_ROWS = """() => {
+  const out = [];
+  for (const m of window.pyplay.document.all_models) {
+    const d = m.data;
+    if (d == null || typeof d !== "object") continue;
+    const col = d instanceof Map ? d.get("image") : d["image"];
+    if (col !== undefined) {
+      const img = col[0];
+      out.push(img.shape !== undefined ? img.shape[0] : img.length);
+    }
+  }
+  return out;
+}"""
+
+
+def status(page) -> tuple[int, float | None]:
+    text = page.locator(".pyplay-memory-status pre").inner_text()
+    loss = re.search(r"loss ([0-9.]+)", text)
+    return int(re.search(r"Step (\d+)", text).group(1)), float(loss.group(1)) if loss else None
+
+
+def test_train_the_memory_net_and_see_its_heads(ready_page, page_log):
+    page = ready_page
+    page.get_by_text("Memory", exact=True).first.click()
+    page.get_by_role("button", name="Step", exact=True).click()
+    wait_for(page, lambda: status(page)[0] >= 1, "the first step")
+    first = status(page)[1]
+    page.get_by_role("button", name="Train", exact=True).click()
+    wait_for(page, lambda: status(page)[0] >= 150, "150 steps", 200)
+    page.get_by_role("button", name="Pause", exact=True).click()
+    _, loss = status(page)
+    assert first is not None and loss is not None and loss < first, (first, loss)
+    answer = page.locator(".pyplay-memory-answer pre").inner_text()
+    assert answer.startswith("input : ") and "target" in answer
+    assert 16 in page.evaluate(IMAGE_ROWS)  # read/write weights over the 16 memory cells
+    page.get_by_role("button", name="LSTM", exact=True).click()
+    page.get_by_text(re.compile("The LSTM has no memory to look into")).wait_for(timeout=30_000)
+    assert page_log.errors == []
