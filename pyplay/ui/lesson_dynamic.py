@@ -1,7 +1,8 @@
 """The "Dynamic networks" lesson, in the notation of Hagan's *Neural Network Design*: build a
 layered digital dynamic network from presets or a palette, see its diagram and equations, run
 it on a signal and train it; then the vanishing gradient of a first-order recurrent network
-with ``lw`` on a slider.
+with ``lw`` on a slider; and the book's sequence-to-sequence network, its attention over a
+tapped delay line of encoder states (:class:`~pyplay.ui.textbook_seq2seq_view.TextbookSeq2SeqView`).
 
 Rendering only: actions call :class:`~pyplay.ui.lddn_state.LDDNLessonState` and
 :class:`~pyplay.ui.lddn_gradient.VanishingGradientState`.
@@ -21,6 +22,7 @@ from pyplay.ui.diagram_plot import diagram_figure, update_diagram
 from pyplay.ui.lddn_gradient import VanishingGradientState
 from pyplay.ui.lddn_state import PRESETS, SYSTEM_LABELS, LDDNLessonState
 from pyplay.ui.plots import loss_figure
+from pyplay.ui.textbook_seq2seq_view import TextbookSeq2SeqView
 from pyplay.ui.training import TrainingView, stream_losses
 
 __all__ = ["DynamicLesson"]
@@ -62,6 +64,7 @@ class DynamicLesson(TrainingView):
     ) -> None:
         self.state = state or LDDNLessonState()
         self.gradient = gradient or VanishingGradientState()
+        self.seq2seq = TextbookSeq2SeqView()
         self.loss_fig, self.loss_source, self.baseline = loss_figure()
         self.diagram_fig, self.diagram_sources = diagram_figure()
         self.equations = pn.pane.Str("", css_classes=["pyplay-lddn-equations"])
@@ -290,6 +293,7 @@ class DynamicLesson(TrainingView):
         return pn.Tabs(
             ("Build and run", self._build_tab()),
             ("Vanishing gradient", self._gradient_tab()),
+            ("Textbook seq2seq", self.seq2seq.panel()),
             dynamic=False,
             sizing_mode="stretch_width",
         )

@@ -85,3 +85,22 @@ def test_narx_open_then_closed_loop(ready_page, page_log):
     page.get_by_role("button", name="Use this series", exact=True).click()
     page.get_by_text(re.compile(r"Using your series \(100 rows, y only\)")).wait_for(timeout=30_000)
     assert page_log.errors == []
+
+
+def test_textbook_seq2seq_equations_beside_the_code(ready_page, page_log):
+    page = ready_page
+    page.get_by_text("Dynamic networks", exact=True).first.click()
+    page.get_by_text("Textbook seq2seq", exact=True).first.click()
+    page.get_by_role("button", name="General", exact=True).click()
+    page.get_by_role("button", name="Step", exact=True).click()
+    wait_for(page, lambda: "Step 1" in pre(page, ".pyplay-textbook-status"), "one step")
+    page.get_by_role("textbox", name="Source").fill("abcd")
+    page.get_by_role("button", name="Explain", exact=True).click()
+    steps = ".pyplay-textbook-steps"
+    wait_for(page, lambda: "largest difference" in pre(page, steps), "the explanation")
+    text = pre(page, steps)
+    assert text.startswith("source a b c d")
+    assert "code :" in text and "value:" in text
+    difference = float(re.search(r"largest difference ([0-9.e+-]+)", text).group(1))
+    assert difference < 1e-9
+    assert page_log.errors == []
