@@ -11,8 +11,10 @@ training: :math:`y_0` is BOS), followed by a linear head over the target vocabul
 ``wiring="context"`` (the textbook form)
     The summary also enters every decoder step as a constant input,
     :math:`s_t = f([E y_{t-1}; c], s_{t-1})` with :math:`c` the top layer's :math:`h^{enc}_S`,
-    i.e. :math:`a_2(t) = \\mathrm{tansig}(LW_{23} a_3(t-1) + LW_{21} a_1(T)
-    + LW_{22} a_2(t-1) + b)`.
+    in the book's notation :math:`a^2(t) = \\mathrm{tansig}(IW^{2,2} p^2(t) + LW^{2,1} c
+    + LW^{2,2} a^2(t-1) + b^2)` with :math:`c = a^1(S)` and :math:`p^2(t)` the embedded
+    previous target (:func:`pyplay.dynamic.textbook_seq2seq.textbook_trace` writes out every
+    term).
 ``wiring="attention"`` (Luong et al. 2015)
     As "init", and every decoder state attends over all encoder states
     (:class:`~pyplay.luong.LuongAttention`, ``score`` one of its six scores); the
