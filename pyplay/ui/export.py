@@ -1,0 +1,378 @@
+"""Take a lesson out of the page: "show as code" and the metrics as CSV.
+
+:func:`as_code` writes a short Python script that rebuilds the lesson's current setup with
+pyplay natively (the task, the model, the trainer settings, the seed) and trains it; for the
+recurrent models (``SequenceModel``: the recurrent and CTC lessons) it also saves the model as
+an ``.npz`` checkpoint and builds the same network in PyTorch with the weights loaded from that
+file by name (pyplay's parameter names are PyTorch's ``state_dict`` names, see
+:mod:`pyplay.io`), printing how far the two outputs are apart. :func:`metrics_csv` turns a
+lesson's ``history`` into CSV text.
+
+Every value placed in the code is checked (plain numbers, strings, booleans, None and lists
+of them; class and module names from pyplay only) and written with ``repr``: nothing the
+learner typed can become code.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = ["EMBED_LIMIT", "as_code", "metrics_csv"]
+
+EMBED_LIMIT = 20_000  # characters of the learner's data written into the script itself
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MODULE = re.compile(r"pyplay(\.[A-Za-z_][A-Za-z0-9_]*)+")
+_TITLES = {
+    "rnn": "Recurrent networks",
+    "seq2seq": "Sequence to sequence",
+    "transformer": "Transformers",
+    "ctc": "CTC",
+}
+
+
+def _lit(value: Any, what: str) -> str:
+    """``repr`` of a plain value, refusing anything else (ValueError naming ``what``)."""
+    if value is None or isinstance(value, bool | str):
+        return repr(value)
+    if isinstance(value, int):
+        return repr(int(value))
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{what} must be a finite number, got {value!r}")
+        return repr(float(value))
+    if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # a NumPy scalar
+        return _lit(value.item(), what)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_lit(v, what) for v in value) + "]"
+    raise ValueError(f"{what} must be a number, text, True/False or None, got {type(value)}")
+
+
+def _ident(name: str, what: str) -> str:
+    if not isinstance(name, str) or not _IDENT.fullmatch(name):
+        raise ValueError(f"{what} must be a Python name, got {name!r}")
+    return name
+
+
+def _kwargs(items: Mapping[str, Any], what: str) -> list[str]:
+    return [f"{_ident(k, what)}={_lit(v, f'{what} {k}')}" for k, v in items.items()]
+
+
+def _call(head: str, args: list[str]) -> list[str]:
+    """``head(args)`` on one line if it fits in 99 characters, else one argument a line."""
+    line = f"{head}({', '.join(args)})"
+    if len(line) <= 99:
+        return [line]
+    return [f"{head}(", *[f"    {a}," for a in args], ")"]
+
+
+# ------------------------------------------------------------------ the parts of the script
+def _task(state: Any) -> tuple[list[str], list[str], list[str]]:
+    """Imports, data constants and the line building the task (its class and arguments)."""
+    task = state.task_obj
+    cls = type(task)
+    module, name = cls.__module__, _ident(cls.__name__, "the task class")
+    if not _MODULE.fullmatch(module):
+        raise ValueError(f"the task must come from pyplay, got module {module!r}")
+    imports = [f"from {module} import {name}"]
+    constants: list[str] = []
+    args = []
+    for key, value in task.config.items():
+        key = _ident(key, "a task setting")
+        if isinstance(value, str | list | tuple) and len(value) > 200:  # the learner's data
+            const = f"DATA_{key.upper()}"
+            size = len(value) if isinstance(value, str) else len(_lit(value, key))
+            if size <= EMBED_LIMIT:
+                constants.append(f"{const} = {_lit(value, f'the task setting {key}')}")
+            elif isinstance(value, str):
+                constants.append(
+                    f'{const} = Path("my_{key}.txt").read_text(encoding="utf-8")'
+                    "  # your data, too long to write here: save it in that file"
+                )
+            else:
+                constants.append(
+                    f'{const} = np.loadtxt("my_{key}.txt").tolist()'
+                    "  # your numbers, too many to write here: one per line in that file"
+                )
+            args.append(f"{key}={const}")
+        else:
+            args.append(f"{key}={_lit(value, f'the task setting {key}')}")
+    args.append("rng=SEED")
+    return imports, constants, _call(f"task = {name}", args)
+
+
+def _sequence_model(state: Any) -> list[str]:
+    config = state.model.config
+    extra = {k: config[k] for k in ("hidden_size", "num_layers", "bidirectional")}
+    if config["cell"] == "rnn":
+        extra["nonlinearity"] = config["nonlinearity"]
+    if config["dropout"]:
+        extra["dropout"] = config["dropout"]
+    if config["embedding_dim"] != config["hidden_size"] and config["input_kind"] == "tokens":
+        extra["embedding_dim"] = config["embedding_dim"]
+    if config["dtype"] != "float32":
+        extra["dtype"] = config["dtype"]
+    args = ["task", _lit(config["cell"], "cell"), *_kwargs(extra, "model setting"), "rng=SEED"]
+    return _call("model = SequenceModel.for_task", args)
+
+
+def _trainer(state: Any, extra: Mapping[str, Any], seeded: bool = False) -> list[str]:
+    from pyplay.train import OPTIMIZERS
+
+    trainer = state.trainer
+    names = [k for k, cls in OPTIMIZERS.items() if type(trainer.optimizer) is cls]
+    if not names:
+        raise ValueError(f"unknown optimiser {type(trainer.optimizer).__name__}")
+    settings: dict[str, Any] = {"optimizer": names[0], "lr": float(trainer.optimizer.lr)}
+    settings.update(batch_size=trainer.batch_size, clip=trainer.clip, **extra)
+    args = ["model", "task", *_kwargs(settings, "trainer setting")]
+    return _call("trainer = Trainer", args + (["rng=SEED"] if seeded else []))
+
+
+def _lesson_parts(lesson: str, state: Any) -> tuple[list[str], list[str]]:
+    """Imports and the model and trainer lines of ``lesson``."""
+    if lesson in ("rnn", "ctc"):
+        extra = {"tbptt": True} if state.trainer.tbptt else {}
+        return ["from pyplay.models import SequenceModel"], [
+            *_sequence_model(state),
+            *_trainer(state, extra),
+        ]
+    if lesson == "seq2seq":
+        m = state.model
+        settings = {
+            "embedding_dim": m.enc_emb.embedding_dim,
+            "hidden_size": m.hidden_size,
+            "num_layers": m.num_layers,
+            "cell": m.cell,
+            "bidirectional_encoder": m.bidirectional_encoder,
+            "wiring": m.wiring,
+            "score": state.score,
+        }
+        options: dict[str, Any] = {
+            "sampling": float(state.sampling),
+            "reverse_source": bool(state.reverse_source),
+        }
+        return ["from pyplay.seq2seq import EncoderDecoder"], [
+            *_call(
+                "model = EncoderDecoder",
+                [
+                    "len(task.src_vocab)",
+                    "len(task.tgt_vocab)",
+                    *_kwargs(settings, "model setting"),
+                    "rng=SEED",
+                ],
+            ),
+            *_trainer(state, options, seeded=True),
+        ]
+    m = state.model
+    settings = {
+        "d_model": m.d_model,
+        "nhead": m.nhead,
+        "num_layers": m.num_layers,
+        "positional": m.positional,
+        "causal": m.causal,
+        "max_len": m.max_len,
+    }
+    return ["from pyplay.transformer_lm import TransformerModel"], [
+        *_call(
+            "model = TransformerModel.for_task",
+            ["task", *_kwargs(settings, "model setting"), "rng=SEED"],
+        ),
+        *_trainer(state, {}),
+    ]
+
+
+_TORCH_CELLS = {"lstm": "LSTM", "gru": "GRU", "rnn": "RNN"}
+
+
+def _torch_part(state: Any) -> list[str]:
+    """The same ``SequenceModel`` in PyTorch, weights loaded by name from the checkpoint."""
+    c = state.model.config
+    if c["cell"] == "rnn" and c["nonlinearity"] == "linear":
+        return ["# PyTorch's nn.RNN has no linear units: no PyTorch twin for this model."]
+    H, L, bi = c["hidden_size"], c["num_layers"], c["bidirectional"]
+    rnn_in = c["embedding_dim"] if c["input_kind"] == "tokens" else c["input_size"]
+    rnn_args = f"{rnn_in}, {H}, num_layers={L}, batch_first=True, bidirectional={bi!r}"
+    if c["dropout"]:
+        rnn_args += f", dropout={_lit(c['dropout'], 'dropout')}"
+    if c["cell"] == "rnn":
+        rnn_args += f", nonlinearity={_lit(c['nonlinearity'], 'nonlinearity')}"
+    tokens = c["input_kind"] == "tokens"
+    lines = [
+        "",
+        "# The same network in PyTorch, its weights loaded by name from the checkpoint",
+        "# (pyplay's parameter names are PyTorch's state_dict names). Runs if torch is installed.",
+        "try:",
+        "    import torch",
+        "except ImportError:",
+        "    torch = None",
+        "if torch is not None:",
+        "",
+        "    class TorchModel(torch.nn.Module):",
+        "        def __init__(self):",
+        "            super().__init__()",
+    ]
+    if tokens:
+        lines.append(
+            f"            self.embedding = torch.nn.Embedding({c['input_size']}, {rnn_in})"
+        )
+    directions = 2 if bi else 1
+    lines += [
+        f"            self.rnn = torch.nn.{_TORCH_CELLS[c['cell']]}({rnn_args})",
+        f"            self.head = torch.nn.Linear({directions * H}, {c['output_size']})",
+        "",
+        "        def forward(self, x):",
+        f"            h, _ = self.rnn({'self.embedding(x)' if tokens else 'x'})",
+        "            return self.head(h)",
+        "",
+        "    net = TorchModel().double().eval()",
+        "    ckpt = load(SAVE_TO)",
+        "    net.load_state_dict({k: torch.from_numpy(v.astype(np.float64))",
+        "                         for k, v in ckpt.params.items()})",
+        '    twin = SequenceModel.from_config({**ckpt.meta["model"], "dtype": "float64"})',
+        "    twin.load_params(ckpt.params)",
+        "    x = task.batch(4).inputs" + (".astype(np.int64)" if tokens else ".astype(np.float64)"),
+        "    ours, _, _ = twin.forward(x, training=False)",
+        "    with torch.no_grad():",
+        "        theirs = net(torch.from_numpy(x)).numpy()",
+        "    gap = np.abs(ours - theirs).max()",
+        '    print(f"PyTorch vs pyplay (float64): max difference {gap:.3e}")',
+    ]
+    return lines
+
+
+def as_code(lesson: str, state: Any, *, steps: int = 300, log_every: int = 50) -> str:
+    """A short runnable script that rebuilds ``state``'s setup natively and trains it.
+
+    Parameters
+    ----------
+    lesson : {"rnn", "seq2seq", "transformer", "ctc"}
+    state : the lesson's state (``LessonState``, ``Seq2SeqState``, ...), with a model built
+    steps : int
+        Training steps the script runs (``STEPS`` at its top).
+    log_every : int
+        The script prints the loss every ``log_every`` steps.
+
+    Returns
+    -------
+    str
+        Python source. For the recurrent and CTC lessons it also saves the model to
+        ``pyplay-model.npz`` (loadable in the page) and compares it with its PyTorch twin.
+
+    Raises
+    ------
+    ValueError
+        Unknown lesson, no model yet, or a setting that is not a plain value.
+    """
+    if lesson not in _TITLES:
+        raise ValueError(f"lesson must be one of {', '.join(_TITLES)}, got {lesson!r}")
+    if getattr(state, "model", None) is None or getattr(state, "trainer", None) is None:
+        raise ValueError("the lesson has no model yet: fix its settings first")
+    for name, value in (("steps", steps), ("log_every", log_every)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10**7:
+            raise ValueError(f"{name} must be an integer from 1 to 10,000,000, got {value!r}")
+    task_imports, constants, task_lines = _task(state)
+    model_imports, model_lines = _lesson_parts(lesson, state)
+    recurrent = lesson in ("rnn", "ctc")
+    numpy = recurrent or any("np." in line for line in constants)
+    imports = [
+        *(["import numpy as np", ""] if numpy else []),
+        *(["from pyplay.io import load, save"] if recurrent else []),
+        *model_imports,
+        *[line for line in task_imports if line.startswith("from pyplay")],
+        "from pyplay.train import Trainer",
+    ]
+    if any("Path(" in line for line in constants):
+        imports.insert(0, "from pathlib import Path")
+    lines = [
+        f'"""The "{_TITLES[lesson]}" lesson of the pyplay playground, natively (made by "Show',
+        'as code"). Run it with python; change STEPS, or set CHECKPOINT to a saved model."""',
+        "",
+        *imports,
+        "",
+        f"STEPS = {steps!r}",
+        f"LOG_EVERY = {log_every!r}",
+        f"SEED = {_lit(int(state.seed), 'seed')}",
+    ]
+    if recurrent:
+        lines += [
+            'CHECKPOINT = None  # e.g. "pyplay-model.npz" saved by the page, to continue it',
+            'SAVE_TO = "pyplay-model.npz"',
+        ]
+    lines += [*constants, "", *task_lines, *model_lines]
+    if recurrent:
+        lines += [
+            "if CHECKPOINT is not None:",
+            "    ckpt = load(CHECKPOINT)",
+            "    model.load_params(ckpt.params)",
+            "    if ckpt.optimizer_state:",
+            "        trainer.optimizer.load_state_dict(ckpt.optimizer_state)",
+            '    trainer.step_count = int(ckpt.meta.get("step", 0))',
+        ]
+    lines += [
+        "",
+        "for record in trainer.run(STEPS):",
+        '    if record.status != "ok":',
+        "        print(record.message)",
+        "        break",
+        "    if record.step % LOG_EVERY == 0:",
+        '        print(f"step {record.step}: loss {record.loss:.6f}")',
+        'print("evaluation on fresh examples:", trainer.evaluate(batch_size=64))',
+    ]
+    if recurrent:
+        lines += [
+            "save(",
+            "    SAVE_TO,",
+            "    model.params,",
+            "    optimizer_state=trainer.optimizer.state_dict(),",
+            "    meta={",
+            '        "model": model.config,',
+            '        "task": task.name,',
+            '        "task_config": {k: v for k, v in task.config.items() if k not in ("text", '
+            '"values")},',
+            '        "step": trainer.step_count,',
+            "    },",
+            ")",
+            *_torch_part(state),
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def metrics_csv(history: Mapping[str, Sequence[float]]) -> str:
+    """A lesson's ``history`` as CSV: ``step,loss`` and then any other columns it holds
+    (``accuracy``, the transformer lesson's ``lstm``), one row per step; NaN is an empty cell.
+
+    Raises ValueError when the columns are missing, of different lengths or not numbers.
+    """
+    if not isinstance(history, Mapping) or "step" not in history or "loss" not in history:
+        raise ValueError("history must map 'step' and 'loss' (and other columns) to lists")
+    names = ["step", "loss", *[k for k in history if k not in ("step", "loss")]]
+    columns = [list(history[k]) for k in names]
+    lengths = {len(c) for c in columns}
+    if len(lengths) != 1:
+        sizes = ", ".join(f"{k} {len(c)}" for k, c in zip(names, columns, strict=True))
+        raise ValueError(f"history columns must have the same length, got {sizes}")
+    for name in names:
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_ ]*", name):
+            raise ValueError(f"column names must be plain words, got {name!r}")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(names)
+    for row in zip(*columns, strict=True):
+        cells = []
+        for name, given in zip(names, row, strict=True):
+            value: Any = given
+            if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # NumPy scalar
+                value = value.item()
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{name} values must be numbers, got {given!r}")
+            if name == "step":
+                cells.append(str(int(value)))
+            else:
+                cells.append("" if math.isnan(value) else repr(float(value)))
+        writer.writerow(cells)
+    return out.getvalue()
