@@ -27,6 +27,9 @@ MODULES = [  # relative to tests/
     "test_models.py",
     "test_tasks.py",  # the character model's baseline once failed on wasm32 (bincount)
     "test_positional.py",
+    "test_dynamic_gradcheck.py",  # the LDDN's BPTT
+    "test_dynamic_textbook.py",  # the book's worked examples
+    "test_dynamic_notation.py",  # signals, equations, the CSV reader of the time-series lesson
 ]
 
 
