@@ -16,13 +16,13 @@ import panel as pn
 from panel.io.location import Location
 from panel.util import edit_readonly
 
+from pyplay.ui.location import bind_location
 from pyplay.ui.urlstate import (
     LESSON_SPECS,
     MAX_QUERY_CHARS,
     MAX_SOURCE_CHARS,
     Field,
     apply_query,
-    bind_location,
     parse_query,
     state_class,
     to_query,

@@ -5,7 +5,8 @@ calls it (see ``web/worker.js``); natively ``panel serve pyplay/ui/app.py`` show
 
 Only the first lesson is built for the first render; each other lesson is imported and built
 the first time its tab is opened, so the page becomes interactive sooner (the start-up target
-of the playground) and lessons nobody opens cost nothing.
+of the playground) and lessons nobody opens cost nothing. The open lesson's settings follow
+the page address (:mod:`pyplay.ui.location`): copying it reproduces the setup.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import importlib
 from typing import Any
 
 import panel as pn
+
+from pyplay.ui.location import bind_location
 
 __all__ = ["LESSONS", "Playground", "create_app"]
 
@@ -85,6 +88,7 @@ def create_app() -> pn.viewable.Viewable:
     """The whole playground: a header and one tab per lesson (built when first opened)."""
     pn.extension(notifications=False)
     playground = Playground()
+    bind_location(playground.tabs, playground.open)  # the settings in the page address
     header = pn.pane.Markdown("# pyplay: sequence models, live", sizing_mode="stretch_width")
     return pn.Column(header, playground.tabs, sizing_mode="stretch_width")
 
