@@ -92,6 +92,7 @@ def test_options_that_do_not_fit_are_refused() -> None:
     with pytest.raises(TypeError, match="reverse_source must be True or False"):
         Trainer(model_for(pair_task), pair_task, reverse_source="yes")
     with pytest.raises(
-        TypeError, match="model must be a pyplay SequenceModel, TransformerModel or EncoderDecoder"
+        TypeError,
+        match="model must be a pyplay SequenceModel, TransformerModel, MemoryNet, AttendRNN or Enc",
     ):
         Trainer(object(), pair_task)  # type: ignore[arg-type]
