@@ -15,6 +15,7 @@ from pyplay.losses import softmax
 from pyplay.models import SequenceModel
 from pyplay.tasks.ctc_frames import CTCFrames
 from pyplay.train import Trainer
+from pyplay.ui.base_state import LessonBase
 from pyplay.ui.training import carry_over, run_steps
 
 __all__ = ["CTCState", "CTCView"]
@@ -36,7 +37,7 @@ class CTCView:
     target: str
 
 
-class CTCState(param.Parameterized):
+class CTCState(LessonBase):
     """Settings and actions of the CTC lesson."""
 
     cell = param.Selector(objects=["gru", "lstm", "rnn"], default="gru")
@@ -45,12 +46,6 @@ class CTCState(param.Parameterized):
     noise = param.Number(default=0.3)
     lr = param.Number(default=0.02)
     seed = param.Integer(default=0)
-
-    running = param.Boolean(default=False)
-    message = param.String(default="")
-    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
-    status = param.String(default="")
-    version = param.Integer(default=0)
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -64,10 +59,6 @@ class CTCState(param.Parameterized):
             lambda *_: self.reset(), ["cell", "hidden_size", "bidirectional", "noise", "seed"]
         )
         self.param.watch(self._on_lr, ["lr"])
-
-    def notify(self, text: str, kind: str = "info") -> None:
-        self.message_kind = kind
-        self.message = text
 
     def reset(self) -> bool:
         self.running = False

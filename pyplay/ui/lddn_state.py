@@ -21,6 +21,7 @@ from pyplay.dynamic.signals import SYSTEMS, random_levels, signal
 from pyplay.dynamic.spec import to_dict
 from pyplay.dynamic.transfer import TRANSFERS
 from pyplay.train import StepRecord
+from pyplay.ui.base_state import LessonBase
 from pyplay.ui.training import run_fit_steps
 
 __all__ = ["PRESETS", "LDDNLessonState", "Run"]
@@ -81,7 +82,7 @@ class Run:
     target: np.ndarray | None
 
 
-class LDDNLessonState(param.Parameterized):
+class LDDNLessonState(LessonBase):
     """Settings and actions of the LDDN part of the "Dynamic networks" lesson."""
 
     preset = param.Selector(objects=list(PRESETS.values()), default="moving average")
@@ -93,11 +94,6 @@ class LDDNLessonState(param.Parameterized):
     seed = param.Integer(default=0)
 
     description = param.String(default="")  # the network as JSON (editable by the user)
-    running = param.Boolean(default=False)
-    message = param.String(default="")
-    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
-    status = param.String(default="")
-    version = param.Integer(default=0)  # bumped when the network is replaced
     weights_version = param.Integer(default=0)  # bumped when the weights change
 
     def __init__(self, **params: Any) -> None:
@@ -110,10 +106,6 @@ class LDDNLessonState(param.Parameterized):
         self._adopt(self.net)
         self.param.watch(lambda *_: self.load_preset(), ["preset"])
         self.param.watch(lambda *_: self._restart_training(), ["system", "lr", "seed"])
-
-    def notify(self, text: str, kind: str = "info") -> None:
-        self.message_kind = kind
-        self.message = text
 
     # ------------------------------------------------------------------ the network
     def _adopt(self, net: LDDN) -> None:

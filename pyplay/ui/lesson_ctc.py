@@ -12,7 +12,7 @@ import panel as pn
 
 from pyplay.ui.ctc_state import CTCState
 from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
-from pyplay.ui.training import TrainingView, stream_losses
+from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
 __all__ = ["CTCLesson"]
 
@@ -70,12 +70,7 @@ class CTCLesson(TrainingView):
 
     def panel(self) -> pn.Row:
         s = self.state
-        alert = pn.pane.Alert(
-            s.param.message,
-            alert_type=s.param.message_kind,
-            visible=pn.bind(bool, s.param.message),
-            sizing_mode="stretch_width",
-        )
+        alert = message_alert(s)
         controls = [
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.cell, name="Cell", options={"GRU": "gru", "LSTM": "lstm", "RNN": "rnn"}

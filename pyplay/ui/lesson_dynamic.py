@@ -23,7 +23,7 @@ from pyplay.ui.lddn_gradient import VanishingGradientState
 from pyplay.ui.lddn_state import PRESETS, SYSTEM_LABELS, LDDNLessonState
 from pyplay.ui.plots import loss_figure
 from pyplay.ui.textbook_seq2seq_view import TextbookSeq2SeqView
-from pyplay.ui.training import TrainingView, stream_losses
+from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
 __all__ = ["DynamicLesson"]
 
@@ -177,12 +177,7 @@ class DynamicLesson(TrainingView):
 
     def _build_tab(self) -> pn.Row:
         s = self.state
-        alert = pn.pane.Alert(
-            s.param.message,
-            alert_type=s.param.message_kind,
-            visible=pn.bind(bool, s.param.message),
-            sizing_mode="stretch_width",
-        )
+        alert = message_alert(s)
         controls = pn.Column(
             pn.widgets.Select.from_param(
                 s.param.preset, name="Start from", options={k: v for k, v in PRESETS.items()}

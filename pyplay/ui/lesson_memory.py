@@ -14,7 +14,7 @@ import panel as pn
 
 from pyplay.ui.memory_state import MemoryLessonState
 from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
-from pyplay.ui.training import TrainingView, stream_losses
+from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
 __all__ = ["MemoryLesson"]
 
@@ -124,12 +124,7 @@ class MemoryLesson(TrainingView):
 
     def panel(self) -> pn.Row:
         s = self.state
-        alert = pn.pane.Alert(
-            s.param.message,
-            alert_type=s.param.message_kind,
-            visible=pn.bind(bool, s.param.message),
-            sizing_mode="stretch_width",
-        )
+        alert = message_alert(s)
         controls = [
             pn.widgets.RadioButtonGroup.from_param(s.param.model, name="Model", options=MODELS),
             pn.widgets.RadioButtonGroup.from_param(

@@ -15,7 +15,7 @@ import panel as pn
 
 from pyplay.ui.plots import gradient_figure, heatmap_figure, loss_figure, update_heatmap
 from pyplay.ui.state import TASK_LABELS, LessonState
-from pyplay.ui.training import TrainingView, stream_losses
+from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
 __all__ = ["RecurrentLesson"]
 
@@ -143,12 +143,7 @@ class RecurrentLesson(TrainingView):
 
     def panel(self) -> pn.Row:
         s = self.state
-        alert = pn.pane.Alert(
-            s.param.message,
-            alert_type=s.param.message_kind,
-            visible=pn.bind(bool, s.param.message),
-            sizing_mode="stretch_width",
-        )
+        alert = message_alert(s)
         status = pn.pane.Str(s.param.status, name="status", css_classes=["pyplay-status"])
         compare = pn.widgets.Button(name="Compare RNN vs LSTM", width=200)
         compare.on_click(self.compare)

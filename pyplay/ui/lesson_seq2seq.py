@@ -15,7 +15,7 @@ import panel as pn
 from pyplay.ui.beam_stepper import BeamStepper
 from pyplay.ui.plots import attention_figure, beam_tree_figure, loss_figure, update_attention
 from pyplay.ui.seq2seq_state import PAIR_LABELS, Decoding, Seq2SeqState
-from pyplay.ui.training import TrainingView, stream_losses
+from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
 __all__ = ["Seq2SeqLesson"]
 
@@ -194,12 +194,7 @@ class Seq2SeqLesson(TrainingView):
 
     def panel(self) -> pn.Row:
         s = self.state
-        alert = pn.pane.Alert(
-            s.param.message,
-            alert_type=s.param.message_kind,
-            visible=pn.bind(bool, s.param.message),
-            sizing_mode="stretch_width",
-        )
+        alert = message_alert(s)
         status = pn.pane.Str(s.param.status, css_classes=["pyplay-seq2seq-status"])
         translate = pn.widgets.Button(name="Translate", button_type="primary", width=100)
         translate.on_click(self.translate)

@@ -15,7 +15,7 @@ from bokeh.plotting import figure
 
 from pyplay.ui.narx_state import NARXState
 from pyplay.ui.plots import loss_figure
-from pyplay.ui.training import TrainingView, stream_losses
+from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
 __all__ = ["TimeSeriesLesson"]
 
@@ -108,12 +108,7 @@ class TimeSeriesLesson(TrainingView):
 
     def panel(self) -> pn.Row:
         s = self.state
-        alert = pn.pane.Alert(
-            s.param.message,
-            alert_type=s.param.message_kind,
-            visible=pn.bind(bool, s.param.message),
-            sizing_mode="stretch_width",
-        )
+        alert = message_alert(s)
         text = pn.widgets.TextAreaInput(
             name="Your series (CSV)", height=120, placeholder="u,y\n0.1,0.0\n..."
         )

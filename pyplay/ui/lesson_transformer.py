@@ -22,7 +22,7 @@ from pyplay.ui.plots import (
     update_attention,
     update_heatmap,
 )
-from pyplay.ui.training import TrainingView
+from pyplay.ui.training import TrainingView, message_alert
 from pyplay.ui.transformer_state import TASKS, HeadView, TransformerLessonState
 
 __all__ = ["TransformerLesson"]
@@ -207,10 +207,7 @@ class TransformerLesson(TrainingView):
 
     def panel(self) -> pn.Row:
         s = self.state
-        alert = pn.pane.Alert(
-            s.param.message, alert_type=s.param.message_kind,
-            visible=pn.bind(bool, s.param.message), sizing_mode="stretch_width",
-        )  # fmt: skip
+        alert = message_alert(s)
         generate = pn.widgets.Button(name="Generate", button_type="primary", width=100)
         generate.on_click(self.generate)
         main = pn.Column(

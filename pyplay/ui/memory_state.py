@@ -14,6 +14,7 @@ from pyplay.memory import AttendRNN, MemoryNet
 from pyplay.models import SequenceModel
 from pyplay.tasks.recall import AssociativeRecall
 from pyplay.train import Trainer
+from pyplay.ui.base_state import LessonBase
 from pyplay.ui.training import carry_over, run_steps
 
 __all__ = ["MemoryLessonState", "MemoryView"]
@@ -33,7 +34,7 @@ class MemoryView:
     target: int
 
 
-class MemoryLessonState(param.Parameterized):
+class MemoryLessonState(LessonBase):
     """Settings and actions of the Memory lesson."""
 
     model = param.Selector(objects=["memnet", "lstm", "attend"], default="memnet")
@@ -44,12 +45,6 @@ class MemoryLessonState(param.Parameterized):
     n_pairs = param.Integer(default=6)
     lr = param.Number(default=0.02)
     seed = param.Integer(default=0)
-
-    running = param.Boolean(default=False)
-    message = param.String(default="")
-    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
-    status = param.String(default="")
-    version = param.Integer(default=0)
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -65,10 +60,6 @@ class MemoryLessonState(param.Parameterized):
             ["model", "update", "read_heads", "write_heads", "memory_size", "n_pairs", "seed"],
         )
         self.param.watch(self._on_lr, ["lr"])
-
-    def notify(self, text: str, kind: str = "info") -> None:
-        self.message_kind = kind
-        self.message = text
 
     def _build(self, task: AssociativeRecall) -> Any:
         if self.model == "lstm":

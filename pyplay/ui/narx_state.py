@@ -26,6 +26,7 @@ from pyplay.dynamic import LDDN, closeloop, fit, narxnet, preparets
 from pyplay.dynamic.notation import equations
 from pyplay.tasks.sysid import load_narendra, parse_columns
 from pyplay.train import StepRecord
+from pyplay.ui.base_state import LessonBase
 from pyplay.ui.state import LessonState
 from pyplay.ui.training import run_fit_steps
 
@@ -63,7 +64,7 @@ def _nar(d_y: int, hidden: int, rng: int) -> LDDN:
     )
 
 
-class NARXState(param.Parameterized):
+class NARXState(LessonBase):
     """Settings and actions of the time-series lesson."""
 
     hidden_size = param.Integer(default=10, bounds=(1, 64))
@@ -73,11 +74,6 @@ class NARXState(param.Parameterized):
     seed = param.Integer(default=0)
     loop = param.Selector(objects=["open", "closed"], default="open")
 
-    running = param.Boolean(default=False)
-    message = param.String(default="")
-    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
-    status = param.String(default="")
-    version = param.Integer(default=0)
     weights_version = param.Integer(default=0)
 
     def __init__(self, **params: Any) -> None:
@@ -96,10 +92,6 @@ class NARXState(param.Parameterized):
             lambda *_: self.reset(), ["hidden_size", "input_delays", "feedback_delays", "seed"]
         )
         self.param.watch(self._on_lr, ["lr"])
-
-    def notify(self, text: str, kind: str = "info") -> None:
-        self.message_kind = kind
-        self.message = text
 
     @property
     def history_len(self) -> int:

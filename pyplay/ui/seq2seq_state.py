@@ -18,6 +18,7 @@ from pyplay.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import BOS, EOS, UserPairs
 from pyplay.tasks.seq2seq import PAIR_TASKS
 from pyplay.train import Trainer
+from pyplay.ui.base_state import LessonBase
 from pyplay.ui.beam_stepper import BeamStepper
 from pyplay.ui.state import LessonState
 from pyplay.ui.training import carry_over, run_steps
@@ -47,7 +48,7 @@ class Decoding:
     weights: np.ndarray | None
 
 
-class Seq2SeqState(param.Parameterized):
+class Seq2SeqState(LessonBase):
     """Settings and actions of the sequence-to-sequence lesson."""
 
     task = param.Selector(objects=list(PAIR_LABELS.values()), default="reversal")
@@ -66,12 +67,6 @@ class Seq2SeqState(param.Parameterized):
     reverse_source = param.Boolean(default=False)
     seed = param.Integer(default=0)
 
-    running = param.Boolean(default=False)
-    message = param.String(default="")
-    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
-    status = param.String(default="")
-    version = param.Integer(default=0, doc="bumped whenever the model is rebuilt")
-
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.user_pairs: str | None = None
@@ -83,11 +78,6 @@ class Seq2SeqState(param.Parameterized):
         self.reset()
         self.param.watch(lambda *_: self.reset(), list(_REBUILD))
         self.param.watch(self._on_training_setting, ["lr", "batch_size", "sampling"])
-
-    def notify(self, text: str, kind: str = "info") -> None:
-        """Show ``text`` in the page (kind: info, success, warning, danger)."""
-        self.message_kind = kind
-        self.message = text
 
     # ------------------------------------------------------------------ building
     def _make_task(self) -> Any:

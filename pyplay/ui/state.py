@@ -20,6 +20,7 @@ from pyplay.sampling import sample
 from pyplay.tasks import CharLM, NumberSeries, make_task
 from pyplay.tasks.series import parse_numbers
 from pyplay.train import OPTIMIZERS, Trainer, task_loss
+from pyplay.ui.base_state import LessonBase
 from pyplay.ui.training import carry_over, run_steps
 
 __all__ = ["TASK_LABELS", "Inspection", "LessonState"]
@@ -51,7 +52,7 @@ class Inspection:
     labels: list[str]
 
 
-class LessonState(param.Parameterized):
+class LessonState(LessonBase):
     """Settings and actions of the "Recurrent networks" lesson."""
 
     task = param.Selector(objects=list(TASK_LABELS.values()), default="adding")
@@ -65,12 +66,6 @@ class LessonState(param.Parameterized):
     clip = param.Number(default=1.0, doc="global-norm clipping threshold; 0 turns it off")
     batch_size = param.Integer(default=32)
     seed = param.Integer(default=0)
-
-    running = param.Boolean(default=False)
-    message = param.String(default="")
-    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
-    status = param.String(default="")
-    version = param.Integer(default=0, doc="bumped whenever the model is rebuilt or loaded")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -87,11 +82,6 @@ class LessonState(param.Parameterized):
         self.param.watch(self._on_training_setting, ["lr", "optimizer", "clip", "batch_size"])
 
     # ------------------------------------------------------------------ messages
-    def notify(self, text: str, kind: str = "info") -> None:
-        """Show ``text`` in the page (kind: info, success, warning, danger)."""
-        self.message_kind = kind
-        self.message = text
-
     # ------------------------------------------------------------------ building
     def _make_task(self) -> Any:
         kwargs: dict[str, Any] = {"rng": self.seed}

@@ -18,6 +18,7 @@ from pyplay.dynamic.textbook_seq2seq import TextbookTrace, textbook_seq2seq, tex
 from pyplay.seq2seq import EncoderDecoder
 from pyplay.tasks.seq2seq import Reversal
 from pyplay.train import Trainer
+from pyplay.ui.base_state import LessonBase
 from pyplay.ui.training import carry_over, run_steps
 
 __all__ = ["FORM_LABELS", "Explanation", "TextbookSeq2SeqState", "format_value"]
@@ -57,19 +58,13 @@ class Explanation:
     max_difference: float
 
 
-class TextbookSeq2SeqState(param.Parameterized):
+class TextbookSeq2SeqState(LessonBase):
     """Settings and actions of the textbook seq2seq sub-lesson."""
 
     form = param.Selector(objects=list(FORM_LABELS.values()), default="general")
     hidden_size = param.Integer(default=32)
     lr = param.Number(default=0.01)
     seed = param.Integer(default=0)
-
-    running = param.Boolean(default=False)
-    message = param.String(default="")
-    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
-    status = param.String(default="")
-    version = param.Integer(default=0, doc="bumped whenever the model is rebuilt")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -81,10 +76,6 @@ class TextbookSeq2SeqState(param.Parameterized):
         self.reset()
         self.param.watch(lambda *_: self.reset(), ["form", "hidden_size", "seed"])
         self.param.watch(self._on_lr, ["lr"])
-
-    def notify(self, text: str, kind: str = "info") -> None:
-        self.message_kind = kind
-        self.message = text
 
     def _make_trainer(self, model: EncoderDecoder, task: Reversal) -> Trainer:
         return Trainer(model, task, lr=self.lr, batch_size=32, clip=1.0, rng=self.seed)

@@ -22,7 +22,7 @@ from pyplay.ui.textbook_seq2seq_state import (
     TextbookSeq2SeqState,
     format_value,
 )
-from pyplay.ui.training import TrainingView, stream_losses
+from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
 __all__ = ["TextbookSeq2SeqView"]
 
@@ -126,12 +126,7 @@ class TextbookSeq2SeqView(TrainingView):
     # ------------------------------------------------------------------ layout
     def panel(self) -> pn.Row:
         s = self.state
-        alert = pn.pane.Alert(
-            s.param.message,
-            alert_type=s.param.message_kind,
-            visible=pn.bind(bool, s.param.message),
-            sizing_mode="stretch_width",
-        )
+        alert = message_alert(s)
         explain = pn.widgets.Button(name="Explain", button_type="primary", width=90)
         explain.on_click(self.explain)
         example = pn.widgets.Button(name="New example", width=110)

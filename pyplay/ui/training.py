@@ -14,7 +14,14 @@ from bokeh.models import ColumnDataSource
 
 from pyplay.train import StepRecord, Trainer
 
-__all__ = ["TrainingView", "carry_over", "run_fit_steps", "run_steps", "stream_losses"]
+__all__ = [
+    "TrainingView",
+    "carry_over",
+    "message_alert",
+    "run_fit_steps",
+    "run_steps",
+    "stream_losses",
+]
 
 
 def run_steps(state: Any, steps: int | None, budget_s: float | None) -> list[StepRecord]:
@@ -96,6 +103,16 @@ def stream_losses(source: ColumnDataSource, records: list[StepRecord]) -> None:
             {"step": [r.step for r in records], "loss": [r.loss for r in records]},
             rollover=20_000,
         )
+
+
+def message_alert(state: Any) -> pn.pane.Alert:
+    """The alert that shows ``state.message`` (hidden while there is none)."""
+    return pn.pane.Alert(
+        state.param.message,
+        alert_type=state.param.message_kind,
+        visible=pn.bind(bool, state.param.message),
+        sizing_mode="stretch_width",
+    )
 
 
 class TrainingView:

@@ -21,6 +21,7 @@ from pyplay.sampling import sample
 from pyplay.tasks import CharLM, make_task
 from pyplay.train import Trainer
 from pyplay.transformer_lm import TransformerModel
+from pyplay.ui.base_state import LessonBase
 from pyplay.ui.state import TASK_LABELS
 from pyplay.ui.training import carry_over
 
@@ -42,7 +43,7 @@ class HeadView:
     residual_norms: np.ndarray
 
 
-class TransformerLessonState(param.Parameterized):
+class TransformerLessonState(LessonBase):
     """Settings and actions of the "Transformers" lesson."""
 
     task = param.Selector(objects=list(TASKS.values()), default="copy")
@@ -56,12 +57,6 @@ class TransformerLessonState(param.Parameterized):
     seed = param.Integer(default=0)
     compare_lstm = param.Boolean(default=True, doc="train an LSTM beside it, step for step")
 
-    running = param.Boolean(default=False)
-    message = param.String(default="")
-    message_kind = param.Selector(objects=["info", "success", "warning", "danger"], default="info")
-    status = param.String(default="")
-    version = param.Integer(default=0, doc="bumped whenever the models are rebuilt")
-
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.model: TransformerModel | None = None
@@ -73,11 +68,6 @@ class TransformerLessonState(param.Parameterized):
         self.reset()
         self.param.watch(lambda *_: self.reset(), list(_REBUILD))
         self.param.watch(self._on_lr, ["lr"])
-
-    def notify(self, text: str, kind: str = "info") -> None:
-        """Show ``text`` in the page (kind: info, success, warning, danger)."""
-        self.message_kind = kind
-        self.message = text
 
     # ------------------------------------------------------------------ building
     def _make_task(self) -> Any:
