@@ -96,7 +96,7 @@ TEST_PYPI: dict[str, tuple[str, list[str], bool]] = {
     "iniconfig": ("2.1.0", ["iniconfig"], False),
 }
 BOKEH_JS = ("bokeh.min.js", "bokeh-widgets.min.js", "bokeh-tables.min.js")
-SOURCES = ("index.html", "worker.js", "sw.js", "loader.css", "baseline.html")
+SOURCES = ("index.html", "worker.js", "sw.js", "loader.css", "baseline.html", "store.js")
 APP = "pyplay.ui.app:create_app"
 
 

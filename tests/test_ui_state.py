@@ -7,6 +7,8 @@ import pytest
 
 pytest.importorskip("panel")
 
+import panel as pn
+
 from pyplay.ui.app import LESSONS, Playground, create_app
 from pyplay.ui.lesson_rnn import RecurrentLesson
 from pyplay.ui.state import LessonState
@@ -19,7 +21,8 @@ def _params(state: LessonState) -> dict[str, np.ndarray]:
 
 def test_app_assembles_and_builds_each_lesson_when_first_opened():
     app = create_app()
-    assert app[1]._names == [
+    tabs = next(obj for obj in app if isinstance(obj, pn.Tabs))
+    assert tabs._names == [
         "Recurrent networks",
         "Sequence to sequence",
         "Transformers",
@@ -28,6 +31,7 @@ def test_app_assembles_and_builds_each_lesson_when_first_opened():
         "Time series",
         "Memory",
         "About",
+        "Saved work",
     ]
     playground = Playground()
     assert list(playground.lessons) == ["Recurrent networks"]  # only the first, at start

@@ -11,6 +11,7 @@
 const CONFIG = __CONFIG__;
 const PYODIDE_URL = "__PYODIDE_URL__";
 importScripts(PYODIDE_URL + "pyodide.js");
+importScripts("store.js");  // saved work in IndexedDB: js.pyplayStore
 
 const quiet = {messageCallback: () => {}};
 const t0 = performance.now();

@@ -90,7 +90,10 @@ def create_app() -> pn.viewable.Viewable:
     playground = Playground()
     bind_location(playground.tabs, playground.open)  # the settings in the page address
     header = pn.pane.Markdown("# pyplay: sequence models, live", sizing_mode="stretch_width")
-    return pn.Column(header, playground.tabs, sizing_mode="stretch_width")
+    from pyplay.ui.saved_work import attach_saved_work
+
+    saved = attach_saved_work(playground)  # autosave, the restore offer, the "Saved work" tab
+    return pn.Column(header, saved.top, playground.tabs, sizing_mode="stretch_width")
 
 
 if __name__.startswith("bokeh"):

@@ -1,0 +1,257 @@
+"""Autosave: every lesson's trained model goes to the store while and after it trains.
+
+:class:`Autosaver` watches the states of the lessons it is given (:meth:`Autosaver.track`)
+and saves a snapshot (:mod:`pyplay.ui.storage`) of a lesson's model
+
+- every :attr:`Autosaver.interval_s` seconds (default 15) of training: checked when the status
+  line changes after a training slice, which costs one clock reading; the save itself runs
+  afterwards as its own task, not inside the slice;
+- when training stops (Pause, finished, diverged: ``running`` turns False);
+- after a model is loaded (the state's ``version`` changes and its model has trained steps).
+
+Each lesson's model has one entry, updated in place; a new model (Reset, a changed model
+setting: ``version`` changes) starts a new entry. Models that have not trained are not saved,
+nor a model saved already at the same step. Nothing here raises into the page: a lesson that
+cannot save, or a store that fails, becomes a message through ``notify``.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyplay.ui.storage import Snapshot, Store, StoreError, keep
+
+__all__ = ["Autosaver", "Entry", "describe", "trained_steps"]
+
+Schedule = Callable[[Callable[[], Awaitable[Any]]], Any]
+Notify = Callable[[str, str], None]
+
+
+def trained_steps(state: Any) -> int:
+    """Training steps of a lesson state's model (its trainer's count, else ``_step``)."""
+    count: Any = getattr(getattr(state, "trainer", None), "step_count", None)
+    if count is None:
+        count = getattr(state, "_step", 0)
+    try:
+        return int(count)
+    except (TypeError, ValueError):
+        return 0
+
+
+def describe(state: Any, title: str) -> str:
+    """A short name of a lesson's model, e.g. "LSTM on adding" (the tab title otherwise)."""
+    cell = getattr(state, "cell", None)
+    task = getattr(state, "task", None)
+    what = str(cell).upper() if isinstance(cell, str) else title
+    return f"{what} on {task}" if isinstance(task, str) else what
+
+
+@dataclass
+class Entry:
+    """The store entry a lesson's current model is saved under."""
+
+    id: str
+    name: str
+    named: bool = False
+    saved: tuple[int, int] | None = None  # (version, step) of the last save
+
+
+@dataclass
+class _Tracked:
+    key: str
+    title: str
+    state: Any
+    entry: Entry
+    mark: float = 0.0  # clock reading when training started or last saved
+    watchers: list[Any] = field(default_factory=list)
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+class Autosaver:
+    """Saves the tracked lessons' models to ``store``.
+
+    Parameters
+    ----------
+    store : Store
+        Where snapshots go.
+    schedule : callable
+        ``schedule(coroutine_function)`` runs the coroutine soon, off the current callback
+        (the page passes Panel's ``param.parameterized.async_executor``; tests collect them).
+    notify : callable
+        ``notify(text, kind)`` shows a message (kind: info, success, warning, danger).
+    clock : callable
+        Seconds (default ``time.time``); the snapshots' times and the save interval.
+    interval_s : float
+        Seconds of training between saves.
+    on_saved : callable, optional
+        Called with each snapshot saved (the list of saved work refreshes).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        schedule: Schedule,
+        notify: Notify,
+        clock: Callable[[], float] = time.time,
+        interval_s: float = 15.0,
+        on_saved: Callable[[Snapshot], Any] | None = None,
+    ) -> None:
+        self.store = store
+        self.schedule = schedule
+        self.notify = notify
+        self.clock = clock
+        self.interval_s = interval_s
+        self.on_saved = on_saved
+        self.tracked: dict[str, _Tracked] = {}
+        self.pending: dict[str, Entry] = {}  # the entry a model being restored continues
+        self.last_save_s: float | None = None  # seconds the last save_bytes() took
+        self._busy: set[str] = set()
+        self._again: set[str] = set()
+        self._problem: str | None = None
+
+    # ------------------------------------------------------------------ lessons
+    def track(self, key: str, title: str, state: Any) -> bool:
+        """Watch ``state`` (lesson ``key``, tab ``title``); False if it cannot be saved."""
+        if key in self.tracked:
+            return True
+        if not callable(getattr(state, "save_bytes", None)):
+            return False
+        tracked = _Tracked(key, title, state, Entry(_new_id(), describe(state, title)))
+        self.tracked[key] = tracked
+        tracked.watchers = [
+            state.param.watch(lambda e: self._on_running(key, e.new), "running"),
+            state.param.watch(lambda e: self._on_version(key), "version"),
+            state.param.watch(lambda e: self._on_status(key), "status"),
+        ]
+        return True
+
+    def continue_entry(self, key: str, entry: Entry) -> None:
+        """The next model loaded into lesson ``key`` continues ``entry`` (a restore)."""
+        self.pending[key] = entry
+
+    def entry_of(self, key: str) -> Entry | None:
+        """The entry lesson ``key``'s current model is saved under."""
+        tracked = self.tracked.get(key)
+        return None if tracked is None else tracked.entry
+
+    def renamed(self, snapshot_id: str, name: str | None) -> None:
+        """The user renamed ``snapshot_id`` (``name``) or deleted it (None): later saves of
+        that model keep the name, or start a new entry."""
+        for tracked in self.tracked.values():
+            if tracked.entry.id != snapshot_id:
+                continue
+            if name is None:
+                tracked.entry = Entry(_new_id(), describe(tracked.state, tracked.title))
+            else:
+                tracked.entry.name, tracked.entry.named = name, True
+
+    # ------------------------------------------------------------------ triggers
+    def _on_running(self, key: str, running: bool) -> None:
+        if running:
+            self.tracked[key].mark = self.clock()
+        else:
+            self.request(key)
+
+    def _on_status(self, key: str) -> None:
+        tracked = self.tracked[key]
+        if tracked.state.running and self.clock() - tracked.mark >= self.interval_s:
+            tracked.mark = self.clock()
+            self.request(key)
+
+    def _on_version(self, key: str) -> None:
+        tracked = self.tracked[key]
+        entry = self.pending.pop(key, None)
+        tracked.entry = entry or Entry(_new_id(), describe(tracked.state, tracked.title))
+        if trained_steps(tracked.state) > 0:  # a loaded model (a rebuilt one has 0 steps)
+            self.request(key)
+
+    def request(self, key: str) -> None:
+        """Save lesson ``key``'s model soon (at once if a save of it is under way: after it)."""
+        if key in self._busy:
+            self._again.add(key)
+            return
+        self.schedule(lambda: self.save(key))
+
+    # ------------------------------------------------------------------ saving
+    async def save(self, key: str) -> Snapshot | None:
+        """Save lesson ``key``'s model now; returns the snapshot (None when nothing needed
+        saving or it failed: then ``notify`` said why)."""
+        if key in self._busy:
+            self._again.add(key)
+            return None
+        self._busy.add(key)
+        try:
+            snapshot = await self._save(key)
+            while key in self._again:
+                self._again.discard(key)
+                snapshot = await self._save(key) or snapshot
+            return snapshot
+        finally:
+            self._busy.discard(key)
+
+    async def _save(self, key: str) -> Snapshot | None:
+        tracked = self.tracked[key]
+        state, entry = tracked.state, tracked.entry
+        steps = trained_steps(state)
+        stamp = (int(state.version), steps)
+        if steps <= 0 or entry.saved == stamp:
+            return None
+        start = time.perf_counter()
+        try:
+            data = state.save_bytes().getvalue()
+        except Exception as err:  # a lesson that cannot save must never stop the page
+            self._report(f"Autosave of {tracked.title} failed: {err}", "warning")
+            return None
+        self.last_save_s = time.perf_counter() - start
+        if not entry.named:
+            entry.name = describe(state, tracked.title)
+        snapshot = Snapshot(
+            id=entry.id,
+            name=entry.name,
+            lesson=key,
+            title=tracked.title,
+            query=_query(key, state),
+            step=steps,
+            saved_at=float(self.clock()),
+            size=len(data),
+            named=entry.named,
+        )
+        try:
+            dropped = await keep(self.store, snapshot, data)
+        except StoreError as err:
+            self._report(f"Autosave is not working: {err}", "warning")
+            return None
+        entry.saved = stamp
+        self._problem = None
+        if dropped:
+            self.notify(
+                f"Saved work keeps {len(dropped)} fewer old autosave(s) to make room.", "info"
+            )
+        if self.on_saved is not None:
+            self.on_saved(snapshot)
+        return snapshot
+
+    def _report(self, text: str, kind: str) -> None:
+        """``notify`` once per distinct problem (not every 15 s)."""
+        if text != self._problem:
+            self._problem = text
+            self.notify(text, kind)
+
+
+def _query(key: str, state: Any) -> str:
+    """The lesson's settings as an address query ("" when the lesson has none)."""
+    from pyplay.ui.urlstate import LESSON_SPECS, to_query
+
+    if key not in LESSON_SPECS:
+        return ""
+    try:
+        return to_query(key, state)
+    except Exception:  # the query is only shown and kept, never needed to restore
+        return ""

@@ -1,0 +1,388 @@
+"""Saved work in the page: the offer to restore after a reload, and the list of snapshots.
+
+:class:`SavedWork` joins the playground (:class:`pyplay.ui.app.Playground`), a store
+(:mod:`pyplay.ui.storage`) and the :class:`~pyplay.ui.autosave.Autosaver`:
+
+- :attr:`SavedWork.top` goes above the tabs: a banner offering the newest snapshot back
+  ("Restore your work from 10:32: LSTM on adding, 300 steps", Restore / Dismiss), shown once
+  the page's address is known after a (re)load, and the last message about saved work;
+- a "Saved work" tab lists every snapshot: name, lesson, steps, time, size, with Restore,
+  Rename (a text box), Delete and Download (.npz).
+
+Restoring opens the snapshot's lesson tab and hands the bytes to its state's ``load_bytes``
+(which validates them); every failure is a message. Names are shown with ``pn.pane.Str``
+(text, never HTML or Markdown).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import panel as pn
+import param
+
+from pyplay.ui.autosave import Autosaver, Entry
+from pyplay.ui.storage import Snapshot, Store, StoreError, browser_store, check_name
+
+__all__ = ["TAB_TITLE", "SavedWork", "attach_saved_work", "format_time"]
+
+TAB_TITLE = "Saved work"
+HELP = (
+    "Models you train are saved in this browser as you go (every 15 s of training, when "
+    "training stops, and after loading a model), one entry per model. Nothing leaves your "
+    "computer. At most 20 entries are kept: the oldest automatic ones make room first; "
+    "entries you rename are only removed by you."
+)
+
+
+def format_time(seconds: float) -> str:
+    """``seconds`` since the epoch as the page's local date and time, e.g. "2025-03-01 10:32"
+    (the browser's clock and time zone in Pyodide)."""
+    if sys.platform == "emscripten":
+        try:
+            import js
+
+            d = js.Date.new(seconds * 1000.0)
+            return (
+                f"{int(d.getFullYear()):04d}-{int(d.getMonth()) + 1:02d}-{int(d.getDate()):02d} "
+                f"{int(d.getHours()):02d}:{int(d.getMinutes()):02d}"
+            )
+        except Exception:
+            pass
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+
+
+def _clock_time(seconds: float) -> str:
+    return format_time(seconds).split(" ")[-1]
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{max(1, round(n / 1000))} kB"
+
+
+class _Download(pn.widgets.FileDownload):
+    """A download whose asynchronous callback may return None (the reason is a message)
+    instead of failing in the page's event loop. Overrides Panel 1.7's ``FileDownload``
+    hook for asynchronous callbacks."""
+
+    async def _async_sync_data(self) -> None:
+        fileobj = await self.callback()  # type: ignore[misc]
+        if fileobj is not None:
+            self._sync_data(fileobj)
+
+
+def _filename(snapshot: Snapshot) -> str:
+    stem = re.sub(r"[^A-Za-z0-9_-]+", "-", snapshot.name).strip("-")[:40] or "model"
+    return f"pyplay-{stem}-{snapshot.step}-steps.npz"
+
+
+class SavedWork(param.Parameterized):
+    """The saved-work banner, list and actions over ``playground`` and ``store``.
+
+    Parameters
+    ----------
+    playground : pyplay.ui.app.Playground
+        Its ``lessons``, ``slots`` (tab titles in order), ``tabs`` and ``open(index)``.
+    store : Store or None
+        None: saving is off (the message says so) and the playground works as before.
+    schedule : callable, optional
+        ``schedule(coroutine_function)`` runs a coroutine off the current callback (default
+        Panel's ``param.parameterized.async_executor``).
+    clock : callable
+        Seconds since the epoch (tests pass a fake clock).
+    """
+
+    message = param.String(default="")
+    message_kind = param.String(default="info")
+    offer = param.String(default="", doc="the banner's text; empty: no banner")
+
+    def __init__(
+        self,
+        playground: Any,
+        store: Store | None,
+        schedule: Callable[[Callable[[], Awaitable[Any]]], Any] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__()
+        self.playground = playground
+        self.store = store
+        self.schedule = schedule or param.parameterized.async_executor
+        self.snapshots: list[Snapshot] = []
+        self.offered: Snapshot | None = None
+        self.autosaver = (
+            None
+            if store is None
+            else Autosaver(store, self.schedule, self.notify, clock, on_saved=self._on_saved)
+        )
+        self.rows = pn.Column(sizing_mode="stretch_width")
+        self.top = self._banner()
+        playground.tabs.param.watch(lambda *_: self.track_lessons(), "active")
+        self.track_lessons()
+
+    # ------------------------------------------------------------------ messages
+    def notify(self, text: str, kind: str = "info") -> None:
+        """Show ``text`` above the tabs and in the saved-work tab."""
+        self.message_kind, self.message = kind, text
+
+    def _message_pane(self) -> pn.pane.Str:
+        return pn.pane.Str(
+            self.param.message,
+            visible=pn.bind(bool, self.param.message),
+            css_classes=["pyplay-saved-message"],
+            sizing_mode="stretch_width",
+        )
+
+    # ------------------------------------------------------------------ lessons
+    def _titles(self) -> list[str]:
+        return list(self.playground.slots)
+
+    def track_lessons(self) -> None:
+        """Autosave every lesson built so far (lessons are built when first opened)."""
+        if self.autosaver is None:
+            return
+        for title, lesson in list(self.playground.lessons.items()):
+            state = getattr(lesson, "state", None)
+            if state is not None:
+                self.autosaver.track(_lesson_key(title), title, state)
+
+    # ------------------------------------------------------------------ store
+    async def refresh(self) -> list[Snapshot]:
+        """Read the list from the store and redraw it; store problems become the message."""
+        if self.store is None:
+            self.notify("Saving work is off: this page has no storage for it.", "warning")
+            return []
+        try:
+            self.snapshots = await self.store.list()
+        except StoreError as err:
+            self.notify(f"{err} Your work is not saved across reloads.", "warning")
+            return []
+        self._draw()
+        return self.snapshots
+
+    async def check_offer(self) -> Snapshot | None:
+        """After a (re)load: offer the newest snapshot back in the banner."""
+        snapshots = await self.refresh()
+        self.offered = snapshots[0] if snapshots else None
+        if self.offered is not None:
+            s = self.offered
+            self.offer = (
+                f"Restore your work from {_clock_time(s.saved_at)}: "
+                f"{s.name}, {s.step:,} steps ({s.title})"
+            )
+        return self.offered
+
+    def dismiss(self, *_: Any) -> None:
+        """Hide the banner (the snapshots stay in the list)."""
+        self.offer, self.offered = "", None
+
+    def _on_saved(self, snapshot: Snapshot) -> None:
+        self.snapshots = [snapshot] + [s for s in self.snapshots if s.id != snapshot.id]
+        self.schedule(self.refresh)
+
+    def _find(self, snapshot_id: str) -> Snapshot | None:
+        return next((s for s in self.snapshots if s.id == snapshot_id), None)
+
+    # ------------------------------------------------------------------ actions
+    async def restore(self, snapshot_id: str) -> bool:
+        """Open the snapshot's lesson and load it there; False (and a message) on any
+        problem, the open lesson's model then stays as it was."""
+        snapshot = self._find(snapshot_id)
+        if snapshot is None or self.store is None:
+            self.notify("Not restored: that snapshot is no longer in the list.", "danger")
+            return False
+        try:
+            data = await self.store.get(snapshot_id)
+        except StoreError as err:
+            self.notify(f"Not restored: {err}", "danger")
+            return False
+        if data is None:
+            self.notify(f"Not restored: '{snapshot.name}' is no longer saved.", "danger")
+            return False
+        titles = self._titles()
+        if snapshot.title not in titles:
+            self.notify(f"Not restored: this page has no lesson {snapshot.title!r}.", "danger")
+            return False
+        index = titles.index(snapshot.title)
+        lesson = self.playground.open(index)
+        self.playground.tabs.active = index
+        state = getattr(lesson, "state", None)
+        load = getattr(state, "load_bytes", None)
+        if not callable(load):
+            self.notify(f"Not restored: the {snapshot.title} lesson cannot load models.", "danger")
+            return False
+        self.track_lessons()
+        if self.autosaver is not None:
+            self.autosaver.continue_entry(
+                snapshot.lesson, Entry(snapshot.id, snapshot.name, snapshot.named)
+            )
+        try:
+            ok = bool(load(data))
+        except Exception as err:  # load_bytes validates; this is a last guard
+            ok = False
+            self.notify(f"Not restored: {err}", "danger")
+            return False
+        if not ok:
+            if self.autosaver is not None:
+                self.autosaver.pending.pop(snapshot.lesson, None)
+            self.notify(
+                f"Not restored: {getattr(state, 'message', '') or 'the file was refused.'}",
+                "danger",
+            )
+            return False
+        if self.offered is not None and self.offered.id == snapshot_id:
+            self.dismiss()
+        self.notify(f"Restored '{snapshot.name}' ({snapshot.step:,} steps).", "success")
+        return True
+
+    async def rename(self, snapshot_id: str, name: Any) -> bool:
+        """Rename a snapshot; a bad name is a message and changes nothing."""
+        try:
+            text = check_name(name)
+        except ValueError as err:
+            self.notify(f"Not renamed: {err}.", "danger")
+            return False
+        if self.store is None:
+            return False
+        try:
+            found = await self.store.rename(snapshot_id, text)
+        except StoreError as err:
+            self.notify(f"Not renamed: {err}", "danger")
+            return False
+        if not found:
+            self.notify("Not renamed: that snapshot is no longer saved.", "danger")
+        else:
+            if self.autosaver is not None:
+                self.autosaver.renamed(snapshot_id, text)
+            self.notify(f"Renamed to '{text}'.", "success")
+        await self.refresh()
+        return found
+
+    async def delete(self, snapshot_id: str) -> bool:
+        """Delete a snapshot from the store (the lesson's model in the page stays)."""
+        if self.store is None:
+            return False
+        snapshot = self._find(snapshot_id)
+        try:
+            found = await self.store.delete(snapshot_id)
+        except StoreError as err:
+            self.notify(f"Not deleted: {err}", "danger")
+            return False
+        if self.autosaver is not None:
+            self.autosaver.renamed(snapshot_id, None)
+        if self.offered is not None and self.offered.id == snapshot_id:
+            self.dismiss()
+        name = snapshot.name if snapshot else "the snapshot"
+        self.notify(f"Deleted '{name}'." if found else f"'{name}' was already gone.", "info")
+        await self.refresh()
+        return found
+
+    async def download(self, snapshot_id: str) -> io.BytesIO | None:
+        """The snapshot's ``.npz`` bytes for a download (None and a message if unreadable)."""
+        if self.store is None:
+            return None
+        try:
+            data = await self.store.get(snapshot_id)
+        except StoreError as err:
+            self.notify(f"Not downloaded: {err}", "danger")
+            return None
+        if data is None:
+            self.notify("Not downloaded: that snapshot is no longer saved.", "danger")
+            return None
+        return io.BytesIO(data)
+
+    # ------------------------------------------------------------------ layout
+    def _run(self, make: Callable[[], Awaitable[Any]]) -> Callable[[Any], None]:
+        return lambda *_: self.schedule(make)
+
+    def _restore_offered(self, *_: Any) -> None:
+        offered = self.offered
+        if offered is not None:
+            self.schedule(lambda: self.restore(offered.id))
+
+    def _banner(self) -> pn.Column:
+        restore = pn.widgets.Button(name="Restore", button_type="primary", width=100)
+        restore.on_click(self._restore_offered)
+        dismiss = pn.widgets.Button(name="Dismiss", width=100)
+        dismiss.on_click(self.dismiss)
+        banner = pn.Row(
+            pn.pane.Str(self.param.offer, sizing_mode="stretch_width"),
+            restore,
+            dismiss,
+            visible=pn.bind(bool, self.param.offer),
+            css_classes=["pyplay-restore-offer"],
+            sizing_mode="stretch_width",
+        )
+        return pn.Column(banner, self._message_pane(), sizing_mode="stretch_width")
+
+    def _row(self, s: Snapshot) -> pn.Column:
+        restore = pn.widgets.Button(name="Restore", button_type="primary", width=90)
+        restore.on_click(self._run(lambda: self.restore(s.id)))
+        box = pn.widgets.TextInput(name="New name", placeholder=s.name, width=220)
+        rename = pn.widgets.Button(name="Rename", width=90)
+        rename.on_click(self._run(lambda: self.rename(s.id, box.value)))
+        delete = pn.widgets.Button(name="Delete", button_type="danger", width=90)
+        delete.on_click(self._run(lambda: self.delete(s.id)))
+
+        async def fetch() -> io.BytesIO | None:
+            return await self.download(s.id)
+
+        download = _Download(
+            callback=fetch, filename=_filename(s), label="Download .npz", width=150
+        )
+        info = f"{s.title} · {s.step:,} steps · saved {format_time(s.saved_at)} · {_size(s.size)}"
+        return pn.Column(
+            pn.pane.Str(s.name, css_classes=["pyplay-saved-name"]),
+            pn.pane.Str(info),
+            pn.Row(restore, box, rename, delete, download),
+            css_classes=["pyplay-saved-entry"],
+            sizing_mode="stretch_width",
+        )
+
+    def _draw(self) -> None:
+        rows: list[Any] = [self._row(s) for s in self.snapshots]
+        self.rows.objects = rows or [pn.pane.Str("Nothing saved yet.")]
+
+    def panel(self) -> pn.Column:
+        """The "Saved work" tab."""
+        self._draw()
+        return pn.Column(
+            "## Saved work",
+            pn.pane.Markdown(HELP),
+            self._message_pane(),
+            self.rows,
+            sizing_mode="stretch_width",
+        )
+
+
+def _lesson_key(title: str) -> str:
+    """The lesson key of a tab title (see :data:`pyplay.ui.urlstate.LESSON_SPECS`), or the
+    title itself for a lesson the address does not carry."""
+    from pyplay.ui.urlstate import LESSON_SPECS
+
+    return next((k for k, s in LESSON_SPECS.items() if s.title == title), title)
+
+
+def attach_saved_work(playground: Any, store: Store | None = None) -> SavedWork:
+    """Autosave and the saved-work tab for ``playground`` (what ``create_app`` calls):
+    adds the tab, and checks for work to offer back once the page's address is known (after
+    the first render in the browser). Returns the :class:`SavedWork`; put its ``top`` above
+    the tabs."""
+    saved = SavedWork(playground, store if store is not None else browser_store())
+    playground.tabs.append((TAB_TITLE, saved.panel()))
+    location = pn.state.location
+    if location is not None and saved.store is not None:
+        started: list[bool] = []
+
+        def start(*_: Any) -> None:
+            if location.href and not started:
+                started.append(True)
+                saved.schedule(saved.check_offer)
+
+        location.param.watch(start, "href")
+        start()
+    return saved

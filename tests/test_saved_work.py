@@ -1,0 +1,295 @@
+"""Autosave and the saved-work list (pyplay.ui.autosave, pyplay.ui.saved_work), without a
+browser: the recurrent lesson trained, saved, listed, renamed, restored into a fresh page."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("panel")
+
+import panel as pn
+
+from pyplay.ui.app import Playground
+from pyplay.ui.autosave import Autosaver
+from pyplay.ui.saved_work import TAB_TITLE, SavedWork, attach_saved_work
+from pyplay.ui.storage import MemoryStore, Snapshot, Store, StoreError
+
+
+class Tasks:
+    """A scheduler that keeps the coroutines the page would run soon; ``run()`` runs them."""
+
+    def __init__(self) -> None:
+        self.todo: list[Callable[[], Any]] = []
+
+    def __call__(self, make: Callable[[], Any]) -> None:
+        self.todo.append(make)
+
+    def run(self) -> None:
+        async def drain() -> None:
+            while self.todo:
+                await self.todo.pop(0)()
+
+        asyncio.run(drain())
+
+
+class Clock:
+    def __init__(self, t: float = 1_000_000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class BrokenStore(Store):
+    """IndexedDB missing or over quota: every call fails."""
+
+    async def _fail(self, *_: Any) -> Any:
+        raise StoreError("The browser's storage failed while saving: QuotaExceededError")
+
+    put = get = list = rename = delete = _fail  # type: ignore[assignment]
+
+
+def page(store: Store | None = None, clock: Clock | None = None) -> tuple[SavedWork, Tasks]:
+    tasks = Tasks()
+    saved = SavedWork(Playground(), store or MemoryStore(), schedule=tasks, clock=clock or Clock())
+    return saved, tasks
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def rnn(saved: SavedWork) -> Any:
+    return saved.playground.lessons["Recurrent networks"]
+
+
+def train_and_pause(saved: SavedWork, tasks: Tasks, steps: int) -> Any:
+    """Train ``steps`` steps as the page's Train / Pause do; runs the autosave."""
+    state = rnn(saved).state
+    state.running = True
+    state.train(steps=steps)
+    saved.autosaver.clock.t += 60.0  # a minute later
+    state.running = False  # Pause
+    tasks.run()
+    return state
+
+
+def predictions(state: Any) -> np.ndarray:
+    batch = state.inspection_batch(0)
+    out, _, _ = state.model.forward(batch.inputs, None, batch.lengths, training=False)
+    return np.asarray(out)
+
+
+def test_pausing_saves_one_entry_per_model_updated_in_place():
+    saved, tasks = page()
+    state = train_and_pause(saved, tasks, 5)
+    (first,) = saved.snapshots
+    assert (first.lesson, first.title, first.step, first.name) == (
+        "rnn",
+        "Recurrent networks",
+        5,
+        "LSTM on adding",
+    )
+    assert "cell=lstm" in first.query and first.size > 1000
+    assert saved.autosaver is not None and saved.autosaver.last_save_s is not None
+    train_and_pause(saved, tasks, 3)
+    (again,) = run(saved.store.list())
+    assert again.id == first.id and again.step == 8  # the same entry, updated
+    state.hidden_size = 16  # a new model: a new entry
+    train_and_pause(saved, tasks, 2)
+    entries = run(saved.store.list())
+    assert [s.step for s in entries] == [2, 8] and entries[0].id != first.id
+
+
+def test_nothing_is_saved_for_an_untrained_model_or_twice_at_the_same_step():
+    saved, tasks = page()
+    state = rnn(saved).state
+    state.running = True
+    state.running = False
+    tasks.run()
+    assert run(saved.store.list()) == []
+    train_and_pause(saved, tasks, 2)
+    stored = run(saved.store.list())[0]
+    state.running, state.running = True, False  # paused again without a step
+    tasks.run()
+    assert run(saved.store.list())[0].saved_at == stored.saved_at
+
+
+def test_autosave_every_15_seconds_of_training_with_a_fake_clock():
+    clock = Clock()
+    saved, tasks = page(clock=clock)
+    state = rnn(saved).state
+    state.running = True  # Train: the interval starts now
+    for t in (5, 10, 14.9):  # a training slice every few seconds, then its status line
+        clock.t += t - (clock.t - 1_000_000.0)
+        state.train(steps=1)
+    assert tasks.todo == []  # not yet 15 s
+    clock.t = 1_000_000.0 + 15.0
+    state.train(steps=1)
+    assert len(tasks.todo) == 1  # the save is queued, not run inside the slice
+    tasks.run()
+    assert [s.step for s in saved.snapshots] == [4]
+    clock.t += 10
+    state.train(steps=1)
+    assert tasks.todo == []  # 10 s since that save
+    clock.t += 5
+    state.train(steps=1)
+    tasks.run()
+    assert run(saved.store.list())[0].step == 6 and len(run(saved.store.list())) == 1
+
+
+def test_loading_a_model_saves_it():
+    saved, tasks = page()
+    other = Playground().lessons["Recurrent networks"].state
+    other.train(steps=4)
+    assert rnn(saved).state.load_bytes(other.save_bytes().getvalue())
+    tasks.run()
+    assert [s.step for s in run(saved.store.list())] == [4]
+
+
+def test_the_offer_after_a_reload_and_restoring_into_a_fresh_page():
+    clock = Clock()
+    store = MemoryStore()
+    saved, tasks = page(store, clock)
+    before = train_and_pause(saved, tasks, 7)
+    expected = predictions(before)
+
+    fresh, fresh_tasks = page(store, clock)  # the page reloaded: same store, new playground
+    snapshot = run(fresh.check_offer())
+    assert snapshot is not None and snapshot.step == 7
+    assert fresh.offer.startswith("Restore your work from ")
+    assert "LSTM on adding, 7 steps" in fresh.offer
+    assert rnn(fresh).state.trainer.step_count == 0
+    assert run(fresh.restore(snapshot.id)) is True
+    state = rnn(fresh).state
+    assert state.trainer.step_count == 7 and "Step 7" in state.status
+    np.testing.assert_allclose(predictions(state), expected, rtol=0, atol=1e-12)
+    assert fresh.offer == "" and "Restored 'LSTM on adding'" in fresh.message
+    fresh_tasks.run()
+    state.running = True
+    state.train(steps=2)
+    state.running = False
+    fresh_tasks.run()
+    (entry,) = run(store.list())
+    assert entry.id == snapshot.id and entry.step == 9  # the restored entry continues
+
+
+def test_restore_opens_the_lesson_tab():
+    store = MemoryStore()
+    saved, tasks = page(store)
+    train_and_pause(saved, tasks, 1)
+    fresh, _ = page(store)
+    fresh.playground.tabs.active = 2  # another lesson is open
+    run(fresh.check_offer())
+    assert run(fresh.restore(fresh.snapshots[0].id))
+    assert fresh.playground.tabs.active == 0
+
+
+def test_a_corrupt_snapshot_is_a_message_and_the_model_stays():
+    store = MemoryStore()
+    saved, tasks = page(store)
+    train_and_pause(saved, tasks, 3)
+    (snapshot,) = run(store.list())
+    store.items[snapshot.id] = (snapshot, b"PK\x03\x04 not really a zip")
+    fresh, _ = page(store)
+    run(fresh.refresh())
+    state = rnn(fresh).state
+    model = state.model
+    assert run(fresh.restore(snapshot.id)) is False
+    assert fresh.message.startswith("Not restored: Not loaded: ")
+    assert ".npz" in fresh.message  # what the file should have been
+    assert state.model is model and state.trainer.step_count == 0
+    assert fresh.message_kind == "danger"
+
+
+def test_rename_delete_and_download():
+    saved, tasks = page()
+    train_and_pause(saved, tasks, 2)
+    (s,) = saved.snapshots
+    for bad, words in [("", "must not be empty"), ("x" * 61, "at most 60 characters")]:
+        assert run(saved.rename(s.id, bad)) is False
+        assert saved.message.startswith("Not renamed: ") and words in saved.message
+    assert run(saved.store.list())[0].name == "LSTM on adding"  # unchanged
+    assert run(saved.rename(s.id, "<b>my</b> LSTM")) is True
+    assert saved.snapshots[0].name == "<b>my</b> LSTM" and saved.snapshots[0].named
+    names = [o.object for o in saved.rows.select(pn.pane.Str)]
+    assert "<b>my</b> LSTM" in names  # shown as text by a Str pane
+    data = run(saved.download(s.id))
+    assert data is not None and data.getvalue() == run(saved.store.get(s.id))
+    assert data.getvalue()[:2] == b"PK"  # an .npz (a zip archive)
+    train_and_pause(saved, tasks, 1)  # later saves keep the user's name
+    assert run(saved.store.list())[0].name == "<b>my</b> LSTM"
+    assert run(saved.delete(s.id)) is True
+    assert saved.snapshots == [] and "Deleted '<b>my</b> LSTM'" in saved.message
+    assert run(saved.download(s.id)) is None and "no longer saved" in saved.message
+    assert run(saved.restore(s.id)) is False
+    train_and_pause(saved, tasks, 1)  # the deleted entry is not resurrected: a new one
+    assert [x.id for x in run(saved.store.list())] != [s.id]
+
+
+def test_dismiss_hides_the_offer_and_an_empty_store_offers_nothing():
+    store = MemoryStore()
+    saved, tasks = page(store)
+    assert run(saved.check_offer()) is None and saved.offer == ""
+    train_and_pause(saved, tasks, 1)
+    fresh, _ = page(store)
+    run(fresh.check_offer())
+    assert fresh.offer
+    fresh.dismiss()
+    assert fresh.offer == "" and len(fresh.snapshots) == 1
+
+
+def test_a_broken_store_is_a_message_and_the_playground_still_works():
+    saved, tasks = page(BrokenStore())
+    assert run(saved.check_offer()) is None
+    assert "QuotaExceededError" in saved.message and "not saved across reloads" in saved.message
+    state = train_and_pause(saved, tasks, 3)
+    assert saved.message.startswith("Autosave is not working: ")
+    assert state.trainer.step_count == 3
+    saved.message = ""
+    state.running = True
+    state.train(steps=1)
+    state.running = False
+    tasks.run()
+    assert saved.message == ""  # the same problem is not repeated every save
+    for action in (saved.restore("x"), saved.rename("x", "ok"), saved.delete("x")):
+        assert run(action) is False
+    assert state.trainer.step_count == 4
+
+
+def test_a_lesson_that_cannot_save_is_not_tracked():
+    class NoFiles:
+        running = False
+
+    autosaver = Autosaver(MemoryStore(), Tasks(), lambda text, kind: None)
+    assert autosaver.track("x", "X", NoFiles()) is False
+
+
+def test_a_failing_save_is_a_message_and_training_goes_on():
+    saved, tasks = page()
+    state = rnn(saved).state
+
+    def broken() -> Any:
+        raise ValueError("no model")
+
+    state.save_bytes = broken
+    train_and_pause(saved, tasks, 2)
+    assert saved.message == "Autosave of Recurrent networks failed: no model"
+    assert state.trainer.step_count == 2
+
+
+def test_the_app_has_the_tab_and_restores_from_the_list():
+    playground = Playground()
+    saved = attach_saved_work(playground, MemoryStore())
+    assert playground.tabs._names[-1] == TAB_TITLE
+    assert isinstance(saved.snapshots, list)
+    snapshot = Snapshot("a", "n", "rnn", "No such lesson", "", 1, 1.0, 1)
+    saved.snapshots = [snapshot]
+    run(saved.store.put(snapshot, b"x"))
+    assert run(saved.restore("a")) is False
+    assert "this page has no lesson 'No such lesson'" in saved.message
