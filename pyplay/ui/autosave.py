@@ -136,6 +136,12 @@ class Autosaver:
         """The next model loaded into lesson ``key`` continues ``entry`` (a restore)."""
         self.pending[key] = entry
 
+    def mark_saved(self, key: str) -> None:
+        """Lesson ``key``'s model, as it is now, is in the store already (just restored)."""
+        tracked = self.tracked.get(key)
+        if tracked is not None:
+            tracked.entry.saved = (int(tracked.state.version), trained_steps(tracked.state))
+
     def entry_of(self, key: str) -> Entry | None:
         """The entry lesson ``key``'s current model is saved under."""
         tracked = self.tracked.get(key)

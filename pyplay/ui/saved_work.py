@@ -111,7 +111,8 @@ class SavedWork(param.Parameterized):
         super().__init__()
         self.playground = playground
         self.store = store
-        self.schedule = schedule or param.parameterized.async_executor
+        # Panel's executor, looked up when used (Panel sets it for Pyodide or the server)
+        self.schedule = schedule or (lambda make: param.parameterized.async_executor(make))
         self.snapshots: list[Snapshot] = []
         self.offered: Snapshot | None = None
         self.autosaver = (
@@ -119,7 +120,7 @@ class SavedWork(param.Parameterized):
             if store is None
             else Autosaver(store, self.schedule, self.notify, clock, on_saved=self._on_saved)
         )
-        self.rows = pn.Column(sizing_mode="stretch_width")
+        self.rows = pn.Column(pn.pane.Str("Looking for saved work..."), sizing_mode="stretch_width")
         self.top = self._banner()
         playground.tabs.param.watch(lambda *_: self.track_lessons(), "active")
         self.track_lessons()
@@ -234,6 +235,8 @@ class SavedWork(param.Parameterized):
                 "danger",
             )
             return False
+        if self.autosaver is not None:
+            self.autosaver.mark_saved(snapshot.lesson)  # it is in the store as it is
         if self.offered is not None and self.offered.id == snapshot_id:
             self.dismiss()
         self.notify(f"Restored '{snapshot.name}' ({snapshot.step:,} steps).", "success")
@@ -348,10 +351,9 @@ class SavedWork(param.Parameterized):
         self.rows.objects = rows or [pn.pane.Str("Nothing saved yet.")]
 
     def panel(self) -> pn.Column:
-        """The "Saved work" tab."""
-        self._draw()
+        """The "Saved work" tab (the list is drawn once the store has answered)."""
         return pn.Column(
-            "## Saved work",
+            "## Models saved in this browser",
             pn.pane.Markdown(HELP),
             self._message_pane(),
             self.rows,
