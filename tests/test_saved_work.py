@@ -218,7 +218,8 @@ def test_rename_delete_and_download():
     assert run(saved.rename(s.id, "<b>my</b> LSTM")) is True
     assert saved.snapshots[0].name == "<b>my</b> LSTM" and saved.snapshots[0].named
     names = [o.object for o in saved.rows.select(pn.pane.Str)]
-    assert "<b>my</b> LSTM" in names  # shown as text by a Str pane
+    assert "&lt;b&gt;my&lt;/b&gt; LSTM" in names  # escaped: Str puts its text in as HTML
+    assert all("<b>" not in str(o.object) for o in saved.top.select(pn.pane.Str))
     data = run(saved.download(s.id))
     assert data is not None and data.getvalue() == run(saved.store.get(s.id))
     assert data.getvalue()[:2] == b"PK"  # an .npz (a zip archive)

@@ -10,12 +10,14 @@
   Rename (a text box), Delete and Download (.npz).
 
 Restoring opens the snapshot's lesson tab and hands the bytes to its state's ``load_bytes``
-(which validates them); every failure is a message. Names are shown with ``pn.pane.Str``
-(text, never HTML or Markdown).
+(which validates them); every failure is a message. Names are shown as text, never HTML or
+Markdown: escaped before they reach a ``pn.pane.Str`` (which, in Panel 1.7, puts its text
+into the page as HTML: ``Str("<b>x</b>")`` shows a bold x).
 """
 
 from __future__ import annotations
 
+import html
 import io
 import re
 import sys
@@ -132,7 +134,7 @@ class SavedWork(param.Parameterized):
 
     def _message_pane(self) -> pn.pane.Str:
         return pn.pane.Str(
-            self.param.message,
+            pn.bind(html.escape, self.param.message),
             visible=pn.bind(bool, self.param.message),
             css_classes=["pyplay-saved-message"],
             sizing_mode="stretch_width",
@@ -313,7 +315,7 @@ class SavedWork(param.Parameterized):
         dismiss = pn.widgets.Button(name="Dismiss", width=100)
         dismiss.on_click(self.dismiss)
         banner = pn.Row(
-            pn.pane.Str(self.param.offer, sizing_mode="stretch_width"),
+            pn.pane.Str(pn.bind(html.escape, self.param.offer), sizing_mode="stretch_width"),
             restore,
             dismiss,
             visible=pn.bind(bool, self.param.offer),
@@ -339,8 +341,8 @@ class SavedWork(param.Parameterized):
         )
         info = f"{s.title} · {s.step:,} steps · saved {format_time(s.saved_at)} · {_size(s.size)}"
         return pn.Column(
-            pn.pane.Str(s.name, css_classes=["pyplay-saved-name"]),
-            pn.pane.Str(info),
+            pn.pane.Str(html.escape(s.name), css_classes=["pyplay-saved-name"]),
+            pn.pane.Str(html.escape(info)),
             pn.Row(restore, box, rename, delete, download),
             css_classes=["pyplay-saved-entry"],
             sizing_mode="stretch_width",
