@@ -96,7 +96,17 @@ TEST_PYPI: dict[str, tuple[str, list[str], bool]] = {
     "iniconfig": ("2.1.0", ["iniconfig"], False),
 }
 BOKEH_JS = ("bokeh.min.js", "bokeh-widgets.min.js", "bokeh-tables.min.js")
-SOURCES = ("index.html", "worker.js", "sw.js", "loader.css", "baseline.html", "store.js")
+SOURCES = (
+    "index.html",
+    "client.js",
+    "worker.js",
+    "sw.js",
+    "loader.css",
+    "baseline.html",
+    "embed.js",
+    "course.html",
+    "store.js",
+)
 APP = "pyplay.ui.app:create_app"
 
 
@@ -562,7 +572,7 @@ def build_cdn(dist: Path = DIST_CDN) -> Path:
         )
         (dist / name).write_text(text)
     for name in BOKEH_JS:  # cdn.bokeh.org names its files with the version
-        for p in dist.glob("*.html"):
+        for p in [*dist.glob("*.html"), dist / "embed.js"]:
             p.write_text(
                 p.read_text().replace(
                     f"release/{name}", f"release/{name.replace('.min', '-3.7.3.min')}"
@@ -602,6 +612,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-cache")
+        # pages on other origins embed the widgets (web/embed.js): their worker fetches from here
+        self.send_header("Access-Control-Allow-Origin", "*")
         super().end_headers()
 
     def log_message(self, format: str, *args: object) -> None:  # quiet

@@ -8,12 +8,18 @@ every module the start imports. Keep it free of anything that only one of the tw
 from __future__ import annotations
 
 import importlib
+import json
 from typing import Any
 
 
-async def start_app(app_spec: str, dist_url: str | None) -> Any:
+async def start_app(app_spec: str, dist_url: str | None, options: str = "{}") -> Any:
     """Create the app named by ``app_spec`` (``"module:function"``) in a fresh Bokeh document
     and return what ``panel.io.pyodide.write_doc`` returns (docs JSON, render items, root ids).
+
+    ``options`` is a JSON object of keyword arguments for that function (the page's embedded
+    widgets, for ``pyplay.ui.embed:create_embed``). The function returns one Panel object or a
+    list of them; each becomes one root of the document, which the page renders into its own
+    element.
 
     ``dist_url`` is where Panel's CSS is served; Panel's components otherwise point their
     stylesheets at its CDN (``panel.io.resources.CDN_DIST``), which the offline site never uses.
@@ -26,7 +32,9 @@ async def start_app(app_spec: str, dist_url: str | None) -> Any:
         state.curdoc._template_variables["dist_url"] = dist_url
     module_name, _, function_name = app_spec.partition(":")
     create = getattr(importlib.import_module(module_name), function_name)
-    create().servable()
+    made = create(**json.loads(options))
+    for obj in made if isinstance(made, list) else [made]:
+        obj.servable()
     return await write_doc()
 
 

@@ -10,13 +10,23 @@
 "use strict";
 const CONFIG = __CONFIG__;
 const PYODIDE_URL = "__PYODIDE_URL__";
-importScripts(PYODIDE_URL + "pyodide.js");
-importScripts("store.js");  // saved work in IndexedDB: js.pyplayStore
+// The site's address. A page of the site starts this file directly; a host page that embeds
+// widgets (web/embed.js) starts it from a blob that sets PYPLAY_BASE first, since a worker
+// cannot be started from another origin's URL.
+const BASE = self.PYPLAY_BASE || self.location.href;
+const EMBED_APP = "pyplay.ui.embed:create_embed";
+importScripts(new URL(PYODIDE_URL, BASE).href + "pyodide.js");
+importScripts(new URL("store.js", BASE).href);  // saved work in IndexedDB: js.pyplayStore
 
 const quiet = {messageCallback: () => {}};
 const t0 = performance.now();
 const timings = {};
 let applyPatch = null;  // web/boot.py's apply_patch, once the app has started
+// What to start, from the page's "start" message: {embed: null} for the whole playground, or
+// {embed: [widget requests]} for embedded widgets (pyplay.ui.embed). The runtime and packages
+// load while the page is still deciding.
+let resolveStart = null;
+const started = new Promise((resolve) => { resolveStart = resolve; });
 
 function sendPatch(patch, buffers, msgId) {
   self.postMessage({type: "patch", patch: patch, buffers: buffers});
@@ -27,7 +37,7 @@ function status(stage, msg) {
 }
 
 function absolute(url) {
-  return url ? new URL(url, self.location).href : null;
+  return url ? new URL(url, BASE).href : null;
 }
 
 async function fetchBytes(url) {
@@ -66,13 +76,16 @@ async function startApplication() {
   timings.runtime = performance.now() - t0;
   status("packages", "Loading NumPy, Panel and Bokeh");
   await loadPackages();
-  status("app", "Starting the playground");
+  const start = await started;
+  status("app", start.embed ? "Starting the widgets" : "Starting the playground");
   self.pyodide.runPython(CONFIG.boot);
   applyPatch = self.pyodide.globals.get("apply_patch");
-  self.pyodide.globals.set("PYPLAY_APP", CONFIG.app);
+  self.pyodide.globals.set("PYPLAY_APP", start.embed ? EMBED_APP : CONFIG.app);
+  self.pyodide.globals.set("PYPLAY_OPTIONS",
+                           JSON.stringify(start.embed ? {widgets: start.embed} : {}));
   self.pyodide.globals.set("PYPLAY_DIST_URL", absolute(CONFIG.panelDist));
   const result = await self.pyodide.runPythonAsync(
-    "await start_app(PYPLAY_APP, PYPLAY_DIST_URL)");
+    "await start_app(PYPLAY_APP, PYPLAY_DIST_URL, PYPLAY_OPTIONS)");
   const [docsJson, renderItems, rootIds] = result.toJs();
   result.destroy();
   timings.app = performance.now() - t0;
@@ -89,7 +102,9 @@ async function finishStart() {
 
 self.onmessage = async (event) => {
   const msg = event.data;
-  if (msg.type === "rendered") {
+  if (msg.type === "start") {
+    resolveStart({embed: Array.isArray(msg.embed) ? msg.embed : null});
+  } else if (msg.type === "rendered") {
     await self.pyodide.runPythonAsync(`
 from panel.io.state import state
 from panel.io.pyodide import _link_docs_worker

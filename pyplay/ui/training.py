@@ -5,6 +5,7 @@ callback. Shared by the lesson states and views."""
 
 from __future__ import annotations
 
+import html
 import time
 from typing import Any
 
@@ -106,9 +107,12 @@ def stream_losses(source: ColumnDataSource, records: list[StepRecord]) -> None:
 
 
 def message_alert(state: Any) -> pn.pane.Alert:
-    """The alert that shows ``state.message`` (hidden while there is none)."""
+    """The alert that shows ``state.message`` (hidden while there is none).
+
+    The message is HTML-escaped first: messages quote what the user typed or what an address
+    carried, and an alert renders Markdown, which would otherwise pass HTML through."""
     return pn.pane.Alert(
-        state.param.message,
+        pn.bind(html.escape, state.param.message),
         alert_type=state.param.message_kind,
         visible=pn.bind(bool, state.param.message),
         sizing_mode="stretch_width",

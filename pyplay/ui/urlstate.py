@@ -56,8 +56,9 @@ class LessonSpec:
     ``state`` names the state class as ``"module:Class"`` (imported when first needed),
     ``title`` is the lesson's tab title, ``params`` the parameters written and read, ``bounds``
     the closed range of each number, ``choices`` the allowed values where the parameter itself
-    does not list them, ``exclude`` values the address cannot carry, and ``source`` whether the
-    lesson has a decode input (key ``src``).
+    does not list them, ``exclude`` values the address cannot carry, ``aliases`` other
+    spellings accepted for a choice (``{"task": {"reverse": "reversal"}}``), and ``source``
+    whether the lesson has a decode input (key ``src``).
     """
 
     state: str
@@ -66,6 +67,7 @@ class LessonSpec:
     bounds: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     choices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     exclude: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    aliases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     source: bool = False
 
 
@@ -101,6 +103,7 @@ LESSON_SPECS: dict[str, LessonSpec] = {
             "sampling": (0.0, 1.0),
         },
         exclude={"task": ("pairs",)},
+        aliases={"task": {"reverse": "reversal", "copy": "copy_var", "sort": "sorting"}},
         source=True,
     ),
     "transformer": LessonSpec(
@@ -136,6 +139,7 @@ class Field:
     choices: tuple[Any, ...] = ()
     low: float | None = None
     high: float | None = None
+    aliases: Mapping[str, str] = field(default_factory=dict)
 
     def expected(self) -> str:
         """What a valid value looks like, in words."""
@@ -167,7 +171,7 @@ class Field:
             if not math.isfinite(value):
                 raise ValueError(self.expected())
         else:
-            value = text
+            value = self.aliases.get(text, text)
         if self.choices:
             if value not in self.choices:
                 raise ValueError(self.expected())
@@ -222,7 +226,7 @@ def url_fields(lesson: str) -> dict[str, Field]:
                 raise TypeError(f"{lesson}.{name}: only selectors of strings go in the address")
         else:
             raise TypeError(f"{lesson}.{name}: {type(p).__name__} cannot go in the address")
-        fields[name] = Field(name, kind, choices, low, high)
+        fields[name] = Field(name, kind, choices, low, high, spec.aliases.get(name, {}))
     return fields
 
 

@@ -1,0 +1,151 @@
+// The page side of pyplay, shared by the playground (index.html, also in its ?embed= form) and
+// by widgets embedded in other sites' pages (embed.js): starts the Python worker, renders the
+// Bokeh document it sends into the page's elements (one element per root), and relays changes
+// both ways, in order. Text from Python is only ever shown as text.
+"use strict";
+(function () {
+  if (window.PyplayClient) return;
+
+  // A worker from the site's own origin, or (host page on another origin) from a blob that
+  // tells worker.js where the site is and imports it: browsers refuse cross-origin worker URLs.
+  function makeWorker(base, sameOrigin) {
+    const url = new URL("worker.js", base).href;
+    if (sameOrigin) return new Worker(url);
+    const code = `self.PYPLAY_BASE = ${JSON.stringify(base)};\nimportScripts(${JSON.stringify(url)});\n`;
+    return new Worker(URL.createObjectURL(new Blob([code], {type: "text/javascript"})));
+  }
+
+  // options: {base: the site's address (ending "/"), embed: null or [widget requests],
+  //   mount(rootIds) -> [element per root], onStage(stage, text), onRendered(),
+  //   onError(text), onNotice(text), onSettled()}
+  function PyplayClient(options) {
+    const base = new URL(options.base || "./", window.location.href).href;
+    const worker = makeWorker(base, new URL(base).origin === window.location.origin);
+    const pending = new Map();
+    let nextRun = 0;
+    let patching = 0;
+    let busy = false;
+    let queue = [];
+    const client = {worker: worker, document: null, timings: {}};
+    const t0 = performance.now();
+
+    function sendChange(event) {
+      if ((event.setter_id != null && event.setter_id === "py") || patching > 0) return;
+      if (busy) {  // queue everything, in order: a click must not overtake typing
+        if (event.model && event.attr) {  // a newer value replaces one not yet sent...
+          let barrier = -1;  // ...unless a click (or other message) came in between
+          queue.forEach((e, k) => { if (!(e.model && e.attr)) barrier = k; });
+          queue = queue.filter((e, k) =>
+            k <= barrier || !(e.model === event.model && e.attr === event.attr));
+        }
+        queue.push(event);
+        return;
+      }
+      busy = true;
+      worker.postMessage({type: "patch", patch: client.document.create_json_patch([event])});
+    }
+
+    async function render(msg) {
+      const docsJson = JSON.parse(msg.docs_json);
+      const renderItems = JSON.parse(msg.render_items);
+      const rootIds = JSON.parse(msg.root_ids);
+      // The document's roots: the app's (in the order Python made them), then any Panel adds
+      // (e.g. the page location); mount() places the first, the others go in a hidden box.
+      const docRoots = Object.values(docsJson)[0].roots || [];
+      const isOurs = (id) => docRoots.some((r) => r.id === id &&
+        JSON.stringify((r.attributes || {}).css_classes || []).includes("pyplay-"));
+      const ours = rootIds.filter(isOurs);
+      const placed = options.mount(ours.length ? ours : rootIds);
+      let hidden = null;
+      const elements = rootIds.map((id) => {
+        const k = (ours.length ? ours : rootIds).indexOf(id);
+        if (k >= 0 && placed[k]) return placed[k];
+        if (!hidden) {
+          hidden = document.createElement("div");
+          hidden.hidden = true;
+          document.body.appendChild(hidden);
+        }
+        return hidden;
+      });
+      const roots = {};
+      const tag = Math.random().toString(36).slice(2, 8);
+      rootIds.forEach((id, k) => {
+        const el = document.createElement("div");
+        el.className = "pyplay-root";
+        el.id = `pyplay-root-${tag}-${k}`;
+        elements[k].appendChild(el);
+        roots[id] = el.id;  // Bokeh looks the element up by id
+      });
+      renderItems[0].roots = roots;
+      renderItems[0].root_ids = rootIds;
+      const [views] = await Bokeh.embed.embed_items(docsJson, renderItems);
+      client.document = [...views.roots.values()][0].model.document;
+      client.document.on_change(sendChange, false);
+      worker.postMessage({type: "rendered"});
+      client.timings.ready = performance.now() - t0;
+      client.timings.worker = msg.timings;
+      if (options.onRendered) options.onRendered();
+    }
+
+    worker.onmessage = async (event) => {
+      const msg = event.data;
+      if (msg.type === "idle") {
+        if (queue.length) {
+          const patch = client.document.create_json_patch(queue);
+          queue = [];
+          worker.postMessage({type: "patch", patch: patch});
+        } else {
+          busy = false;
+        }
+      } else if (msg.type === "pyerror") {
+        console.error("pyplay: a change failed in Python:", msg.detail);
+        if (options.onNotice) {
+          options.onNotice("Something went wrong in Python (" + msg.msg + "). What you " +
+                           "trained and typed is kept; please report this.");
+        }
+      } else if (msg.type === "status") {
+        client.timings[msg.stage] = performance.now() - t0;
+        if (options.onStage) options.onStage(msg.stage, msg.msg);
+      } else if (msg.type === "render") {
+        try {
+          await render(msg);
+        } catch (err) {
+          if (options.onError) options.onError(String(err));
+          throw err;
+        }
+      } else if (msg.type === "patch") {
+        try {
+          patching += 1;
+          client.document.apply_json_patch(msg.patch, msg.buffers);
+        } finally {
+          patching -= 1;
+        }
+      } else if (msg.type === "result") {
+        const p = pending.get(msg.id);
+        pending.delete(msg.id);
+        if (p) (msg.error ? p.reject(new Error(msg.error)) : p.resolve(msg.value));
+      } else if (msg.type === "settled") {  // the packages the first render did not need
+        client.timings.settled = performance.now() - t0;
+        client.timings.worker = msg.timings;
+        if (options.onSettled) options.onSettled();
+      } else if (msg.type === "error") {
+        if (options.onError) options.onError(msg.msg);
+      }
+    };
+
+    // Run Python in the worker and get str(result) back (for the page's scripts and tests).
+    client.runPython = function (code) {
+      const id = ++nextRun;
+      return new Promise((resolve, reject) => {
+        pending.set(id, {resolve, reject});
+        worker.postMessage({type: "run", id: id, code: String(code)});
+      });
+    };
+    client.send = (msg) => worker.postMessage(msg);
+
+    worker.postMessage({type: "start", embed: options.embed || null});
+    return client;
+  }
+
+  window.PyplayClient = PyplayClient;
+})();
