@@ -1,11 +1,10 @@
 """A shared link: the address carries the lesson, its settings and the decode input; opening
-it shows the same setup. (The other direction, the address following a change made in the
-page, reaches the page's address bar one change late in the worker setup: not tested here,
-see the closing note of the session that wired it.)"""
+it shows the same setup, and the address follows every change made in the page."""
 
 from __future__ import annotations
 
 import re
+from urllib.parse import parse_qsl
 
 import pytest
 
@@ -23,6 +22,29 @@ def test_a_shared_link_reproduces_the_setup(page, page_log, site_url):
     page.get_by_text(expected.split(".")[0]).wait_for(timeout=60_000)  # "... N parameters"
     assert page.get_by_role("textbox", name="Source", exact=True).input_value() == "abca"
     assert page_log.errors == [] and page_log.external(site_url) == []
+
+
+def _address(page) -> dict[str, str]:
+    return dict(parse_qsl(page.evaluate("window.location.search").lstrip("?")))
+
+
+def test_the_address_follows_each_change(page, page_log, site_url):
+    page.goto(site_url + "?lesson=seq2seq&cell=gru&seed=5")
+    wait_ready(page)
+    page.wait_for_function("window.location.search.includes('wiring=')", timeout=60_000)
+    for label, cell in (("LSTM", "lstm"), ("RNN", "rnn"), ("GRU", "gru")):  # one change each
+        page.get_by_role("button", name=label, exact=True).click()
+        page.wait_for_function(f"window.location.search.includes('cell={cell}&')", timeout=30_000)
+    box = page.get_by_role("textbox", name="Source", exact=True)
+    box.fill("bcd")
+    box.press("Enter")
+    page.wait_for_function("window.location.search.endsWith('src=bcd')", timeout=30_000)
+    address = _address(page)
+    assert (address["lesson"], address["cell"], address["seed"]) == ("seq2seq", "gru", "5")
+    page.get_by_text("Recurrent networks", exact=True).first.click()  # the open lesson
+    page.wait_for_function("window.location.search.includes('lesson=rnn')", timeout=60_000)
+    assert "src" not in _address(page)
+    assert page_log.errors == []
 
 
 def test_a_bad_value_in_the_link_is_a_message(page, page_log, site_url):
