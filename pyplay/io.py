@@ -8,6 +8,16 @@ Layout of the archive:
 - optimiser state under ``"optim/<key>"`` (scalars as 0-d arrays);
 - ``"__meta__"``: a JSON document (model config, task, step, ...) stored as UTF-8 bytes.
 
+Model files (:func:`save_model`) also name the model's class and its constructor settings,
+``meta["class"]`` (a key of :data:`pyplay.registry.MODEL_CLASSES`) and ``meta["config"]``, so
+:func:`load_model` returns a ready model in one call; files of the recurrent lesson and of
+``python -m pyplay train --save`` (``meta["model"]``, a ``SequenceModel`` config) load too.
+Continuing training::
+
+    model = load_model("pyplay-model.npz")
+    trainer = Trainer(model, task, lr=0.01)
+    resume(trainer, load("pyplay-model.npz"))  # optimiser moments and step count
+
 Loading uses ``np.load(..., allow_pickle=False)`` and turns every way a file can be wrong into
 one ``ValueError`` that says so.
 """
@@ -24,7 +34,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-__all__ = ["Checkpoint", "load", "save"]
+__all__ = ["Checkpoint", "load", "load_model", "resume", "save", "save_model"]
 
 _META = "__meta__"
 _OPTIM = "optim/"
@@ -77,6 +87,9 @@ def load(file: str | os.PathLike[str] | bytes | BinaryIO) -> Checkpoint:
             if not isinstance(archive, np.lib.npyio.NpzFile):
                 raise ValueError("it holds a single array, not a named archive (.npz)")
             arrays = {name: archive[name] for name in archive.files}
+            for name, value in arrays.items():
+                if not isinstance(value, np.ndarray):  # a member that is not a .npy array
+                    raise ValueError(f"{name!r} is not an array")
     except FileNotFoundError:
         raise
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as err:
@@ -98,3 +111,86 @@ def load(file: str | os.PathLike[str] | bytes | BinaryIO) -> Checkpoint:
     if optim:
         state = {k: (v.item() if v.ndim == 0 else v) for k, v in optim.items()}
     return Checkpoint(params, state, meta)
+
+
+def save_model(
+    file: str | os.PathLike[str] | BinaryIO,
+    model: Any,
+    *,
+    optimizer: Any = None,
+    step: int = 0,
+    meta: Mapping[str, Any] | None = None,
+) -> None:
+    """Write ``model`` (any pyplay model class) so that :func:`load_model` rebuilds it.
+
+    Parameters
+    ----------
+    file : path or binary file
+    model : SequenceModel, EncoderDecoder, TransformerModel, TransformerSeq2Seq, MemoryNet,
+        AttendRNN or LDDN
+    optimizer : pyplay optimiser, optional
+        Its ``state_dict()`` is saved, for :func:`resume`.
+    step : int
+        Steps trained so far (``trainer.step_count``).
+    meta : mapping, optional
+        More JSON-serialisable settings (may not use the keys "class", "config", "step").
+    """
+    from pyplay.registry import describe_model
+
+    extra = dict(meta or {})
+    clash = sorted({"class", "config", "step"} & set(extra))
+    if clash:
+        raise ValueError(f"meta may not use the reserved keys {clash}")
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        raise ValueError(f"step must be a non-negative integer, got {step!r}")
+    entry = describe_model(model)
+    if entry["class"] == "SequenceModel":
+        extra.setdefault("model", entry["config"])  # what older readers look for
+    state = None if optimizer is None else optimizer.state_dict()
+    save(file, model.params, optimizer_state=state, meta={**entry, "step": step, **extra})
+
+
+def model_entry(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"class": ..., "config": ...}`` of a checkpoint's ``meta`` (a model file, or an older
+    recurrent-lesson file whose ``meta["model"]`` is a ``SequenceModel`` config)."""
+    if "class" in meta or "config" in meta:
+        return {"class": meta.get("class"), "config": meta.get("config")}
+    if isinstance(meta.get("model"), dict):
+        return {"class": "SequenceModel", "config": meta["model"]}
+    raise ValueError("it names no model (was it saved by pyplay's save_model or a lesson?)")
+
+
+def load_model(file: str | os.PathLike[str] | bytes | BinaryIO) -> Any:
+    """The model saved in ``file``, ready to use (one call).
+
+    The class comes from a fixed table (:data:`pyplay.registry.MODEL_CLASSES`), never from a
+    name in the file; the settings are checked before anything is built, the arrays must fit
+    exactly. Every problem is one ``ValueError`` saying what is wrong.
+
+    Examples
+    --------
+    >>> model = load_model("pyplay-model.npz")  # doctest: +SKIP
+    >>> trainer = Trainer(model, task)  # doctest: +SKIP
+    >>> resume(trainer, load("pyplay-model.npz"))  # doctest: +SKIP
+    """
+    from pyplay.registry import build_model
+
+    ckpt = load(file)
+    what = _describe(file)
+    try:
+        return build_model(model_entry(ckpt.meta), ckpt.params)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{what} holds no loadable pyplay model: {err}") from err
+
+
+def resume(trainer: Any, checkpoint: Checkpoint) -> None:
+    """Continue ``checkpoint``'s training with ``trainer`` (built around the loaded model):
+    its optimiser state (when the optimiser kind matches) and step count."""
+    if not isinstance(checkpoint, Checkpoint):
+        raise TypeError(f"checkpoint must be a pyplay.io.Checkpoint, got {type(checkpoint)}")
+    if checkpoint.optimizer_state:
+        trainer.optimizer.load_state_dict(checkpoint.optimizer_state)
+    step = checkpoint.meta.get("step", 0)
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        raise ValueError(f"the checkpoint's step must be a non-negative integer, got {step!r}")
+    trainer.step_count = step

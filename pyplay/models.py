@@ -172,30 +172,11 @@ class SequenceModel:
     def from_config(
         cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
     ) -> SequenceModel:
-        """Build a model from :attr:`config` (unknown keys are refused with a clear message)."""
-        if not isinstance(config, dict):
-            raise TypeError(f"config must be a dict, got {type(config).__name__}")
-        allowed = {
-            "cell",
-            "input_kind",
-            "input_size",
-            "output_size",
-            "hidden_size",
-            "num_layers",
-            "bidirectional",
-            "dropout",
-            "embedding_dim",
-            "nonlinearity",
-            "dtype",
-        }
-        unknown = sorted(set(config) - allowed)
-        if unknown:
-            raise ValueError(
-                f"config has unknown keys {unknown}; expected a subset of {sorted(allowed)}"
-            )
-        kwargs = dict(config)
-        cell = kwargs.pop("cell", "lstm")
-        return cls(cell, rng=rng, **kwargs)
+        """Build a model from :attr:`config` (unknown or missing keys are refused with a clear
+        message; each value is checked by the constructor)."""
+        from pyplay.registry import config_kwargs
+
+        return cls(rng=rng, **config_kwargs(cls, config))
 
     @classmethod
     def for_task(cls, task: Any, cell: str = "lstm", **kwargs: Any) -> SequenceModel:

@@ -124,7 +124,7 @@ class EncoderDecoder:
             )
         self.bidirectional_encoder = bidirectional_encoder
         self.dtype = check_dtype("dtype", dtype)
-        self.hidden_size, self.num_layers = H, L
+        self.hidden_size, self.num_layers, self.embedding_dim = H, L, E
         self.src_vocab_size, self.tgt_vocab_size = V_s, V_t
         gen = as_generator(rng)
         kw: dict[str, Any] = dict(num_layers=L, dtype=self.dtype, rng=gen)
@@ -143,6 +143,7 @@ class EncoderDecoder:
         self.bahdanau: BahdanauDecoder | None = None
         if score is None:
             score = "additive" if self.wiring == "bahdanau" else "general"
+        self.score = score
         if self.wiring == "attention":
             self.attn = LuongAttention(H, K, score, dtype=self.dtype, rng=gen)
         elif self.wiring == "bahdanau":
@@ -154,6 +155,31 @@ class EncoderDecoder:
         for prefix, layer in self._layers():
             for name, value in layer.params.items():
                 self.params[f"{prefix}.{name}"] = value
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """Constructor arguments as plain JSON-serialisable values (for saving)."""
+        return {
+            "src_vocab_size": self.src_vocab_size,
+            "tgt_vocab_size": self.tgt_vocab_size,
+            "embedding_dim": self.embedding_dim,
+            "hidden_size": self.hidden_size,
+            "num_layers": self.num_layers,
+            "cell": self.cell,
+            "bidirectional_encoder": self.bidirectional_encoder,
+            "wiring": self.wiring,
+            "score": self.score,
+            "dtype": self.dtype.name,
+        }
+
+    @classmethod
+    def from_config(
+        cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
+    ) -> EncoderDecoder:
+        """Build a model from :attr:`config` (unknown or missing keys are refused)."""
+        from pyplay.registry import config_kwargs
+
+        return cls(rng=rng, **config_kwargs(cls, config))
 
     def _layers(self) -> list[tuple[str, Any]]:
         layers = [("encoder.embedding", self.enc_emb), ("encoder.rnn", self.enc)]

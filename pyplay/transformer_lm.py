@@ -149,6 +149,7 @@ class TransformerModel:
             norm=norm_first, dtype=self.dtype, rng=gen,
         )  # fmt: skip
         self.nhead, self.num_layers = nhead, num_layers
+        self.dim_feedforward, self.activation, self.dropout = F, activation, float(dropout)
         self.head = Linear(D, self.output_size, dtype=self.dtype, rng=gen)
         if tie_weights:
             del self.head.params["weight"]
@@ -162,6 +163,36 @@ class TransformerModel:
             ("embedding", self.embedding) if self.embedding is not None else ("input", self.input)
         )
         return [first, ("pos", self.pos), ("encoder", self.encoder), ("head", self.head)]
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """Constructor arguments as plain JSON-serialisable values (for saving)."""
+        return {
+            "input_size": self.input_size,
+            "output_size": self.output_size,
+            "input_kind": self.input_kind,
+            "d_model": self.d_model,
+            "nhead": self.nhead,
+            "num_layers": self.num_layers,
+            "dim_feedforward": self.dim_feedforward,
+            "positional": self.positional,
+            "max_len": self.max_len,
+            "causal": self.causal,
+            "norm_first": self.norm_first,
+            "activation": self.activation,
+            "tie_weights": self.tie_weights,
+            "dropout": self.dropout,
+            "dtype": self.dtype.name,
+        }
+
+    @classmethod
+    def from_config(
+        cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
+    ) -> TransformerModel:
+        """Build a model from :attr:`config` (unknown or missing keys are refused)."""
+        from pyplay.registry import config_kwargs
+
+        return cls(rng=rng, **config_kwargs(cls, config))
 
     @classmethod
     def for_task(cls, task: Any, **kwargs: Any) -> TransformerModel:

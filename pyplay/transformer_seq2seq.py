@@ -106,6 +106,10 @@ class TransformerSeq2Seq:
         for emb in (self.src_emb, self.tgt_emb):
             emb.params["weight"] *= self.dtype.type(D**-0.5)  # N(0, 1/D), scaled by sqrt(D)
         self.pos = make_positional(positional, max_len, D, self.dtype, gen)
+        self.positional, self.max_len = positional, self.pos.max_len
+        self.nhead, self.dim_feedforward = nhead, F
+        self.num_encoder_layers, self.num_decoder_layers = num_encoder_layers, num_decoder_layers
+        self.norm_first, self.activation, self.dropout = norm_first, activation, float(dropout)
         kw: dict[str, Any] = dict(
             dim_feedforward=F, dropout=dropout, activation=activation, norm_first=norm_first,
             norm=norm_first, dtype=self.dtype, rng=gen,
@@ -120,6 +124,34 @@ class TransformerSeq2Seq:
         ):  # fmt: skip
             for name, value in layer.params.items():
                 self.params[f"{prefix}.{name}"] = value
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """Constructor arguments as plain JSON-serialisable values (for saving)."""
+        return {
+            "src_vocab_size": self.src_vocab_size,
+            "tgt_vocab_size": self.tgt_vocab_size,
+            "d_model": self.d_model,
+            "nhead": self.nhead,
+            "num_encoder_layers": self.num_encoder_layers,
+            "num_decoder_layers": self.num_decoder_layers,
+            "dim_feedforward": self.dim_feedforward,
+            "positional": self.positional,
+            "max_len": self.max_len,
+            "norm_first": self.norm_first,
+            "activation": self.activation,
+            "dropout": self.dropout,
+            "dtype": self.dtype.name,
+        }
+
+    @classmethod
+    def from_config(
+        cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
+    ) -> TransformerSeq2Seq:
+        """Build a model from :attr:`config` (unknown or missing keys are refused)."""
+        from pyplay.registry import config_kwargs
+
+        return cls(rng=rng, **config_kwargs(cls, config))
 
     # ------------------------------------------------------------------ pieces
     def _embed(self, emb: Embedding, ids: np.ndarray, offset: int = 0) -> tuple[Any, ...]:

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_dtype, check_shape
-from pyplay.dynamic.spec import LDDNSpec, parse_spec, simulation_order
+from pyplay.dynamic.spec import LDDNSpec, parse_spec, simulation_order, to_dict
 from pyplay.dynamic.transfer import Transfer, get_transfer
 
 __all__ = ["LDDN", "LDDNCache", "LDDNGrads"]
@@ -144,6 +144,19 @@ class LDDN:
         self.recurrent = any(w.delays[-1] > 0 for w in s.layer_weights)
         self.shapes = self._shapes()
         self.params = self._init(rng) if params is None else self._adopt(params)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """Constructor arguments as plain JSON-serialisable values: the description (see
+        :mod:`pyplay.dynamic.spec`) and the dtype."""
+        return {"description": to_dict(self.spec), "dtype": self.dtype.name}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0) -> LDDN:
+        """Build a network from :attr:`config` (unknown or missing keys are refused)."""
+        from pyplay.registry import config_kwargs
+
+        return cls(rng=rng, **config_kwargs(cls, config))
 
     # ------------------------------------------------------------------ parameters
     def _shapes(self) -> dict[str, tuple[int, ...]]:

@@ -106,6 +106,26 @@ class AttendRNN:
             as_generator(rng),
         )
 
+    @property
+    def config(self) -> dict[str, Any]:
+        """Constructor arguments as plain JSON-serialisable values (for saving)."""
+        return {
+            "input_size": self.input_size,
+            "output_size": self.output_size,
+            "hidden_size": self.hidden_size,
+            "input_kind": self.input_kind,
+            "dtype": self.dtype.name,
+        }
+
+    @classmethod
+    def from_config(
+        cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
+    ) -> AttendRNN:
+        """Build a model from :attr:`config` (unknown or missing keys are refused)."""
+        from pyplay.registry import config_kwargs
+
+        return cls(rng=rng, **config_kwargs(cls, config))
+
     @classmethod
     def for_task(cls, task: Any, **kwargs: Any) -> AttendRNN:
         """A model whose input and output sizes fit ``task`` (see :mod:`pyplay.tasks`)."""

@@ -170,6 +170,31 @@ class MemoryNet:
         self.params["read.bias"].reshape(R, W + 1)[:, W] = BETA_BIAS
         self.params["memory.init"] = (gen.standard_normal((N, W)) / np.sqrt(W)).astype(self.dtype)
 
+    @property
+    def config(self) -> dict[str, Any]:
+        """Constructor arguments as plain JSON-serialisable values (for saving)."""
+        return {
+            "input_size": self.input_size,
+            "output_size": self.output_size,
+            "hidden_size": self.hidden_size,
+            "memory_size": self.memory_size,
+            "memory_width": self.memory_width,
+            "read_heads": self.read_heads,
+            "write_heads": self.write_heads,
+            "update": self.update,
+            "input_kind": self.input_kind,
+            "dtype": self.dtype.name,
+        }
+
+    @classmethod
+    def from_config(
+        cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
+    ) -> MemoryNet:
+        """Build a model from :attr:`config` (unknown or missing keys are refused)."""
+        from pyplay.registry import config_kwargs
+
+        return cls(rng=rng, **config_kwargs(cls, config))
+
     @classmethod
     def for_task(cls, task: Any, **kwargs: Any) -> MemoryNet:
         """A model whose input and output sizes fit ``task`` (see :mod:`pyplay.tasks`)."""

@@ -16,6 +16,7 @@ from pyplay.models import SequenceModel
 from pyplay.tasks.ctc_frames import CTCFrames
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase
+from pyplay.ui.checkpoint import TrainerLesson
 from pyplay.ui.training import carry_over, run_steps
 
 __all__ = ["CTCState", "CTCView"]
@@ -37,8 +38,11 @@ class CTCView:
     target: str
 
 
-class CTCState(LessonBase):
-    """Settings and actions of the CTC lesson."""
+class CTCState(TrainerLesson, LessonBase):
+    """Settings and actions of the CTC lesson (files: ``save_bytes`` and ``load_bytes`` of
+    :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
+
+    lesson_key = "ctc"
 
     cell = param.Selector(objects=["gru", "lstm", "rnn"], default="gru")
     hidden_size = param.Integer(default=32)
@@ -56,19 +60,28 @@ class CTCState(LessonBase):
         self._elapsed = 0.0
         self.reset()
         self.param.watch(
-            lambda *_: self.reset(), ["cell", "hidden_size", "bidirectional", "noise", "seed"]
+            self._quiet(self.reset), ["cell", "hidden_size", "bidirectional", "noise", "seed"]
         )
-        self.param.watch(self._on_lr, ["lr"])
+        self.param.watch(self._quiet(self._on_lr), ["lr"])
+
+    def _make_task(self) -> CTCFrames:
+        return CTCFrames(noise=self.noise, rng=self.seed)
+
+    def _build_model(self, task: Any) -> SequenceModel:
+        return SequenceModel.for_task(
+            task, self.cell, hidden_size=self.hidden_size, bidirectional=self.bidirectional,
+            rng=self.seed,
+        )  # fmt: skip
+
+    def _make_trainer(self, model: Any, task: Any) -> Trainer:
+        return Trainer(model, task, lr=self.lr, batch_size=32, clip=5.0)
 
     def reset(self) -> bool:
         self.running = False
         try:
-            task = CTCFrames(noise=self.noise, rng=self.seed)
-            model = SequenceModel.for_task(
-                task, self.cell, hidden_size=self.hidden_size, bidirectional=self.bidirectional,
-                rng=self.seed,
-            )  # fmt: skip
-            trainer = Trainer(model, task, lr=self.lr, batch_size=32, clip=5.0)
+            task = self._make_task()
+            model = self._build_model(task)
+            trainer = self._make_trainer(model, task)
         except (ValueError, TypeError) as err:
             self.notify(f"Not rebuilt: {err}", "danger")
             return False
@@ -80,11 +93,11 @@ class CTCState(LessonBase):
         self.notify(task.describe(), "info")
         return True
 
-    def _on_lr(self, *_: Any) -> None:
+    def _on_lr(self) -> None:
         if self.model is None or self.task_obj is None or self.trainer is None:
             return
         try:
-            trainer = Trainer(self.model, self.task_obj, lr=self.lr, batch_size=32, clip=5.0)
+            trainer = self._make_trainer(self.model, self.task_obj)
         except (ValueError, TypeError) as err:
             self.notify(f"Setting not applied: {err}", "danger")
             return

@@ -19,9 +19,11 @@ from pyplay.dynamic import LDDN, fit, layrecnet, timedelaynet
 from pyplay.dynamic.notation import Diagram, diagram, equations
 from pyplay.dynamic.signals import SYSTEMS, random_levels, signal
 from pyplay.dynamic.spec import to_dict
+from pyplay.dynamic.train import OPTIMIZERS
 from pyplay.dynamic.transfer import TRANSFERS
 from pyplay.train import StepRecord
 from pyplay.ui.base_state import LessonBase
+from pyplay.ui.checkpoint import LoadedFile, SavableLesson
 from pyplay.ui.training import run_fit_steps
 
 __all__ = ["PRESETS", "LDDNLessonState", "Run"]
@@ -82,8 +84,12 @@ class Run:
     target: np.ndarray | None
 
 
-class LDDNLessonState(LessonBase):
-    """Settings and actions of the LDDN part of the "Dynamic networks" lesson."""
+class LDDNLessonState(SavableLesson, LessonBase):
+    """Settings and actions of the LDDN part of the "Dynamic networks" lesson (files:
+    ``save_bytes`` and ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`: any
+    LDDN loads, the network is not rebuilt from the settings)."""
+
+    lesson_key = "dynamic"
 
     preset = param.Selector(objects=list(PRESETS.values()), default="moving average")
     signal = param.Selector(objects=["impulse", "step", "sine", "typed"], default="impulse")
@@ -104,15 +110,15 @@ class LDDNLessonState(LessonBase):
         self._fit: Any = None
         self._step = 0
         self._adopt(self.net)
-        self.param.watch(lambda *_: self.load_preset(), ["preset"])
-        self.param.watch(lambda *_: self._restart_training(), ["system", "lr", "seed"])
+        self.param.watch(self._quiet(self.load_preset), ["preset"])
+        self.param.watch(self._quiet(self._restart_training), ["system", "lr", "seed"])
 
     # ------------------------------------------------------------------ the network
     def _adopt(self, net: LDDN) -> None:
         self.net = net
         self.description = json.dumps(to_dict(net.spec))
         self.history = {"step": [], "loss": []}
-        self._elapsed, self._step, self._fit = 0.0, 0, None
+        self._elapsed, self._step, self._fit, self._optimizer = 0.0, 0, None, None
         self.running = False
         self.version += 1
         self.status = self._status_text()
@@ -247,7 +253,31 @@ class LDDNLessonState(LessonBase):
         return None
 
     def _restart_training(self) -> None:
-        self._fit = None
+        self._fit = self._optimizer = None
+
+    # ------------------------------------------------------------------ files
+    def _file_model(self) -> LDDN:
+        return self.net
+
+    def _file_optimizer(self) -> Any:
+        return self._optimizer
+
+    def _file_step(self) -> int:
+        return self._step
+
+    def _file_prepare(self, loaded: LoadedFile) -> Any:
+        if not isinstance(loaded.model, LDDN):
+            name = type(loaded.model).__name__
+            raise ValueError(f"its model is a {name}, not a network of this lesson (LDDN)")
+        optimizer = OPTIMIZERS["adam"](loaded.model.params, lr=self.lr)
+        if loaded.optimizer_state:
+            optimizer.load_state_dict(loaded.optimizer_state)
+
+        def commit() -> None:
+            self._adopt(loaded.model)
+            self._step, self._optimizer = loaded.step, optimizer
+
+        return commit
 
     def _data(self) -> tuple[np.ndarray, np.ndarray]:
         u = random_levels(TRAIN_BATCH * 4, TRAIN_STEPS, rng=self.seed)  # (4B, N)
@@ -264,12 +294,14 @@ class LDDNLessonState(LessonBase):
         if self._fit is None:
             u, y = self._data()
             try:
+                if self._optimizer is None:
+                    self._optimizer = OPTIMIZERS["adam"](self.net.params, lr=self.lr)
                 self._fit = fit(
                     self.net,
                     u,
                     y,
                     steps=10**9,
-                    lr=self.lr,
+                    optimizer=self._optimizer,
                     batch_size=TRAIN_BATCH,
                     clip=1.0,
                     rng=self.seed,

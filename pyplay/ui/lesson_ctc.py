@@ -11,6 +11,7 @@ from typing import Any
 import panel as pn
 
 from pyplay.ui.ctc_state import CTCState
+from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
@@ -48,7 +49,7 @@ class CTCLesson(TrainingView):
         self.refresh()
 
     def _on_version(self, *_: Any) -> None:
-        self.loss_source.data = {"step": [], "loss": []}
+        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
         if self.state.task_obj is not None:
             self.baseline.location = float(self.state.task_obj.baseline_loss())
         self.refresh()
@@ -91,6 +92,7 @@ class CTCLesson(TrainingView):
             pn.pane.Markdown(HELP),
             pn.pane.Str(s.param.status, css_classes=["pyplay-ctc-status"]),
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+            ExportBar("ctc", s).panel(),
             "## Frame by frame",
             self.example,
             pn.pane.Bokeh(self.prob_fig),

@@ -19,6 +19,7 @@ from bokeh.plotting import figure
 
 from pyplay.dynamic.transfer import TRANSFERS
 from pyplay.ui.diagram_plot import diagram_figure, update_diagram
+from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.lddn_gradient import VanishingGradientState
 from pyplay.ui.lddn_state import PRESETS, SYSTEM_LABELS, LDDNLessonState
 from pyplay.ui.plots import loss_figure
@@ -113,7 +114,7 @@ class DynamicLesson(TrainingView):
         self.refresh()
 
     def _on_version(self, *_: Any) -> None:
-        self.loss_source.data = {"step": [], "loss": []}
+        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
         self.description.value = self.state.description
         update_diagram(self.diagram_fig, self.diagram_sources, self.state.diagram())
         self.refresh()
@@ -212,6 +213,7 @@ class DynamicLesson(TrainingView):
             self.buttons(),
             pn.pane.Str(s.param.status, css_classes=["pyplay-lddn-status"]),
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+            ExportBar("dynamic", s).panel(),
             "### Weights",
             self.weights,
             sizing_mode="stretch_width",

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import panel as pn
 
+from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.memory_state import MemoryLessonState
 from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
@@ -77,7 +78,7 @@ class MemoryLesson(TrainingView):
         self.refresh()
 
     def _on_version(self, *_: Any) -> None:
-        self.loss_source.data = {"step": [], "loss": []}
+        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
         if self.state.task_obj is not None:
             self.baseline.location = float(self.state.task_obj.baseline_loss())
         self.refresh()
@@ -149,6 +150,7 @@ class MemoryLesson(TrainingView):
             pn.pane.Markdown(HELP),
             pn.pane.Str(s.param.status, css_classes=["pyplay-memory-status"]),
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+            ExportBar("memory", s).panel(),
             "## Inside, step by step",
             pn.Row(self.example, self.head),
             self.answer,

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import panel as pn
 
+from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.plots import gradient_figure, heatmap_figure, loss_figure, update_heatmap
 from pyplay.ui.state import TASK_LABELS, LessonState
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
@@ -76,7 +77,7 @@ class RecurrentLesson(TrainingView):
 
     def _on_version(self, *_: Any) -> None:
         """A new or loaded model: clear the curve, rebuild the heatmap grid, redraw."""
-        self.loss_source.data = {"step": [], "loss": []}
+        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
         self.grad_compare.data = {"t": [], "rnn": [], "lstm": []}
         if self.state.task_obj is not None:
             self.baseline.location = float(self.state.task_obj.baseline_loss())
@@ -149,21 +150,13 @@ class RecurrentLesson(TrainingView):
         compare.on_click(self.compare)
         refresh = pn.widgets.Button(name="Refresh", width=100)
         refresh.on_click(self.refresh_inside)
-        save = pn.widgets.FileDownload(
-            callback=s.save_bytes,
-            filename="pyplay-model.npz",
-            label="Save model (.npz)",
-            button_type="success",
-            width=200,
-        )
-        upload = pn.widgets.FileInput(accept=".npz", name="Load model (.npz)", width=250)
-        upload.param.watch(lambda e: e.new is not None and s.load_bytes(e.new), "value")
+        self.export = ExportBar("rnn", s)
         training = pn.Column(
             "## Train",
             pn.pane.Markdown(HELP["train"]),
             status,
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
-            pn.Row(save, pn.Column("Load model (.npz)", upload)),
+            self.export.panel(),
             sizing_mode="stretch_width",
         )
         inside = pn.Column(

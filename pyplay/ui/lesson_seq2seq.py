@@ -13,6 +13,7 @@ from typing import Any
 import panel as pn
 
 from pyplay.ui.beam_stepper import BeamStepper
+from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.plots import attention_figure, beam_tree_figure, loss_figure, update_attention
 from pyplay.ui.seq2seq_state import PAIR_LABELS, Decoding, Seq2SeqState
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
@@ -74,7 +75,7 @@ class Seq2SeqLesson(TrainingView):
 
     def _on_version(self, *_: Any) -> None:
         self.pause()
-        self.loss_source.data = {"step": [], "loss": []}
+        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
         self.attn_source.data = {"x": [], "y": [], "weight": [], "src": [], "out": []}
         self.output.object = ""
         self.beam = None
@@ -218,6 +219,7 @@ class Seq2SeqLesson(TrainingView):
             pn.pane.Markdown(HELP["train"]),
             status,
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+            ExportBar("seq2seq", s).panel(),
             "## Decode and look at the attention",
             pn.pane.Markdown(HELP["decode"]),
             pn.Row(self.source_box, translate, example),

@@ -13,6 +13,7 @@ import panel as pn
 from bokeh.models import ColumnDataSource
 from bokeh.plotting import figure
 
+from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.narx_state import NARXState
 from pyplay.ui.plots import loss_figure
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
@@ -83,7 +84,7 @@ class TimeSeriesLesson(TrainingView):
         self.refresh()
 
     def _on_version(self, *_: Any) -> None:
-        self.loss_source.data = {"step": [], "loss": []}
+        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
         self.refresh()
 
     def refresh(self, *_: Any) -> None:
@@ -138,6 +139,7 @@ class TimeSeriesLesson(TrainingView):
             pn.pane.Markdown(HELP),
             pn.pane.Str(s.param.status, css_classes=["pyplay-narx-status"]),
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+            ExportBar("timeseries", s).panel(),
             "## Open or closed loop",
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.loop, name="Loop", options={"Open loop": "open", "Closed loop": "closed"}

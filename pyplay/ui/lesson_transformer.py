@@ -15,6 +15,7 @@ from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, Range1d
 from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
+from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.plots import (
     attention_figure,
     heatmap_figure,
@@ -127,7 +128,7 @@ class TransformerLesson(TrainingView):
     def _on_version(self, *_: Any) -> None:
         self.pause()
         s = self.state
-        self.loss_source.data = {"step": [], "loss": [], "lstm": []}
+        self.loss_source.data = curve_data(s.history, ("step", "loss", "lstm"))
         if s.task_obj is not None:
             self.baseline.location = float(s.task_obj.baseline_loss())
         self.layer.options = list(range(1, s.num_layers + 1))
@@ -216,6 +217,7 @@ class TransformerLesson(TrainingView):
             pn.pane.Markdown(HELP["train"]),
             pn.pane.Str(s.param.status, css_classes=["pyplay-transformer-status"]),
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+            ExportBar("transformer", s).panel(),
             "## Open every head",
             pn.pane.Markdown(HELP["heads"]),
             pn.Row(self.layer, self.head, self.example),

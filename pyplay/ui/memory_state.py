@@ -15,6 +15,7 @@ from pyplay.models import SequenceModel
 from pyplay.tasks.recall import AssociativeRecall
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase
+from pyplay.ui.checkpoint import TrainerLesson
 from pyplay.ui.training import carry_over, run_steps
 
 __all__ = ["MemoryLessonState", "MemoryView"]
@@ -34,8 +35,12 @@ class MemoryView:
     target: int
 
 
-class MemoryLessonState(LessonBase):
-    """Settings and actions of the Memory lesson."""
+class MemoryLessonState(TrainerLesson, LessonBase):
+    """Settings and actions of the Memory lesson (files: ``save_bytes`` and ``load_bytes`` of
+    :class:`~pyplay.ui.checkpoint.SavableLesson`; the network is :attr:`net`)."""
+
+    lesson_key = "memory"
+    _model_attr = "net"
 
     model = param.Selector(objects=["memnet", "lstm", "attend"], default="memnet")
     update = param.Selector(objects=["overwrite", "residual"], default="overwrite")
@@ -56,10 +61,19 @@ class MemoryLessonState(LessonBase):
         self._elapsed = 0.0
         self.reset()
         self.param.watch(
-            lambda *_: self.reset(),
+            self._quiet(self.reset),
             ["model", "update", "read_heads", "write_heads", "memory_size", "n_pairs", "seed"],
         )
-        self.param.watch(self._on_lr, ["lr"])
+        self.param.watch(self._quiet(self._on_lr), ["lr"])
+
+    def _make_task(self) -> AssociativeRecall:
+        return AssociativeRecall(n_pairs=self.n_pairs, n_keys=max(8, self.n_pairs), rng=self.seed)
+
+    def _make_trainer(self, model: Any, task: Any) -> Trainer:
+        return Trainer(model, task, lr=self.lr, batch_size=32, clip=5.0)
+
+    def _build_model(self, task: Any) -> Any:
+        return self._build(task)
 
     def _build(self, task: AssociativeRecall) -> Any:
         if self.model == "lstm":
@@ -75,10 +89,9 @@ class MemoryLessonState(LessonBase):
     def reset(self) -> bool:
         self.running = False
         try:
-            task = AssociativeRecall(n_pairs=self.n_pairs, n_keys=max(8, self.n_pairs),
-                                     rng=self.seed)  # fmt: skip
+            task = self._make_task()
             net = self._build(task)
-            trainer = Trainer(net, task, lr=self.lr, batch_size=32, clip=5.0)
+            trainer = self._make_trainer(net, task)
         except (ValueError, TypeError) as err:
             self.notify(f"Not rebuilt: {err}", "danger")
             return False
@@ -91,11 +104,11 @@ class MemoryLessonState(LessonBase):
         self.notify(task.describe(), "info")
         return True
 
-    def _on_lr(self, *_: Any) -> None:
+    def _on_lr(self) -> None:
         if self.net is None or self.task_obj is None or self.trainer is None:
             return
         try:
-            trainer = Trainer(self.net, self.task_obj, lr=self.lr, batch_size=32, clip=5.0)
+            trainer = self._make_trainer(self.net, self.task_obj)
         except (ValueError, TypeError) as err:
             self.notify(f"Setting not applied: {err}", "danger")
             return

@@ -24,9 +24,11 @@ import param
 
 from pyplay.dynamic import LDDN, closeloop, fit, narxnet, preparets
 from pyplay.dynamic.notation import equations
+from pyplay.dynamic.train import OPTIMIZERS
 from pyplay.tasks.sysid import load_narendra, parse_columns
 from pyplay.train import StepRecord
 from pyplay.ui.base_state import LessonBase
+from pyplay.ui.checkpoint import LoadedFile, SavableLesson, same_model
 from pyplay.ui.state import LessonState
 from pyplay.ui.training import run_fit_steps
 
@@ -64,8 +66,11 @@ def _nar(d_y: int, hidden: int, rng: int) -> LDDN:
     )
 
 
-class NARXState(LessonBase):
-    """Settings and actions of the time-series lesson."""
+class NARXState(SavableLesson, LessonBase):
+    """Settings and actions of the time-series lesson (files: ``save_bytes`` and
+    ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
+
+    lesson_key = "timeseries"
 
     hidden_size = param.Integer(default=10, bounds=(1, 64))
     input_delays = param.Integer(default=2, bounds=(1, 10))  # u(t-1) .. u(t-d_u)
@@ -87,11 +92,12 @@ class NARXState(LessonBase):
         self.history: dict[str, list[float]] = {"step": [], "loss": []}
         self._elapsed, self._step = 0.0, 0
         self._fit: Any = None
+        self._optimizer: Any = None
         self.reset()
         self.param.watch(
-            lambda *_: self.reset(), ["hidden_size", "input_delays", "feedback_delays", "seed"]
+            self._quiet(self.reset), ["hidden_size", "input_delays", "feedback_delays", "seed"]
         )
-        self.param.watch(self._on_lr, ["lr"])
+        self.param.watch(self._quiet(self._on_lr), ["lr"])
 
     @property
     def history_len(self) -> int:
@@ -101,21 +107,46 @@ class NARXState(LessonBase):
     def reset(self) -> bool:
         """A fresh open-loop network for the current series and settings."""
         self.running = False
-        if self.u is None:
-            net = _nar(self.feedback_delays, self.hidden_size, self.seed)
-        else:
-            du, dy = range(1, self.input_delays + 1), range(1, self.feedback_delays + 1)
-            net = narxnet(du, dy, (self.hidden_size,), rng=self.seed)
-        self.net = net
+        self.net = self._build_net()
         self.history = {"step": [], "loss": []}
         self._elapsed, self._step = 0.0, 0
-        self._fit = None
+        self._fit = self._optimizer = None
         self.version += 1
         self.status = self._status_text()
         return True
 
-    def _on_lr(self, *_: Any) -> None:
-        self._fit = None  # the next step starts a new optimiser with the new rate
+    def _build_net(self) -> LDDN:
+        """A fresh open-loop network for the current series and settings."""
+        if self.u is None:
+            return _nar(self.feedback_delays, self.hidden_size, self.seed)
+        du, dy = range(1, self.input_delays + 1), range(1, self.feedback_delays + 1)
+        return narxnet(du, dy, (self.hidden_size,), rng=self.seed)
+
+    def _on_lr(self) -> None:
+        self._fit = self._optimizer = None  # the next step starts a new optimiser
+
+    # ------------------------------------------------------------------ files
+    def _file_model(self) -> LDDN:
+        return self.net
+
+    def _file_optimizer(self) -> Any:
+        return self._optimizer
+
+    def _file_step(self) -> int:
+        return self._step
+
+    def _file_prepare(self, loaded: LoadedFile) -> Any:
+        same_model(loaded.model, self._build_net())
+        optimizer = OPTIMIZERS["adam"](loaded.model.params, lr=self.lr)
+        if loaded.optimizer_state:
+            optimizer.load_state_dict(loaded.optimizer_state)
+
+        def commit() -> None:
+            self.net, self._optimizer, self._fit = loaded.model, optimizer, None
+            self._step = loaded.step
+            self.weights_version += 1
+
+        return commit
 
     def set_user_series(self, data: bytes | str) -> bool:
         """Use the user's CSV (validated: see :func:`~pyplay.tasks.sysid.parse_columns`);
@@ -171,12 +202,14 @@ class NARXState(LessonBase):
         if self._fit is None:
             try:
                 p, p0, targets = self._windows()
+                if self._optimizer is None:
+                    self._optimizer = OPTIMIZERS["adam"](self.net.params, lr=self.lr)
                 self._fit = fit(
                     self.net,
                     p,
                     targets,
                     steps=10**9,
-                    lr=self.lr,
+                    optimizer=self._optimizer,
                     p0=p0,
                     batch_size=BATCH,
                     clip=1.0,

@@ -20,6 +20,7 @@ from pyplay.tasks.seq2seq import PAIR_TASKS
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase
 from pyplay.ui.beam_stepper import BeamStepper
+from pyplay.ui.checkpoint import TrainerLesson
 from pyplay.ui.state import LessonState
 from pyplay.ui.training import carry_over, run_steps
 
@@ -48,8 +49,11 @@ class Decoding:
     weights: np.ndarray | None
 
 
-class Seq2SeqState(LessonBase):
-    """Settings and actions of the sequence-to-sequence lesson."""
+class Seq2SeqState(TrainerLesson, LessonBase):
+    """Settings and actions of the sequence-to-sequence lesson (files: ``save_bytes`` and
+    ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
+
+    lesson_key = "seq2seq"
 
     task = param.Selector(objects=list(PAIR_LABELS.values()), default="reversal")
     cell = param.Selector(objects=["gru", "lstm", "rnn"], default="gru")
@@ -76,8 +80,8 @@ class Seq2SeqState(LessonBase):
         self.task_obj: Any = None
         self._elapsed = 0.0
         self.reset()
-        self.param.watch(lambda *_: self.reset(), list(_REBUILD))
-        self.param.watch(self._on_training_setting, ["lr", "batch_size", "sampling"])
+        self.param.watch(self._quiet(self.reset), list(_REBUILD))
+        self.param.watch(self._quiet(self._on_training_setting), ["lr", "batch_size", "sampling"])
 
     # ------------------------------------------------------------------ building
     def _make_task(self) -> Any:
@@ -90,6 +94,18 @@ class Seq2SeqState(LessonBase):
         if self.task in ("reversal", "copy_var"):
             return PAIR_TASKS[self.task](min_len=3, max_len=10, rng=self.seed)
         return PAIR_TASKS[self.task](rng=self.seed)
+
+    def _build_model(self, task: Any) -> EncoderDecoder:
+        return EncoderDecoder(
+            len(task.src_vocab),
+            len(task.tgt_vocab),
+            embedding_dim=16,
+            hidden_size=self.hidden_size,
+            cell=self.cell,
+            wiring=self.wiring,
+            score=self.score,
+            rng=self.seed,
+        )
 
     def _make_trainer(self, model: EncoderDecoder, task: Any) -> Trainer:
         return Trainer(
@@ -109,16 +125,7 @@ class Seq2SeqState(LessonBase):
         self.running = False
         try:
             task = self._make_task()
-            model = EncoderDecoder(
-                len(task.src_vocab),
-                len(task.tgt_vocab),
-                embedding_dim=16,
-                hidden_size=self.hidden_size,
-                cell=self.cell,
-                wiring=self.wiring,
-                score=self.score,
-                rng=self.seed,
-            )
+            model = self._build_model(task)
             trainer = self._make_trainer(model, task)
         except (ValueError, TypeError) as err:
             self.notify(f"Not rebuilt: {err}", "danger")
@@ -141,7 +148,7 @@ class Seq2SeqState(LessonBase):
         )
         return True
 
-    def _on_training_setting(self, *_: Any) -> None:
+    def _on_training_setting(self) -> None:
         if self.model is None or self.trainer is None:
             return
         try:

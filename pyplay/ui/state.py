@@ -7,20 +7,20 @@ and the trained model and the user's inputs stay as they were.
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import param
 
-from pyplay.io import load, save
+from pyplay.io import Checkpoint
 from pyplay.models import SequenceModel
 from pyplay.sampling import sample
 from pyplay.tasks import CharLM, NumberSeries, make_task
 from pyplay.tasks.series import parse_numbers
 from pyplay.train import OPTIMIZERS, Trainer, task_loss
 from pyplay.ui.base_state import LessonBase
+from pyplay.ui.checkpoint import TrainerLesson
 from pyplay.ui.training import carry_over, run_steps
 
 __all__ = ["TASK_LABELS", "Inspection", "LessonState"]
@@ -36,6 +36,7 @@ TASK_LABELS = {
 }
 MAX_UPLOAD_BYTES = 1_000_000
 _REBUILD = ("task", "cell", "hidden_size", "num_layers", "seq_len", "seed", "nonlinearity")
+_TRAINING = ("lr", "optimizer", "clip", "batch_size", "seed")
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,11 @@ class Inspection:
     labels: list[str]
 
 
-class LessonState(LessonBase):
-    """Settings and actions of the "Recurrent networks" lesson."""
+class LessonState(TrainerLesson, LessonBase):
+    """Settings and actions of the "Recurrent networks" lesson (files: ``save_bytes`` and
+    ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
+
+    lesson_key = "rnn"
 
     task = param.Selector(objects=list(TASK_LABELS.values()), default="adding")
     cell = param.Selector(objects=["lstm", "gru", "rnn"], default="lstm")
@@ -76,10 +80,11 @@ class LessonState(LessonBase):
         self.trainer: Trainer | None = None
         self.task_obj: Any = None
         self._elapsed = 0.0
-        self._loading = False
         self.reset()
-        self.param.watch(self._on_rebuild, list(_REBUILD))
-        self.param.watch(self._on_training_setting, ["lr", "optimizer", "clip", "batch_size"])
+        self.param.watch(self._quiet(self.reset), list(_REBUILD))
+        self.param.watch(
+            self._quiet(self._on_training_setting), ["lr", "optimizer", "clip", "batch_size"]
+        )
 
     # ------------------------------------------------------------------ messages
     # ------------------------------------------------------------------ building
@@ -106,14 +111,7 @@ class LessonState(LessonBase):
         self.running = False
         try:
             task = self._make_task()
-            model = SequenceModel.for_task(
-                task,
-                self.cell,
-                hidden_size=self.hidden_size,
-                num_layers=self.num_layers,
-                nonlinearity=self.nonlinearity,
-                rng=self.seed,
-            )
+            model = self._build_model(task)
             trainer = self._make_trainer(model, task)
         except (ValueError, TypeError) as err:
             self.notify(f"Not rebuilt: {err}", "danger")
@@ -131,6 +129,16 @@ class LessonState(LessonBase):
         )
         return True
 
+    def _build_model(self, task: Any) -> SequenceModel:
+        return SequenceModel.for_task(
+            task,
+            self.cell,
+            hidden_size=self.hidden_size,
+            num_layers=self.num_layers,
+            nonlinearity=self.nonlinearity,
+            rng=self.seed,
+        )
+
     def _make_trainer(self, model: SequenceModel, task: Any) -> Trainer:
         return Trainer(
             model,
@@ -142,11 +150,7 @@ class LessonState(LessonBase):
             tbptt=(task.name == "charlm"),
         )
 
-    def _on_rebuild(self, *_: Any) -> None:
-        if not self._loading:
-            self.reset()
-
-    def _on_training_setting(self, *_: Any) -> None:
+    def _on_training_setting(self) -> None:
         """Learning rate, optimiser, clipping and batch size apply to the current model."""
         if self.model is None or self.trainer is None:
             return
@@ -304,78 +308,26 @@ class LessonState(LessonBase):
         return True
 
     # ------------------------------------------------------------------ files
-    def save_bytes(self) -> io.BytesIO:
-        """The model, optimiser state and settings as an ``.npz`` file in memory."""
-        assert self.model is not None and self.trainer is not None
-        buf = io.BytesIO()
-        task_config = {k: v for k, v in self.task_obj.config.items() if k not in ("text", "values")}
-        save(
-            buf,
-            self.model.params,
-            optimizer_state=self.trainer.optimizer.state_dict(),
-            meta={
-                "model": self.model.config,
-                "task": self.task_obj.name,
-                "task_config": task_config,
-                "step": self.trainer.step_count,
-                "settings": {
-                    k: getattr(self, k) for k in ("lr", "optimizer", "clip", "batch_size", "seed")
-                },
-            },
-        )
-        buf.seek(0)
-        return buf
+    def _file_meta(self) -> dict[str, Any]:
+        """The task, as files of ``python -m pyplay train --save`` and older pages name it."""
+        config = {k: v for k, v in self.task_obj.config.items() if k not in ("text", "values")}
+        return {"task": self.task_obj.name, "task_config": config}
 
-    def load_bytes(self, data: bytes) -> bool:
-        """Load a model saved by :meth:`save_bytes` or ``python -m pyplay train --save``."""
-        try:
-            ckpt = load(bytes(data))
-            config = ckpt.meta.get("model")
-            if not isinstance(config, dict):
-                raise ValueError("the file has no model settings (was it saved by pyplay?)")
-            model = SequenceModel.from_config(config)
-            model.load_params(ckpt.params)
-            task_name = ckpt.meta.get("task", self.task)
-            if task_name not in self.param.task.objects:
-                raise ValueError(f"the file's task {task_name!r} is not one of this lesson's")
-        except (ValueError, TypeError, KeyError) as err:
-            self.notify(f"Not loaded: {err}", "danger")
-            return False
-        previous = {k: getattr(self, k) for k in _REBUILD}
-        self._loading = True  # the settings follow the file without rebuilding the model
-        try:
-            self.param.update(
-                task=task_name,
-                cell=model.cell,
-                hidden_size=model.hidden_size,
-                num_layers=model.num_layers,
-                nonlinearity=model.nonlinearity,
-                seq_len=int(ckpt.meta.get("task_config", {}).get("seq_len", self.seq_len)),
-            )
-        finally:
-            self._loading = False
-        try:
-            task = self._make_task()
-            trainer = self._make_trainer(model, task)
-        except (ValueError, TypeError) as err:
-            self._loading = True
-            try:
-                self.param.update(**previous)
-            finally:
-                self._loading = False
-            self.notify(f"Not loaded: {err}", "danger")
-            return False
-        if ckpt.optimizer_state:
-            try:
-                trainer.optimizer.load_state_dict(ckpt.optimizer_state)
-            except ValueError:
-                pass  # a different optimiser: start its state afresh
-        trainer.step_count = int(ckpt.meta.get("step", 0))
-        self.task_obj, self.model, self.trainer = task, model, trainer
-        self.history = {"step": [], "loss": []}
-        self.version += 1
-        self.status = self._status_text()
-        self.notify(
-            f"Loaded a {model.cell.upper()} trained for {trainer.step_count} steps.", "success"
-        )
-        return True
+    def _file_settings(self, ckpt: Checkpoint, model: Any) -> dict[str, Any]:
+        """Settings of a file saved natively (``python -m pyplay train --save``, "Show as
+        code", :func:`pyplay.io.save_model`) or by an older page: from its model and task."""
+        meta = ckpt.meta
+        settings: dict[str, Any] = {}
+        if isinstance(model, SequenceModel):
+            config = model.config
+            settings.update({k: config[k] for k in ("cell", "hidden_size", "num_layers")})
+            settings["nonlinearity"] = config["nonlinearity"]
+        if "task" in meta:
+            settings["task"] = meta["task"]
+        task_config = meta.get("task_config")
+        if isinstance(task_config, dict) and "seq_len" in task_config:
+            settings["seq_len"] = task_config["seq_len"]
+        old = meta.get("settings")
+        if isinstance(old, dict):
+            settings.update({k: v for k, v in old.items() if k in _TRAINING})
+        return settings

@@ -22,6 +22,7 @@ from pyplay.tasks import CharLM, make_task
 from pyplay.train import Trainer
 from pyplay.transformer_lm import TransformerModel
 from pyplay.ui.base_state import LessonBase
+from pyplay.ui.checkpoint import LoadedFile, TrainerLesson
 from pyplay.ui.state import TASK_LABELS
 from pyplay.ui.training import carry_over
 
@@ -43,8 +44,12 @@ class HeadView:
     residual_norms: np.ndarray
 
 
-class TransformerLessonState(LessonBase):
-    """Settings and actions of the "Transformers" lesson."""
+class TransformerLessonState(TrainerLesson, LessonBase):
+    """Settings and actions of the "Transformers" lesson (files: ``save_bytes`` and
+    ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`: the transformer; the LSTM
+    beside it starts afresh after a load)."""
+
+    lesson_key = "transformer"
 
     task = param.Selector(objects=list(TASKS.values()), default="copy")
     d_model = param.Integer(default=32)
@@ -66,8 +71,8 @@ class TransformerLessonState(LessonBase):
         self.history: dict[str, list[float]] = {"step": [], "loss": [], "lstm": []}
         self._elapsed = 0.0
         self.reset()
-        self.param.watch(lambda *_: self.reset(), list(_REBUILD))
-        self.param.watch(self._on_lr, ["lr"])
+        self.param.watch(self._quiet(self.reset), list(_REBUILD))
+        self.param.watch(self._quiet(self._on_lr), ["lr"])
 
     # ------------------------------------------------------------------ building
     def _make_task(self) -> Any:
@@ -81,14 +86,11 @@ class TransformerLessonState(LessonBase):
         self.running = False
         try:
             task = self._make_task()
-            model = TransformerModel.for_task(
-                task, d_model=self.d_model, nhead=self.nhead, num_layers=self.num_layers,
-                positional=self.positional, causal=self.causal,
-                max_len=max(256, 2 * self.seq_len), rng=self.seed,
-            )  # fmt: skip
-            trainer = Trainer(model, task, lr=self.lr, batch_size=32, clip=1.0)
-            lstm = SequenceModel.for_task(task, "lstm", hidden_size=self.d_model, rng=self.seed)
-            lstm_trainer = Trainer(lstm, task, lr=0.01, batch_size=32, clip=1.0)
+            model = self._build_model(task)
+            trainer = self._make_trainer(model, task)
+            lstm_trainer = self._lstm_trainer(task)
+            lstm = lstm_trainer.model
+            assert isinstance(lstm, SequenceModel)
         except (ValueError, TypeError) as err:
             self.notify(f"Not rebuilt: {err}", "danger")
             return False
@@ -112,11 +114,34 @@ class TransformerLessonState(LessonBase):
         )
         return True
 
-    def _on_lr(self, *_: Any) -> None:
+    def _build_model(self, task: Any) -> TransformerModel:
+        return TransformerModel.for_task(
+            task, d_model=self.d_model, nhead=self.nhead, num_layers=self.num_layers,
+            positional=self.positional, causal=self.causal,
+            max_len=max(256, 2 * self.seq_len), rng=self.seed,
+        )  # fmt: skip
+
+    def _make_trainer(self, model: Any, task: Any) -> Trainer:
+        return Trainer(model, task, lr=self.lr, batch_size=32, clip=1.0)
+
+    def _lstm_trainer(self, task: Any) -> Trainer:
+        lstm = SequenceModel.for_task(task, "lstm", hidden_size=self.d_model, rng=self.seed)
+        return Trainer(lstm, task, lr=0.01, batch_size=32, clip=1.0)
+
+    def _file_prepare(self, loaded: LoadedFile) -> Any:
+        commit = super()._file_prepare(loaded)
+
+        def commit_both() -> None:
+            commit()
+            self.lstm_trainer = self._lstm_trainer(self.task_obj)  # the comparison restarts
+
+        return commit_both
+
+    def _on_lr(self) -> None:
         if self.model is None or self.trainer is None:
             return
         try:
-            trainer = Trainer(self.model, self.task_obj, lr=self.lr, batch_size=32, clip=1.0)
+            trainer = self._make_trainer(self.model, self.task_obj)
         except (ValueError, TypeError) as err:
             self.notify(f"Setting not applied: {err}", "danger")
             return

@@ -1,0 +1,366 @@
+"""Lesson files: a lesson's model, optimiser, step count, settings and loss curve in one
+``.npz`` (:func:`pyplay.io.save_model` layout), and loading one back, all or nothing.
+
+Every lesson state with a trainable model mixes in :class:`SavableLesson`, which gives it
+
+- ``save_bytes() -> io.BytesIO``: the model's arrays, the optimiser state, and in the meta
+  the model's class and config (so :func:`pyplay.io.load_model` reads the file natively), the
+  step count, ``"lesson"`` (a key of :data:`~pyplay.ui.urlstate.LESSON_SPECS`, or of
+  :data:`EXTRA_SETTINGS`), the lesson's settings and the loss history;
+- ``load_bytes(data) -> bool``: every check first (size, archive, lesson, settings, model
+  class and config, array names and shapes, optimiser state, history); on any problem a
+  "Not loaded: ..." message and ``False``, with the model, the settings and the history as
+  they were; on success the settings, model, optimiser, step count and history of the file.
+
+A state provides the hooks ``_file_model()``, ``_file_optimizer()``, ``_file_step()`` and
+``_file_prepare(model, loaded)``; states trained by a :class:`~pyplay.train.Trainer` get the
+last three from :class:`TrainerLesson` given ``_make_task()``, ``_build_model(task)`` and
+``_make_trainer(model, task)``. Rebuild watchers must check ``self._loading``.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from pyplay.io import Checkpoint, load, model_entry, save_model
+from pyplay.registry import build_model
+from pyplay.ui.urlstate import LESSON_SPECS, SEED_MAX, url_fields
+
+__all__ = [
+    "EXTRA_SETTINGS",
+    "MAX_FILE_BYTES",
+    "LoadedFile",
+    "SavableLesson",
+    "TrainerLesson",
+    "same_model",
+    "settings_names",
+]
+
+MAX_FILE_BYTES = 50_000_000  # compressed or not
+MAX_HISTORY = 1_000_000
+# the lessons whose settings are not in the page address: key -> (title, settings)
+EXTRA_SETTINGS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "memory": (
+        "Memory",
+        ("model", "update", "read_heads", "write_heads", "memory_size", "n_pairs", "lr", "seed"),
+    ),
+    "timeseries": (
+        "Time series",
+        ("hidden_size", "input_delays", "feedback_delays", "lr", "seed"),
+    ),
+    "dynamic": ("Dynamic networks", ("preset", "system", "lr", "seed")),
+}
+_BOUNDS = {"lr": (1e-6, 10.0), "seed": (0, SEED_MAX)}
+_INT_BOUNDS = (0, 1024)  # integers of the lessons not in the address
+
+
+def settings_names(lesson: str) -> tuple[str, ...]:
+    """The settings a file of ``lesson`` carries."""
+    if lesson in LESSON_SPECS:
+        return LESSON_SPECS[lesson].params
+    return EXTRA_SETTINGS[lesson][1]
+
+
+def _title(lesson: Any) -> str:
+    if isinstance(lesson, str) and lesson in LESSON_SPECS:
+        return LESSON_SPECS[lesson].title
+    if isinstance(lesson, str) and lesson in EXTRA_SETTINGS:
+        return EXTRA_SETTINGS[lesson][0]
+    return repr(lesson)[:40]
+
+
+@dataclass(frozen=True)
+class LoadedFile:
+    """A checked lesson file: its settings (those it carries), the rebuilt model, optimiser
+    state (or None), step count, loss history and the raw checkpoint."""
+
+    settings: dict[str, Any]
+    model: Any
+    optimizer_state: dict[str, Any] | None
+    step: int
+    history: dict[str, list[float]] | None
+    checkpoint: Checkpoint
+    native: bool = False  # no "lesson" in the file: saved natively or by an older page
+
+
+# ------------------------------------------------------------------ checks
+def _check_archive(data: Any) -> bytes:
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise ValueError(f"expected the bytes of an .npz file, got {type(data).__name__}")
+    data = bytes(data)
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(
+            f"the file must be at most {MAX_FILE_BYTES // 1_000_000} MB, got "
+            f"{len(data) / 1_000_000:,.1f} MB"
+        )
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            entries = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        raise ValueError("this is not a model file (.npz): it is not a zip archive") from None
+    unpacked = sum(e.file_size for e in entries)
+    if len(entries) > 10_000 or unpacked > 4 * MAX_FILE_BYTES:
+        raise ValueError(
+            f"the archive unpacks to {unpacked / 1_000_000:,.0f} MB in {len(entries):,} "
+            "arrays, too much for a model file"
+        )
+    return data
+
+
+def _check_value(lesson: str, state: Any, name: str, value: Any) -> Any:
+    """``value`` if it suits setting ``name`` (type, allowed values, bounds), else ValueError."""
+    p = state.param[name]
+    kind = type(p).__name__
+    if kind == "Boolean":
+        ok = isinstance(value, bool)
+    elif kind == "Integer":
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif kind == "Number":
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        ok = ok and math.isfinite(value)
+    else:
+        objects = list(getattr(p, "objects", []))
+        ok = value in objects
+    if ok and kind in ("Integer", "Number"):
+        field = url_fields(lesson).get(name) if lesson in LESSON_SPECS else None
+        if field is not None:
+            low, high = field.low, field.high
+        elif p.bounds is not None:
+            low, high = p.bounds
+        else:
+            low, high = _BOUNDS.get(name, _INT_BOUNDS if kind == "Integer" else (-1e9, 1e9))
+        ok = (low is None or value >= low) and (high is None or value <= high)
+    if not ok:
+        raise ValueError(f"the setting {name} has a value this lesson cannot use: {value!r}"[:200])
+    return value
+
+
+def _read_settings(lesson: str, state: Any, raw: Any) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise ValueError("its settings are not a mapping")
+    names = settings_names(lesson)
+    unknown = sorted(str(k) for k in set(raw) - set(names))
+    if unknown:
+        raise ValueError(f"its settings have unknown keys {unknown[:8]}")
+    return {name: _check_value(lesson, state, name, raw[name]) for name in names if name in raw}
+
+
+def _encode_history(history: dict[str, list[float]]) -> dict[str, list[float | None]]:
+    def plain(v: float) -> float | None:
+        if isinstance(v, int | np.integer):
+            return int(v)  # step numbers stay whole
+        return float(v) if math.isfinite(v) else None  # JSON has no NaN
+
+    return {k: [plain(v) for v in vs] for k, vs in history.items()}
+
+
+def _read_history(raw: Any, keys: set[str]) -> dict[str, list[float]]:
+    if not isinstance(raw, dict) or set(raw) != keys:
+        raise ValueError(f"its loss history must have the columns {sorted(keys)}")
+    lengths = {len(v) if isinstance(v, list) else -1 for v in raw.values()}
+    if len(lengths) != 1 or -1 in lengths or lengths.pop() > MAX_HISTORY:
+        raise ValueError("its loss history columns must be lists of the same length")
+    history: dict[str, list[float]] = {}
+    for key, values in raw.items():
+        if not all(v is None or (isinstance(v, int | float) and not isinstance(v, bool))
+                   for v in values):  # fmt: skip
+            raise ValueError(f"its loss history column {key!r} must hold numbers")
+        history[key] = [math.nan if v is None else v if isinstance(v, int) else float(v)
+                        for v in values]  # fmt: skip
+    return history
+
+
+def same_model(model: Any, reference: Any) -> None:
+    """ValueError unless ``model`` is what the lesson builds from its settings."""
+    if type(model) is not type(reference):
+        raise ValueError(
+            f"its model is a {type(model).__name__}; with these settings the lesson trains a "
+            f"{type(reference).__name__}"
+        )
+    mine, theirs = model.config, reference.config
+    diff = [k for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k)]
+    if diff:
+        shown = ", ".join(f"{k} {mine.get(k)!r} (lesson: {theirs.get(k)!r})" for k in diff[:4])
+        raise ValueError(f"its model does not fit the lesson's settings: {shown}"[:400])
+
+
+# ------------------------------------------------------------------ the mixin
+class SavableLesson:
+    """``save_bytes`` and ``load_bytes`` for a lesson state (see the module docstring)."""
+
+    lesson_key: ClassVar[str]
+    _loading = False
+    history: dict[str, list[float]]
+    _elapsed: float
+
+    # hooks --------------------------------------------------------------
+    def _file_model(self) -> Any:
+        raise NotImplementedError
+
+    def _file_optimizer(self) -> Any:
+        raise NotImplementedError
+
+    def _file_step(self) -> int:
+        raise NotImplementedError
+
+    def _file_prepare(self, loaded: LoadedFile) -> Callable[[], None]:
+        """With the file's settings in place: build what the model needs (raising ValueError
+        or TypeError when it cannot) and return the function that puts it all in use."""
+        raise NotImplementedError
+
+    def _file_meta(self) -> dict[str, Any]:
+        """More JSON-able facts for the file's meta (none by default)."""
+        return {}
+
+    def _file_settings(self, ckpt: Checkpoint, model: Any) -> dict[str, Any]:
+        """The settings of a file without ``"lesson"`` (a native model file): by default
+        none, so the model must fit the current settings."""
+        return {}
+
+    # ------------------------------------------------------------------
+    def _quiet(self, action: Callable[[], Any]) -> Callable[..., None]:
+        """A watcher calling ``action`` except while a file's settings are being applied."""
+
+        def watcher(*_: Any) -> None:
+            if not self._loading:
+                action()
+
+        return watcher
+
+    def _set_quietly(self, values: dict[str, Any]) -> None:
+        self._loading = True
+        try:
+            self.param.update(**values)
+        finally:
+            self._loading = False
+
+    def save_bytes(self) -> io.BytesIO:
+        """The model, optimiser state, step count, settings and loss history as an ``.npz``
+        file in memory (:func:`pyplay.io.load_model` reads its model natively)."""
+        lesson = self.lesson_key
+        buf = io.BytesIO()
+        save_model(
+            buf,
+            self._file_model(),
+            optimizer=self._file_optimizer(),
+            step=int(self._file_step()),
+            meta={
+                "lesson": lesson,
+                "settings": {k: getattr(self, k) for k in settings_names(lesson)},
+                "history": _encode_history(self.history),
+                **self._file_meta(),
+            },
+        )
+        buf.seek(0)
+        return buf
+
+    def read_file(self, data: Any) -> LoadedFile:
+        """Check ``data`` as a file of this lesson (ValueError saying what is wrong)."""
+        ckpt = load(_check_archive(data))
+        meta = ckpt.meta
+        lesson = meta.get("lesson")
+        if lesson is not None and lesson != self.lesson_key:
+            raise ValueError(
+                f"this file is a model of the {_title(lesson)} lesson, not of the "
+                f"{_title(self.lesson_key)} lesson"
+            )
+        model = build_model(model_entry(meta), ckpt.params)
+        if lesson is None:
+            settings = _read_settings(self.lesson_key, self, self._file_settings(ckpt, model))
+        else:
+            settings = _read_settings(self.lesson_key, self, meta.get("settings"))
+        step = meta.get("step", 0)
+        if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= 10**12:
+            raise ValueError(f"its step count must be a whole number, got {step!r}"[:200])
+        history = None
+        if "history" in meta:
+            history = _read_history(meta["history"], set(self.history))
+        return LoadedFile(
+            settings, model, ckpt.optimizer_state, step, history, ckpt, native=lesson is None
+        )
+
+    def load_bytes(self, data: bytes) -> bool:
+        """Load a file saved by :meth:`save_bytes` (or a native model file that fits this
+        lesson). All or nothing: on a problem, a message and ``False``."""
+        try:
+            loaded = self.read_file(data)
+        except (ValueError, TypeError, KeyError) as err:
+            self.notify(f"Not loaded: {err}", "danger")
+            return False
+        previous = {k: getattr(self, k) for k in loaded.settings}
+        try:
+            self._set_quietly(loaded.settings)
+            commit = self._file_prepare(loaded)
+        except (ValueError, TypeError, KeyError) as err:
+            self._set_quietly(previous)
+            self.notify(f"Not loaded: {err}", "danger")
+            return False
+        self.running = False
+        commit()
+        keys = list(self.history)
+        self.history = loaded.history or {k: [] for k in keys}
+        self._elapsed = 0.0
+        self.version += 1
+        self.status = self._status_text()
+        n = int(sum(np.asarray(v).size for v in loaded.model.params.values()))
+        self.notify(
+            f"Loaded: {type(loaded.model).__name__} with {n:,} parameters, trained for "
+            f"{loaded.step:,} steps.",
+            "success",
+        )
+        return True
+
+
+class TrainerLesson(SavableLesson):
+    """The hooks of :class:`SavableLesson` for a state trained by ``self.trainer`` on
+    ``self.task_obj``; the model is the attribute ``_model_attr``."""
+
+    _model_attr: ClassVar[str] = "model"
+    trainer: Any
+    task_obj: Any
+
+    def _make_task(self) -> Any:
+        raise NotImplementedError
+
+    def _build_model(self, task: Any) -> Any:
+        raise NotImplementedError
+
+    def _make_trainer(self, model: Any, task: Any) -> Any:
+        raise NotImplementedError
+
+    def _file_model(self) -> Any:
+        model = getattr(self, self._model_attr)
+        if model is None or self.trainer is None:
+            raise ValueError("there is no model yet: fix the settings first")
+        return model
+
+    def _file_optimizer(self) -> Any:
+        return self.trainer.optimizer
+
+    def _file_step(self) -> int:
+        return int(self.trainer.step_count)
+
+    def _file_prepare(self, loaded: LoadedFile) -> Callable[[], None]:
+        task = self._make_task()
+        same_model(loaded.model, self._build_model(task))
+        trainer = self._make_trainer(loaded.model, task)
+        if loaded.optimizer_state:
+            try:
+                trainer.optimizer.load_state_dict(loaded.optimizer_state)
+            except (ValueError, TypeError) as err:
+                if not loaded.native:  # a native file's optimiser may differ: start afresh
+                    raise ValueError(f"its optimiser state does not fit: {err}") from err
+        trainer.step_count = loaded.step
+
+        def commit() -> None:
+            self.task_obj, self.trainer = task, trainer
+            setattr(self, self._model_attr, loaded.model)
+
+        return commit
