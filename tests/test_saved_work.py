@@ -4,6 +4,7 @@ browser: the recurrent lesson trained, saved, listed, renamed, restored into a f
 from __future__ import annotations
 
 import asyncio
+import html
 from collections.abc import Callable
 from typing import Any
 
@@ -217,9 +218,11 @@ def test_rename_delete_and_download():
     assert run(saved.store.list())[0].name == "LSTM on adding"  # unchanged
     assert run(saved.rename(s.id, "<b>my</b> LSTM")) is True
     assert saved.snapshots[0].name == "<b>my</b> LSTM" and saved.snapshots[0].named
-    names = [o.object for o in saved.rows.select(pn.pane.Str)]
-    assert "&lt;b&gt;my&lt;/b&gt; LSTM" in names  # escaped: Str puts its text in as HTML
-    assert all("<b>" not in str(o.object) for o in saved.top.select(pn.pane.Str))
+    panes = saved.rows.select(pn.pane.Str)
+    assert "<b>my</b> LSTM" in [o.object for o in panes]
+    shown = [html.unescape(o.get_root().text) for o in panes + saved.top.select(pn.pane.Str)]
+    assert "<pre>&lt;b&gt;my&lt;/b&gt; LSTM</pre>" in shown  # the page gets text, not HTML
+    assert all("<b>" not in text for text in shown)
     data = run(saved.download(s.id))
     assert data is not None and data.getvalue() == run(saved.store.get(s.id))
     assert data.getvalue()[:2] == b"PK"  # an .npz (a zip archive)

@@ -10,6 +10,7 @@ pytest.importorskip("panel")
 from pyplay.dynamic import book_form, textbook_trace
 from pyplay.ui.textbook_seq2seq_state import TextbookSeq2SeqState, format_value
 from pyplay.ui.textbook_seq2seq_view import TextbookSeq2SeqView, steps_text
+from pyplay.ui.training import message_alert
 
 
 def test_settings_rebuild_and_bad_values_are_messages() -> None:
@@ -72,19 +73,20 @@ def test_step_list_matches_the_model(form: str) -> None:
     assert view.panel().get_root() is not None  # the Bokeh models build
 
 
-def test_bad_typed_input_becomes_an_escaped_message() -> None:
+def test_bad_typed_input_becomes_a_message_shown_escaped() -> None:
     view = TextbookSeq2SeqView()
     for typed, expected in (
         ("", "type a source sequence first"),
         ("abz", "'z', which is not in the vocabulary"),
         ("a" * 13, "at most 12 symbols, got 13"),
-        ("<b>", "'&lt;'"),  # escaped: never HTML
+        ("<b>", "the source contains '<'"),
     ):
         view.source_box.value = typed
         view.explain()
         assert view.explanation is None
         assert view.state.message_kind == "warning" and expected in view.state.message
-        assert "<b>" not in view.state.message
+    shown = message_alert(view.state).object  # the alert escapes the message: never HTML
+    assert "&lt;" in shown and "<" not in shown
 
 
 def test_format_value_and_steps_text() -> None:

@@ -5,18 +5,20 @@ from __future__ import annotations
 import panel as pn
 
 from pyplay.ui.state import LessonState
+from pyplay.ui.text import Text
 
 __all__ = ["data_panel", "sampling_panel"]
 
 
 def sampling_panel(state: LessonState, help_text: str) -> pn.Column:
-    """Prompt, temperature and length; the generated text is shown escaped, never as HTML."""
+    """Prompt, temperature and length; the generated text is shown as text (a
+    :class:`~pyplay.ui.text.Text` pane), never as HTML."""
     prompt = pn.widgets.TextInput(name="Prompt", value="Alice ", width=300)
     temperature = pn.widgets.FloatSlider(
         name="Temperature", start=0.0, end=2.0, step=0.05, value=0.8, width=250
     )
     length = pn.widgets.IntSlider(name="Length", start=10, end=500, step=10, value=200, width=250)
-    output = pn.pane.Str("", sizing_mode="stretch_width", name="generated text")
+    output = Text("", sizing_mode="stretch_width", name="generated text")
     button = pn.widgets.Button(name="Generate", button_type="primary", width=120)
 
     def generate(_: object) -> None:

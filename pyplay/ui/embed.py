@@ -25,6 +25,7 @@ from urllib.parse import quote, urlencode
 
 import panel as pn
 
+from pyplay.ui.text import Text
 from pyplay.ui.training import message_alert
 from pyplay.ui.urlstate import LESSON_SPECS, apply_settings, parse_query
 
@@ -49,7 +50,7 @@ class Widget:
 
 def _head(view: Any, *extra: Any) -> list[Any]:
     """The message, Train/Pause/Step/Reset and the status line every widget starts with."""
-    status = pn.pane.Str(view.state.param.status, css_classes=["pyplay-widget-status"])
+    status = Text(view.state.param.status, css_classes=["pyplay-widget-status"])
     return [message_alert(view.state), pn.Row(view.buttons(), *extra), status]
 
 

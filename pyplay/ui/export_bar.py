@@ -16,6 +16,7 @@ from typing import Any
 import panel as pn
 
 from pyplay.ui.export import as_code, metrics_csv
+from pyplay.ui.text import Text
 
 __all__ = ["CODE_LESSONS", "ExportBar", "curve_data"]
 
@@ -64,7 +65,7 @@ class ExportBar:
             width=210,
         )
         self.show_code: pn.widgets.Toggle | None = None
-        self.code = pn.pane.Str("", visible=False, sizing_mode="stretch_width")
+        self.code = Text("", visible=False, sizing_mode="stretch_width")
         if lesson in CODE_LESSONS:
             self.show_code = pn.widgets.Toggle(name="Show as code", width=150)
             self.show_code.param.watch(lambda *_: self.refresh_code(), "value")

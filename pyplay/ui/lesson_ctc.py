@@ -13,6 +13,7 @@ import panel as pn
 from pyplay.ui.ctc_state import CTCState
 from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
+from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
 __all__ = ["CTCLesson"]
@@ -38,7 +39,7 @@ class CTCLesson(TrainingView):
         self.prob_fig.xaxis.axis_label = "frame"
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
         self.example.param.watch(lambda e: self.refresh(), "value")
-        self.paths = pn.pane.Str("", css_classes=["pyplay-ctc-paths"])
+        self.paths = Text("", css_classes=["pyplay-ctc-paths"])
         self.state.param.watch(self._on_version, "version")
         self._on_version()
 
@@ -90,7 +91,7 @@ class CTCLesson(TrainingView):
             alert,
             "## Train with the CTC loss",
             pn.pane.Markdown(HELP),
-            pn.pane.Str(s.param.status, css_classes=["pyplay-ctc-status"]),
+            Text(s.param.status, css_classes=["pyplay-ctc-status"]),
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
             ExportBar("ctc", s).panel(),
             "## Frame by frame",

@@ -23,6 +23,7 @@ from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.lddn_gradient import VanishingGradientState
 from pyplay.ui.lddn_state import PRESETS, SYSTEM_LABELS, LDDNLessonState
 from pyplay.ui.plots import loss_figure
+from pyplay.ui.text import Text
 from pyplay.ui.textbook_seq2seq_view import TextbookSeq2SeqView
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
@@ -68,9 +69,9 @@ class DynamicLesson(TrainingView):
         self.seq2seq = TextbookSeq2SeqView()
         self.loss_fig, self.loss_source, self.baseline = loss_figure()
         self.diagram_fig, self.diagram_sources = diagram_figure()
-        self.equations = pn.pane.Str("", css_classes=["pyplay-lddn-equations"])
-        self.weights = pn.pane.Str("", css_classes=["pyplay-lddn-weights"])
-        self.values = pn.pane.Str("", css_classes=["pyplay-lddn-values"])
+        self.equations = Text("", css_classes=["pyplay-lddn-equations"])
+        self.weights = Text("", css_classes=["pyplay-lddn-weights"])
+        self.values = Text("", css_classes=["pyplay-lddn-values"])
         self.run_fig = _line_figure("Input and output", "value")
         self.run_source = ColumnDataSource({"t": [], "p": [], "a": [], "target": []})
         self.run_fig.scatter(
@@ -211,7 +212,7 @@ class DynamicLesson(TrainingView):
             "### Train it to imitate a reference system",
             pn.Row(*train),
             self.buttons(),
-            pn.pane.Str(s.param.status, css_classes=["pyplay-lddn-status"]),
+            Text(s.param.status, css_classes=["pyplay-lddn-status"]),
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
             ExportBar("dynamic", s).panel(),
             "### Weights",
@@ -246,7 +247,7 @@ class DynamicLesson(TrainingView):
             "t", "theory", source=self.grad_source, color="#c0392b", legend_label="|lw|^(T−t)"
         )
         self.grad_fig.legend.location = "top_left"
-        self.grad_text = pn.pane.Str("", css_classes=["pyplay-gradient-text"])
+        self.grad_text = Text("", css_classes=["pyplay-gradient-text"])
 
     def refresh_gradient(self) -> None:
         v = self.gradient.view()

@@ -15,6 +15,7 @@ import panel as pn
 from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.memory_state import MemoryLessonState
 from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
+from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
 __all__ = ["MemoryLesson"]
@@ -61,7 +62,7 @@ class MemoryLesson(TrainingView):
         )
         for widget in (self.example, self.head, self.at_step):
             widget.param.watch(lambda e: self.refresh(), "value")
-        self.answer = pn.pane.Str("", css_classes=["pyplay-memory-answer"])
+        self.answer = Text("", css_classes=["pyplay-memory-answer"])
         self.read_pane = pn.pane.Bokeh(self.read_fig)
         self.write_pane = pn.pane.Bokeh(self.write_fig)
         self.memory_pane = pn.pane.Bokeh(self.memory_fig)
@@ -148,7 +149,7 @@ class MemoryLesson(TrainingView):
             alert,
             "## Associative recall with an external memory",
             pn.pane.Markdown(HELP),
-            pn.pane.Str(s.param.status, css_classes=["pyplay-memory-status"]),
+            Text(s.param.status, css_classes=["pyplay-memory-status"]),
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
             ExportBar("memory", s).panel(),
             "## Inside, step by step",

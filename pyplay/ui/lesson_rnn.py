@@ -16,6 +16,7 @@ import panel as pn
 from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.plots import gradient_figure, heatmap_figure, loss_figure, update_heatmap
 from pyplay.ui.state import TASK_LABELS, LessonState
+from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
 __all__ = ["RecurrentLesson"]
@@ -145,7 +146,7 @@ class RecurrentLesson(TrainingView):
     def panel(self) -> pn.Row:
         s = self.state
         alert = message_alert(s)
-        status = pn.pane.Str(s.param.status, name="status", css_classes=["pyplay-status"])
+        status = Text(s.param.status, name="status", css_classes=["pyplay-status"])
         compare = pn.widgets.Button(name="Compare RNN vs LSTM", width=200)
         compare.on_click(self.compare)
         refresh = pn.widgets.Button(name="Refresh", width=100)

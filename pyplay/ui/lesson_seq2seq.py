@@ -16,6 +16,7 @@ from pyplay.ui.beam_stepper import BeamStepper
 from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.plots import attention_figure, beam_tree_figure, loss_figure, update_attention
 from pyplay.ui.seq2seq_state import PAIR_LABELS, Decoding, Seq2SeqState
+from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
 __all__ = ["Seq2SeqLesson"]
@@ -57,7 +58,7 @@ class Seq2SeqLesson(TrainingView):
         self.source_box = pn.widgets.TextInput(
             name="Source", value=self.state.example_source(), width=320
         )
-        self.output = pn.pane.Str("", name="output", css_classes=["pyplay-output"])
+        self.output = Text("", name="output", css_classes=["pyplay-output"])
         self.decoding: Decoding | None = None
         self.shown_rows = 0
         self.tree_fig, self.tree_nodes, self.tree_edges = beam_tree_figure()
@@ -66,7 +67,7 @@ class Seq2SeqLesson(TrainingView):
         self.alpha = pn.widgets.FloatSlider(
             name="Length penalty alpha", start=0.0, end=2.0, step=0.1, value=0.0
         )
-        self.beam_text = pn.pane.Str("", css_classes=["pyplay-beam"])
+        self.beam_text = Text("", css_classes=["pyplay-beam"])
         self.state.param.watch(self._on_version, "version")
 
     # ------------------------------------------------------------------ training
@@ -196,7 +197,7 @@ class Seq2SeqLesson(TrainingView):
     def panel(self) -> pn.Row:
         s = self.state
         alert = message_alert(s)
-        status = pn.pane.Str(s.param.status, css_classes=["pyplay-seq2seq-status"])
+        status = Text(s.param.status, css_classes=["pyplay-seq2seq-status"])
         translate = pn.widgets.Button(name="Translate", button_type="primary", width=100)
         translate.on_click(self.translate)
         example = pn.widgets.Button(name="New example", width=120)

@@ -16,6 +16,7 @@ from bokeh.plotting import figure
 from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.narx_state import NARXState
 from pyplay.ui.plots import loss_figure
+from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
 __all__ = ["TimeSeriesLesson"]
@@ -71,8 +72,8 @@ class TimeSeriesLesson(TrainingView):
             legend_label="prediction",
         )
         self.pred_fig.legend.location = "top_right"
-        self.scores = pn.pane.Str("", css_classes=["pyplay-narx-scores"])
-        self.equations = pn.pane.Str("", css_classes=["pyplay-narx-equations"])
+        self.scores = Text("", css_classes=["pyplay-narx-scores"])
+        self.equations = Text("", css_classes=["pyplay-narx-equations"])
         self.state.param.watch(self._on_version, "version")
         self.state.param.watch(lambda *_: self.refresh(), "loop")
         self._on_version()
@@ -137,7 +138,7 @@ class TimeSeriesLesson(TrainingView):
             alert,
             "## Identify a system with a NARX network",
             pn.pane.Markdown(HELP),
-            pn.pane.Str(s.param.status, css_classes=["pyplay-narx-status"]),
+            Text(s.param.status, css_classes=["pyplay-narx-status"]),
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
             ExportBar("timeseries", s).panel(),
             "## Open or closed loop",

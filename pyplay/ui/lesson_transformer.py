@@ -23,6 +23,7 @@ from pyplay.ui.plots import (
     update_attention,
     update_heatmap,
 )
+from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert
 from pyplay.ui.transformer_state import TASKS, HeadView, TransformerLessonState
 
@@ -102,12 +103,12 @@ class TransformerLesson(TrainingView):
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
         for w in (self.layer, self.head, self.example):
             w.param.watch(lambda e: self.refresh(), "value")
-        self.head_title = pn.pane.Str("", css_classes=["pyplay-head-title"])
+        self.head_title = Text("", css_classes=["pyplay-head-title"])
         self.prompt = pn.widgets.TextInput(name="Prompt", value="Alice ", width=220)
         self.temperature = pn.widgets.FloatSlider(
             name="Temperature", start=0.0, end=2.0, step=0.1, value=0.8, width=220
         )
-        self.sample_out = pn.pane.Str("", css_classes=["pyplay-transformer-sample"])
+        self.sample_out = Text("", css_classes=["pyplay-transformer-sample"])
         self.view: HeadView | None = None
         self.state.param.watch(self._on_version, "version")
         self._on_version()
@@ -215,7 +216,7 @@ class TransformerLesson(TrainingView):
             alert,
             "## Train a transformer beside an LSTM",
             pn.pane.Markdown(HELP["train"]),
-            pn.pane.Str(s.param.status, css_classes=["pyplay-transformer-status"]),
+            Text(s.param.status, css_classes=["pyplay-transformer-status"]),
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
             ExportBar("transformer", s).panel(),
             "## Open every head",

@@ -32,6 +32,7 @@ from pyplay.ui.plots import (
     update_attention,
     update_heatmap,
 )
+from pyplay.ui.text import Text
 
 __all__ = ["attention", "beam", "gates"]
 
@@ -255,7 +256,7 @@ def beam(
     )
     stepper.run()
     fig, nodes, edges = beam_tree_figure()
-    listing = pn.pane.Str("")
+    listing = Text("")
 
     def show() -> None:
         tree = stepper.tree()

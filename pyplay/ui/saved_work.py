@@ -11,13 +11,12 @@
 
 Restoring opens the snapshot's lesson tab and hands the bytes to its state's ``load_bytes``
 (which validates them); every failure is a message. Names are shown as text, never HTML or
-Markdown: escaped before they reach a ``pn.pane.Str`` (which, in Panel 1.7, puts its text
-into the page as HTML: ``Str("<b>x</b>")`` shows a bold x).
+Markdown: they go into :class:`pyplay.ui.text.Text` panes (Panel 1.7's own ``Str`` would put
+them into the page as HTML).
 """
 
 from __future__ import annotations
 
-import html
 import io
 import re
 import sys
@@ -30,6 +29,7 @@ import param
 
 from pyplay.ui.autosave import Autosaver, Entry
 from pyplay.ui.storage import Snapshot, Store, StoreError, browser_store, check_name
+from pyplay.ui.text import Text
 
 __all__ = ["TAB_TITLE", "SavedWork", "attach_saved_work", "format_time"]
 
@@ -122,7 +122,7 @@ class SavedWork(param.Parameterized):
             if store is None
             else Autosaver(store, self.schedule, self.notify, clock, on_saved=self._on_saved)
         )
-        self.rows = pn.Column(pn.pane.Str("Looking for saved work..."), sizing_mode="stretch_width")
+        self.rows = pn.Column(Text("Looking for saved work..."), sizing_mode="stretch_width")
         self.top = self._banner()
         playground.tabs.param.watch(lambda *_: self.track_lessons(), "active")
         self.track_lessons()
@@ -132,9 +132,9 @@ class SavedWork(param.Parameterized):
         """Show ``text`` above the tabs and in the saved-work tab."""
         self.message_kind, self.message = kind, text
 
-    def _message_pane(self) -> pn.pane.Str:
-        return pn.pane.Str(
-            pn.bind(html.escape, self.param.message),
+    def _message_pane(self) -> Text:
+        return Text(
+            self.param.message,
             visible=pn.bind(bool, self.param.message),
             css_classes=["pyplay-saved-message"],
             sizing_mode="stretch_width",
@@ -315,7 +315,7 @@ class SavedWork(param.Parameterized):
         dismiss = pn.widgets.Button(name="Dismiss", width=100)
         dismiss.on_click(self.dismiss)
         banner = pn.Row(
-            pn.pane.Str(pn.bind(html.escape, self.param.offer), sizing_mode="stretch_width"),
+            Text(self.param.offer, sizing_mode="stretch_width"),
             restore,
             dismiss,
             visible=pn.bind(bool, self.param.offer),
@@ -341,8 +341,8 @@ class SavedWork(param.Parameterized):
         )
         info = f"{s.title} · {s.step:,} steps · saved {format_time(s.saved_at)} · {_size(s.size)}"
         return pn.Column(
-            pn.pane.Str(html.escape(s.name), css_classes=["pyplay-saved-name"]),
-            pn.pane.Str(html.escape(info)),
+            Text(s.name, css_classes=["pyplay-saved-name"]),
+            Text(info),
             pn.Row(restore, box, rename, delete, download),
             css_classes=["pyplay-saved-entry"],
             sizing_mode="stretch_width",
@@ -350,7 +350,7 @@ class SavedWork(param.Parameterized):
 
     def _draw(self) -> None:
         rows: list[Any] = [self._row(s) for s in self.snapshots]
-        self.rows.objects = rows or [pn.pane.Str("Nothing saved yet.")]
+        self.rows.objects = rows or [Text("Nothing saved yet.")]
 
     def panel(self) -> pn.Column:
         """The "Saved work" tab (the list is drawn once the store has answered)."""

@@ -7,7 +7,6 @@ computes it (:func:`pyplay.dynamic.textbook_trace`). No Panel here; errors becom
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,7 +129,7 @@ class TextbookSeq2SeqState(LessonBase):
 
     def explain(self, text: Any) -> Explanation | None:
         """Greedy decoding of the typed ``text`` and its textbook trace, or None with a message
-        (the typed text is escaped: it never reaches the page as HTML)."""
+        (the message is escaped where it is shown: it never reaches the page as HTML)."""
         if self.model is None or self.task_obj is None:
             return None
         vocab = self.task_obj.src_vocab
@@ -142,7 +141,7 @@ class TextbookSeq2SeqState(LessonBase):
                 raise ValueError(f"at most {MAX_SOURCE} symbols, got {len(tokens)}")
             ids = np.array(vocab.encode(tokens, "the source"))  # (S,)
         except ValueError as err:
-            self.notify(html.escape(f"Cannot explain: {err}", quote=False), "warning")
+            self.notify(f"Cannot explain: {err}", "warning")  # shown escaped (message_alert)
             return None
         S = ids.shape[0]
         out = self.model.greedy(ids[None, :], np.array([S]), max_length=S + 4)[0]

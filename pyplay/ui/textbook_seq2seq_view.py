@@ -16,6 +16,7 @@ from typing import Any
 import panel as pn
 
 from pyplay.ui.plots import attention_figure, loss_figure, update_attention
+from pyplay.ui.text import Text
 from pyplay.ui.textbook_seq2seq_state import (
     FORM_LABELS,
     Explanation,
@@ -78,7 +79,7 @@ class TextbookSeq2SeqView(TrainingView):
             name="Decoder step t", start=1, end=2, value=1, width=240
         )
         self.step_slider.param.watch(lambda *_: self._show_steps(), "value")
-        self.steps = pn.pane.Str("", css_classes=["pyplay-textbook-steps"])
+        self.steps = Text("", css_classes=["pyplay-textbook-steps"])
         self.explanation: Explanation | None = None
         self.state.param.watch(self._on_version, "version")
 
@@ -145,7 +146,7 @@ class TextbookSeq2SeqView(TrainingView):
             alert,
             "## The textbook's seq2seq",
             pn.pane.Markdown(HELP),
-            pn.pane.Str(s.param.status, css_classes=["pyplay-textbook-status"]),
+            Text(s.param.status, css_classes=["pyplay-textbook-status"]),
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
             "## Step by step",
             pn.pane.Markdown(DECODE_HELP),
