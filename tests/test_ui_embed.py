@@ -67,8 +67,9 @@ def test_bad_settings_become_a_warning_naming_the_key_and_the_rest_apply():
     assert "hidden_size must be an integer from 2 to 128, got 'lots'" in s.message
     assert "'colour' is not a setting of the rnn lesson" in s.message
     assert "Address:" not in s.message
-    view, _ = widget_view("memory", {"slots": "8"})
-    assert "The memory widget takes no settings; ignored: slots." in view.state.message
+    view, _ = widget_view("memory", {"slots": "8", "model": "lstm", "memory_size": "32"})
+    assert (view.state.model, view.state.memory_size) == ("lstm", 32)
+    assert "'slots' is not a setting of the memory lesson" in view.state.message
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,8 @@ Every lesson state with a trainable model mixes in :class:`SavableLesson`, which
 
 - ``save_bytes() -> io.BytesIO``: the model's arrays, the optimiser state, and in the meta
   the model's class and config (so :func:`pyplay.io.load_model` reads the file natively), the
-  step count, ``"lesson"`` (a key of :data:`~pyplay.ui.urlstate.LESSON_SPECS`, or of
-  :data:`EXTRA_SETTINGS`), the lesson's settings and the loss history;
+  step count, ``"lesson"`` (a key of :data:`~pyplay.ui.urlstate.LESSON_SPECS`), the
+  lesson's settings and the loss history;
 - ``load_bytes(data) -> bool``: every check first (size, archive, lesson, settings, model
   class and config, array names and shapes, optimiser state, history); on any problem a
   "Not loaded: ..." message and ``False``, with the model, the settings and the history as
@@ -31,10 +31,9 @@ import numpy as np
 
 from pyplay.io import Checkpoint, load, model_entry, save_model
 from pyplay.registry import build_model
-from pyplay.ui.urlstate import LESSON_SPECS, SEED_MAX, url_fields
+from pyplay.ui.urlstate import LESSON_SPECS, url_fields
 
 __all__ = [
-    "EXTRA_SETTINGS",
     "MAX_FILE_BYTES",
     "LoadedFile",
     "SavableLesson",
@@ -45,34 +44,16 @@ __all__ = [
 
 MAX_FILE_BYTES = 50_000_000  # compressed or not
 MAX_HISTORY = 1_000_000
-# the lessons whose settings are not in the page address: key -> (title, settings)
-EXTRA_SETTINGS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "memory": (
-        "Memory",
-        ("model", "update", "read_heads", "write_heads", "memory_size", "n_pairs", "lr", "seed"),
-    ),
-    "timeseries": (
-        "Time series",
-        ("hidden_size", "input_delays", "feedback_delays", "lr", "seed"),
-    ),
-    "dynamic": ("Dynamic networks", ("preset", "system", "lr", "seed")),
-}
-_BOUNDS = {"lr": (1e-6, 10.0), "seed": (0, SEED_MAX)}
-_INT_BOUNDS = (0, 1024)  # integers of the lessons not in the address
 
 
 def settings_names(lesson: str) -> tuple[str, ...]:
     """The settings a file of ``lesson`` carries."""
-    if lesson in LESSON_SPECS:
-        return LESSON_SPECS[lesson].params
-    return EXTRA_SETTINGS[lesson][1]
+    return LESSON_SPECS[lesson].params
 
 
 def _title(lesson: Any) -> str:
     if isinstance(lesson, str) and lesson in LESSON_SPECS:
         return LESSON_SPECS[lesson].title
-    if isinstance(lesson, str) and lesson in EXTRA_SETTINGS:
-        return EXTRA_SETTINGS[lesson][0]
     return repr(lesson)[:40]
 
 
@@ -129,13 +110,8 @@ def _check_value(lesson: str, state: Any, name: str, value: Any) -> Any:
         objects = list(getattr(p, "objects", []))
         ok = value in objects
     if ok and kind in ("Integer", "Number"):
-        field = url_fields(lesson).get(name) if lesson in LESSON_SPECS else None
-        if field is not None:
-            low, high = field.low, field.high
-        elif p.bounds is not None:
-            low, high = p.bounds
-        else:
-            low, high = _BOUNDS.get(name, _INT_BOUNDS if kind == "Integer" else (-1e9, 1e9))
+        field = url_fields(lesson)[name]  # the address's bounds (the page's sliders)
+        low, high = field.low, field.high
         ok = (low is None or value >= low) and (high is None or value <= high)
     if not ok:
         raise ValueError(f"the setting {name} has a value this lesson cannot use: {value!r}"[:200])

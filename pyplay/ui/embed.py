@@ -38,12 +38,11 @@ HEIGHT_RANGE = (120, 4000)  # pixels, for a host-set height
 @dataclass(frozen=True)
 class Widget:
     """One embeddable widget: the lesson view it comes from (``"module:Class"``), the key of
-    its settings in :data:`pyplay.ui.urlstate.LESSON_SPECS` (None: it takes no settings), a
-    title, and the function that lays out the part of the lesson view it shows (None: the
-    whole lesson)."""
+    its settings in :data:`pyplay.ui.urlstate.LESSON_SPECS`, a title, and the function that
+    lays out the part of the lesson view it shows (None: the whole lesson)."""
 
     view: str
-    settings: str | None
+    settings: str
     title: str
     layout: Callable[[Any], pn.viewable.Viewable] | None = None
 
@@ -130,9 +129,11 @@ WIDGETS: dict[str, Widget] = {
     "seq2seq": Widget(_SEQ2SEQ, "seq2seq", "Sequence to sequence"),
     "transformer": Widget(_TRANSFORMER, "transformer", "Transformers"),
     "ctc": Widget("pyplay.ui.lesson_ctc:CTCLesson", "ctc", "CTC"),
-    "dynamic": Widget("pyplay.ui.lesson_dynamic:DynamicLesson", None, "Dynamic networks"),
-    "timeseries": Widget("pyplay.ui.lesson_timeseries:TimeSeriesLesson", None, "Time series"),
-    "memory": Widget("pyplay.ui.lesson_memory:MemoryLesson", None, "Memory"),
+    "dynamic": Widget("pyplay.ui.lesson_dynamic:DynamicLesson", "dynamic", "Dynamic networks"),
+    "timeseries": Widget(
+        "pyplay.ui.lesson_timeseries:TimeSeriesLesson", "timeseries", "Time series"
+    ),
+    "memory": Widget("pyplay.ui.lesson_memory:MemoryLesson", "memory", "Memory"),
     "gates": Widget(_RNN, "rnn", "Gates and states over time", _gates),
     "gradient": Widget(_RNN, "rnn", "Gradient through time", _gradient),
     "attention": Widget(_SEQ2SEQ, "seq2seq", "Attention heatmap", _attention),
@@ -184,16 +185,13 @@ def widget_view(
     settings = dict(settings or {})
     source = settings.pop("src", None)
     if settings or source is not None:
-        if widget.settings is None:
-            messages.append(f"The {name} widget takes no settings; ignored: {', '.join(settings)}.")
-        else:
-            parsed = parse_query(_query(widget.settings, settings))
-            messages += [m.replace("Address: ", "") for m in parsed.messages]
-            messages += apply_settings(view.state, parsed.settings)
-            box = getattr(view, "source_box", None)
-            if source is not None and box is not None and LESSON_SPECS[widget.settings].source:
-                source = str(source)[:200]
-                box.param.update(value=source, value_input=source)
+        parsed = parse_query(_query(widget.settings, settings))
+        messages += [m.replace("Address: ", "") for m in parsed.messages]
+        messages += apply_settings(view.state, parsed.settings)
+        box = getattr(view, "source_box", None)
+        if source is not None and box is not None and LESSON_SPECS[widget.settings].source:
+            source = str(source)[:200]
+            box.param.update(value=source, value_input=source)
     if messages:
         view.state.notify(" ".join(messages), "warning")
     body = view.panel() if widget.layout is None else widget.layout(view)

@@ -30,8 +30,8 @@ def curve_data(history: dict[str, list[float]], columns: tuple[str, ...]) -> dic
 
 
 class ExportBar:
-    """The export controls of lesson ``lesson`` (a key of ``LESSON_SPECS`` or of
-    :data:`~pyplay.ui.checkpoint.EXTRA_SETTINGS`) over its ``state``.
+    """The export controls of lesson ``lesson`` (a key of ``LESSON_SPECS``) over its
+    ``state``.
 
     Attributes
     ----------

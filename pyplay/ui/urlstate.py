@@ -121,6 +121,31 @@ LESSON_SPECS: dict[str, LessonSpec] = {
         ("cell", "hidden_size", "bidirectional", "noise", "lr", "seed"),
         bounds={**_COMMON_BOUNDS, "hidden_size": (4, 96), "noise": (0.0, 1.0)},
     ),
+    "dynamic": LessonSpec(
+        "pyplay.ui.lddn_state:LDDNLessonState",
+        "Dynamic networks",
+        ("preset", "signal", "steps", "system", "lr", "seed"),
+        bounds={**_COMMON_BOUNDS, "steps": (1, 200)},
+        exclude={"signal": ("typed",)},
+    ),
+    "timeseries": LessonSpec(
+        "pyplay.ui.narx_state:NARXState",
+        "Time series",
+        ("hidden_size", "input_delays", "feedback_delays", "lr", "seed"),
+        bounds={**_COMMON_BOUNDS, "hidden_size": (1, 64)},
+    ),
+    "memory": LessonSpec(
+        "pyplay.ui.memory_state:MemoryLessonState",
+        "Memory",
+        tuple("model update read_heads write_heads memory_size n_pairs lr seed".split()),
+        bounds={
+            **_COMMON_BOUNDS,
+            "read_heads": (1, 4),
+            "write_heads": (1, 4),
+            "memory_size": (4, 64),
+            "n_pairs": (2, 12),
+        },
+    ),
 }
 
 
