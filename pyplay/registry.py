@@ -38,6 +38,7 @@ MODEL_CLASSES: dict[str, tuple[str, str]] = {
     "MemoryNet": ("pyplay.memory.memnet", "MemoryNet"),
     "AttendRNN": ("pyplay.memory.attend_rnn", "AttendRNN"),
     "LDDN": ("pyplay.dynamic.lddn", "LDDN"),
+    "TextbookSeq2Seq": ("pyplay.dynamic.textbook_seq2seq", "TextbookSeq2Seq"),
 }
 _PLAIN = (str, int, float, bool, type(None))
 _SLACK, _FLOOR = 4, 1_000_000  # a config may describe at most max(4 x the file, 1e6) numbers
@@ -169,6 +170,15 @@ def _encoder_decoder(c: Mapping[str, Any]) -> int:
     return n + 4 * (K + 1) * H + (H + K + 64) * (H + K + 2) + (H + 1) * Vt
 
 
+def _textbook(c: Mapping[str, Any]) -> int:
+    E, H = _int(c, "embedding_dim", 16), _int(c, "hidden_size", 32)
+    Vs, Vt, cell = _int(c, "src_vocab_size", 4), _int(c, "tgt_vocab_size", 4), c.get("cell")
+    context = c.get("form") == "context"  # the context enters the decoder; else attention
+    n = (Vs + Vt) * E + _recurrent(cell, E, H, 1, 1) + (H + 1) * Vt
+    n += _recurrent(cell, E + H, H, 1, 1) if context else _recurrent(cell, E, H, 1, 1)
+    return n if context else n + (2 * H + 1) * (2 * H + 1)  # score and LW^3
+
+
 def _blocks(D: int, F: int, layers: int, attentions: int) -> int:
     return layers * (attentions * (4 * D * D + 6 * D) + 2 * D * F + F + 3 * D)
 
@@ -222,6 +232,7 @@ _ESTIMATES = {
     "MemoryNet": _memory,
     "AttendRNN": _attend,
     "LDDN": _lddn,
+    "TextbookSeq2Seq": _textbook,
 }
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pyplay.dynamic import narxnet
+from pyplay.dynamic import TextbookSeq2Seq, book_form, narxnet, textbook_seq2seq, textbook_trace
 from pyplay.io import load, load_model, resume, save, save_model
 from pyplay.memory import AttendRNN, MemoryNet
 from pyplay.models import SequenceModel
@@ -42,6 +42,8 @@ MODELS = {
     "memory net": lambda: MemoryNet(9, 9, hidden_size=8, memory_size=5, memory_width=4),
     "attend rnn": lambda: AttendRNN(9, 9, hidden_size=8),
     "narx": lambda: narxnet(range(1, 3), range(1, 3), (5,), rng=1),
+    "textbook context": lambda: TextbookSeq2Seq(9, 9, "context", embedding_dim=6, hidden_size=8),
+    "textbook concat lstm": lambda: textbook_seq2seq(9, 10, "concat", hidden_size=8, cell="lstm"),
 }
 
 
@@ -148,3 +150,41 @@ def test_training_continues_natively_with_the_same_api(tmp_path: Path):
         np.testing.assert_array_equal(trainer2.optimizer.state_dict()[key], value)
     records = list(trainer2.run(3))
     assert [r.step for r in records] == [6, 7, 8] and all(r.status == "ok" for r in records)
+
+
+@pytest.mark.parametrize("form", ["context", "dot", "general", "concat"])
+def test_the_textbook_model_loads_as_itself_and_traces_the_same(form: str, tmp_path: Path):
+    model = textbook_seq2seq(9, 9, form, hidden_size=6, rng=2)
+    for p in model.params.values():
+        p += 0.05
+    path = tmp_path / f"{form}.npz"
+    save_model(path, model)
+    entry = load(path).meta
+    assert entry["class"] == "TextbookSeq2Seq" and entry["config"]["form"] == form
+    loaded = load_model(path)
+    assert type(loaded) is TextbookSeq2Seq and book_form(loaded) == form
+    assert loaded.dtype == np.float64 and loaded.wiring == model.wiring
+    first, second = (
+        textbook_trace(model, [3, 4, 5], [6, 7]),
+        textbook_trace(loaded, [3, 4, 5], [6, 7]),
+    )
+    np.testing.assert_array_equal(first.logits, second.logits)
+    assert [s.text for s in first.steps] == [s.text for s in second.steps]
+
+
+@pytest.mark.parametrize(
+    "config, match",
+    [
+        ({"form": "bahdanau"}, "form must be one of 'context', 'dot', 'general', 'concat', got"),
+        ({"score": "dot"}, "unknown keys \\['score'\\]"),
+        ({"wiring": "init"}, "unknown keys \\['wiring'\\]"),
+        ({"hidden_size": "8"}, "config\\['hidden_size'\\] must be a non-negative integer"),
+        ({"hidden_size": 7}, "must have shape"),
+    ],
+)
+def test_bad_textbook_configs_are_refused_naming_the_key(config: dict[str, Any], match: str):
+    good = textbook_seq2seq(9, 9, "dot", hidden_size=6)
+    buf = io.BytesIO()
+    save(buf, good.params, meta={"class": "TextbookSeq2Seq", "config": {**good.config, **config}})
+    with pytest.raises(ValueError, match=match):
+        load_model(buf.getvalue())

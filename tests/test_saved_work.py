@@ -15,8 +15,8 @@ pytest.importorskip("panel")
 
 import panel as pn
 
-from pyplay.ui.app import Playground
-from pyplay.ui.autosave import Autosaver
+from pyplay.ui.app import LESSONS, Playground
+from pyplay.ui.autosave import Autosaver, trained_steps
 from pyplay.ui.saved_work import TAB_TITLE, SavedWork, attach_saved_work
 from pyplay.ui.storage import MemoryStore, Snapshot, Store, StoreError
 
@@ -297,3 +297,74 @@ def test_the_app_has_the_tab_and_restores_from_the_list():
     run(saved.store.put(snapshot, b"x"))
     assert run(saved.restore("a")) is False
     assert "this page has no lesson 'No such lesson'" in saved.message
+
+
+def _dynamic(saved: SavedWork) -> Any:
+    saved.playground.tabs.active = list(LESSONS).index("Dynamic networks")
+    return saved.playground.lessons["Dynamic networks"]
+
+
+def test_a_lesson_with_two_savable_states_has_two_entries_and_restores_the_right_one():
+    store = MemoryStore()
+    saved, tasks = page(store)
+    lesson = _dynamic(saved)
+    assert {"dynamic", "textbook"} <= set(saved.autosaver.tracked)
+    textbook, lddn = lesson.seq2seq.state, lesson.state
+    textbook.form = "dot"
+    for state, steps in ((textbook, 3), (lddn, 2)):
+        state.running = True
+        state.train(steps=steps)
+        state.running = False
+    tasks.run()
+    entries = {s.lesson: s for s in run(store.list())}
+    assert set(entries) == {"dynamic", "textbook"}
+    assert (entries["textbook"].title, entries["textbook"].step) == ("Textbook seq2seq", 3)
+    query = entries["textbook"].query
+    assert "lesson=textbook" in query and "form=dot" in query
+    assert (entries["dynamic"].title, entries["dynamic"].step) == ("Dynamic networks", 2)
+    assert entries["dynamic"].id != entries["textbook"].id
+    expected = textbook.explain("abcd")
+    assert expected is not None
+
+    fresh, fresh_tasks = page(store)  # a reload: the first tab is open
+    run(fresh.refresh())
+    assert run(fresh.restore(entries["textbook"].id)), fresh.message
+    assert fresh.playground.tabs.active == list(LESSONS).index("Dynamic networks")
+    view = fresh.playground.lessons["Dynamic networks"]
+    assert view.shown_part() == "textbook"  # the sub-tab is shown
+    state = view.seq2seq.state
+    assert state.form == "dot" and state.trainer.step_count == 3
+    assert trained_steps(view.state) == 0  # the LDDN of the same tab is untouched
+    again = state.explain("abcd")
+    assert again is not None and again.output == expected.output
+    np.testing.assert_allclose(again.trace.logits, expected.trace.logits, rtol=0, atol=1e-12)
+    assert view.seq2seq.loss_source.data["step"] == [1, 2, 3]  # the file's curve
+    assert "Restored 'Textbook seq2seq' (3 steps)" in fresh.message
+    fresh_tasks.run()
+    state.running = True
+    state.train(steps=1)
+    state.running = False
+    fresh_tasks.run()
+    by_lesson = {s.lesson: s for s in run(store.list())}
+    assert by_lesson["textbook"].id == entries["textbook"].id  # the restored entry continues
+    assert by_lesson["textbook"].step == 4 and by_lesson["dynamic"].step == 2
+
+    assert run(fresh.restore(entries["dynamic"].id)), fresh.message
+    assert view.shown_part() is None and view.subtabs.active == 0  # "Build and run"
+    assert trained_steps(view.state) == 2 and state.trainer.step_count == 4
+
+
+def test_a_textbook_snapshot_holding_another_lessons_file_is_refused():
+    store = MemoryStore()
+    saved, tasks = page(store)
+    train_and_pause(saved, tasks, 2)  # a recurrent-lesson file
+    (rnn_entry,) = run(store.list())
+    data = run(store.get(rnn_entry.id))
+    snapshot = Snapshot("t", "mine", "textbook", "Textbook seq2seq", "", 2, 1.0, len(data))
+    run(store.put(snapshot, data))
+    fresh, _ = page(store)
+    run(fresh.refresh())
+    assert run(fresh.restore("t")) is False
+    assert "not of the Textbook seq2seq lesson" in fresh.message
+    state = fresh.playground.lessons["Dynamic networks"].seq2seq.state
+    assert state.trainer.step_count == 0 and state.message_kind == "danger"

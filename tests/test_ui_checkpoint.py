@@ -26,6 +26,7 @@ from pyplay.ui.memory_state import MemoryLessonState  # noqa: E402
 from pyplay.ui.narx_state import NARXState  # noqa: E402
 from pyplay.ui.seq2seq_state import Seq2SeqState  # noqa: E402
 from pyplay.ui.state import LessonState  # noqa: E402
+from pyplay.ui.textbook_seq2seq_state import TextbookSeq2SeqState  # noqa: E402
 from pyplay.ui.transformer_state import TransformerLessonState  # noqa: E402
 
 # lesson key -> (state class, settings to train with, other settings to load into)
@@ -37,6 +38,7 @@ LESSONS: dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, Any]]] = 
     "memory": (MemoryLessonState, {"model": "attend"}, {"memory_size": 8}),
     "timeseries": (NARXState, {"hidden_size": 4}, {"feedback_delays": 3}),
     "dynamic": (LDDNLessonState, {"preset": "elman", "system": "first order"}, {}),
+    "textbook": (TextbookSeq2SeqState, {"form": "dot", "hidden_size": 8}, {"form": "context"}),
 }
 
 
@@ -205,7 +207,7 @@ def test_a_page_file_loads_natively_and_trains_on(lesson: str, trained: Any):
         np.concatenate([model.params[k].ravel() for k in sorted(model.params)]),
         _outputs(source),
     )
-    if lesson in ("rnn", "ctc", "seq2seq", "transformer", "memory"):
+    if lesson in ("rnn", "ctc", "seq2seq", "transformer", "memory", "textbook"):
         trainer = Trainer(model, source.task_obj, lr=source.lr)
         resume(trainer, load(data))
         assert trainer.step_count == 3

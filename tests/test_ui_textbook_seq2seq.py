@@ -1,13 +1,23 @@
-"""The textbook seq2seq sub-lesson without a browser: settings, training, the step list."""
+"""The textbook seq2seq sub-lesson without a browser: settings, training, the step list, its
+model files (export bar), its sub-tab in the dynamic lesson and its embed widget."""
 
 from __future__ import annotations
+
+import io
 
 import numpy as np
 import pytest
 
 pytest.importorskip("panel")
 
-from pyplay.dynamic import book_form, textbook_trace
+import panel as pn
+
+from pyplay.dynamic import TextbookSeq2Seq, book_form, textbook_seq2seq, textbook_trace
+from pyplay.io import load_model, save_model
+from pyplay.seq2seq import EncoderDecoder
+from pyplay.ui.embed import widget_view
+from pyplay.ui.lddn_state import LDDNLessonState
+from pyplay.ui.lesson_dynamic import DynamicLesson
 from pyplay.ui.textbook_seq2seq_state import TextbookSeq2SeqState, format_value
 from pyplay.ui.textbook_seq2seq_view import TextbookSeq2SeqView, steps_text
 from pyplay.ui.training import message_alert
@@ -99,3 +109,82 @@ def test_format_value_and_steps_text() -> None:
     text = steps_text(e, 1)
     assert text.startswith("source a b c") and "n(1) = Aᵀ a²(1)" in text
     assert "DotAttention._score" in text and "largest difference" in text
+
+
+def test_the_sub_tab_downloads_and_loads_its_model() -> None:
+    source = TextbookSeq2SeqView(TextbookSeq2SeqState(form="concat", hidden_size=8, seed=3))
+    panel = source.panel()
+    labels = {w.label for w in panel.select(pn.widgets.FileDownload)}
+    assert {"Download model (.npz)", "Download metrics (.csv)"} <= labels
+    assert panel.select(pn.widgets.FileInput) and source.export.show_code is None
+    source.state.train(steps=3)
+    csv_rows = source.export.metrics_file().getvalue().splitlines()
+    assert csv_rows[0] == "step,loss" and [r.split(",")[0] for r in csv_rows[1:]] == ["1", "2", "3"]
+    data = source.export.model_file().getvalue()
+    native = load_model(data)  # one call, natively
+    assert type(native) is TextbookSeq2Seq and book_form(native) == "concat"
+
+    view = TextbookSeq2SeqView()  # the default settings: general, 32
+    view.export.upload.value = data  # as the file input does
+    s = view.state
+    assert s.message_kind == "success" and "trained for 3 steps" in s.message
+    assert (s.form, s.hidden_size, s.seed) == ("concat", 8, 3)
+    assert s.trainer is not None and s.trainer.step_count == 3 and s.status.startswith("Step 3")
+    assert view.loss_source.data["step"] == [1, 2, 3]  # the file's curve
+    first, second = source.state.explain("abcd"), s.explain("abcd")
+    assert first is not None and second is not None and first.output == second.output
+    np.testing.assert_array_equal(first.trace.logits, second.trace.logits)
+    view.step()  # and it trains on
+    assert s.trainer.step_count == 4 and view.loss_source.data["step"][-1] == 4
+
+
+def test_bad_and_foreign_files_are_messages_and_nothing_changes() -> None:
+    view = TextbookSeq2SeqView(TextbookSeq2SeqState(form="dot", hidden_size=8))
+    s = view.state
+    s.train(steps=2)
+    model, version = s.model, s.version
+    params = {k: v.copy() for k, v in model.params.items()}
+    lddn = LDDNLessonState()
+    lddn.train(steps=1)
+    library = io.BytesIO()  # the library's own EncoderDecoder, not the textbook class
+    save_model(library, EncoderDecoder(9, 9, 16, 8, cell="rnn", wiring="attention", score="dot"))
+    for data, words in (
+        (b"junk", "not a zip archive"),
+        (lddn.save_bytes().getvalue(), "a model of the Dynamic networks lesson, not of the "
+                                       "Textbook seq2seq lesson"),
+        (library.getvalue(), "its model is a EncoderDecoder; with these settings the lesson "
+                             "trains a TextbookSeq2Seq"),
+    ):  # fmt: skip
+        assert view.export.load(data) is False
+        assert s.message_kind == "danger" and s.message.startswith("Not loaded: ")
+        assert words in s.message, s.message
+        assert s.model is model and s.version == version and s.trainer.step_count == 2
+        for k, v in params.items():
+            np.testing.assert_array_equal(model.params[k], v)
+    native = io.BytesIO()  # a textbook model made natively that fits the settings loads
+    save_model(native, textbook_seq2seq(9, 9, "dot", hidden_size=8, rng=5))
+    assert view.export.load(native.getvalue()) and s.trainer.step_count == 0
+
+
+def test_the_dynamic_lesson_shows_the_sub_tab_on_request() -> None:
+    lesson = DynamicLesson()
+    tabs = lesson.panel()
+    assert lesson.panel() is tabs and lesson.shown_part() is None
+    seen: list[int] = []
+    lesson.watch_parts(lambda: seen.append(int(tabs.active)))
+    assert lesson.show_part("textbook") is lesson.seq2seq and lesson.shown_part() == "textbook"
+    assert tabs._names[tabs.active] == "Textbook seq2seq" and seen == [2]
+    assert lesson.show_part("rnn") is None and tabs.active == 2
+    assert lesson.show_part("dynamic") is lesson and tabs.active == 0 and seen == [2, 0]
+    tabs.active = 1  # the vanishing gradient is the dynamic lesson's own
+    assert lesson.show_part("dynamic") is lesson and tabs.active == 1
+
+
+def test_the_textbook_embed_widget_takes_its_settings() -> None:
+    view, panel = widget_view("textbook", {"form": "context", "hidden_size": "12", "seed": "x"})
+    assert isinstance(view, TextbookSeq2SeqView)
+    assert (view.state.form, view.state.hidden_size) == ("context", 12)
+    assert view.state.message_kind == "warning" and "seed must be an integer" in view.state.message
+    assert {"Train", "Pause", "Reset", "Explain"} <= {
+        b.name for b in panel.select(pn.widgets.Button)
+    }

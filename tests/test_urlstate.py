@@ -134,6 +134,7 @@ def test_real_states_round_trip_every_lesson():
                 "lr": 0.05, "seed": 7},
         "dynamic": {"preset": "first order", "signal": "step", "steps": 20,
                     "lr": 0.05, "seed": 4},
+        "textbook": {"form": "concat", "hidden_size": 8, "lr": 0.02, "seed": 6},
         "timeseries": {"hidden_size": 6, "input_delays": 3, "feedback_delays": 1, "lr": 0.02,
                        "seed": 2},
         "memory": {"model": "attend", "read_heads": 2, "memory_size": 8, "n_pairs": 4,
@@ -183,8 +184,8 @@ def test_applied_settings_build_the_model_they_describe():
         ("lesson=seq2seq&src=" + "a" * 201, "src must be a text of at most 200 characters"),
         (
             "lesson=<script>",
-            "lesson must be one of rnn, seq2seq, transformer, ctc, dynamic, timeseries, memory, "
-            "got '<script>'",
+            "lesson must be one of rnn, seq2seq, transformer, ctc, dynamic, textbook, timeseries, "
+            "memory, got '<script>'",
         ),
         ("cell=gru&cell=rnn", "'cell' is given more than once; the last is used"),
         ("x=" + "a" * MAX_QUERY_CHARS, "the settings are too long"),
@@ -311,3 +312,52 @@ def test_the_playground_address_opens_every_lesson():
     assert parse_query(location.search).settings["n_pairs"] == 5
     playground.tabs.active = list(LESSONS).index("Time series")
     assert parse_query(location.search).lesson == "timeseries"
+
+
+def test_a_sub_tab_lesson_opens_its_tab_and_sub_tab_and_the_address_follows_it():
+    from pyplay.ui.app import Playground
+
+    playground = Playground()
+    location = Location()
+    bind_location(playground.tabs, playground.open, location)
+    _arrive(location, "?lesson=textbook&form=dot&hidden_size=16&seed=2")
+    assert playground.tabs.active == list(LESSONS).index("Dynamic networks")
+    lesson = playground.lessons["Dynamic networks"]
+    assert lesson.subtabs._names[lesson.subtabs.active] == "Textbook seq2seq"
+    textbook, lddn = lesson.seq2seq.state, lesson.state
+    assert (textbook.form, textbook.hidden_size, textbook.seed) == ("dot", 16, 2)
+    assert textbook.model is not None and textbook.model.hidden_size == 16  # rebuilt
+    assert parse_query(location.search).lesson == "textbook"
+    textbook.form = "general"  # the address follows the sub-tab's settings
+    assert parse_query(location.search).settings["form"] == "general"
+    lddn.seed = 9  # not the lesson shown: the address stays
+    assert parse_query(location.search).lesson == "textbook"
+    lesson.subtabs.active = 0  # "Build and run": the LDDN's settings
+    query = parse_query(location.search)
+    assert query.lesson == "dynamic" and query.settings["seed"] == 9
+    lesson.subtabs.active = 1  # "Vanishing gradient" belongs to the dynamic lesson
+    assert parse_query(location.search).lesson == "dynamic"
+    lesson.subtabs.active = 2
+    assert parse_query(location.search).settings == {
+        "form": "general", "hidden_size": 16, "lr": 0.01, "seed": 2
+    }  # fmt: skip
+    _arrive(location, "?lesson=dynamic&steps=30")  # back to the LDDN: its sub-tab
+    assert lesson.subtabs.active == 0 and lddn.steps == 30
+    assert parse_query(location.search).lesson == "dynamic"
+    _arrive(location, "?lesson=textbook&form=bahdanau&hidden_size=999")
+    assert lesson.subtabs.active == 2 and textbook.message_kind == "warning"
+    assert "form must be one of context, dot, general, concat, got 'bahdanau'" in textbook.message
+    assert "hidden_size must be an integer from 4 to 64" in textbook.message
+    assert (textbook.form, textbook.hidden_size) == ("general", 16)  # as they were
+
+
+def test_sub_tab_helpers_for_views_without_parts():
+    from pyplay.ui.location import lesson_states, part_view, shown_lesson, tab_title, top_lesson
+
+    assert tab_title("textbook") == "Dynamic networks" and tab_title("rnn") == "Recurrent networks"
+    assert top_lesson("Dynamic networks") == "dynamic" and top_lesson("Textbook seq2seq") is None
+    plain = SimpleNamespace(state="s")
+    assert part_view(plain, "rnn") is plain and part_view(plain, "textbook") is None
+    assert shown_lesson("rnn", plain) == "rnn"
+    assert lesson_states("Recurrent networks", plain) == [("rnn", "Recurrent networks", "s")]
+    assert lesson_states("About", SimpleNamespace()) == []

@@ -29,6 +29,7 @@ from pyplay.dynamic.tdl import TDL, Delay, TDL_hstack
 from pyplay.dynamic.textbook_attention import TextbookAttention, source_order
 from pyplay.dynamic.textbook_seq2seq import (
     TEXTBOOK_FORMS,
+    TextbookSeq2Seq,
     TextbookStep,
     TextbookTrace,
     book_form,
@@ -50,6 +51,7 @@ __all__ = [
     "Prepared",
     "TDL_hstack",
     "TextbookAttention",
+    "TextbookSeq2Seq",
     "TextbookStep",
     "TextbookTrace",
     "Transfer",

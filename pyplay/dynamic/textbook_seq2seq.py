@@ -26,11 +26,11 @@ states (:mod:`pyplay.dynamic.textbook_attention`), then
     c(t) = A \alpha(t), \quad a^3(t) = \mathrm{tansig}(LW^{3} [c(t); a^2(t)]), \quad
     n^4(t) = LW^{4,3} a^3(t) + b^4 .
 
-The network *is* a :class:`pyplay.seq2seq.EncoderDecoder` (built by :func:`textbook_seq2seq`,
-trained by :class:`pyplay.train.Trainer`): :func:`textbook_trace` runs its own recurrent layers
-and computes the attention the book's way, through the delay line, returning every quantity
-with its equation and the library code that computes the same number. LSTM and GRU cells are
-accepted too (their steps are named, not expanded).
+The network *is* a :class:`pyplay.seq2seq.EncoderDecoder` (:class:`TextbookSeq2Seq`, named in
+model files; trained by :class:`pyplay.train.Trainer`): :func:`textbook_trace` runs its own
+recurrent layers and computes the attention the book's way, through the delay line, returning
+every quantity with its equation and the library code that computes the same number. LSTM and
+GRU cells are accepted too (their steps are named, not expanded).
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from pyplay.tasks.pairs import BOS, EOS
 
 __all__ = [
     "TEXTBOOK_FORMS",
+    "TextbookSeq2Seq",
     "TextbookStep",
     "TextbookTrace",
     "book_form",
@@ -61,6 +62,65 @@ _SCORER = {"dot": "DotAttention", "general": "GeneralAttention", "concat": "Addi
 _CELL = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
 
 
+class TextbookSeq2Seq(EncoderDecoder):
+    """The textbook's seq2seq: a library :class:`~pyplay.seq2seq.EncoderDecoder` with one-layer
+    encoder and decoder, in one of the book's forms (what the "Textbook seq2seq" lesson
+    trains; model files name it, so :func:`pyplay.io.load_model` rebuilds this class).
+
+    Parameters
+    ----------
+    src_vocab_size, tgt_vocab_size : int
+        Vocabulary sizes (PAD, BOS, EOS included).
+    form : str
+        One of ``TEXTBOOK_FORMS``: "context" (the context as a constant decoder input, the
+        library's ``wiring="context"``) or "dot", "general", "concat" (attention over the
+        encoder states, the library's scores "dot", "general", "additive").
+    embedding_dim, hidden_size : int
+        Sizes of the embeddings and of both layers (:math:`S^1 = S^2`).
+    cell : str
+        "rnn" (tansig, the book's), "lstm" or "gru".
+    dtype, rng : as everywhere in pyplay (float64 by default: the trace compares exactly).
+    """
+
+    def __init__(
+        self,
+        src_vocab_size: int,
+        tgt_vocab_size: int,
+        form: str = "general",
+        embedding_dim: int = 16,
+        hidden_size: int = 32,
+        cell: str = "rnn",
+        dtype: Any = np.float64,
+        rng: np.random.Generator | int | None = 0,
+    ) -> None:
+        form = check_choice("form", form, TEXTBOOK_FORMS)
+        super().__init__(
+            src_vocab_size,
+            tgt_vocab_size,
+            embedding_dim=embedding_dim,
+            hidden_size=hidden_size,
+            cell=cell,
+            wiring="context" if form == "context" else "attention",
+            score=None if form == "context" else LIBRARY_SCORE[form],
+            dtype=check_dtype("dtype", dtype),
+            rng=rng,
+        )
+        self.form = form
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """Constructor arguments as plain JSON-serialisable values (for saving)."""
+        return {
+            "src_vocab_size": self.src_vocab_size,
+            "tgt_vocab_size": self.tgt_vocab_size,
+            "form": self.form,
+            "embedding_dim": self.embedding_dim,
+            "hidden_size": self.hidden_size,
+            "cell": self.cell,
+            "dtype": self.dtype.name,
+        }
+
+
 def textbook_seq2seq(
     src_vocab_size: int,
     tgt_vocab_size: int,
@@ -70,23 +130,12 @@ def textbook_seq2seq(
     cell: str = "rnn",
     dtype: Any = np.float64,
     rng: np.random.Generator | int | None = 0,
-) -> EncoderDecoder:
-    """The textbook's seq2seq as a library :class:`~pyplay.seq2seq.EncoderDecoder`: one-layer
-    tansig encoder and decoder, ``score`` one of ``TEXTBOOK_FORMS`` ("context": the context as
-    a constant decoder input; "dot", "general", "concat": attention over the encoder states,
-    the library's scores "dot", "general", "additive")."""
+) -> TextbookSeq2Seq:
+    """The textbook's seq2seq (:class:`TextbookSeq2Seq`) with the book's form ``score``, one
+    of ``TEXTBOOK_FORMS``."""
     score = check_choice("score", score, TEXTBOOK_FORMS)
-    wiring = "context" if score == "context" else "attention"
-    return EncoderDecoder(
-        src_vocab_size,
-        tgt_vocab_size,
-        embedding_dim=embedding_dim,
-        hidden_size=hidden_size,
-        cell=cell,
-        wiring=wiring,
-        score=None if score == "context" else LIBRARY_SCORE[score],
-        dtype=check_dtype("dtype", dtype),
-        rng=rng,
+    return TextbookSeq2Seq(
+        src_vocab_size, tgt_vocab_size, score, embedding_dim, hidden_size, cell, dtype, rng
     )
 
 

@@ -130,6 +130,9 @@ WIDGETS: dict[str, Widget] = {
     "transformer": Widget(_TRANSFORMER, "transformer", "Transformers"),
     "ctc": Widget("pyplay.ui.lesson_ctc:CTCLesson", "ctc", "CTC"),
     "dynamic": Widget("pyplay.ui.lesson_dynamic:DynamicLesson", "dynamic", "Dynamic networks"),
+    "textbook": Widget(  # the sub-tab of "Dynamic networks" on its own
+        "pyplay.ui.textbook_seq2seq_view:TextbookSeq2SeqView", "textbook", "Textbook seq2seq"
+    ),
     "timeseries": Widget(
         "pyplay.ui.lesson_timeseries:TimeSeriesLesson", "timeseries", "Time series"
     ),

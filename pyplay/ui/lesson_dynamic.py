@@ -5,7 +5,10 @@ with ``lw`` on a slider; and the book's sequence-to-sequence network, its attent
 tapped delay line of encoder states (:class:`~pyplay.ui.textbook_seq2seq_view.TextbookSeq2SeqView`).
 
 Rendering only: actions call :class:`~pyplay.ui.lddn_state.LDDNLessonState` and
-:class:`~pyplay.ui.lddn_gradient.VanishingGradientState`.
+:class:`~pyplay.ui.lddn_gradient.VanishingGradientState`. The "Textbook seq2seq" sub-tab is a
+lesson of its own (key ``"textbook"``, :data:`~pyplay.ui.urlstate.LESSON_SPECS`): the view
+shows it through ``parts``, ``show_part``, ``shown_part`` and ``watch_parts`` (see
+:mod:`pyplay.ui.location`), so the page address and autosave reach its state too.
 """
 
 from __future__ import annotations
@@ -26,8 +29,11 @@ from pyplay.ui.plots import loss_figure
 from pyplay.ui.text import Text
 from pyplay.ui.textbook_seq2seq_view import TextbookSeq2SeqView
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.urlstate import LESSON_SPECS
 
-__all__ = ["DynamicLesson"]
+__all__ = ["SUBTABS", "DynamicLesson"]
+
+SUBTABS = ("Build and run", "Vanishing gradient", "Textbook seq2seq")
 
 HELP = (
     "A layered digital dynamic network (LDDN) computes, for every layer m and time step t, "
@@ -67,6 +73,8 @@ class DynamicLesson(TrainingView):
         self.state = state or LDDNLessonState()
         self.gradient = gradient or VanishingGradientState()
         self.seq2seq = TextbookSeq2SeqView()
+        self.parts: dict[str, Any] = {"textbook": self.seq2seq}  # sub-tabs that are lessons
+        self.subtabs: pn.Tabs | None = None
         self.loss_fig, self.loss_source, self.baseline = loss_figure()
         self.diagram_fig, self.diagram_sources = diagram_figure()
         self.equations = Text("", css_classes=["pyplay-lddn-equations"])
@@ -287,11 +295,34 @@ class DynamicLesson(TrainingView):
         )
         return pn.Row(controls, main, sizing_mode="stretch_width")
 
+    # ------------------------------------------------------------------ sub-tabs
     def panel(self) -> pn.Tabs:
-        return pn.Tabs(
-            ("Build and run", self._build_tab()),
-            ("Vanishing gradient", self._gradient_tab()),
-            ("Textbook seq2seq", self.seq2seq.panel()),
-            dynamic=False,
-            sizing_mode="stretch_width",
-        )
+        """The lesson's sub-tabs (built on the first call, the same object after)."""
+        if self.subtabs is None:
+            pages = (self._build_tab(), self._gradient_tab(), self.seq2seq.panel())
+            self.subtabs = pn.Tabs(
+                *zip(SUBTABS, pages, strict=True), dynamic=False, sizing_mode="stretch_width"
+            )
+        return self.subtabs
+
+    def show_part(self, key: str) -> Any:
+        """Show the sub-tab of lesson ``key`` (a key of ``parts``; ``"dynamic"``: the first
+        sub-tab, if a part is shown) and return its view (None for another key)."""
+        tabs = self.panel()
+        if key in self.parts:
+            tabs.active = SUBTABS.index(LESSON_SPECS[key].title)
+            return self.parts[key]
+        if key != self.state.lesson_key:
+            return None
+        if self.shown_part() is not None:
+            tabs.active = 0
+        return self
+
+    def shown_part(self) -> str | None:
+        """The key of the part whose sub-tab is shown (None: another sub-tab)."""
+        title = SUBTABS[int(self.panel().active)]
+        return next((k for k in self.parts if LESSON_SPECS[k].title == title), None)
+
+    def watch_parts(self, callback: Any) -> None:
+        """Call ``callback()`` whenever another sub-tab is shown."""
+        self.panel().param.watch(lambda *_: callback(), "active")

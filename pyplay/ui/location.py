@@ -1,6 +1,19 @@
 """The page address and the playground kept in step: :class:`LocationSync` and
 :func:`bind_location` (the hook ``pyplay.ui.app`` calls). What goes into the address, and how
 each value is checked, is :mod:`pyplay.ui.urlstate`.
+
+A lesson may live in a sub-tab of another lesson's view (its :class:`LessonSpec` names that
+lesson as ``parent``; e.g. "Textbook seq2seq" in "Dynamic networks"). Such a view has
+
+- ``parts``: lesson key -> the view of that sub-lesson (with its own ``state``);
+- ``show_part(key)``: show the sub-tab of ``key`` (the view's own key: its first sub-tab)
+  and return the view of that lesson;
+- ``shown_part()``: the key of the part whose sub-tab is shown (None: none is);
+- ``watch_parts(callback)``: call ``callback()`` when another sub-tab is shown.
+
+:func:`part_view`, :func:`show_part`, :func:`shown_lesson` and :func:`lesson_states` read a
+view through these (a view without parts is its own lesson), for the address here and for
+autosave (:mod:`pyplay.ui.saved_work`).
 """
 
 from __future__ import annotations
@@ -10,7 +23,60 @@ from typing import Any
 
 from pyplay.ui.urlstate import LESSON_SPECS, apply_settings, parse_query, to_query, url_fields
 
-__all__ = ["LocationSync", "bind_location"]
+__all__ = [
+    "LocationSync",
+    "bind_location",
+    "lesson_states",
+    "part_view",
+    "show_part",
+    "shown_lesson",
+    "tab_title",
+    "top_lesson",
+]
+
+
+# ------------------------------------------------------------------ lessons in sub-tabs
+def tab_title(key: str) -> str:
+    """The title of the playground tab showing lesson ``key`` (its parent's for a sub-tab)."""
+    spec = LESSON_SPECS[key]
+    return LESSON_SPECS[spec.parent].title if spec.parent else spec.title
+
+
+def top_lesson(title: str) -> str | None:
+    """The key of the lesson of playground tab ``title`` (None: a tab without a lesson)."""
+    return next((k for k, s in LESSON_SPECS.items() if s.title == title and not s.parent), None)
+
+
+def part_view(view: Any, key: str) -> Any:
+    """The view of lesson ``key`` within ``view`` (a playground tab's lesson view): ``view``
+    itself, or its part ``key`` (None when it has no such part)."""
+    if LESSON_SPECS[key].parent is None:
+        return view
+    return getattr(view, "parts", {}).get(key)
+
+
+def show_part(view: Any, key: str) -> Any:
+    """:func:`part_view`, with its sub-tab brought into view."""
+    show = getattr(view, "show_part", None)
+    return part_view(view, key) if not callable(show) else show(key)
+
+
+def shown_lesson(key: str, view: Any) -> str:
+    """The lesson shown by ``view``, the view of top-level lesson ``key``: a part's key
+    while its sub-tab is shown, else ``key``."""
+    shown = getattr(view, "shown_part", None)
+    part = shown() if callable(shown) else None
+    return part if isinstance(part, str) and part in LESSON_SPECS else key
+
+
+def lesson_states(title: str, view: Any) -> list[tuple[str, str, Any]]:
+    """``(lesson key, title, state)`` of every lesson of playground tab ``title``: its own
+    (keyed by its title when the address has no such lesson), then each part's."""
+    key = top_lesson(title) or title
+    states = [] if getattr(view, "state", None) is None else [(key, title, view.state)]
+    for part, sub in getattr(view, "parts", {}).items():
+        states.append((part, LESSON_SPECS[part].title, sub.state))
+    return states
 
 
 class LocationSync:
@@ -21,16 +87,17 @@ class LocationSync:
     location : panel.io.location.Location
         ``pn.state.location`` of the page's document.
     tabs : panel.Tabs
-        The playground's tabs; a lesson's tab is found by its title (:attr:`LessonSpec.title`).
+        The playground's tabs; a lesson's tab is found by its title (:func:`tab_title`).
     open_lesson : callable
         ``open_lesson(index)`` returns the lesson view of tab ``index`` (building it if it is
-        not built yet) or None; the view has ``state`` and, for sequence to sequence,
-        ``source_box`` (a text input).
+        not built yet) or None; the view has ``state``, for sequence to sequence
+        ``source_box`` (a text input), and perhaps parts (sub-tabs, see the module docstring).
 
     Once the page's address is known (``location.href`` set: at once under ``panel serve``,
     after the first render in the browser, when the page sends its ``window.location``), its
     lesson's tab is opened and its settings applied; problems become a warning in that
-    lesson's message. From then on the address follows the open lesson's settings.
+    lesson's message. From then on the address follows the open lesson's settings (those of
+    the part whose sub-tab is shown, if one is).
     """
 
     def __init__(self, location: Any, tabs: Any, open_lesson: Callable[[int], Any]) -> None:
@@ -48,18 +115,24 @@ class LocationSync:
     # ------------------------------------------------------------------ lookup
     def _index(self, lesson: str) -> int | None:
         titles = list(getattr(self.tabs, "_names", []))
-        title = LESSON_SPECS[lesson].title
+        title = tab_title(lesson)
         return titles.index(title) if title in titles else None
 
     def _key(self, index: int) -> str | None:
+        """The top-level lesson of tab ``index``."""
         titles = list(getattr(self.tabs, "_names", []))
-        if not 0 <= index < len(titles):
-            return None
-        return next((k for k, s in LESSON_SPECS.items() if s.title == titles[index]), None)
+        return top_lesson(titles[index]) if 0 <= index < len(titles) else None
+
+    def _current(self) -> str | None:
+        """The lesson shown: the open tab's, or its part whose sub-tab is shown."""
+        index = int(self.tabs.active)
+        key = self._key(index)
+        return None if key is None else shown_lesson(key, self.open_lesson(index))
 
     def _lesson(self, key: str) -> Any:
         index = self._index(key)
-        return None if index is None else self.open_lesson(index)
+        view = None if index is None else self.open_lesson(index)
+        return None if view is None else part_view(view, key)
 
     # ------------------------------------------------------------------ address -> page
     def _on_location(self, *_: Any) -> None:
@@ -85,7 +158,10 @@ class LocationSync:
             self._writing = True
             try:
                 self.tabs.active = index
-                lesson = self.open_lesson(index)
+                view = self.open_lesson(index)
+                lesson = None if view is None else show_part(view, key)
+                if view is not None and lesson is None:
+                    self.messages.append(f"Address: the {key} lesson is not in this page.")
                 if lesson is not None:
                     self.messages += apply_settings(lesson.state, parsed.settings)
                     box = getattr(lesson, "source_box", None)
@@ -103,13 +179,19 @@ class LocationSync:
 
     # ------------------------------------------------------------------ page -> address
     def _attach(self, key: str, lesson: Any) -> None:
+        """Write the address when a setting of top-level lesson ``key`` (view ``lesson``) or
+        of one of its parts changes, or another of its sub-tabs is shown."""
         if lesson is None or key in self._attached:
             return
         self._attached.add(key)
-        lesson.state.param.watch(lambda *_: self.write(key), list(url_fields(key)))
-        box = getattr(lesson, "source_box", None)
-        if LESSON_SPECS[key].source and box is not None:
-            box.param.watch(lambda *_: self.write(key), "value")
+        for part, view in [(key, lesson), *getattr(lesson, "parts", {}).items()]:
+            view.state.param.watch(lambda *_, k=part: self.write(k), list(url_fields(part)))
+            box = getattr(view, "source_box", None)
+            if LESSON_SPECS[part].source and box is not None:
+                box.param.watch(lambda *_, k=part: self.write(k), "value")
+        watch_parts = getattr(lesson, "watch_parts", None)
+        if callable(watch_parts):
+            watch_parts(lambda *_: self.write())
 
     def _on_tab(self, event: Any) -> None:
         if self._writing:
@@ -120,12 +202,12 @@ class LocationSync:
         lesson = self.open_lesson(int(event.new))
         if lesson is not None:
             self._attach(key, lesson)
-            self.write(key)
+            self.write()
 
     def query(self, key: str | None = None) -> str | None:
-        """The query of lesson ``key`` (default: the open tab's), with ``?``; None when that
+        """The query of lesson ``key`` (default: the one shown), with ``?``; None when that
         tab has no lesson in :data:`LESSON_SPECS` or it is not built."""
-        key = key or self._key(int(self.tabs.active))
+        key = key or self._current()
         if key is None:
             return None
         lesson = self._lesson(key)
@@ -136,11 +218,11 @@ class LocationSync:
         return "?" + to_query(key, lesson.state, source)
 
     def write(self, key: str | None = None) -> None:
-        """Put lesson ``key``'s settings (default: the open tab's) in the address, if that
-        lesson is the open one and the page's address is known."""
+        """Put lesson ``key``'s settings (default: the one shown) in the address, if that
+        lesson is the one shown and the page's address is known."""
         if not self.ready or self._writing:
             return
-        current = self._key(int(self.tabs.active))
+        current = self._current()
         if current is None or (key is not None and key != current):
             return
         query = self.query(current)

@@ -9,7 +9,9 @@
 - a "Saved work" tab lists every snapshot: name, lesson, steps, time, size, with Restore,
   Rename (a text box), Delete and Download (.npz).
 
-Restoring opens the snapshot's lesson tab and hands the bytes to its state's ``load_bytes``
+Every savable state of a built lesson is autosaved as its own entry: the lesson's ``state``
+and those of its sub-tab lessons (:func:`pyplay.ui.location.lesson_states`). Restoring opens
+the snapshot's lesson tab (and sub-tab) and hands the bytes to that state's ``load_bytes``
 (which validates them); every failure is a message. Names are shown as text, never HTML or
 Markdown: they go into :class:`pyplay.ui.text.Text` panes (Panel 1.7's own ``Str`` would put
 them into the page as HTML).
@@ -28,8 +30,10 @@ import panel as pn
 import param
 
 from pyplay.ui.autosave import Autosaver, Entry
+from pyplay.ui.location import lesson_states, show_part, tab_title
 from pyplay.ui.storage import Snapshot, Store, StoreError, browser_store, check_name
 from pyplay.ui.text import Text
+from pyplay.ui.urlstate import LESSON_SPECS
 
 __all__ = ["TAB_TITLE", "SavedWork", "attach_saved_work", "format_time"]
 
@@ -149,9 +153,8 @@ class SavedWork(param.Parameterized):
         if self.autosaver is None:
             return
         for title, lesson in list(self.playground.lessons.items()):
-            state = getattr(lesson, "state", None)
-            if state is not None:
-                self.autosaver.track(_lesson_key(title), title, state)
+            for key, name, state in lesson_states(title, lesson):  # a sub-tab's lesson too
+                self.autosaver.track(key, name, state)
 
     # ------------------------------------------------------------------ store
     async def refresh(self) -> list[Snapshot]:
@@ -206,14 +209,17 @@ class SavedWork(param.Parameterized):
         if data is None:
             self.notify(f"Not restored: '{snapshot.name}' is no longer saved.", "danger")
             return False
-        titles = self._titles()
-        if snapshot.title not in titles:
+        titles, tab = self._titles(), _tab_of(snapshot)
+        if tab not in titles:
             self.notify(f"Not restored: this page has no lesson {snapshot.title!r}.", "danger")
             return False
-        index = titles.index(snapshot.title)
+        index = titles.index(tab)
         lesson = self.playground.open(index)
         self.playground.tabs.active = index
-        state = getattr(lesson, "state", None)
+        states = {key: state for key, _, state in lesson_states(tab, lesson)}
+        state = states.get(snapshot.lesson, getattr(lesson, "state", None))
+        if snapshot.lesson in LESSON_SPECS and lesson is not None:
+            show_part(lesson, snapshot.lesson)  # its sub-tab, for a lesson in one
         load = getattr(state, "load_bytes", None)
         if not callable(load):
             self.notify(f"Not restored: the {snapshot.title} lesson cannot load models.", "danger")
@@ -363,12 +369,13 @@ class SavedWork(param.Parameterized):
         )
 
 
-def _lesson_key(title: str) -> str:
-    """The lesson key of a tab title (see :data:`pyplay.ui.urlstate.LESSON_SPECS`), or the
-    title itself for a lesson the address does not carry."""
-    from pyplay.ui.urlstate import LESSON_SPECS
-
-    return next((k for k, s in LESSON_SPECS.items() if s.title == title), title)
+def _tab_of(snapshot: Snapshot) -> str:
+    """The playground tab of a snapshot's lesson: its title, or for a lesson shown in a
+    sub-tab (:attr:`LessonSpec.parent`) its parent's."""
+    spec = LESSON_SPECS.get(snapshot.lesson)
+    if spec is not None and spec.parent is not None and spec.title == snapshot.title:
+        return tab_title(snapshot.lesson)
+    return snapshot.title
 
 
 def attach_saved_work(playground: Any, store: Store | None = None) -> SavedWork:

@@ -2,7 +2,9 @@
 sequence-to-sequence network, with the context as a constant decoder input or with dot /
 general / concatenation attention over a TDL of encoder states, trained on reversal; a typed
 source is decoded greedily and every textbook quantity is listed beside the library code that
-computes it (:func:`pyplay.dynamic.textbook_trace`). No Panel here; errors become messages.
+computes it (:func:`pyplay.dynamic.textbook_trace`). Files: ``save_bytes`` / ``load_bytes`` of
+:class:`~pyplay.ui.checkpoint.SavableLesson` (lesson key ``"textbook"``). No Panel here; errors
+become messages.
 """
 
 from __future__ import annotations
@@ -13,11 +15,16 @@ from typing import Any
 import numpy as np
 import param
 
-from pyplay.dynamic.textbook_seq2seq import TextbookTrace, textbook_seq2seq, textbook_trace
-from pyplay.seq2seq import EncoderDecoder
+from pyplay.dynamic.textbook_seq2seq import (
+    TextbookSeq2Seq,
+    TextbookTrace,
+    textbook_seq2seq,
+    textbook_trace,
+)
 from pyplay.tasks.seq2seq import Reversal
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase
+from pyplay.ui.checkpoint import TrainerLesson
 from pyplay.ui.training import carry_over, run_steps
 
 __all__ = ["FORM_LABELS", "Explanation", "TextbookSeq2SeqState", "format_value"]
@@ -57,8 +64,11 @@ class Explanation:
     max_difference: float
 
 
-class TextbookSeq2SeqState(LessonBase):
-    """Settings and actions of the textbook seq2seq sub-lesson."""
+class TextbookSeq2SeqState(TrainerLesson, LessonBase):
+    """Settings and actions of the textbook seq2seq sub-lesson (files: ``save_bytes`` and
+    ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
+
+    lesson_key = "textbook"
 
     form = param.Selector(objects=list(FORM_LABELS.values()), default="general")
     hidden_size = param.Integer(default=32)
@@ -67,26 +77,31 @@ class TextbookSeq2SeqState(LessonBase):
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self.model: EncoderDecoder | None = None
+        self.model: TextbookSeq2Seq | None = None
         self.trainer: Trainer | None = None
         self.task_obj: Reversal | None = None
         self.history: dict[str, list[float]] = {"step": [], "loss": []}
         self._elapsed = 0.0
         self.reset()
-        self.param.watch(lambda *_: self.reset(), ["form", "hidden_size", "seed"])
-        self.param.watch(self._on_lr, ["lr"])
+        self.param.watch(self._quiet(self.reset), ["form", "hidden_size", "seed"])
+        self.param.watch(self._quiet(self._on_lr), ["lr"])
 
-    def _make_trainer(self, model: EncoderDecoder, task: Reversal) -> Trainer:
+    def _make_task(self) -> Reversal:
+        return Reversal(n_symbols=6, min_len=3, max_len=8, rng=self.seed)
+
+    def _build_model(self, task: Reversal) -> TextbookSeq2Seq:
+        V = len(task.src_vocab)
+        return textbook_seq2seq(V, V, self.form, hidden_size=self.hidden_size, rng=self.seed)
+
+    def _make_trainer(self, model: TextbookSeq2Seq, task: Reversal) -> Trainer:
         return Trainer(model, task, lr=self.lr, batch_size=32, clip=1.0, rng=self.seed)
 
     def reset(self) -> bool:
         """Rebuild task, model and trainer; on bad settings the previous model stays."""
         self.running = False
         try:
-            task = Reversal(n_symbols=6, min_len=3, max_len=8, rng=self.seed)
-            V = len(task.src_vocab)
-            hidden = self.hidden_size
-            model = textbook_seq2seq(V, V, self.form, hidden_size=hidden, rng=self.seed)
+            task = self._make_task()
+            model = self._build_model(task)
             trainer = self._make_trainer(model, task)
         except (ValueError, TypeError) as err:
             self.notify(f"Not rebuilt: {err}", "danger")

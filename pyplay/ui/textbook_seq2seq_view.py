@@ -1,7 +1,7 @@
 """The "Textbook seq2seq" view, a sub-tab of the "Dynamic networks" lesson: pick the score
 (context only, dot, general, concatenation), train on reversal, type a source, and read every
 textbook quantity of the decoding beside the library code that computes it, with the attention
-heatmap.
+heatmap; download or load the model (:class:`~pyplay.ui.export_bar.ExportBar`).
 
 Equations are shown as plain Unicode text (``n(t) = Aᵀ W a²(t)``), as in the rest of the
 dynamic-networks lesson: Panel's LaTeX pane loads KaTeX/MathJax from a CDN, which the offline
@@ -15,6 +15,7 @@ from typing import Any
 
 import panel as pn
 
+from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.plots import attention_figure, loss_figure, update_attention
 from pyplay.ui.text import Text
 from pyplay.ui.textbook_seq2seq_state import (
@@ -81,6 +82,7 @@ class TextbookSeq2SeqView(TrainingView):
         self.step_slider.param.watch(lambda *_: self._show_steps(), "value")
         self.steps = Text("", css_classes=["pyplay-textbook-steps"])
         self.explanation: Explanation | None = None
+        self.export = ExportBar("textbook", self.state)  # model file, metrics
         self.state.param.watch(self._on_version, "version")
 
     # ------------------------------------------------------------------ training
@@ -93,7 +95,7 @@ class TextbookSeq2SeqView(TrainingView):
 
     def _on_version(self, *_: Any) -> None:
         self.pause()
-        self.loss_source.data = {"step": [], "loss": []}
+        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
         self.attn_source.data = dict(EMPTY)
         self.explanation = None
         self.steps.object = ""
@@ -148,6 +150,7 @@ class TextbookSeq2SeqView(TrainingView):
             pn.pane.Markdown(HELP),
             Text(s.param.status, css_classes=["pyplay-textbook-status"]),
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+            self.export.panel(),
             "## Step by step",
             pn.pane.Markdown(DECODE_HELP),
             pn.Row(self.source_box, explain, example),

@@ -10,8 +10,7 @@ evaluated, and nothing raises.
 
 - :func:`to_query` writes a lesson state's settings; :func:`parse_query` reads an address's
   query into checked values (:class:`ParsedQuery`); :func:`apply_query` sets them on a state.
-- :func:`pyplay.ui.location.bind_location` keeps ``pn.state.location`` and the page's tabs
-  in step with these.
+- :func:`pyplay.ui.location.bind_location` keeps the page address and tabs in step with these.
 """
 
 from __future__ import annotations
@@ -57,8 +56,9 @@ class LessonSpec:
     ``title`` is the lesson's tab title, ``params`` the parameters written and read, ``bounds``
     the closed range of each number, ``choices`` the allowed values where the parameter itself
     does not list them, ``exclude`` values the address cannot carry, ``aliases`` other
-    spellings accepted for a choice (``{"task": {"reverse": "reversal"}}``), and ``source``
-    whether the lesson has a decode input (key ``src``).
+    spellings accepted for a choice (``{"task": {"reverse": "reversal"}}``), ``source``
+    whether the lesson has a decode input (key ``src``), ``parent`` the lesson whose view
+    shows this one as its sub-tab ``title`` (:mod:`pyplay.ui.location`).
     """
 
     state: str
@@ -69,6 +69,7 @@ class LessonSpec:
     exclude: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     aliases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     source: bool = False
+    parent: str | None = None
 
 
 _COMMON_BOUNDS = {"lr": (1e-6, 10.0), "seed": (0, SEED_MAX)}
@@ -127,6 +128,13 @@ LESSON_SPECS: dict[str, LessonSpec] = {
         ("preset", "signal", "steps", "system", "lr", "seed"),
         bounds={**_COMMON_BOUNDS, "steps": (1, 200)},
         exclude={"signal": ("typed",)},
+    ),
+    "textbook": LessonSpec(
+        "pyplay.ui.textbook_seq2seq_state:TextbookSeq2SeqState",
+        "Textbook seq2seq",
+        ("form", "hidden_size", "lr", "seed"),
+        bounds={**_COMMON_BOUNDS, "hidden_size": (4, 64)},
+        parent="dynamic",
     ),
     "timeseries": LessonSpec(
         "pyplay.ui.narx_state:NARXState",
