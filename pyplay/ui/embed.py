@@ -31,7 +31,7 @@ from pyplay.ui.urlstate import LESSON_SPECS, apply_settings, parse_query
 
 __all__ = ["MAX_WIDGETS", "WIDGETS", "Widget", "create_embed", "widget_view"]
 
-MAX_WIDGETS = 12  # widgets one host page may ask one runtime for
+MAX_WIDGETS = 16  # widgets one host page may ask one runtime for (every kind fits)
 HEIGHT_RANGE = (120, 4000)  # pixels, for a host-set height
 
 
