@@ -1,5 +1,6 @@
 """Embedded widgets: the example course page (web/course.html), served from another origin
-than the site, with two script-tag widgets sharing one runtime and one iframe widget."""
+than the site (itself under a subpath), with two script-tag widgets sharing one runtime and
+one iframe widget."""
 
 from __future__ import annotations
 
@@ -18,24 +19,33 @@ STATUS = re.compile(r"Step 1: loss")
 
 
 @pytest.fixture
-def course_url(build: Any, site_url: str, tmp_path: Path) -> Iterator[str]:
-    """web/course.html pointed at the site, served on ``localhost`` (the site is on
-    127.0.0.1, so the two are different origins)."""
+def hosted(build: Any, site: tuple[Path, str], tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """(site URL, course page URL): the built site under a subpath, as GitHub Pages serves a
+    project (``http://127.0.0.1:P/pyplay/``), and web/course.html pointed at it, served on
+    ``localhost`` (another origin)."""
+    dist, _ = site
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "pyplay").symlink_to(dist, target_is_directory=True)
+    site_server, root = build.serve_in_thread(tmp_path / "site")
+    site_url = root + "pyplay/"
     text = (build.WEB / "course.html").read_text()
     assert 'src="./embed.js"' in text and 'src="./index.html?embed=' in text
-    text = text.replace('src="./', f'src="{site_url}')
-    (tmp_path / "course.html").write_text(text)
-    server, url = build.serve_in_thread(tmp_path)
-    yield url.replace("127.0.0.1", "localhost") + "course.html"
-    server.shutdown()
-    server.server_close()
+    (tmp_path / "host").mkdir()
+    (tmp_path / "host" / "course.html").write_text(text.replace('src="./', f'src="{site_url}'))
+    host_server, url = build.serve_in_thread(tmp_path / "host")
+    yield site_url, url.replace("127.0.0.1", "localhost") + "course.html"
+    for server in (host_server, site_server):
+        server.shutdown()
+        server.server_close()
 
 
 def _origin(url: str) -> str:
     return "/".join(url.split("/")[:3])
 
 
-def test_a_course_page_on_another_origin_embeds_three_widgets(page, page_log, site_url, course_url):
+def test_a_course_page_on_another_origin_embeds_three_widgets(hosted, page, page_log):
+    # (hosted first: its servers close after the page, which holds connections open to them)
+    site_url, course_url = hosted
     page.goto(course_url)
     page.wait_for_function(
         "document.documentElement.dataset.pyplayEmbedReady === 'true'", timeout=START_TIMEOUT_MS
