@@ -71,11 +71,12 @@ def test_training_survives_a_reload(page, page_log, site_url):
     page.get_by_role("button", name="Rename", exact=True).click()
     name = page.locator(".pyplay-saved-name pre")
     page.get_by_text("Renamed to '<b>my</b> first LSTM'.").first.wait_for(timeout=30_000)
+    name.filter(has_text="first LSTM").wait_for(timeout=30_000)  # the list is redrawn after
     assert name.inner_text() == "<b>my</b> first LSTM"  # the name as text, not as HTML
     assert page.locator(".pyplay-saved-entry b").count() == 0
     page.get_by_role("button", name="Delete", exact=True).click()
     page.get_by_text("Deleted '<b>my</b> first LSTM'.").first.wait_for(timeout=30_000)
-    assert name.count() == 0
+    name.first.wait_for(state="detached", timeout=30_000)  # gone from the list
 
     page.reload()
     wait_ready(page)
