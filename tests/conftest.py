@@ -22,3 +22,14 @@ def _strict_floating_point():
         yield
     finally:
         np.seterr(**old)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that drive the browser run last, whatever order the paths were given in.
+
+    Playwright's sync API keeps its event loop marked as running in the main thread for as
+    long as the session-scoped browser lives, so ``asyncio.run`` in any test after the first
+    browser test would raise "cannot be called from a running event loop". The sort is stable:
+    the order within each group is unchanged.
+    """
+    items.sort(key=lambda item: "browser" in getattr(item, "fixturenames", ()))
