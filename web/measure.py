@@ -102,6 +102,7 @@ def main() -> int:
             )
             cold["page"].close()
             warm = _visit(ctx, url, READY)
+            warm_stages = warm["page"].evaluate("window.pyplayTimings")
             page_ms = in_page_step_ms(warm["page"])
             ctx.close()
             browser.close()
@@ -121,17 +122,18 @@ def main() -> int:
         f"{warm['interactive_s']:6.2f} s = {warm['interactive_s'] / bare:4.1f}x bare "
         f"(target 1.5x), {warm['bytes'] / 1e6:6.1f} MB over the network"
     )
-    marks = stages["stages"]
-    worker = stages.get("worker", {})
-    print(
-        "  cold stages (s since page start): "
-        + ", ".join(f"{k} {v / 1000:.1f}" for k, v in marks.items())
-        + f", ready {stages['ready'] / 1000:.1f}"
-    )
-    print(
-        "  worker (s since worker start): "
-        + ", ".join(f"{k} done {v / 1000:.1f}" for k, v in worker.items())
-    )
+    for visit, timings in (("cold", stages), ("second visit", warm_stages)):
+        marks = timings["stages"]
+        worker = timings.get("worker", {})
+        print(
+            f"  {visit} stages (s since page start): "
+            + ", ".join(f"{k} {v / 1000:.1f}" for k, v in marks.items())
+            + f", ready {timings['ready'] / 1000:.1f}"
+        )
+        print(
+            "    worker (s since worker start): "
+            + ", ".join(f"{k} done {v / 1000:.1f}" for k, v in worker.items())
+        )
     for key, ms in page_ms.items():
         ratio = ms / native[key]
         what = "beam decode" if key == "beam_ms" else "training step"
