@@ -6,7 +6,11 @@ Layout of the archive:
   so ``np.savez(f, **{k: v.numpy() for k, v in module.state_dict().items()})`` written by
   PyTorch loads here by name, and ``torch.from_numpy`` takes the arrays back;
 - optimiser state under ``"optim/<key>"`` (scalars as 0-d arrays);
-- ``"__meta__"``: a JSON document (model config, task, step, ...) stored as UTF-8 bytes.
+- ``"__meta__"``: a JSON document (model config, task, step, ...) stored as UTF-8 bytes;
+- optionally, models kept *beside* the main one (the transformer lesson's comparison LSTM):
+  ``"beside/<name>/<param>"`` and ``"beside/<name>/optim/<key>"``, their meta in
+  ``meta["beside"][name]``. :func:`load` returns them as ``Checkpoint.beside[name]``;
+  ``load_model(file, beside=name)`` rebuilds one.
 
 Model files (:func:`save_model`) also name the model's class and its constructor settings,
 ``meta["class"]`` (a key of :data:`pyplay.registry.MODEL_CLASSES`) and ``meta["config"]``, so
@@ -34,10 +38,19 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-__all__ = ["Checkpoint", "load", "load_model", "resume", "save", "save_model"]
+__all__ = [
+    "Checkpoint",
+    "load",
+    "load_model",
+    "model_checkpoint",
+    "resume",
+    "save",
+    "save_model",
+]
 
 _META = "__meta__"
 _OPTIM = "optim/"
+_BESIDE = "beside/"
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,7 @@ class Checkpoint:
     params: dict[str, np.ndarray]
     optimizer_state: dict[str, Any] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    beside: dict[str, Checkpoint] = field(default_factory=dict)
 
 
 def save(
@@ -55,21 +69,81 @@ def save(
     *,
     optimizer_state: Mapping[str, Any] | None = None,
     meta: Mapping[str, Any] | None = None,
+    beside: Mapping[str, Checkpoint] | None = None,
 ) -> None:
-    """Write ``params`` (and optionally optimiser state and a JSON-able ``meta``) to ``file``."""
-    arrays: dict[str, np.ndarray] = {}
-    for name, value in params.items():
-        if name == _META or name.startswith(_OPTIM):
-            raise ValueError(f"params may not use the reserved name {name!r}")
-        arrays[name] = np.asarray(value)
-    for name, value in (optimizer_state or {}).items():
-        arrays[_OPTIM + name] = np.asarray(value)
+    """Write ``params`` (and optionally optimiser state, a JSON-able ``meta`` and checkpoints
+    of models kept ``beside`` the main one, by name) to ``file``."""
+    arrays = _arrays(params, optimizer_state)
+    full_meta = dict(meta or {})
+    if beside:
+        if "beside" in full_meta:
+            raise ValueError('meta may not use the reserved key "beside" when beside is given')
+        full_meta["beside"] = {}
+        for name, part in beside.items():
+            if not isinstance(name, str) or not name.isidentifier():
+                raise ValueError(f"beside names must be identifiers, got {name!r}")
+            if not isinstance(part, Checkpoint):
+                raise TypeError(f"beside[{name!r}] must be a Checkpoint, got {type(part)}")
+            for key, value in _arrays(part.params, part.optimizer_state).items():
+                arrays[f"{_BESIDE}{name}/{key}"] = value
+            full_meta["beside"][name] = part.meta
     try:
-        text = json.dumps(dict(meta or {}), allow_nan=False)
+        text = json.dumps(full_meta, allow_nan=False)
     except (TypeError, ValueError) as err:
         raise ValueError(f"meta must be JSON-serialisable: {err}") from err
     arrays[_META] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     np.savez(file, **arrays)  # type: ignore[arg-type]
+
+
+def _arrays(
+    params: Mapping[str, np.ndarray], optimizer_state: Mapping[str, Any] | None
+) -> dict[str, np.ndarray]:
+    arrays: dict[str, np.ndarray] = {}
+    for name, value in params.items():
+        if name == _META or name.startswith((_OPTIM, _BESIDE)):
+            raise ValueError(f"params may not use the reserved name {name!r}")
+        arrays[name] = np.asarray(value)
+    for name, value in (optimizer_state or {}).items():
+        arrays[_OPTIM + name] = np.asarray(value)
+    return arrays
+
+
+def _split(
+    arrays: dict[str, np.ndarray], what: str
+) -> tuple[dict[str, np.ndarray], dict[str, Any] | None]:
+    """Parameters and optimiser state (or None) of one model's arrays."""
+    optim = {k[len(_OPTIM) :]: v for k, v in arrays.items() if k.startswith(_OPTIM)}
+    params = {k: v for k, v in arrays.items() if not k.startswith(_OPTIM)}
+    for name, value in params.items():
+        if value.dtype.kind not in "fiu":
+            raise ValueError(f"{what} is not a pyplay checkpoint: {name!r} has dtype {value.dtype}")
+    state: dict[str, Any] | None = None
+    if optim:
+        state = {k: (v.item() if v.ndim == 0 else v) for k, v in optim.items()}
+    return params, state
+
+
+def _beside(
+    arrays: dict[str, np.ndarray], meta: dict[str, Any], what: str
+) -> dict[str, Checkpoint]:
+    """Removes the ``beside/`` arrays and ``meta["beside"]``; returns them as checkpoints."""
+    names = [k for k in arrays if k.startswith(_BESIDE)]
+    if not names and "beside" not in meta:
+        return {}
+    described = meta.pop("beside", None)
+    if not isinstance(described, dict) or not all(isinstance(v, dict) for v in described.values()):
+        raise ValueError(f"{what} is not a pyplay checkpoint: bad models beside the main one")
+    grouped: dict[str, dict[str, np.ndarray]] = {name: {} for name in described}
+    for key in names:
+        name, _, rest = key[len(_BESIDE) :].partition("/")
+        if name not in grouped or not rest:
+            raise ValueError(f"{what} is not a pyplay checkpoint: stray array {key!r}")
+        grouped[name][rest] = arrays.pop(key)
+    parts = {}
+    for name, part in grouped.items():
+        params, state = _split(part, what)
+        parts[name] = Checkpoint(params, state, described[name])
+    return parts
 
 
 def _describe(file: Any) -> str:
@@ -102,15 +176,21 @@ def load(file: str | os.PathLike[str] | bytes | BinaryIO) -> Checkpoint:
             raise ValueError(f"{what} is not a pyplay checkpoint: bad settings ({err})") from err
         if not isinstance(meta, dict):
             raise ValueError(f"{what} is not a pyplay checkpoint: settings are not a mapping")
-    optim = {k[len(_OPTIM) :]: v for k, v in arrays.items() if k.startswith(_OPTIM)}
-    params = {k: v for k, v in arrays.items() if not k.startswith(_OPTIM)}
-    for name, value in params.items():
-        if value.dtype.kind not in "fiu":
-            raise ValueError(f"{what} is not a pyplay checkpoint: {name!r} has dtype {value.dtype}")
-    state: dict[str, Any] | None = None
-    if optim:
-        state = {k: (v.item() if v.ndim == 0 else v) for k, v in optim.items()}
-    return Checkpoint(params, state, meta)
+    beside = _beside(arrays, meta, what)
+    params, state = _split(arrays, what)
+    return Checkpoint(params, state, meta, beside)
+
+
+def model_checkpoint(model: Any, optimizer: Any = None, step: int = 0) -> Checkpoint:
+    """``model`` (any pyplay model class), its optimiser state and step count as the
+    :class:`Checkpoint` that :func:`save_model` writes: meta ``{"class", "config", "step"}``."""
+    from pyplay.registry import describe_model
+
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        raise ValueError(f"step must be a non-negative integer, got {step!r}")
+    entry = describe_model(model)  # TypeError for what is not a pyplay model
+    state = None if optimizer is None else optimizer.state_dict()
+    return Checkpoint(dict(model.params), state, {**entry, "step": step})
 
 
 def save_model(
@@ -120,6 +200,7 @@ def save_model(
     optimizer: Any = None,
     step: int = 0,
     meta: Mapping[str, Any] | None = None,
+    beside: Mapping[str, Checkpoint] | None = None,
 ) -> None:
     """Write ``model`` (any pyplay model class) so that :func:`load_model` rebuilds it.
 
@@ -134,20 +215,19 @@ def save_model(
         Steps trained so far (``trainer.step_count``).
     meta : mapping, optional
         More JSON-serialisable settings (may not use the keys "class", "config", "step").
+    beside : mapping of name to Checkpoint, optional
+        Models kept beside this one (:func:`model_checkpoint` of each), e.g. a comparison
+        model; ``load_model(file, beside=name)`` rebuilds one.
     """
-    from pyplay.registry import describe_model
-
     extra = dict(meta or {})
     clash = sorted({"class", "config", "step"} & set(extra))
     if clash:
         raise ValueError(f"meta may not use the reserved keys {clash}")
-    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
-        raise ValueError(f"step must be a non-negative integer, got {step!r}")
-    entry = describe_model(model)
-    if entry["class"] == "SequenceModel":
-        extra.setdefault("model", entry["config"])  # what older readers look for
-    state = None if optimizer is None else optimizer.state_dict()
-    save(file, model.params, optimizer_state=state, meta={**entry, "step": step, **extra})
+    main = model_checkpoint(model, optimizer, step)
+    if main.meta["class"] == "SequenceModel":
+        extra.setdefault("model", main.meta["config"])  # what older readers look for
+    meta = {**main.meta, **extra}
+    save(file, main.params, optimizer_state=main.optimizer_state, meta=meta, beside=beside)
 
 
 def model_entry(meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -160,8 +240,9 @@ def model_entry(meta: Mapping[str, Any]) -> dict[str, Any]:
     raise ValueError("it names no model (was it saved by pyplay's save_model or a lesson?)")
 
 
-def load_model(file: str | os.PathLike[str] | bytes | BinaryIO) -> Any:
-    """The model saved in ``file``, ready to use (one call).
+def load_model(file: str | os.PathLike[str] | bytes | BinaryIO, beside: str | None = None) -> Any:
+    """The model saved in ``file``, ready to use (one call); with ``beside``, the model saved
+    beside it under that name (the transformer lesson's comparison LSTM: ``"lstm"``).
 
     The class comes from a fixed table (:data:`pyplay.registry.MODEL_CLASSES`), never from a
     name in the file; the settings are checked before anything is built, the arrays must fit
@@ -177,6 +258,12 @@ def load_model(file: str | os.PathLike[str] | bytes | BinaryIO) -> Any:
 
     ckpt = load(file)
     what = _describe(file)
+    if beside is not None:
+        if beside not in ckpt.beside:
+            held = sorted(ckpt.beside) or "none"
+            raise ValueError(f"{what} holds no model beside the main one named {beside!r} "
+                             f"(it holds: {held})")  # fmt: skip
+        ckpt = ckpt.beside[beside]
     try:
         return build_model(model_entry(ckpt.meta), ckpt.params)
     except (ValueError, TypeError) as err:

@@ -103,3 +103,53 @@ def test_bad_meta_and_reserved_names():
         save(io.BytesIO(), {"__meta__": np.ones(1)})
     with pytest.raises(ValueError, match="JSON"):
         save(io.BytesIO(), {"w": np.ones(1)}, meta={"f": object()})
+
+
+def test_models_beside_the_main_one_round_trip_and_load_natively():
+    from pyplay.io import load_model, model_checkpoint, save_model
+    from pyplay.optim import Adam as _Adam
+
+    main, other = (
+        _model(),
+        SequenceModel(
+            "gru", input_kind="tokens", input_size=7, output_size=7, hidden_size=3, rng=1
+        ),
+    )
+    opt = _Adam(other.params, lr=0.02)
+    opt.step({k: np.ones_like(v) for k, v in other.params.items()})
+    buf = io.BytesIO()
+    save_model(buf, main, step=4, beside={"lstm": model_checkpoint(other, opt, step=7)})
+    data = buf.getvalue()
+    ckpt = load(data)
+    assert set(ckpt.params) == set(main.params) and "beside" not in ckpt.meta  # kept apart
+    part = ckpt.beside["lstm"]
+    assert part.meta["step"] == 7 and part.meta["class"] == "SequenceModel"
+    assert part.optimizer_state is not None and part.optimizer_state["step"] == 1
+    for k, v in other.params.items():
+        np.testing.assert_array_equal(part.params[k], v)
+    assert load_model(data).config == main.config  # the main model, as before
+    twin = load_model(data, beside="lstm")
+    assert twin.config == other.config
+    np.testing.assert_array_equal(twin.params["rnn.weight_hh_l0"], other.params["rnn.weight_hh_l0"])
+    with pytest.raises(ValueError, match=r"no model beside the main one named 'gru'.*'lstm'"):
+        load_model(data, beside="gru")
+
+
+def test_bad_models_beside_are_refused():
+    from pyplay.io import Checkpoint
+
+    with pytest.raises(ValueError, match="reserved"):
+        save(io.BytesIO(), {"beside/x/w": np.ones(1)})
+    with pytest.raises(ValueError, match="identifiers"):
+        save(io.BytesIO(), {"w": np.ones(1)}, beside={"a/b": Checkpoint({"w": np.ones(1)})})
+    with pytest.raises(TypeError, match="must be a Checkpoint"):
+        save(io.BytesIO(), {"w": np.ones(1)}, beside={"a": {"w": np.ones(1)}})  # type: ignore[dict-item]
+    for arrays, meta in (
+        ({"beside/a/w": np.ones(1)}, b"{}"),  # arrays without their description
+        ({"beside/b/w": np.ones(1)}, b'{"beside": {"a": {}}}'),  # arrays of an unnamed one
+        ({"w": np.ones(1)}, b'{"beside": [1]}'),  # a description that is not a mapping
+    ):
+        buf = io.BytesIO()
+        np.savez(buf, **arrays, __meta__=np.frombuffer(meta, dtype=np.uint8))
+        with pytest.raises(ValueError, match="not a pyplay checkpoint"):
+            load(buf.getvalue())

@@ -113,6 +113,50 @@ def test_round_trip_gives_the_same_predictions():
     assert state.trainer.step_count == 4 and state.trainer.optimizer.step_count == 4
 
 
+def test_the_transformer_file_keeps_the_comparison_lstm():
+    source = TransformerLessonState(d_model=8, nhead=2, num_layers=1)
+    source.train(steps=3)
+    data = source.save_bytes().getvalue()
+    lstm = source.lstm_trainer.model
+    state = TransformerLessonState()
+    assert state.load_bytes(data), state.message
+    assert state.lstm_trainer.step_count == 3 and state.lstm_trainer.optimizer.step_count == 3
+    assert state.lstm_trainer.task is state.trainer.task  # one task feeds both, as after Reset
+    for k, v in lstm.params.items():
+        np.testing.assert_array_equal(state.lstm_trainer.model.params[k], v)
+    saved, restored = (t.optimizer.state_dict() for t in (source.lstm_trainer, state.lstm_trainer))
+    assert set(saved) == set(restored) and len(saved) > 2  # moments, not only lr and step
+    for k, v in saved.items():
+        np.testing.assert_array_equal(restored[k], v)
+    twin = load_model(data, beside="lstm")  # natively too
+    np.testing.assert_array_equal(twin.params["head.weight"], lstm.params["head.weight"])
+    state.train(steps=1)  # both train on from there
+    assert state.lstm_trainer.step_count == 4 and np.isfinite(state.history["lstm"][-1])
+
+
+def test_a_transformer_file_without_or_with_a_bad_comparison_lstm():
+    source = TransformerLessonState(d_model=8, nhead=2, num_layers=1)
+    source.train(steps=2)
+    data = source.save_bytes().getvalue()
+    state = TransformerLessonState(d_model=8, nhead=2, num_layers=1)
+    assert state.load_bytes(_resaved(data)), state.message  # an older file: the LSTM afresh
+    assert state.lstm_trainer.step_count == 0 and state.trainer.step_count == 2
+    ckpt = load(data)
+    part = ckpt.beside["lstm"]
+    name = max(part.params, key=lambda k: part.params[k].size)
+    bad_params = {**part.params, name: part.params[name][..., :1]}
+    bad = io.BytesIO()
+    save(bad, ckpt.params, optimizer_state=ckpt.optimizer_state, meta=ckpt.meta,
+         beside={"lstm": type(part)(bad_params, part.optimizer_state, part.meta)})  # fmt: skip
+    state.train(steps=1)
+    before = _snapshot(state, "transformer")
+    lstm_before = state.lstm_trainer
+    assert not state.load_bytes(bad.getvalue())
+    assert state.message.startswith("Not loaded: the comparison LSTM in it does not fit")
+    _assert_untouched(state, "transformer", before)
+    assert state.lstm_trainer is lstm_before
+
+
 def _zip_with(data: bytes, change: Callable[[dict[str, bytes]], None]) -> bytes:
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         members = {name: archive.read(name) for name in archive.namelist()}

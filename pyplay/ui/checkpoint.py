@@ -13,9 +13,11 @@ Every lesson state with a trainable model mixes in :class:`SavableLesson`, which
   they were; on success the settings, model, optimiser, step count and history of the file.
 
 A state provides the hooks ``_file_model()``, ``_file_optimizer()``, ``_file_step()`` and
-``_file_prepare(model, loaded)``; states trained by a :class:`~pyplay.train.Trainer` get the
-last three from :class:`TrainerLesson` given ``_make_task()``, ``_build_model(task)`` and
-``_make_trainer(model, task)``. Rebuild watchers must check ``self._loading``.
+``_file_prepare(model, loaded)``, and ``_file_beside()`` for models kept beside its own (which
+``_file_prepare`` finds in ``loaded.checkpoint.beside``); states trained by a
+:class:`~pyplay.train.Trainer` get the first four from :class:`TrainerLesson` given
+``_make_task()``, ``_build_model(task)`` and ``_make_trainer(model, task)``. Rebuild watchers
+must check ``self._loading``.
 """
 
 from __future__ import annotations
@@ -195,6 +197,11 @@ class SavableLesson:
         """More JSON-able facts for the file's meta (none by default)."""
         return {}
 
+    def _file_beside(self) -> dict[str, Checkpoint]:
+        """Models saved beside the lesson's model (:func:`pyplay.io.model_checkpoint` of
+        each, by name): none by default."""
+        return {}
+
     def _file_settings(self, ckpt: Checkpoint, model: Any) -> dict[str, Any]:
         """The settings of a file without ``"lesson"`` (a native model file): by default
         none, so the model must fit the current settings."""
@@ -233,6 +240,7 @@ class SavableLesson:
                 "history": _encode_history(self.history),
                 **self._file_meta(),
             },
+            beside=self._file_beside(),
         )
         buf.seek(0)
         return buf

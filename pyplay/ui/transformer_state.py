@@ -15,14 +15,16 @@ from typing import Any
 import numpy as np
 import param
 
+from pyplay.io import Checkpoint, model_checkpoint, model_entry
 from pyplay.models import SequenceModel
 from pyplay.nn.positional import sinusoidal_table
+from pyplay.registry import build_model
 from pyplay.sampling import sample
 from pyplay.tasks import CharLM, make_task
 from pyplay.train import Trainer
 from pyplay.transformer_lm import TransformerModel
 from pyplay.ui.base_state import LessonBase
-from pyplay.ui.checkpoint import LoadedFile, TrainerLesson
+from pyplay.ui.checkpoint import LoadedFile, TrainerLesson, same_model
 from pyplay.ui.state import TASK_LABELS
 from pyplay.ui.training import carry_over
 
@@ -46,8 +48,8 @@ class HeadView:
 
 class TransformerLessonState(TrainerLesson, LessonBase):
     """Settings and actions of the "Transformers" lesson (files: ``save_bytes`` and
-    ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`: the transformer; the LSTM
-    beside it starts afresh after a load)."""
+    ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`: the transformer, and the
+    comparison LSTM beside it; a file without the LSTM starts it afresh)."""
 
     lesson_key = "transformer"
 
@@ -124,16 +126,38 @@ class TransformerLessonState(TrainerLesson, LessonBase):
     def _make_trainer(self, model: Any, task: Any) -> Trainer:
         return Trainer(model, task, lr=self.lr, batch_size=32, clip=1.0)
 
-    def _lstm_trainer(self, task: Any) -> Trainer:
-        lstm = SequenceModel.for_task(task, "lstm", hidden_size=self.d_model, rng=self.seed)
+    def _lstm_trainer(self, task: Any, lstm: Any = None) -> Trainer:
+        """The comparison LSTM's trainer: a new LSTM of width d_model, or ``lstm``."""
+        if lstm is None:
+            lstm = SequenceModel.for_task(task, "lstm", hidden_size=self.d_model, rng=self.seed)
         return Trainer(lstm, task, lr=0.01, batch_size=32, clip=1.0)
+
+    def _file_beside(self) -> dict[str, Checkpoint]:
+        """The comparison LSTM, its optimiser state and step count, saved beside the
+        transformer (``pyplay.io.load_model(file, beside="lstm")`` reads it natively)."""
+        t = self.lstm_trainer
+        if t is None:
+            return {}
+        return {"lstm": model_checkpoint(t.model, t.optimizer, int(t.step_count))}
 
     def _file_prepare(self, loaded: LoadedFile) -> Any:
         commit = super()._file_prepare(loaded)
+        part = loaded.checkpoint.beside.get("lstm")
+        lstm = None  # a file without the comparison LSTM starts it afresh
+        if part is not None:
+            try:
+                lstm = build_model(model_entry(part.meta), part.params)
+                trial = self._lstm_trainer(self._make_task(), lstm)
+                same_model(lstm, self._lstm_trainer(trial.task).model)
+                _resume_lstm(trial, part)
+            except (ValueError, TypeError, KeyError) as err:
+                raise ValueError(f"the comparison LSTM in it does not fit: {err}") from err
 
         def commit_both() -> None:
             commit()
-            self.lstm_trainer = self._lstm_trainer(self.task_obj)  # the comparison restarts
+            self.lstm_trainer = self._lstm_trainer(self.task_obj, lstm)  # the same task
+            if part is not None:
+                _resume_lstm(self.lstm_trainer, part)
 
         return commit_both
 
@@ -240,3 +264,14 @@ class TransformerLessonState(TrainerLesson, LessonBase):
         except (ValueError, TypeError) as err:
             self.notify(str(err), "danger")
             return None
+
+
+def _resume_lstm(trainer: Trainer, part: Checkpoint) -> None:
+    """The saved optimiser state and step count of the comparison LSTM (ValueError, TypeError
+    or KeyError when they do not fit)."""
+    if part.optimizer_state:
+        trainer.optimizer.load_state_dict(part.optimizer_state)
+    step = part.meta.get("step", 0)
+    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= 10**12:
+        raise ValueError(f"its step count must be a whole number, got {step!r}"[:200])
+    trainer.step_count = step
