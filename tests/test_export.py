@@ -25,8 +25,10 @@ from pyplay.tasks import make_task
 from pyplay.train import Trainer
 from pyplay.ui.ctc_state import CTCState
 from pyplay.ui.export import EMBED_LIMIT, as_code, metrics_csv
+from pyplay.ui.memory_state import MemoryLessonState
 from pyplay.ui.seq2seq_state import Seq2SeqState
 from pyplay.ui.state import LessonState
+from pyplay.ui.textbook_seq2seq_state import TextbookSeq2SeqState
 from pyplay.ui.transformer_state import TransformerLessonState
 
 try:
@@ -74,6 +76,16 @@ CASES: dict[str, tuple[str, Any]] = {
     "transformer-learned": (
         "transformer", lambda: TransformerLessonState(positional="learned", d_model=16, nhead=2,
                                                       compare_lstm=False)
+    ),
+    "memory-memnet-residual-2-heads": (
+        "memory", lambda: MemoryLessonState(update="residual", read_heads=2, write_heads=2,
+                                            memory_size=8, n_pairs=4, seed=1)
+    ),
+    "memory-attend": ("memory", lambda: MemoryLessonState(model="attend", lr=0.01)),
+    "memory-lstm": ("memory", lambda: MemoryLessonState(model="lstm", seed=2)),
+    "textbook-concat": ("textbook", lambda: TextbookSeq2SeqState(form="concat", hidden_size=8)),
+    "textbook-context": (
+        "textbook", lambda: TextbookSeq2SeqState(form="context", hidden_size=12, seed=4)
     ),
 }  # fmt: skip
 

@@ -300,7 +300,10 @@ def test_export_bar_downloads_loads_and_shows_code():
     other_bar.upload.value = data  # as the file input does
     assert other.message_kind == "success" and other.trainer.step_count == 3
     assert not other_bar.load(b"junk") and "Not loaded" in other.message
-    assert ExportBar("memory", MemoryLessonState()).show_code is None
+    memory_bar = ExportBar("memory", MemoryLessonState())  # every lesson has the script
+    assert memory_bar.show_code is not None
+    memory_bar.show_code.value = True
+    assert "MemoryNet.for_task" in memory_bar.code.object
 
 
 def test_loaded_curve_shows_in_the_view(trained: Any):

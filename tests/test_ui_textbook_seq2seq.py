@@ -116,7 +116,9 @@ def test_the_sub_tab_downloads_and_loads_its_model() -> None:
     panel = source.panel()
     labels = {w.label for w in panel.select(pn.widgets.FileDownload)}
     assert {"Download model (.npz)", "Download metrics (.csv)"} <= labels
-    assert panel.select(pn.widgets.FileInput) and source.export.show_code is None
+    assert panel.select(pn.widgets.FileInput) and source.export.show_code is not None
+    source.export.show_code.value = True
+    assert "textbook_seq2seq(" in source.export.code.object and source.export.code.visible
     source.state.train(steps=3)
     csv_rows = source.export.metrics_file().getvalue().splitlines()
     assert csv_rows[0] == "step,loss" and [r.split(",")[0] for r in csv_rows[1:]] == ["1", "2", "3"]

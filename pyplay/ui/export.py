@@ -1,12 +1,13 @@
 """Take a lesson out of the page: "show as code" and the metrics as CSV.
 
 :func:`as_code` writes a short Python script that rebuilds the lesson's current setup with
-pyplay natively (the task, the model, the trainer settings, the seed) and trains it; for the
-recurrent models (``SequenceModel``: the recurrent and CTC lessons) it also saves the model as
-an ``.npz`` checkpoint and builds the same network in PyTorch with the weights loaded from that
-file by name (pyplay's parameter names are PyTorch's ``state_dict`` names, see
-:mod:`pyplay.io`), printing how far the two outputs are apart. :func:`metrics_csv` turns a
-lesson's ``history`` into CSV text.
+pyplay natively (the task, the model, the trainer settings, the seed) and trains it, for every
+lesson with a model (:data:`CODE_LESSONS`; the two trained by ``pyplay.dynamic.fit`` are
+written by :mod:`pyplay.ui.export_dynamic`). For the recurrent models (``SequenceModel``: the
+recurrent and CTC lessons) it also saves the model as an ``.npz`` checkpoint and builds the same
+network in PyTorch with the weights loaded from that file by name
+(:mod:`pyplay.ui.export_torch`), printing how far the two outputs are apart.
+:func:`metrics_csv` turns a lesson's ``history`` into CSV text.
 
 Every value placed in the code is checked (plain numbers, strings, booleans, None and lists
 of them; class and module names from pyplay only) and written with ``repr``: nothing the
@@ -22,7 +23,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["EMBED_LIMIT", "as_code", "metrics_csv"]
+from pyplay.ui.export_torch import torch_part
+
+__all__ = ["CODE_LESSONS", "EMBED_LIMIT", "as_code", "metrics_csv"]
 
 EMBED_LIMIT = 20_000  # characters of the learner's data written into the script itself
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -32,7 +35,11 @@ _TITLES = {
     "seq2seq": "Sequence to sequence",
     "transformer": "Transformers",
     "ctc": "CTC",
+    "memory": "Memory",
+    "textbook": "Textbook seq2seq",
 }
+_FIT_LESSONS = ("timeseries", "dynamic")  # trained by pyplay.dynamic.fit: export_dynamic
+CODE_LESSONS = (*_TITLES, *_FIT_LESSONS)  # every lesson with a model
 
 
 def _lit(value: Any, what: str) -> str:
@@ -105,8 +112,8 @@ def _task(state: Any) -> tuple[list[str], list[str], list[str]]:
     return imports, constants, _call(f"task = {name}", args)
 
 
-def _sequence_model(state: Any) -> list[str]:
-    config = state.model.config
+def _sequence_model(state: Any, model: Any = None) -> list[str]:
+    config = (state.model if model is None else model).config
     extra = {k: config[k] for k in ("hidden_size", "num_layers", "bidirectional")}
     if config["cell"] == "rnn":
         extra["nonlinearity"] = config["nonlinearity"]
@@ -131,6 +138,27 @@ def _trainer(state: Any, extra: Mapping[str, Any], seeded: bool = False) -> list
     settings.update(batch_size=trainer.batch_size, clip=trainer.clip, **extra)
     args = ["model", "task", *_kwargs(settings, "trainer setting")]
     return _call("trainer = Trainer", args + (["rng=SEED"] if seeded else []))
+
+
+def _memory_parts(state: Any) -> tuple[list[str], list[str]]:
+    """The memory lesson's network: a MemoryNet, the AttendRNN or the LSTM of equal width."""
+    c = state.net.config
+    kind = type(state.net).__name__
+    if kind == "SequenceModel":
+        return ["from pyplay.models import SequenceModel"], [
+            *_sequence_model(state, state.net),
+            *_trainer(state, {}),
+        ]
+    keys = ["hidden_size"]
+    if kind == "MemoryNet":
+        keys += ["memory_size", "memory_width", "read_heads", "write_heads", "update"]
+    elif kind != "AttendRNN":
+        raise ValueError(f"unknown memory network {kind}")
+    args = ["task", *_kwargs({k: c[k] for k in keys}, "model setting"), "rng=SEED"]
+    return [f"from pyplay.memory import {kind}"], [
+        *_call(f"model = {kind}.for_task", args),
+        *_trainer(state, {}),
+    ]
 
 
 def _lesson_parts(lesson: str, state: Any) -> tuple[list[str], list[str]]:
@@ -168,6 +196,21 @@ def _lesson_parts(lesson: str, state: Any) -> tuple[list[str], list[str]]:
             ),
             *_trainer(state, options, seeded=True),
         ]
+    if lesson == "memory":
+        return _memory_parts(state)
+    if lesson == "textbook":
+        c = state.model.config
+        args = [
+            "len(task.src_vocab)",
+            "len(task.tgt_vocab)",
+            _lit(c["form"], "form"),
+            *_kwargs({"hidden_size": c["hidden_size"]}, "model setting"),
+            "rng=SEED",
+        ]
+        return ["from pyplay.dynamic.textbook_seq2seq import textbook_seq2seq"], [
+            *_call("model = textbook_seq2seq", args),
+            *_trainer(state, {}, seeded=True),
+        ]
     m = state.model
     settings = {
         "d_model": m.d_model,
@@ -186,71 +229,15 @@ def _lesson_parts(lesson: str, state: Any) -> tuple[list[str], list[str]]:
     ]
 
 
-_TORCH_CELLS = {"lstm": "LSTM", "gru": "GRU", "rnn": "RNN"}
-
-
-def _torch_part(state: Any) -> list[str]:
-    """The same ``SequenceModel`` in PyTorch, weights loaded by name from the checkpoint."""
-    c = state.model.config
-    if c["cell"] == "rnn" and c["nonlinearity"] == "linear":
-        return ["# PyTorch's nn.RNN has no linear units: no PyTorch twin for this model."]
-    H, L, bi = c["hidden_size"], c["num_layers"], c["bidirectional"]
-    rnn_in = c["embedding_dim"] if c["input_kind"] == "tokens" else c["input_size"]
-    rnn_args = f"{rnn_in}, {H}, num_layers={L}, batch_first=True, bidirectional={bi!r}"
-    if c["dropout"]:
-        rnn_args += f", dropout={_lit(c['dropout'], 'dropout')}"
-    if c["cell"] == "rnn":
-        rnn_args += f", nonlinearity={_lit(c['nonlinearity'], 'nonlinearity')}"
-    tokens = c["input_kind"] == "tokens"
-    lines = [
-        "",
-        "# The same network in PyTorch, its weights loaded by name from the checkpoint",
-        "# (pyplay's parameter names are PyTorch's state_dict names). Runs if torch is installed.",
-        "try:",
-        "    import torch",
-        "except ImportError:",
-        "    torch = None",
-        "if torch is not None:",
-        "",
-        "    class TorchModel(torch.nn.Module):",
-        "        def __init__(self):",
-        "            super().__init__()",
-    ]
-    if tokens:
-        lines.append(
-            f"            self.embedding = torch.nn.Embedding({c['input_size']}, {rnn_in})"
-        )
-    directions = 2 if bi else 1
-    lines += [
-        f"            self.rnn = torch.nn.{_TORCH_CELLS[c['cell']]}({rnn_args})",
-        f"            self.head = torch.nn.Linear({directions * H}, {c['output_size']})",
-        "",
-        "        def forward(self, x):",
-        f"            h, _ = self.rnn({'self.embedding(x)' if tokens else 'x'})",
-        "            return self.head(h)",
-        "",
-        "    net = TorchModel().double().eval()",
-        "    ckpt = load(SAVE_TO)",
-        "    net.load_state_dict({k: torch.from_numpy(v.astype(np.float64))",
-        "                         for k, v in ckpt.params.items()})",
-        '    twin = SequenceModel.from_config({**ckpt.meta["model"], "dtype": "float64"})',
-        "    twin.load_params(ckpt.params)",
-        "    x = task.batch(4).inputs" + (".astype(np.int64)" if tokens else ".astype(np.float64)"),
-        "    ours, _, _ = twin.forward(x, training=False)",
-        "    with torch.no_grad():",
-        "        theirs = net(torch.from_numpy(x)).numpy()",
-        "    gap = np.abs(ours - theirs).max()",
-        '    print(f"PyTorch vs pyplay (float64): max difference {gap:.3e}")',
-    ]
-    return lines
-
-
 def as_code(lesson: str, state: Any, *, steps: int = 300, log_every: int = 50) -> str:
     """A short runnable script that rebuilds ``state``'s setup natively and trains it.
 
     Parameters
     ----------
-    lesson : {"rnn", "seq2seq", "transformer", "ctc"}
+    lesson : one of :data:`CODE_LESSONS`
+        "rnn", "seq2seq", "transformer", "ctc", "memory", "textbook" (trained by a
+        ``Trainer``, written here) or "timeseries", "dynamic" (trained by
+        ``pyplay.dynamic.fit``, written by :mod:`pyplay.ui.export_dynamic`)
     state : the lesson's state (``LessonState``, ``Seq2SeqState``, ...), with a model built
     steps : int
         Training steps the script runs (``STEPS`` at its top).
@@ -268,13 +255,18 @@ def as_code(lesson: str, state: Any, *, steps: int = 300, log_every: int = 50) -
     ValueError
         Unknown lesson, no model yet, or a setting that is not a plain value.
     """
-    if lesson not in _TITLES:
-        raise ValueError(f"lesson must be one of {', '.join(_TITLES)}, got {lesson!r}")
-    if getattr(state, "model", None) is None or getattr(state, "trainer", None) is None:
-        raise ValueError("the lesson has no model yet: fix its settings first")
+    if lesson not in CODE_LESSONS:
+        raise ValueError(f"lesson must be one of {', '.join(CODE_LESSONS)}, got {lesson!r}")
     for name, value in (("steps", steps), ("log_every", log_every)):
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10**7:
             raise ValueError(f"{name} must be an integer from 1 to 10,000,000, got {value!r}")
+    if lesson in _FIT_LESSONS:
+        from pyplay.ui.export_dynamic import as_code_dynamic
+
+        return as_code_dynamic(lesson, state, steps=steps, log_every=log_every)
+    model = getattr(state, "net" if lesson == "memory" else "model", None)
+    if model is None or getattr(state, "trainer", None) is None:
+        raise ValueError("the lesson has no model yet: fix its settings first")
     task_imports, constants, task_lines = _task(state)
     model_imports, model_lines = _lesson_parts(lesson, state)
     recurrent = lesson in ("rnn", "ctc")
@@ -337,7 +329,7 @@ def as_code(lesson: str, state: Any, *, steps: int = 300, log_every: int = 50) -
             '        "step": trainer.step_count,',
             "    },",
             ")",
-            *_torch_part(state),
+            *torch_part(state),
         ]
     return "\n".join(lines) + "\n"
 

@@ -4,8 +4,8 @@ download the metrics (CSV) and show the setup as a runnable script.
 Everything goes through the lesson state: ``save_bytes`` / ``load_bytes`` (see
 :mod:`pyplay.ui.checkpoint`), ``history`` for :func:`~pyplay.ui.export.metrics_csv`, and
 :func:`~pyplay.ui.export.as_code` for the lessons it supports. Problems become the state's
-message; the code is shown as plain text (a ``Str`` pane), never as HTML. Plots export as PNG
-through the save tool of their own toolbars.
+message; the code is shown as plain text (a :class:`~pyplay.ui.text.Text` pane), never as
+HTML. Plots export as PNG through the save tool of their own toolbars.
 """
 
 from __future__ import annotations
@@ -15,12 +15,10 @@ from typing import Any
 
 import panel as pn
 
-from pyplay.ui.export import as_code, metrics_csv
+from pyplay.ui.export import CODE_LESSONS, as_code, metrics_csv
 from pyplay.ui.text import Text
 
 __all__ = ["CODE_LESSONS", "ExportBar", "curve_data"]
-
-CODE_LESSONS = ("rnn", "seq2seq", "transformer", "ctc")  # the lessons as_code writes
 
 
 def curve_data(history: dict[str, list[float]], columns: tuple[str, ...]) -> dict[str, list]:
