@@ -41,7 +41,7 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
 from pyplay.bahdanau import BahdanauCache, BahdanauDecoder
-from pyplay.decode.beam import greedy_decode
+from pyplay.decode.greedy import greedy_decode
 from pyplay.losses import log_softmax
 from pyplay.luong import LuongAttention, make_scorer
 from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear

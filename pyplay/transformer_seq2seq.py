@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_dtype, check_int
-from pyplay.decode.beam import greedy_decode
+from pyplay.decode.greedy import greedy_decode
 from pyplay.losses import log_softmax
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.linear import Linear

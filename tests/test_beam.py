@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pyplay.decode.beam import (
+from pyplay.decode import (
     FATES,
     BeamSearch,
     BeamStep,

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from test_beam import START, assert_same, check_records, enumerate_all, markov_step, prefix_step
 
-from pyplay.decode.beam import BeamSearch, greedy_decode
+from pyplay.decode import BeamSearch, greedy_decode
 from pyplay.decode.lexicon import LexiconConstraint, PrefixTree
 
 V, SEP, EOS, BOS = 7, 4, 5, 6  # letters 0..3

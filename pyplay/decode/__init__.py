@@ -6,14 +6,8 @@ from pyplay.decode.beam import (
     BeamSearch,
     BeamStep,
     Candidates,
-    Constraint,
-    GreedyResult,
     Hypothesis,
-    Reorder,
-    StepFunction,
-    greedy_decode,
     length_penalty,
-    reorder_rows,
 )
 from pyplay.decode.ctc import ctc_loss, ctc_loss_logits
 from pyplay.decode.ctc_decode import (
@@ -22,7 +16,9 @@ from pyplay.decode.ctc_decode import (
     ctc_greedy_decode,
     ctc_prefix_beam_search,
 )
+from pyplay.decode.greedy import GreedyResult, greedy_decode
 from pyplay.decode.lexicon import LexiconConstraint, PrefixTree
+from pyplay.decode.step import Constraint, Reorder, StepFunction, reorder_rows
 
 __all__ = [
     "FATES",

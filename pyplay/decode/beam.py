@@ -1,7 +1,8 @@
-"""Greedy and beam search over any autoregressive decoder, in the log domain.
+"""Beam search over any autoregressive decoder, in the log domain.
 
-A decoder plugs in through a *step function* (:class:`StepFunction`): given the last token of
-each of N hypotheses and their state, it returns log-probabilities of the next token,
+A decoder plugs in through a *step function* (:class:`~pyplay.decode.step.StepFunction`): given
+the last token of each of N hypotheses and their state, it returns log-probabilities of the
+next token,
 
 .. math::
 
@@ -41,25 +42,28 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from pyplay._checks import check_float, check_int
+from pyplay.decode.step import (
+    Constraint,
+    Reorder,
+    StepFunction,
+    check_step_output,
+    check_token,
+    constraint_masks,
+    reorder_rows,
+)
 
 __all__ = [
     "FATES",
     "BeamSearch",
     "BeamStep",
     "Candidates",
-    "Constraint",
-    "GreedyResult",
     "Hypothesis",
-    "Reorder",
-    "StepFunction",
-    "greedy_decode",
     "length_penalty",
-    "reorder_rows",
 ]
 
 FATES = (
@@ -73,65 +77,6 @@ FATES = (
     "incomplete",  # truncated where the constraint says a hypothesis cannot end
 )
 _LIVE, _EOS, _MAXLEN, _OUTSIDE, _CANNOT, _DISALLOWED, _ZERO, _INCOMPLETE = range(len(FATES))
-NORMALISED_TOL = 1e-4  # |logsumexp(row)| allowed by the normalisation check (float32 models)
-
-
-class StepFunction(Protocol):
-    """``step(tokens, state) -> (log_probs, new_state)`` for a batch of N hypotheses.
-
-    ``tokens`` (N,) int64 are the last tokens (BOS at the start); ``log_probs`` (N, V) are
-    normalised log-probabilities of the next token (log-softmax, not logits). ``state`` is
-    whatever the decoder needs (recurrent state, encoder outputs); it is never mutated.
-    """
-
-    def __call__(self, tokens: np.ndarray, state: Any, /) -> tuple[np.ndarray, Any]: ...
-
-
-class Reorder(Protocol):
-    """``reorder(state, index) -> state`` keeps the hypotheses ``index`` (N',) of a state, in
-    that order (rows may repeat). Default: :func:`reorder_rows`."""
-
-    def __call__(self, state: Any, index: np.ndarray, /) -> Any: ...
-
-
-class Constraint(Protocol):
-    """Restricts which tokens may extend a hypothesis (e.g. a lexicon, see
-    :mod:`pyplay.decode.lexicon`). Each hypothesis carries a constraint state."""
-
-    def initial(self) -> Any:
-        """The constraint state of the empty hypothesis."""
-        ...
-
-    def mask(self, state: Any) -> np.ndarray:
-        """(V,) bool: the tokens allowed next."""
-        ...
-
-    def advance(self, state: Any, token: int) -> Any:
-        """The state after appending an allowed ``token``."""
-        ...
-
-    def can_end(self, state: Any) -> bool:
-        """Whether a hypothesis may stop here without EOS (truncated at ``max_length``)."""
-        ...
-
-
-def reorder_rows(state: Any, index: np.ndarray) -> Any:
-    """Index every array of a nested tuple/list/dict state along axis 0 (``None`` stays)."""
-    if state is None:
-        return None
-    if isinstance(state, np.ndarray) and state.ndim > 0:
-        return state[index]
-    if isinstance(state, tuple):
-        items = [reorder_rows(s, index) for s in state]
-        return type(state)(*items) if hasattr(state, "_fields") else tuple(items)
-    if isinstance(state, list):
-        return [reorder_rows(s, index) for s in state]
-    if isinstance(state, dict):
-        return {key: reorder_rows(value, index) for key, value in state.items()}
-    raise TypeError(
-        "reorder_rows selects rows (axis 0) of arrays in nested tuples, lists and dicts; the "
-        f"state holds {type(state).__name__} {state!r:.40}: pass reorder= (the model's own)"
-    )
 
 
 def length_penalty(length: int, alpha: float) -> float:
@@ -139,140 +84,6 @@ def length_penalty(length: int, alpha: float) -> float:
     return ((5.0 + length) / 6.0) ** alpha
 
 
-def _check_token(name: str, value: Any, vocab_size: int | None) -> int:
-    top = None if vocab_size is None else vocab_size - 1
-    return check_int(name, value, min_value=0, max_value=top)
-
-
-def _check_step_output(out: Any, n: int, vocab_size: int | None, normalised: bool) -> Any:
-    """Validate ``step``'s return value; returns (log_probs as float64 (N, V), state)."""
-    if not isinstance(out, tuple) or len(out) != 2:
-        raise TypeError(f"step must return a pair (log_probs, state), got {type(out).__name__}")
-    lp, state = out
-    if not isinstance(lp, np.ndarray) or lp.dtype.kind != "f":
-        what = f"dtype {lp.dtype}" if isinstance(lp, np.ndarray) else type(lp).__name__
-        raise TypeError(f"step must return log_probs as a float array (N, V), got {what}")
-    V = vocab_size if vocab_size is not None else (lp.shape[1] if lp.ndim == 2 else None)
-    if lp.ndim != 2 or lp.shape[0] != n or lp.shape[1] != V or lp.shape[1] == 0:
-        raise ValueError(
-            f"step returned log_probs of shape {lp.shape}, expected (N, V) = "
-            f"({n}, {'V' if V is None else V}) for N={n} hypotheses"
-        )
-    lp = lp.astype(np.float64, copy=False)
-    for bad, what in ((np.isnan(lp), "NaN"), (lp == np.inf, "+inf")):
-        if bad.any():
-            rows = np.flatnonzero(bad.any(axis=1)).tolist()
-            raise ValueError(f"step returned log_probs with {what} in row(s) {rows[:10]}")
-    if normalised:
-        m = lp.max(axis=1)  # (N,)
-        if not np.isfinite(m).all():
-            rows = np.flatnonzero(~np.isfinite(m)).tolist()
-            raise ValueError(f"step returned log_probs rows {rows[:10]} with no finite entry")
-        lse = m + np.log(np.exp(lp - m[:, None]).sum(axis=1))  # (N,)
-        if (np.abs(lse) > NORMALISED_TOL).any():
-            i = int(np.argmax(np.abs(lse)))
-            raise ValueError(
-                f"step returned log_probs that are not normalised: logsumexp of row {i} is "
-                f"{lse[i]:.6g}, expected 0 (within {NORMALISED_TOL}); apply log_softmax"
-            )
-    return lp, state
-
-
-def _masks(constraint: Constraint, states: list[Any], V: int) -> np.ndarray:
-    rows = []
-    for s in states:
-        m = np.asarray(constraint.mask(s))
-        if m.shape != (V,) or m.dtype != bool:
-            raise ValueError(
-                f"constraint.mask must return a bool array of shape (V,) = ({V},), "
-                f"got shape {m.shape} and dtype {m.dtype}"
-            )
-        rows.append(m)
-    return np.stack(rows)  # (N, V)
-
-
-# ------------------------------------------------------------------------------ greedy
-@dataclass(frozen=True)
-class GreedyResult:
-    """One greedily decoded sequence.
-
-    ``tokens`` include the final EOS; ``step_log_probs`` (L,) are :math:`\\ell_{t, y_t}` and
-    ``log_prob`` their sum; ``status`` is "eos", "max_length" or "dead_end" (no allowed token
-    of non-zero probability: ``log_prob`` is that of the tokens so far).
-    """
-
-    tokens: tuple[int, ...]
-    log_prob: float
-    step_log_probs: np.ndarray
-    status: str
-
-
-def greedy_decode(
-    step: StepFunction,
-    state: Any,
-    bos: int,
-    eos: int,
-    max_length: int,
-    *,
-    batch_size: int = 1,
-    constraint: Constraint | None = None,
-    vocab_size: int | None = None,
-    check_normalised: bool = True,
-) -> list[GreedyResult]:
-    """The most likely next token at every step (ties: the lowest id), for ``batch_size``
-    sequences whose states are the rows of ``state``.
-
-    Finished rows keep being fed EOS until every row is done. Under a ``constraint`` only
-    allowed tokens are considered, and at the last step only those after which the
-    hypothesis may end, so that ``BeamSearch`` with ``beam_width=1`` gives the same result.
-    """
-    max_length = check_int("max_length", max_length, min_value=1)
-    B = check_int("batch_size", batch_size, min_value=1)
-    V = None if vocab_size is None else check_int("vocab_size", vocab_size, min_value=1)
-    bos, eos = _check_token("bos", bos, V), _check_token("eos", eos, V)
-    tokens = np.full(B, bos, dtype=np.int64)  # (B,)
-    cstates = [constraint.initial() if constraint is not None else None] * B
-    out: list[list[int]] = [[] for _ in range(B)]
-    lps: list[list[float]] = [[] for _ in range(B)]
-    status: list[str | None] = [None] * B
-    for t in range(1, max_length + 1):
-        lp, state = _check_step_output(step(tokens, state), B, V, check_normalised)  # (B, V)
-        if V is None:
-            V = lp.shape[1]
-            _check_token("bos", bos, V)
-            _check_token("eos", eos, V)
-        if constraint is not None:
-            lp = np.where(_masks(constraint, cstates, V), lp, -np.inf)  # (B, V)
-            if t == max_length:
-                for b in range(B):
-                    for j in np.flatnonzero(np.isfinite(lp[b])).tolist():
-                        if j != eos and not constraint.can_end(constraint.advance(cstates[b], j)):
-                            lp[b, j] = -np.inf
-        best = lp.argmax(axis=1)  # (B,)
-        for b in range(B):
-            k = int(best[b])
-            if status[b] is not None:
-                best[b] = eos
-            elif lp[b, k] == -np.inf:
-                status[b] = "dead_end"
-                best[b] = eos
-            else:
-                out[b].append(k)
-                lps[b].append(float(lp[b, k]))
-                if constraint is not None:
-                    cstates[b] = constraint.advance(cstates[b], k)
-                if k == eos or t == max_length:
-                    status[b] = "eos" if k == eos else "max_length"
-        if all(s is not None for s in status):
-            break
-        tokens = best
-    return [
-        GreedyResult(tuple(out[b]), float(sum(lps[b])), np.array(lps[b]), str(status[b]))
-        for b in range(B)
-    ]
-
-
-# ------------------------------------------------------------------------------ beam search
 @dataclass(frozen=True)
 class Hypothesis:
     """A (partial or finished) hypothesis, as a candidate of one step.
@@ -414,7 +225,7 @@ class BeamSearch:
         check_int("n_best", self.n_best, min_value=1, max_value=self.beam_width)
         V = None if vocab_size is None else check_int("vocab_size", vocab_size, min_value=1)
         self.vocab_size = V
-        self.bos, self.eos = _check_token("bos", bos, V), _check_token("eos", eos, V)
+        self.bos, self.eos = check_token("bos", bos, V), check_token("eos", eos, V)
         self.constraint = constraint
         self.check_normalised = bool(check_normalised)
         self._step, self._reorder = step, reorder if reorder is not None else reorder_rows
@@ -475,13 +286,13 @@ class BeamSearch:
         t, N, eos, cons = self._t + 1, len(self._live), self.eos, self.constraint
         tokens = np.array([h.token for h in self._live], dtype=np.int64)  # (N,)
         out = self._step(tokens, self._state)
-        lp, new_state = _check_step_output(out, N, self.vocab_size, self.check_normalised)
+        lp, new_state = check_step_output(out, N, self.vocab_size, self.check_normalised)
         V = lp.shape[1]  # lp: (N, V)
         if self.vocab_size is None:
             self.vocab_size = V
-            _check_token("bos", self.bos, V)
-            _check_token("eos", eos, V)
-        allowed = None if cons is None else _masks(cons, self._cstates, V)  # (N, V)
+            check_token("bos", self.bos, V)
+            check_token("eos", eos, V)
+        allowed = None if cons is None else constraint_masks(cons, self._cstates, V)  # (N, V)
         step_lp = lp if allowed is None else np.where(allowed, lp, -np.inf)  # (N, V)
         total = np.array([h.log_prob for h in self._live])[:, None] + step_lp  # (N, V)
 

@@ -14,9 +14,9 @@ node of its current, unfinished word; from node :math:`u` the allowed next token
 and after :math:`\\sqcup` the search returns to the root. Without a separator the output is a
 single word. The model's probabilities are *masked*, not renormalised: a hypothesis keeps its
 log-probability under the model, so a wide enough beam returns the most probable lexicon-valid
-outputs. :class:`LexiconConstraint` implements the :class:`~pyplay.decode.beam.Constraint`
+outputs. :class:`LexiconConstraint` implements the :class:`~pyplay.decode.step.Constraint`
 protocol, so :class:`~pyplay.decode.beam.BeamSearch` (``constraint=``) and
-:func:`~pyplay.decode.beam.greedy_decode` use it unchanged, with the same step records.
+:func:`~pyplay.decode.greedy.greedy_decode` use it unchanged, with the same step records.
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from pyplay.decode.beam import BeamSearch, BeamStep, greedy_decode
+from pyplay.decode.beam import BeamSearch, BeamStep
+from pyplay.decode.greedy import greedy_decode
 from pyplay.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import BOS, EOS, Vocab
 
