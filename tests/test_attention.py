@@ -24,9 +24,8 @@ from pyplay.nn.attention import (
     GeneralAttention,
     LocationAttention,
     ScaledDotAttention,
-    scaled_dot_product_attention,
-    scaled_dot_product_attention_backward,
 )
+from pyplay.nn.sdpa import scaled_dot_product_attention, scaled_dot_product_attention_backward
 
 B, TQ, TK, DQ, DK, DV, A = 2, 3, 4, 3, 5, 2, 4
 MASK = np.array([[True, True, False, True], [True, False, False, False]])  # (B, Tk)

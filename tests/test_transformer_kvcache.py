@@ -21,7 +21,7 @@ from pyplay.nn import (
     TransformerEncoderLayer,
     TransformerState,
 )
-from pyplay.nn.multihead import KVCache
+from pyplay.nn.kv_cache import KVCache
 from pyplay.nn.transformer import reorder
 
 E, H, F, B, T, S = 8, 2, 12, 3, 5, 4

@@ -58,7 +58,8 @@ from pyplay._checks import (
     check_shape,
 )
 from pyplay.dynamic.tdl import TDL_hstack
-from pyplay.nn.attention import AdditiveAttention, DotAttention, GeneralAttention, masked_softmax
+from pyplay.nn.attention import AdditiveAttention, DotAttention, GeneralAttention
+from pyplay.nn.sdpa import masked_softmax
 
 __all__ = ["BOOK_SCORES", "TextbookAttention", "TextbookAttentionCache", "source_order"]
 

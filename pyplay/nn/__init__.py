@@ -8,8 +8,6 @@ from pyplay.nn.attention import (
     GeneralAttention,
     LocationAttention,
     ScaledDotAttention,
-    scaled_dot_product_attention,
-    scaled_dot_product_attention_backward,
 )
 from pyplay.nn.dropout import Dropout
 from pyplay.nn.embedding import Embedding
@@ -19,6 +17,7 @@ from pyplay.nn.linear import Linear
 from pyplay.nn.lstm import LSTM
 from pyplay.nn.multihead import MultiheadAttention
 from pyplay.nn.rnn import RNN
+from pyplay.nn.sdpa import scaled_dot_product_attention, scaled_dot_product_attention_backward
 from pyplay.nn.sequences import pad_sequences
 from pyplay.nn.transformer import (
     LayerState,

@@ -12,12 +12,13 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_float, check_int
-from pyplay.nn.attention import check_bool_mask
 from pyplay.nn.dropout import Dropout
+from pyplay.nn.kv_cache import KVCache
 from pyplay.nn.layernorm import LayerNorm, LayerNormCache
 from pyplay.nn.linear import Linear
-from pyplay.nn.multihead import KVCache, MultiheadAttention, MultiheadAttentionCache
+from pyplay.nn.multihead import MultiheadAttention, MultiheadAttentionCache
 from pyplay.nn.recurrent import check_flag
+from pyplay.nn.sdpa import check_bool_mask
 
 __all__ = [
     "ACTIVATIONS",
@@ -90,7 +91,7 @@ class TransformerState:
 
 def reorder(state: Any, index: Any) -> Any:
     """``state.reorder(index)`` for a :class:`TransformerState`, :class:`LayerState` or
-    :class:`~pyplay.nn.multihead.KVCache`: the ``reorder`` hook of
+    :class:`~pyplay.nn.kv_cache.KVCache`: the ``reorder`` hook of
     :class:`pyplay.decode.BeamSearch`."""
     if not isinstance(state, TransformerState | LayerState | KVCache):
         raise TypeError(

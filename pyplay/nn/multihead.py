@@ -13,15 +13,16 @@ where :math:`Q_n` is the n-th block of ``d`` columns of :math:`Q` and the mask :
 where a query may look at a key and :math:`-\infty` elsewhere (masked weights are exactly 0, see
 :mod:`pyplay.nn.attention`). Backward runs the same steps in reverse: :math:`\delta W_o =
 \delta Y^\top [\mathrm{heads}]`, the attend step's backward per head
-(:func:`~pyplay.nn.attention.scaled_dot_product_attention_backward`), then
+(:func:`~pyplay.nn.sdpa.scaled_dot_product_attention_backward`), then
 :math:`\delta X_q = \delta Q\, W_q`, :math:`\delta W_q = \delta Q^\top X_q`,
 :math:`\delta b_q = \sum \delta Q` (likewise for ``k`` and ``v``).
 
 Incremental decoding (:meth:`MultiheadAttention.step`): with causal self-attention, the keys
 and values of past positions never change, so they are projected once and kept per head in a
-:class:`KVCache`; a new query row ``i`` (absolute position :math:`P + i` after ``P`` cached
-steps) attends over the cached and new keys :math:`j \le P + i`, which gives exactly the rows of
-the full causal computation at a cost linear (not quadratic) in the length so far.
+:class:`~pyplay.nn.kv_cache.KVCache`; a new query row ``i`` (absolute position :math:`P + i`
+after ``P`` cached steps) attends over the cached and new keys :math:`j \le P + i`, which gives
+exactly the rows of the full causal computation at a cost linear (not quadratic) in the length
+so far.
 """
 
 from __future__ import annotations
@@ -33,14 +34,15 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_dtype, check_int
 from pyplay.nn._ops import matmul
-from pyplay.nn.attention import (
+from pyplay.nn.kv_cache import KVCache
+from pyplay.nn.sdpa import (
     SDPACache,
     check_bool_mask,
     scaled_dot_product_attention,
     scaled_dot_product_attention_backward,
 )
 
-__all__ = ["KVCache", "MultiheadAttention", "MultiheadAttentionCache"]
+__all__ = ["MultiheadAttention", "MultiheadAttentionCache"]
 
 
 @dataclass(frozen=True)
@@ -55,75 +57,6 @@ class MultiheadAttentionCache:
     def weights(self) -> np.ndarray:
         """Per-head attention weights (B, h, Tq, Tk), exactly 0 at masked positions."""
         return self.attend.weights
-
-
-@dataclass(frozen=True)
-class KVCache:
-    """Projected keys and values of every position seen so far, per head.
-
-    Attributes
-    ----------
-    key, value : array (B, h, Tk, d)
-        :math:`K_n = X_k W_k^\top + b_k` split into heads (likewise :math:`V`).
-    key_padding_mask : bool array (B, Tk), optional
-        True = ignore that key (torch's convention); None when every key takes part.
-    """
-
-    key: np.ndarray  # (B, h, Tk, d)
-    value: np.ndarray  # (B, h, Tk, d)
-    key_padding_mask: np.ndarray | None = None  # (B, Tk)
-
-    @property
-    def batch_size(self) -> int:
-        return int(self.key.shape[0])
-
-    @property
-    def length(self) -> int:
-        """Number of cached positions Tk."""
-        return int(self.key.shape[2])
-
-    def extend(self, new: KVCache) -> KVCache:
-        """This cache followed by ``new`` (same batch) along the time axis."""
-        if not isinstance(new, KVCache):
-            raise TypeError(f"new must be a KVCache, got {type(new).__name__}")
-        B, h, _, d = self.key.shape
-        if new.key.shape[:2] != (B, h) or new.key.shape[3] != d:
-            raise ValueError(
-                f"new must have shape (B, h, T, d) = ({B}, {h}, *, {d}) like this cache, "
-                f"got {new.key.shape}"
-            )
-        kpm = None
-        if self.key_padding_mask is not None or new.key_padding_mask is not None:
-            kpm = np.concatenate([_kpm_or_zeros(c) for c in (self, new)], axis=1)  # (B, Tk + Tn)
-        return KVCache(
-            np.concatenate([self.key, new.key], axis=2),  # (B, h, Tk + Tn, d)
-            np.concatenate([self.value, new.value], axis=2),  # (B, h, Tk + Tn, d)
-            kpm,
-        )
-
-    def reorder(self, index: Any) -> KVCache:
-        """Keep the batch rows ``index`` (N',) in that order (rows may repeat), as beam search
-        does when it reorders its hypotheses."""
-        idx = _check_index("index", index, self.batch_size)
-        kpm = None if self.key_padding_mask is None else self.key_padding_mask[idx]  # (N', Tk)
-        return KVCache(self.key[idx], self.value[idx], kpm)  # (N', h, Tk, d)
-
-
-def _kpm_or_zeros(c: KVCache) -> np.ndarray:
-    if c.key_padding_mask is not None:
-        return c.key_padding_mask
-    return np.zeros((c.batch_size, c.length), dtype=bool)  # (B, Tk)
-
-
-def _check_index(name: str, index: Any, size: int) -> np.ndarray:
-    """``index`` as a 1-D int64 array of rows in ``0..size-1`` (used to reorder states)."""
-    idx = check_array(name, index, ndim=1, kind="i", layout="(N,)")
-    if idx.size and (idx.min() < 0 or idx.max() >= size):
-        raise ValueError(
-            f"{name} must hold rows between 0 and {size - 1}, got min {int(idx.min())} "
-            f"and max {int(idx.max())}"
-        )
-    return idx
 
 
 class MultiheadAttention:
