@@ -313,7 +313,7 @@ def _weights(state: Any) -> list[str]:
         note = f"# The weights as they are now, after {trained} steps in the page (Adam anew)"
     block = _dict_block("WEIGHTS", {k: v.tolist() for k, v in net.params.items()}, "a weight")
     if sum(map(len, block)) > EMBED_LIMIT:
-        note += ', too many to write here: save the model from the page ("Save") to that file'
+        note += ", too many to write here: the page's Download model (.npz), saved as that file"
         block = ['WEIGHTS = load("my_weights.npz").params']
     return ["", note, *block]
 
