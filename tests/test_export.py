@@ -8,8 +8,6 @@ import csv
 import io
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -18,6 +16,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("param")
+
+from scripts import printed_losses, run_script
 
 import pyplay.io
 from pyplay.models import SequenceModel
@@ -38,24 +38,7 @@ try:
 except ImportError:
     HAS_TORCH = False
 
-ROOT = Path(__file__).resolve().parents[1]
 STEPS = 3
-
-
-def run_script(code: str, cwd: Path) -> str:
-    """Run ``code`` as a script in ``cwd``; returns its output (the test fails on exit != 0)."""
-    path = cwd / "script.py"
-    path.write_text(code, encoding="utf-8")
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"}
-    done = subprocess.run(
-        [sys.executable, str(path)], cwd=cwd, capture_output=True, text=True, env=env, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout
-
-
-def printed_losses(out: str) -> list[float]:
-    return [float(x) for x in re.findall(r"^step \d+: loss (\S+)$", out, flags=re.M)]
 
 
 CASES: dict[str, tuple[str, Any]] = {

@@ -8,8 +8,6 @@ import ast
 import json
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -19,6 +17,8 @@ import pytest
 
 pytest.importorskip("param")
 
+from scripts import printed_losses, run_script
+
 import pyplay.io
 from pyplay.dynamic import distdelaynet, to_dict
 from pyplay.optim import SGD
@@ -27,25 +27,8 @@ from pyplay.ui.export_dynamic import as_code_dynamic
 from pyplay.ui.lddn_state import LDDNLessonState
 from pyplay.ui.narx_state import NARXState
 
-ROOT = Path(__file__).resolve().parents[1]
 STEPS = 4
 EVIL = "__import__('os').system('echo PWNED') '''\"\"\" {SEED} \\x00 #"
-
-
-def run_script(code: str, cwd: Path) -> str:
-    """Run ``code`` as a script in ``cwd``; returns its output (the test fails on exit != 0)."""
-    path = cwd / "script.py"
-    path.write_text(code, encoding="utf-8")
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"}
-    done = subprocess.run(
-        [sys.executable, str(path)], cwd=cwd, capture_output=True, text=True, env=env, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout
-
-
-def printed_losses(out: str) -> list[float]:
-    return [float(x) for x in re.findall(r"^step \d+: loss (\S+)$", out, flags=re.M)]
 
 
 def two_columns(n: int = 300) -> str:

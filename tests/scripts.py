@@ -1,0 +1,28 @@
+"""Running the scripts that "show as code" writes, for the export tests: in a subprocess, in a
+temporary directory, with this checkout's pyplay; and reading the losses they print."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_script(code: str, cwd: Path) -> str:
+    """Run ``code`` as a script in ``cwd``; returns its output (the test fails on exit != 0)."""
+    path = cwd / "script.py"
+    path.write_text(code, encoding="utf-8")
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [sys.executable, str(path)], cwd=cwd, capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def printed_losses(out: str) -> list[float]:
+    """The losses of the ``step N: loss X`` lines, in order."""
+    return [float(x) for x in re.findall(r"^step \d+: loss (\S+)$", out, flags=re.M)]
