@@ -40,7 +40,7 @@ from typing import Any, Literal, final, overload
 
 import numpy as np
 
-from pyplay.nn._ops import activate_gates, gate_mode, gate_scale, matmul
+from pyplay.nn._ops import activate_gates, for_matmul, gate_mode, gate_scale, matmul
 from pyplay.nn.recurrent import CellGrads, Projection, RecurrentCache, RecurrentStack
 from pyplay.nn.sequences import Ends
 
@@ -142,7 +142,7 @@ class GRUCell:
         dAn = K_n  # (T, B, H) delta a_n, in place of K_n
         dh_rec = np.empty((B, H), dtype=Z.dtype)  # dL/dh_{t-1} from step t
         tmp = np.empty((B, H), dtype=Z.dtype)
-        mul, W = np.multiply, w.W
+        mul, W = np.multiply, for_matmul(w.W)  # W (3H, H) laid out for the per-step product
         for t in reversed(range(T)):
             dh = dH[t]  # (B, H) becomes the total dL/dh_t
             if t < T - 1:

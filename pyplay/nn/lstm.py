@@ -51,7 +51,7 @@ from typing import Any, Literal, final, overload
 import numpy as np
 
 from pyplay._checks import check_float
-from pyplay.nn._ops import activate_gates, gate_mode, gate_scale, matmul
+from pyplay.nn._ops import activate_gates, for_matmul, gate_mode, gate_scale, matmul
 from pyplay.nn.recurrent import CellGrads, Projection, RecurrentCache, RecurrentStack
 from pyplay.nn.recurrent import check_flag as _check_flag
 from pyplay.nn.sequences import Ends
@@ -192,7 +192,7 @@ class LSTMCell:
         dh_rec = np.empty((B, H), dtype=Z.dtype)  # delta a_{t+1} W_hh
         dc = np.zeros((B, H), dtype=Z.dtype)
         tmp = np.empty((B, H), dtype=Z.dtype)
-        mul, W = np.multiply, w.W
+        mul, W = np.multiply, for_matmul(w.W)  # W (4H, H) laid out for the per-step product
         dc_b = dc[:, None, :]  # (B, 1, H) broadcast over i, f, g
         for t in reversed(range(T)):
             dh = dH[t]  # (B, H) becomes the total dL/dh_t

@@ -30,6 +30,7 @@ MODULES = [  # relative to tests/
     "test_dynamic_gradcheck.py",  # the LDDN's BPTT
     "test_dynamic_textbook.py",  # the book's worked examples
     "test_dynamic_notation.py",  # signals, equations, the CSV reader of the time-series lesson
+    "test_ops.py",  # the einsum matrix product and its operand layouts
 ]
 
 
