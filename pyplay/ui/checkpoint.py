@@ -15,8 +15,9 @@ Every lesson state with a trainable model mixes in :class:`SavableLesson`, which
 A state provides the hooks ``_file_model()``, ``_file_optimizer()``, ``_file_step()`` and
 ``_file_prepare(model, loaded)``, and ``_file_beside()`` for models kept beside its own (which
 ``_file_prepare`` finds in ``loaded.checkpoint.beside``); states trained by a
-:class:`~pyplay.train.Trainer` get the first four from :class:`TrainerLesson` given
-``_make_task()``, ``_build_model(task)`` and ``_make_trainer(model, task)``. Rebuild watchers
+:class:`~pyplay.train.Trainer` get the first four from
+:class:`pyplay.ui.trainer_lesson.TrainerLesson` given ``_make_task()``, ``_build_model(task)``
+and ``_make_trainer(model, task)``. Rebuild watchers
 must check ``self._loading``.
 """
 
@@ -39,7 +40,6 @@ __all__ = [
     "MAX_FILE_BYTES",
     "LoadedFile",
     "SavableLesson",
-    "TrainerLesson",
     "same_model",
     "settings_names",
 ]
@@ -300,51 +300,3 @@ class SavableLesson:
             "success",
         )
         return True
-
-
-class TrainerLesson(SavableLesson):
-    """The hooks of :class:`SavableLesson` for a state trained by ``self.trainer`` on
-    ``self.task_obj``; the model is the attribute ``_model_attr``."""
-
-    _model_attr: ClassVar[str] = "model"
-    trainer: Any
-    task_obj: Any
-
-    def _make_task(self) -> Any:
-        raise NotImplementedError
-
-    def _build_model(self, task: Any) -> Any:
-        raise NotImplementedError
-
-    def _make_trainer(self, model: Any, task: Any) -> Any:
-        raise NotImplementedError
-
-    def _file_model(self) -> Any:
-        model = getattr(self, self._model_attr)
-        if model is None or self.trainer is None:
-            raise ValueError("there is no model yet: fix the settings first")
-        return model
-
-    def _file_optimizer(self) -> Any:
-        return self.trainer.optimizer
-
-    def _file_step(self) -> int:
-        return int(self.trainer.step_count)
-
-    def _file_prepare(self, loaded: LoadedFile) -> Callable[[], None]:
-        task = self._make_task()
-        same_model(loaded.model, self._build_model(task))
-        trainer = self._make_trainer(loaded.model, task)
-        if loaded.optimizer_state:
-            try:
-                trainer.optimizer.load_state_dict(loaded.optimizer_state)
-            except (ValueError, TypeError) as err:
-                if not loaded.native:  # a native file's optimiser may differ: start afresh
-                    raise ValueError(f"its optimiser state does not fit: {err}") from err
-        trainer.step_count = loaded.step
-
-        def commit() -> None:
-            self.task_obj, self.trainer = task, trainer
-            setattr(self, self._model_attr, loaded.model)
-
-        return commit

@@ -15,8 +15,8 @@ from pyplay.models import SequenceModel
 from pyplay.tasks.recall import AssociativeRecall
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase
-from pyplay.ui.checkpoint import TrainerLesson
-from pyplay.ui.training import carry_over, run_steps
+from pyplay.ui.trainer_lesson import TrainerLesson
+from pyplay.ui.training import run_steps
 
 __all__ = ["MemoryLessonState", "MemoryView"]
 
@@ -87,33 +87,19 @@ class MemoryLessonState(TrainerLesson, LessonBase):
         )  # fmt: skip
 
     def reset(self) -> bool:
-        self.running = False
-        try:
-            task = self._make_task()
-            net = self._build(task)
-            trainer = self._make_trainer(net, task)
-        except (ValueError, TypeError) as err:
-            self.notify(f"Not rebuilt: {err}", "danger")
+        """Rebuild task, network and trainer; on bad settings the previous network stays."""
+        built = self._rebuild()
+        if built is None:
             return False
-        self.task_obj, self.net, self.trainer = task, net, trainer
-        self.history = {"step": [], "loss": []}
-        self.accuracy = None
-        self._elapsed = 0.0
-        self.version += 1
-        self.status = self._status_text()
-        self.notify(task.describe(), "info")
+        self.notify(built[0].describe(), "info")
         return True
 
+    def _forget_progress(self) -> None:
+        super()._forget_progress()
+        self.accuracy = None
+
     def _on_lr(self) -> None:
-        if self.net is None or self.task_obj is None or self.trainer is None:
-            return
-        try:
-            trainer = self._make_trainer(self.net, self.task_obj)
-        except (ValueError, TypeError) as err:
-            self.notify(f"Setting not applied: {err}", "danger")
-            return
-        self.trainer = carry_over(self.trainer, trainer)
-        self.notify("Learning rate applied to the current model.", "info")
+        self._apply_training_settings("Learning rate applied to the current model.")
 
     def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
         records = run_steps(self, steps, budget_s)

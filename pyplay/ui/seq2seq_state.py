@@ -20,9 +20,9 @@ from pyplay.tasks.seq2seq import PAIR_TASKS
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase
 from pyplay.ui.beam_stepper import BeamStepper
-from pyplay.ui.checkpoint import TrainerLesson
 from pyplay.ui.state import LessonState
-from pyplay.ui.training import carry_over, run_steps
+from pyplay.ui.trainer_lesson import TrainerLesson
+from pyplay.ui.training import run_steps
 
 __all__ = ["PAIR_LABELS", "Decoding", "Seq2SeqState"]
 
@@ -122,19 +122,10 @@ class Seq2SeqState(TrainerLesson, LessonBase):
     def reset(self) -> bool:
         """Rebuild task, model and trainer from the settings; on bad settings the message
         explains and the previous model stays."""
-        self.running = False
-        try:
-            task = self._make_task()
-            model = self._build_model(task)
-            trainer = self._make_trainer(model, task)
-        except (ValueError, TypeError) as err:
-            self.notify(f"Not rebuilt: {err}", "danger")
+        built = self._rebuild()
+        if built is None:
             return False
-        self.task_obj, self.model, self.trainer = task, model, trainer
-        self.history = {"step": [], "loss": []}
-        self._elapsed = 0.0
-        self.version += 1
-        self.status = self._status_text()
+        task, model = built
         n = sum(p.size for p in model.params.values())
         what = {
             "attention": f"Luong attention ({self.score})",
@@ -149,15 +140,7 @@ class Seq2SeqState(TrainerLesson, LessonBase):
         return True
 
     def _on_training_setting(self) -> None:
-        if self.model is None or self.trainer is None:
-            return
-        try:
-            trainer = self._make_trainer(self.model, self.task_obj)
-        except (ValueError, TypeError) as err:
-            self.notify(f"Setting not applied: {err}", "danger")
-            return
-        self.trainer = carry_over(self.trainer, trainer)
-        self.notify("Training settings applied to the current model.", "info")
+        self._apply_training_settings("Training settings applied to the current model.")
 
     # ------------------------------------------------------------------ training
     def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:

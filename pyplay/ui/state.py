@@ -20,8 +20,8 @@ from pyplay.tasks import CharLM, NumberSeries, make_task
 from pyplay.tasks.series import parse_numbers
 from pyplay.train import OPTIMIZERS, Trainer, task_loss
 from pyplay.ui.base_state import LessonBase
-from pyplay.ui.checkpoint import TrainerLesson
-from pyplay.ui.training import carry_over, run_steps
+from pyplay.ui.trainer_lesson import TrainerLesson
+from pyplay.ui.training import run_steps
 
 __all__ = ["TASK_LABELS", "Inspection", "LessonState"]
 
@@ -108,19 +108,10 @@ class LessonState(TrainerLesson, LessonBase):
     def reset(self) -> bool:
         """Rebuild task, model and trainer from the settings. On bad settings the message
         explains and the previous model stays."""
-        self.running = False
-        try:
-            task = self._make_task()
-            model = self._build_model(task)
-            trainer = self._make_trainer(model, task)
-        except (ValueError, TypeError) as err:
-            self.notify(f"Not rebuilt: {err}", "danger")
+        built = self._rebuild()
+        if built is None:
             return False
-        self.task_obj, self.model, self.trainer = task, model, trainer
-        self.history = {"step": [], "loss": []}
-        self._elapsed = 0.0
-        self.version += 1
-        self.status = self._status_text()
+        task, model = built
         self.notify(
             f"New {self.cell.upper()} with {model.num_parameters():,} parameters. "
             + task.describe().split(". ")[0]
@@ -152,15 +143,7 @@ class LessonState(TrainerLesson, LessonBase):
 
     def _on_training_setting(self) -> None:
         """Learning rate, optimiser, clipping and batch size apply to the current model."""
-        if self.model is None or self.trainer is None:
-            return
-        try:
-            trainer = self._make_trainer(self.model, self.task_obj)
-        except (ValueError, TypeError) as err:
-            self.notify(f"Setting not applied: {err}", "danger")
-            return
-        self.trainer = carry_over(self.trainer, trainer)
-        self.notify("Training settings applied to the current model.", "info")
+        self._apply_training_settings("Training settings applied to the current model.")
 
     # ------------------------------------------------------------------ training
     def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:

@@ -24,8 +24,8 @@ from pyplay.dynamic.textbook_seq2seq import (
 from pyplay.tasks.seq2seq import Reversal
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase
-from pyplay.ui.checkpoint import TrainerLesson
-from pyplay.ui.training import carry_over, run_steps
+from pyplay.ui.trainer_lesson import TrainerLesson
+from pyplay.ui.training import run_steps
 
 __all__ = ["FORM_LABELS", "Explanation", "TextbookSeq2SeqState", "format_value"]
 
@@ -98,32 +98,14 @@ class TextbookSeq2SeqState(TrainerLesson, LessonBase):
 
     def reset(self) -> bool:
         """Rebuild task, model and trainer; on bad settings the previous model stays."""
-        self.running = False
-        try:
-            task = self._make_task()
-            model = self._build_model(task)
-            trainer = self._make_trainer(model, task)
-        except (ValueError, TypeError) as err:
-            self.notify(f"Not rebuilt: {err}", "danger")
+        built = self._rebuild()
+        if built is None:
             return False
-        self.task_obj, self.model, self.trainer = task, model, trainer
-        self.history = {"step": [], "loss": []}
-        self._elapsed = 0.0
-        self.version += 1
-        self.status = self._status_text()
-        self.notify(task.describe(), "info")
+        self.notify(built[0].describe(), "info")
         return True
 
     def _on_lr(self, *_: Any) -> None:
-        if self.model is None or self.task_obj is None or self.trainer is None:
-            return
-        try:
-            trainer = self._make_trainer(self.model, self.task_obj)
-        except (ValueError, TypeError) as err:
-            self.notify(f"Setting not applied: {err}", "danger")
-            return
-        self.trainer = carry_over(self.trainer, trainer)
-        self.notify("Learning rate applied to the current model.", "info")
+        self._apply_training_settings("Learning rate applied to the current model.")
 
     def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
         """``steps`` steps, or as many as fit in ``budget_s`` seconds; returns the records."""

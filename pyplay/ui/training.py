@@ -13,11 +13,10 @@ import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource
 
-from pyplay.train import StepRecord, Trainer
+from pyplay.train import StepRecord
 
 __all__ = [
     "TrainingView",
-    "carry_over",
     "message_alert",
     "run_fit_steps",
     "run_steps",
@@ -84,17 +83,6 @@ def run_fit_steps(state: Any, steps: int | None, budget_s: float | None) -> list
         state.weights_version += 1
     state.status = state._status_text()
     return records
-
-
-def carry_over(old: Trainer, new: Trainer) -> Trainer:
-    """``new`` (new training settings, same model) continuing ``old``: its step count, and the
-    optimiser's moments when the optimiser kind is the same (with the new learning rate)."""
-    if type(new.optimizer) is type(old.optimizer):
-        moments = old.optimizer.state_dict()
-        moments["lr"] = new.optimizer.lr
-        new.optimizer.load_state_dict(moments)
-    new.step_count = old.step_count
-    return new
 
 
 def stream_losses(source: ColumnDataSource, records: list[StepRecord]) -> None:

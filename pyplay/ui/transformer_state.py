@@ -24,9 +24,9 @@ from pyplay.tasks import CharLM, make_task
 from pyplay.train import Trainer
 from pyplay.transformer_lm import TransformerModel
 from pyplay.ui.base_state import LessonBase
-from pyplay.ui.checkpoint import LoadedFile, TrainerLesson, same_model
+from pyplay.ui.checkpoint import LoadedFile, same_model
 from pyplay.ui.state import TASK_LABELS
-from pyplay.ui.training import carry_over
+from pyplay.ui.trainer_lesson import TrainerLesson
 
 __all__ = ["TASKS", "HeadView", "TransformerLessonState"]
 
@@ -162,15 +162,7 @@ class TransformerLessonState(TrainerLesson, LessonBase):
         return commit_both
 
     def _on_lr(self) -> None:
-        if self.model is None or self.trainer is None:
-            return
-        try:
-            trainer = self._make_trainer(self.model, self.task_obj)
-        except (ValueError, TypeError) as err:
-            self.notify(f"Setting not applied: {err}", "danger")
-            return
-        self.trainer = carry_over(self.trainer, trainer)
-        self.notify("Learning rate applied to the current transformer.", "info")
+        self._apply_training_settings("Learning rate applied to the current transformer.")
 
     # ------------------------------------------------------------------ training
     def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
