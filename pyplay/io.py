@@ -46,11 +46,21 @@ __all__ = [
     "resume",
     "save",
     "save_model",
+    "whole_step",
 ]
 
 _META = "__meta__"
 _OPTIM = "optim/"
 _BESIDE = "beside/"
+MAX_STEP = 10**12  # more steps than any run takes: a larger count is a corrupt file
+
+
+def whole_step(step: object, what: str = "step") -> int:
+    """``step`` when it is a whole number from 0 to ``MAX_STEP``; otherwise a ValueError that
+    names ``what`` (a step count read from a file, or given by the caller)."""
+    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= MAX_STEP:
+        raise ValueError(f"{what} must be a whole number from 0 to {MAX_STEP:,}, got {step!r:.80}")
+    return step
 
 
 @dataclass(frozen=True)
@@ -186,8 +196,7 @@ def model_checkpoint(model: Any, optimizer: Any = None, step: int = 0) -> Checkp
     :class:`Checkpoint` that :func:`save_model` writes: meta ``{"class", "config", "step"}``."""
     from pyplay.registry import describe_model
 
-    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
-        raise ValueError(f"step must be a non-negative integer, got {step!r}")
+    step = whole_step(step)
     entry = describe_model(model)  # TypeError for what is not a pyplay model
     state = None if optimizer is None else optimizer.state_dict()
     return Checkpoint(dict(model.params), state, {**entry, "step": step})
@@ -275,9 +284,7 @@ def resume(trainer: Any, checkpoint: Checkpoint) -> None:
     its optimiser state (when the optimiser kind matches) and step count."""
     if not isinstance(checkpoint, Checkpoint):
         raise TypeError(f"checkpoint must be a pyplay.io.Checkpoint, got {type(checkpoint)}")
+    step = whole_step(checkpoint.meta.get("step", 0), "the checkpoint's step")
     if checkpoint.optimizer_state:
         trainer.optimizer.load_state_dict(checkpoint.optimizer_state)
-    step = checkpoint.meta.get("step", 0)
-    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
-        raise ValueError(f"the checkpoint's step must be a non-negative integer, got {step!r}")
     trainer.step_count = step

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from pyplay.dynamic import TextbookSeq2Seq, book_form, narxnet, textbook_seq2seq, textbook_trace
-from pyplay.io import load, load_model, resume, save, save_model
+from pyplay.io import Checkpoint, load, load_model, resume, save, save_model
 from pyplay.memory import AttendRNN, MemoryNet
 from pyplay.models import SequenceModel
 from pyplay.registry import MODEL_CLASSES, describe_model, estimate_parameters
@@ -150,6 +150,27 @@ def test_training_continues_natively_with_the_same_api(tmp_path: Path):
         np.testing.assert_array_equal(trainer2.optimizer.state_dict()[key], value)
     records = list(trainer2.run(3))
     assert [r.step for r in records] == [6, 7, 8] and all(r.status == "ok" for r in records)
+
+
+@pytest.mark.parametrize("step", [-1, True, "3", 2.0, 10**13])
+def test_a_step_count_that_is_not_whole_is_refused_and_nothing_changes(step: object):
+    task = make_task("copy", seq_len=6, rng=0)
+    model = SequenceModel.for_task(task, "gru", hidden_size=8)
+    trainer = Trainer(model, task, lr=0.01)
+    list(trainer.run(2))
+    with pytest.raises(ValueError, match=r"^step must be a whole number from 0 to"):
+        save_model(io.BytesIO(), model, optimizer=trainer.optimizer, step=step)  # type: ignore[arg-type]
+    buf = io.BytesIO()
+    save_model(buf, model, optimizer=trainer.optimizer, step=2)
+    ckpt = load(buf.getvalue())
+    bad = Checkpoint(ckpt.params, ckpt.optimizer_state, {**ckpt.meta, "step": step})
+    fresh = Trainer(load_model(buf.getvalue()), task, lr=0.01)
+    moments = fresh.optimizer.state_dict()
+    with pytest.raises(ValueError, match="the checkpoint's step must be a whole number"):
+        resume(fresh, bad)
+    assert fresh.step_count == 0  # all or nothing: the optimiser state stays fresh too
+    for key, value in moments.items():
+        np.testing.assert_array_equal(fresh.optimizer.state_dict()[key], value)
 
 
 @pytest.mark.parametrize("form", ["context", "dot", "general", "concat"])

@@ -210,6 +210,8 @@ def _bad_files(lesson: str, data: bytes, other: bytes) -> dict[str, tuple[bytes,
         "unknown setting": (_resaved(data, settings={"colour": 1}), "unknown keys"),
         "bad history": (_resaved(data, history={"step": [1], "loss": ["x"]}), "history"),
         "bad step": (_resaved(data, step=-1), "step count"),
+        "step as text": (_resaved(data, step="3"), "step count must be a whole number"),
+        "absurd step": (_resaved(data, step=10**13), "step count must be a whole number"),
         "no model": (_resaved(data, **{"class": None, "config": None}), "must be"),
     }
 

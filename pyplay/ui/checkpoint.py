@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from pyplay.io import Checkpoint, load, model_entry, save_model
+from pyplay.io import Checkpoint, load, model_entry, save_model, whole_step
 from pyplay.registry import build_model
 from pyplay.ui.urlstate import LESSON_SPECS, url_fields
 
@@ -260,9 +260,7 @@ class SavableLesson:
             settings = _read_settings(self.lesson_key, self, self._file_settings(ckpt, model))
         else:
             settings = _read_settings(self.lesson_key, self, meta.get("settings"))
-        step = meta.get("step", 0)
-        if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= 10**12:
-            raise ValueError(f"its step count must be a whole number, got {step!r}"[:200])
+        step = whole_step(meta.get("step", 0), "its step count")
         history = None
         if "history" in meta:
             history = _read_history(meta["history"], set(self.history))

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import param
 
-from pyplay.io import Checkpoint, model_checkpoint, model_entry
+from pyplay.io import Checkpoint, model_checkpoint, model_entry, resume
 from pyplay.models import SequenceModel
 from pyplay.nn.positional import sinusoidal_table
 from pyplay.registry import build_model
@@ -149,7 +149,7 @@ class TransformerLessonState(TrainerLesson, LessonBase):
                 lstm = build_model(model_entry(part.meta), part.params)
                 trial = self._lstm_trainer(self._make_task(), lstm)
                 same_model(lstm, self._lstm_trainer(trial.task).model)
-                _resume_lstm(trial, part)
+                resume(trial, part)  # its optimiser state and step count
             except (ValueError, TypeError, KeyError) as err:
                 raise ValueError(f"the comparison LSTM in it does not fit: {err}") from err
 
@@ -157,7 +157,7 @@ class TransformerLessonState(TrainerLesson, LessonBase):
             commit()
             self.lstm_trainer = self._lstm_trainer(self.task_obj, lstm)  # the same task
             if part is not None:
-                _resume_lstm(self.lstm_trainer, part)
+                resume(self.lstm_trainer, part)
 
         return commit_both
 
@@ -256,14 +256,3 @@ class TransformerLessonState(TrainerLesson, LessonBase):
         except (ValueError, TypeError) as err:
             self.notify(str(err), "danger")
             return None
-
-
-def _resume_lstm(trainer: Trainer, part: Checkpoint) -> None:
-    """The saved optimiser state and step count of the comparison LSTM (ValueError, TypeError
-    or KeyError when they do not fit)."""
-    if part.optimizer_state:
-        trainer.optimizer.load_state_dict(part.optimizer_state)
-    step = part.meta.get("step", 0)
-    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= 10**12:
-        raise ValueError(f"its step count must be a whole number, got {step!r}"[:200])
-    trainer.step_count = step
