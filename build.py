@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import csv
 import functools
 import hashlib
@@ -35,6 +36,7 @@ import sys
 import tarfile
 import threading
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
@@ -437,8 +439,42 @@ def profile(site: Path, packages: list[str]) -> dict:
     }
 
 
+@contextlib.contextmanager
+def build_lock() -> Iterator[bool]:
+    """Hold the checkout's build lock (``web/.cache/build.lock``): one build at a time, since
+    builds share ``web/.cache`` and ``web/dist.tmp`` (say ``serve`` in one terminal and the
+    tests in another). Yields whether another build held it first. Without ``fcntl`` (not
+    POSIX) there is no lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield False
+        return
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / "build.lock", "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            waited = False
+        except BlockingIOError:
+            print("[build] another build of this checkout is running: waiting for it", flush=True)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            waited = True
+        try:
+            yield waited
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def build(dist: Path = DIST) -> Path:
-    """Write the offline site into ``dist`` and return it."""
+    """Write the offline site into ``dist`` and return it (one build at a time: after waiting
+    for another build that left ``dist`` up to date, nothing more to do)."""
+    with build_lock() as waited:
+        if waited and is_fresh(dist):
+            return dist
+        return _build(dist)
+
+
+def _build(dist: Path) -> Path:
     import bokeh
     import panel
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -35,6 +38,46 @@ def test_official_wheels_match_npm_lock(site, build):
     assert "numpy" in checked
     for name in checked:
         assert lock["packages"][name]["sha256"] == official["packages"][name]["sha256"], name
+
+
+def _hold_build_lock(build, log, seconds: float) -> subprocess.Popen:
+    """Another process that holds the build lock for ``seconds``, logging to ``log``."""
+    code = (
+        "import fcntl, pathlib, sys, time\n"
+        "log = pathlib.Path(sys.argv[2])\n"
+        "with open(sys.argv[1], 'w') as h:\n"
+        "    fcntl.flock(h, fcntl.LOCK_EX)\n"
+        "    log.write_text('held\\n')\n"
+        "    time.sleep(float(sys.argv[3]))\n"
+        "    log.write_text(log.read_text() + 'released\\n')\n"
+    )
+    lock = build.CACHE / "build.lock"
+    holder = subprocess.Popen([sys.executable, "-c", code, str(lock), str(log), str(seconds)])
+    for _ in range(600):  # until the other process holds it
+        if log.exists():
+            return holder
+        time.sleep(0.05)
+    holder.kill()
+    raise AssertionError("the lock holder did not start")
+
+
+def test_one_build_at_a_time(site, build, tmp_path, monkeypatch):
+    """Builds share web/.cache and web/dist.tmp: a second build waits for the first, and when
+    that one left the site up to date it builds nothing more."""
+    log = tmp_path / "order.txt"
+    holder = _hold_build_lock(build, log, 3.0)
+    with build.build_lock() as waited:
+        log.write_text(log.read_text() + "second\n")
+    assert holder.wait(timeout=60) == 0
+    assert waited is True and log.read_text().splitlines() == ["held", "released", "second"]
+
+    def must_not_build(dist):
+        raise AssertionError("built again although the site was fresh")
+
+    monkeypatch.setattr(build, "_build", must_not_build)
+    holder = _hold_build_lock(build, tmp_path / "again.txt", 3.0)
+    assert build.is_fresh() and build.build() == build.DIST
+    assert holder.wait(timeout=60) == 0
 
 
 def test_page_starts_offline_with_stages_and_no_errors(ready_page, page_log, site_url):
