@@ -1,8 +1,10 @@
 """Figures of the built playground in headless Chromium: ``python web/measure.py``.
 
-Prints, measured in one browser run: bare Pyodide + NumPy start (``baseline.html``), time to
-first paint and to interactive for the playground cold (fresh profile, empty cache) and on a
-second visit (service worker), bytes transferred, the start-up stages, and the time of one
+Prints, measured in one browser run of ``ROUNDS`` rounds (medians, and the range of the
+ratios): bare Pyodide + NumPy start (``baseline.html``), time to first paint and to interactive
+for the playground cold (fresh profile, empty cache) and on a second visit (service worker),
+each ratio against the same round's bare start, bytes transferred, the start-up stages of the
+last round, and the time of one
 pyplay training step in the page (``pyplay.bench.page_figures``, once the page has settled)
 against the same step natively, in alternating rounds.
 Prints figures; asserts nothing (tests do the asserting).
@@ -89,23 +91,28 @@ def main() -> int:
             browser = p.chromium.launch(
                 executable_path="/usr/bin/chromium", headless=True, args=ARGS
             )
-            base_ctx = browser.new_context()
-            base = _visit(
-                base_ctx,
-                url + "baseline.html",
-                "document.documentElement.dataset.baselineReady === 'true'",
-            )
-            bare = base["page"].evaluate("window.baselineMs") / 1000
-            base_ctx.close()
-            ctx = browser.new_context()
-            cold = _visit(ctx, url, READY)
-            stages = cold["page"].evaluate("window.pyplayTimings")
-            cold["page"].wait_for_function(
-                "navigator.serviceWorker.controller !== null", timeout=60_000
-            )
-            cold["page"].close()
-            warm = _visit(ctx, url, READY)
-            warm_stages = warm["page"].evaluate("window.pyplayTimings")
+            visits = []  # per round: bare start, then the playground cold and again
+            for _ in range(ROUNDS):
+                base_ctx = browser.new_context()
+                base = _visit(
+                    base_ctx,
+                    url + "baseline.html",
+                    "document.documentElement.dataset.baselineReady === 'true'",
+                )
+                bare = base["page"].evaluate("window.baselineMs") / 1000
+                base_ctx.close()
+                if visits:
+                    visits[-1][2]["page"].context.close()  # the previous round's playground
+                ctx = browser.new_context()
+                cold = _visit(ctx, url, READY)
+                stages = cold["page"].evaluate("window.pyplayTimings")
+                cold["page"].wait_for_function(
+                    "navigator.serviceWorker.controller !== null", timeout=60_000
+                )
+                cold["page"].close()
+                warm = _visit(ctx, url, READY)
+                warm_stages = warm["page"].evaluate("window.pyplayTimings")
+                visits.append((bare, cold, warm))
             # time the step only once the deferred packages have loaded, so the worker and
             # the page's main thread are idle (not timing a step that shares the CPU)
             warm["page"].wait_for_function(
@@ -122,18 +129,21 @@ def main() -> int:
     finally:
         server.shutdown()
         server.server_close()
-    print("pyplay playground figures (headless Chromium, this machine)")
-    print(f"  bare Pyodide + NumPy start (worker):     {bare:6.2f} s")
-    print(
-        f"  cold: first paint {cold['first_paint_s']:5.2f} s, interactive "
-        f"{cold['interactive_s']:6.2f} s = {cold['interactive_s'] / bare:4.1f}x bare "
-        f"(target 2.5x), {cold['bytes'] / 1e6:6.1f} MB transferred"
-    )
-    print(
-        f"  second visit: first paint {warm['first_paint_s']:5.2f} s, interactive "
-        f"{warm['interactive_s']:6.2f} s = {warm['interactive_s'] / bare:4.1f}x bare "
-        f"(target 1.5x), {warm['bytes'] / 1e6:6.1f} MB over the network"
-    )
+    print(f"pyplay playground figures (headless Chromium, this machine; {ROUNDS} rounds)")
+    bare_s = statistics.median(b for b, _, _ in visits)
+    print(f"  bare Pyodide + NumPy start (worker):     {bare_s:6.2f} s (median)")
+    for label, index, target in (("cold", 1, 2.5), ("second visit", 2, 1.5)):
+        runs = [(v[index], v[0]) for v in visits]
+        ratios = sorted(run["interactive_s"] / b for run, b in runs)
+        wall = statistics.median(run["interactive_s"] for run, _ in runs)
+        paint = statistics.median(run["first_paint_s"] for run, _ in runs)
+        mb = statistics.median(run["bytes"] for run, _ in runs) / 1e6
+        print(
+            f"  {label}: first paint {paint:5.2f} s, interactive {wall:6.2f} s = "
+            f"{statistics.median(ratios):4.1f}x bare (target {target}x; rounds "
+            f"{ratios[0]:.1f}-{ratios[-1]:.1f}x), {mb:5.1f} MB over the network"
+        )
+    print("  stages of the last round:")
     for visit, timings in (("cold", stages), ("second visit", warm_stages)):
         marks = timings["stages"]
         worker = timings.get("worker", {})
