@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from pyplay.io import save
-from pyplay.models import CELLS, SequenceModel
+from pyplay.models.sequence import CELLS, SequenceModel
 from pyplay.tasks import TASKS, make_task
 from pyplay.train import OPTIMIZERS, Trainer
 

@@ -18,8 +18,8 @@ import numpy as np
 
 from pyplay.decode.beam import BeamSearch
 from pyplay.losses import cross_entropy
+from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.optim import Adam
-from pyplay.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import BOS, EOS, PairBatch
 
 __all__ = ["beam_decode", "seq2seq_step", "torch_seq2seq_step"]

@@ -13,7 +13,7 @@ Layout of the archive:
   ``load_model(file, beside=name)`` rebuilds one.
 
 Model files (:func:`save_model`) also name the model's class and its constructor settings,
-``meta["class"]`` (a key of :data:`pyplay.registry.MODEL_CLASSES`) and ``meta["config"]``, so
+``meta["class"]`` (a key of :data:`pyplay.models.registry.MODEL_CLASSES`) and ``meta["config"]``, so
 :func:`load_model` returns a ready model in one call; files of the recurrent lesson and of
 ``python -m pyplay train --save`` (``meta["model"]``, a ``SequenceModel`` config) load too.
 Continuing training::
@@ -194,7 +194,7 @@ def load(file: str | os.PathLike[str] | bytes | BinaryIO) -> Checkpoint:
 def model_checkpoint(model: Any, optimizer: Any = None, step: int = 0) -> Checkpoint:
     """``model`` (any pyplay model class), its optimiser state and step count as the
     :class:`Checkpoint` that :func:`save_model` writes: meta ``{"class", "config", "step"}``."""
-    from pyplay.registry import describe_model
+    from pyplay.models.registry import describe_model
 
     step = whole_step(step)
     entry = describe_model(model)  # TypeError for what is not a pyplay model
@@ -253,7 +253,7 @@ def load_model(file: str | os.PathLike[str] | bytes | BinaryIO, beside: str | No
     """The model saved in ``file``, ready to use (one call); with ``beside``, the model saved
     beside it under that name (the transformer lesson's comparison LSTM: ``"lstm"``).
 
-    The class comes from a fixed table (:data:`pyplay.registry.MODEL_CLASSES`), never from a
+    The class comes from a fixed table (:data:`pyplay.models.registry.MODEL_CLASSES`), never from a
     name in the file; the settings are checked before anything is built, the arrays must fit
     exactly. Every problem is one ``ValueError`` saying what is wrong.
 
@@ -263,7 +263,7 @@ def load_model(file: str | os.PathLike[str] | bytes | BinaryIO, beside: str | No
     >>> trainer = Trainer(model, task)  # doctest: +SKIP
     >>> resume(trainer, load("pyplay-model.npz"))  # doctest: +SKIP
     """
-    from pyplay.registry import build_model
+    from pyplay.models.registry import build_model
 
     ckpt = load(file)
     what = _describe(file)

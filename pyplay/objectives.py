@@ -3,14 +3,14 @@
 
 :class:`SequenceObjective`
     A :class:`~pyplay.models.SequenceModel` or a causal
-    :class:`~pyplay.transformer_lm.TransformerModel` on a per-step task (masked cross-entropy
+    :class:`~pyplay.models.transformer.lm.TransformerModel` on a per-step task (masked cross-entropy
     or MSE), optionally (recurrent models) with truncated BPTT over a text stream.
 :class:`CTCObjective`
     A :class:`~pyplay.models.SequenceModel` reading frames, trained with the CTC loss on a task
     whose batches give label sequences (:class:`~pyplay.tasks.ctc_frames.CTCFrames`).
 :class:`Seq2SeqObjective`
-    An :class:`~pyplay.seq2seq.EncoderDecoder` or a
-    :class:`~pyplay.transformer_seq2seq.TransformerSeq2Seq` on a pair task: masked
+    An :class:`~pyplay.models.seq2seq.EncoderDecoder` or a
+    :class:`~pyplay.models.transformer.seq2seq.TransformerSeq2Seq` on a pair task: masked
     cross-entropy of the target given the source, with teacher forcing, optional *scheduled
     sampling* and optional source reversal (Sutskever et al. 2014: reading the source
     backwards puts its first words next to the first words of the target).
@@ -33,12 +33,12 @@ import numpy as np
 from pyplay._checks import as_generator, check_float, check_int
 from pyplay.decode.ctc import ctc_loss_logits
 from pyplay.losses import cross_entropy, mse, softmax
-from pyplay.memory import AttendRNN, MemoryNet
 from pyplay.models import SequenceModel
-from pyplay.seq2seq import EncoderDecoder
+from pyplay.models.memory import AttendRNN, MemoryNet
+from pyplay.models.seq2seq import EncoderDecoder
+from pyplay.models.transformer.lm import TransformerModel
+from pyplay.models.transformer.seq2seq import TransformerSeq2Seq
 from pyplay.tasks.pairs import PairBatch, exact_match
-from pyplay.transformer_lm import TransformerModel
-from pyplay.transformer_seq2seq import TransformerSeq2Seq
 
 # the models with one output per input step (the SequenceModel protocol)
 PerStepModel = SequenceModel | TransformerModel | MemoryNet | AttendRNN

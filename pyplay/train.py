@@ -21,11 +21,11 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_choice, check_float, check_int
 from pyplay.models import SequenceModel
+from pyplay.models.seq2seq import EncoderDecoder
+from pyplay.models.transformer.lm import TransformerModel
+from pyplay.models.transformer.seq2seq import TransformerSeq2Seq
 from pyplay.objectives import make_objective, task_loss
 from pyplay.optim import SGD, Adam, AdamW, RMSprop, clip_grad_norm, global_norm
-from pyplay.seq2seq import EncoderDecoder
-from pyplay.transformer_lm import TransformerModel
-from pyplay.transformer_seq2seq import TransformerSeq2Seq
 
 __all__ = ["OPTIMIZERS", "StepRecord", "Trainer", "task_loss"]
 
@@ -53,7 +53,7 @@ class StepRecord:
 
 class Trainer:
     """Trains a model on a task, one batch per step: a :class:`~pyplay.models.SequenceModel`
-    on a per-step task, or an :class:`~pyplay.seq2seq.EncoderDecoder` on a pair task
+    on a per-step task, or an :class:`~pyplay.models.seq2seq.EncoderDecoder` on a pair task
     (:mod:`pyplay.objectives` says what each step computes).
 
     Parameters

@@ -298,7 +298,7 @@ def test_zero_probability_candidates_are_recorded():
 
 
 def test_seq2seq_decoder_plugs_in():
-    from pyplay.seq2seq import EncoderDecoder
+    from pyplay.models.seq2seq import EncoderDecoder
     from pyplay.tasks.pairs import BOS, EOS
 
     model = EncoderDecoder(7, 6, 8, 12, wiring="attention", dtype=np.float64, rng=0)

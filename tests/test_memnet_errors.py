@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pyplay.memory import AttendRNN, MemoryNet, MemoryState
+from pyplay.models.memory import AttendRNN, MemoryNet, MemoryState
 
 
 @pytest.mark.parametrize(

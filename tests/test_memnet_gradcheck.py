@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gradcheck import assert_grad_close, max_rel_error, numeric_grad
-from pyplay.memory import AttendRNN, MemoryNet
+from pyplay.models.memory import AttendRNN, MemoryNet
 
 
 def _check(model, T: int = 4) -> float:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from pyplay.memory import MemoryNet
 from pyplay.models import SequenceModel
+from pyplay.models.memory import MemoryNet
 from pyplay.tasks import AssociativeRecall
 from pyplay.train import Trainer
 

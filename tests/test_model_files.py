@@ -13,14 +13,14 @@ import pytest
 
 from pyplay.dynamic import TextbookSeq2Seq, book_form, narxnet, textbook_seq2seq, textbook_trace
 from pyplay.io import Checkpoint, load, load_model, resume, save, save_model
-from pyplay.memory import AttendRNN, MemoryNet
 from pyplay.models import SequenceModel
-from pyplay.registry import MODEL_CLASSES, describe_model, estimate_parameters
-from pyplay.seq2seq import WIRINGS, EncoderDecoder
+from pyplay.models.memory import AttendRNN, MemoryNet
+from pyplay.models.registry import MODEL_CLASSES, describe_model, estimate_parameters
+from pyplay.models.seq2seq import WIRINGS, EncoderDecoder
+from pyplay.models.transformer.lm import TransformerModel
+from pyplay.models.transformer.seq2seq import TransformerSeq2Seq
 from pyplay.tasks import make_task
 from pyplay.train import Trainer
-from pyplay.transformer_lm import TransformerModel
-from pyplay.transformer_seq2seq import TransformerSeq2Seq
 
 MODELS = {
     "lstm tokens": lambda: SequenceModel(
@@ -71,7 +71,7 @@ def test_load_model_rebuilds_every_class(name: str, tmp_path: Path):
 
 
 def test_every_registered_class_has_config_and_from_config():
-    from pyplay.registry import model_class
+    from pyplay.models.registry import model_class
 
     for key in MODEL_CLASSES:
         cls = model_class(key)

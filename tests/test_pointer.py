@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from gradcheck import assert_grad_close, numeric_grad
+from pyplay.models.pointer import PointerNetwork
 from pyplay.optim import Adam
-from pyplay.pointer import PointerNetwork
 from pyplay.tasks.seq2seq import Sorting
 
 

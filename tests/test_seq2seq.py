@@ -7,8 +7,8 @@ import pytest
 
 from gradcheck import assert_grad_close, numeric_grad
 from pyplay.losses import cross_entropy
+from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.optim import Adam, clip_grad_norm
-from pyplay.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import BOS, PairBatch, exact_match
 from pyplay.tasks.seq2seq import Reversal, VariableCopy
 

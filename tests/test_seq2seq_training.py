@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from pyplay.models import SequenceModel
+from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.objectives import Seq2SeqObjective, reverse_sources
-from pyplay.seq2seq import EncoderDecoder
 from pyplay.tasks import make_task
 from pyplay.tasks.pairs import BOS, PAD
 from pyplay.tasks.seq2seq import Reversal, VariableCopy

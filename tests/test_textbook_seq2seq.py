@@ -17,9 +17,9 @@ from pyplay.dynamic import (
     textbook_seq2seq,
     textbook_trace,
 )
-from pyplay.luong import make_scorer
+from pyplay.models.seq2seq import EncoderDecoder
+from pyplay.models.seq2seq.luong import make_scorer
 from pyplay.nn.attention import CosineAttention
-from pyplay.seq2seq import EncoderDecoder
 from pyplay.tasks.seq2seq import Reversal
 from pyplay.train import Trainer
 
@@ -148,7 +148,7 @@ def test_bad_arguments_name_the_argument() -> None:
         TextbookAttention.from_scorer(CosineAttention(), 3, 3)
     with pytest.raises(ValueError, match="score must be one of 'context'"):
         textbook_seq2seq(11, 11, "additive")
-    with pytest.raises(TypeError, match=r"model must be a pyplay\.seq2seq\.EncoderDecoder"):
+    with pytest.raises(TypeError, match=r"model must be a pyplay\.models\.seq2seq\.EncoderDecoder"):
         textbook_trace("model", [3], [4])
     for kwargs, match in (
         ({"wiring": "init"}, "model must have wiring 'context' or 'attention', got 'init'"),

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from gradcheck import assert_grad_close, numeric_grad
+from pyplay.models.transformer.lm import TransformerModel
 from pyplay.sampling import sample
 from pyplay.tasks import make_task
 from pyplay.train import Trainer
-from pyplay.transformer_lm import TransformerModel
 
 CONFIGS = {
     "tokens-sinusoidal": dict(input_kind="tokens", positional="sinusoidal"),

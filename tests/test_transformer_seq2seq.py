@@ -9,10 +9,10 @@ import pytest
 from gradcheck import assert_grad_close, numeric_grad
 from pyplay.decode import BeamSearch
 from pyplay.losses import cross_entropy
+from pyplay.models.transformer.seq2seq import TransformerSeq2Seq
 from pyplay.tasks.pairs import BOS, EOS, PairBatch, exact_match
 from pyplay.tasks.seq2seq import Reversal, Sorting
 from pyplay.train import Trainer
-from pyplay.transformer_seq2seq import TransformerSeq2Seq
 
 
 def small_batch() -> PairBatch:

@@ -17,7 +17,7 @@ import panel as pn
 
 import pyplay.ui
 from pyplay.models import SequenceModel
-from pyplay.seq2seq import EncoderDecoder
+from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.tasks import make_task
 from pyplay.tasks.seq2seq import Reversal
 

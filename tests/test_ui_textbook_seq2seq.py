@@ -14,7 +14,7 @@ import panel as pn
 
 from pyplay.dynamic import TextbookSeq2Seq, book_form, textbook_seq2seq, textbook_trace
 from pyplay.io import load_model, save_model
-from pyplay.seq2seq import EncoderDecoder
+from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.ui.embed import widget_view
 from pyplay.ui.lddn_state import LDDNLessonState
 from pyplay.ui.lesson_dynamic import DynamicLesson
@@ -67,7 +67,7 @@ def test_step_list_matches_the_model(form: str) -> None:
     logits, weights, _ = model.forward(np.array([ids]), [4], [[1, *out]])
     np.testing.assert_allclose(e.trace.logits, logits[0], atol=1e-12)
     text = view.steps.object
-    assert "a¹(4)" in text and "code : pyplay.seq2seq.EncoderDecoder" in text
+    assert "a¹(4)" in text and "code : pyplay.models.seq2seq.EncoderDecoder" in text
     assert "a²(1)" in text and "a²(2) =" not in text  # only decoder step t = 1
     if e.trace.logits.shape[0] >= 2:
         view.step_slider.value = 2

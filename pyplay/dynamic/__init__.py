@@ -10,7 +10,7 @@
 - :mod:`~pyplay.dynamic.train`: :func:`fit`, mean squared error with pyplay's optimisers.
 - :mod:`~pyplay.dynamic.textbook_attention`, :mod:`~pyplay.dynamic.textbook_seq2seq`: the
   textbook's seq2seq (context as a constant input; dot / general / concat attention over a TDL
-  of encoder states), traced step by step on a :class:`pyplay.seq2seq.EncoderDecoder`.
+  of encoder states), traced step by step on a :class:`pyplay.models.seq2seq.EncoderDecoder`.
 """
 
 from pyplay.dynamic.lddn import LDDN, LDDNCache, LDDNGrads

@@ -154,7 +154,7 @@ class LDDN:
     @classmethod
     def from_config(cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0) -> LDDN:
         """Build a network from :attr:`config` (unknown or missing keys are refused)."""
-        from pyplay.registry import config_kwargs
+        from pyplay.models.registry import config_kwargs
 
         return cls(rng=rng, **config_kwargs(cls, config))
 

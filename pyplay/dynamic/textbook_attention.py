@@ -23,8 +23,8 @@ score per column, in the book's three forms:
 then :math:`\alpha(t) = \mathrm{softmax}(n(t))` and the context :math:`c(t) = A\, \alpha(t)`.
 
 The same computation in pyplay's library modules (:mod:`pyplay.nn.attention`, used by
-:class:`~pyplay.luong.LuongAttention`), which score ``e[u, j] = score(s_u, h_j)`` with the
-encoder states in source order :math:`h_j = a^1(j)`:
+:class:`~pyplay.models.seq2seq.luong.LuongAttention`), which score
+``e[u, j] = score(s_u, h_j)`` with the encoder states in source order :math:`h_j = a^1(j)`:
 
 - ``DotAttention``: :math:`e = s^T h`, the same numbers as ``"dot"``;
 - ``GeneralAttention``: :math:`e = s^T W_a h`, ``weight`` :math:`W_a` (:math:`S^2 \times S^1`),
@@ -64,7 +64,11 @@ from pyplay.nn.sdpa import masked_softmax
 __all__ = ["BOOK_SCORES", "TextbookAttention", "TextbookAttentionCache", "source_order"]
 
 BOOK_SCORES = ("dot", "general", "concat")  # the book's names
-LIBRARY_SCORE = {"dot": "dot", "general": "general", "concat": "additive"}  # pyplay.luong's
+LIBRARY_SCORE = {
+    "dot": "dot",
+    "general": "general",
+    "concat": "additive",
+}  # pyplay.models.seq2seq.luong's
 
 
 def source_order(alpha: Any, lengths: Any = None) -> np.ndarray:

@@ -26,7 +26,7 @@ states (:mod:`pyplay.dynamic.textbook_attention`), then
     c(t) = A \alpha(t), \quad a^3(t) = \mathrm{tansig}(LW^{3} [c(t); a^2(t)]), \quad
     n^4(t) = LW^{4,3} a^3(t) + b^4 .
 
-The network *is* a :class:`pyplay.seq2seq.EncoderDecoder` (:class:`TextbookSeq2Seq`, named in
+The network *is* a :class:`pyplay.models.seq2seq.EncoderDecoder` (:class:`TextbookSeq2Seq`, named in
 model files; trained by :class:`pyplay.train.Trainer`): :func:`textbook_trace` runs its own
 recurrent layers and computes the attention the book's way, through the delay line, returning
 every quantity with its equation and the library code that computes the same number. LSTM and
@@ -44,7 +44,7 @@ from pyplay._checks import check_array, check_choice, check_dtype
 from pyplay.dynamic.notation import sup
 from pyplay.dynamic.textbook_attention import LIBRARY_SCORE, TextbookAttention, source_order
 from pyplay.losses import softmax
-from pyplay.seq2seq import EncoderDecoder
+from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import BOS, EOS
 
 __all__ = [
@@ -63,8 +63,8 @@ _CELL = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
 
 
 class TextbookSeq2Seq(EncoderDecoder):
-    """The textbook's seq2seq: a library :class:`~pyplay.seq2seq.EncoderDecoder` with one-layer
-    encoder and decoder, in one of the book's forms (what the "Textbook seq2seq" lesson
+    """The textbook's seq2seq: a library :class:`~pyplay.models.seq2seq.EncoderDecoder` with
+    one-layer encoder and decoder, in one of the book's forms (what the "Textbook seq2seq" lesson
     trains; model files name it, so :func:`pyplay.io.load_model` rebuilds this class).
 
     Parameters
@@ -145,7 +145,7 @@ def book_form(model: Any) -> str:
     encoder)."""
     if not isinstance(model, EncoderDecoder):
         raise TypeError(
-            f"model must be a pyplay.seq2seq.EncoderDecoder, got {type(model).__name__}"
+            f"model must be a pyplay.models.seq2seq.EncoderDecoder, got {type(model).__name__}"
         )
     if model.num_layers != 1 or model.bidirectional_encoder:
         raise ValueError(
@@ -346,9 +346,12 @@ def textbook_trace(model: Any, source: Any, target: Any) -> TextbookTrace:
     logits = hidden @ head["weight"].T + head["bias"]  # (1, U, V) n^out(t)
     probs = softmax(logits.astype(np.float64), axis=2)  # (1, U, V)
 
-    enc_code = f"pyplay.seq2seq.EncoderDecoder.encode -> pyplay.nn.{_CELL[cell]}.forward"
-    dec_code = f"pyplay.seq2seq.EncoderDecoder.forward -> pyplay.nn.{_CELL[cell]}.forward"
-    luong = "pyplay.seq2seq.EncoderDecoder.forward -> pyplay.luong.LuongAttention.forward"
+    enc_code = f"pyplay.models.seq2seq.EncoderDecoder.encode -> pyplay.nn.{_CELL[cell]}.forward"
+    dec_code = f"pyplay.models.seq2seq.EncoderDecoder.forward -> pyplay.nn.{_CELL[cell]}.forward"
+    luong = (
+        "pyplay.models.seq2seq.EncoderDecoder.forward -> "
+        "pyplay.models.seq2seq.luong.LuongAttention.forward"
+    )
     steps: list[TextbookStep] = []
 
     def add(key: str, symbol: str, t: int | None, code: str, value: np.ndarray, k: int) -> None:
@@ -358,7 +361,14 @@ def textbook_trace(model: Any, source: Any, target: Any) -> TextbookTrace:
     for k in range(1, S + 1):
         add("enc", f"a{sup(1)}({k})", None, f"{enc_code} (encoder.rnn)", a1[0, k - 1], k)
     if form == "context":
-        add("c0", "c", None, "pyplay.seq2seq.EncoderDecoder.forward: context = h0[-1]", c[0, 0], 1)
+        add(
+            "c0",
+            "c",
+            None,
+            "pyplay.models.seq2seq.EncoderDecoder.forward: context = h0[-1]",
+            c[0, 0],
+            1,
+        )
     elif A is not None:
         add("A", "A", None, "pyplay.dynamic.tdl.TDL_hstack(S1, D=S).forward(a1) at t = S", A[0], 1)
     out = sup(3 if form == "context" else 4)
@@ -372,7 +382,9 @@ def textbook_trace(model: Any, source: Any, target: Any) -> TextbookTrace:
             add("alpha", f"α({t})", t, f"{scorer}.forward -> masked_softmax", alpha[0, u], t)
             add("c", f"c({t})", t, f"{scorer}.forward (weights @ value)", c[0, u], t)
             add("a3", f"a{sup(3)}({t})", t, f"{luong} (tanh(cs @ weight_c.T))", hidden[0, u], t)
-        head_code = "pyplay.seq2seq.EncoderDecoder.forward -> pyplay.nn.Linear.forward (head)"
+        head_code = (
+            "pyplay.models.seq2seq.EncoderDecoder.forward -> pyplay.nn.Linear.forward (head)"
+        )
         add("out", f"n{out}({t})", t, head_code, logits[0, u], t)
         add(
             "y",

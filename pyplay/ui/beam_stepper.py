@@ -1,7 +1,7 @@
 """Beam search you can step through, for the sequence-to-sequence lesson (no Panel here).
 
 :class:`BeamStepper` wraps a :class:`~pyplay.decode.beam.BeamSearch` over a trained
-:class:`~pyplay.seq2seq.EncoderDecoder` and turns its records into what the views draw: a
+:class:`~pyplay.models.seq2seq.EncoderDecoder` and turns its records into what the views draw: a
 ranked list of the live, finished and pruned hypotheses of the current step (plain text) and
 the search tree (one node per kept hypothesis and per pruned candidate near the beam, one edge
 to its parent), with greedy decoding of the same source beside it.
@@ -16,7 +16,7 @@ import numpy as np
 
 from pyplay.decode.beam import BeamSearch, BeamStep
 from pyplay.decode.greedy import greedy_decode
-from pyplay.seq2seq import EncoderDecoder
+from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import BOS, EOS, Vocab
 
 __all__ = ["BeamStepper", "TreeData"]

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pyplay.io import Checkpoint, load, model_entry, save_model, whole_step
-from pyplay.registry import build_model
+from pyplay.models.registry import build_model
 from pyplay.ui.urlstate import LESSON_SPECS, url_fields
 
 __all__ = [

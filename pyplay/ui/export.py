@@ -155,7 +155,7 @@ def _memory_parts(state: Any) -> tuple[list[str], list[str]]:
     elif kind != "AttendRNN":
         raise ValueError(f"unknown memory network {kind}")
     args = ["task", *_kwargs({k: c[k] for k in keys}, "model setting"), "rng=SEED"]
-    return [f"from pyplay.memory import {kind}"], [
+    return [f"from pyplay.models.memory import {kind}"], [
         *_call(f"model = {kind}.for_task", args),
         *_trainer(state, {}),
     ]
@@ -184,7 +184,7 @@ def _lesson_parts(lesson: str, state: Any) -> tuple[list[str], list[str]]:
             "sampling": float(state.sampling),
             "reverse_source": bool(state.reverse_source),
         }
-        return ["from pyplay.seq2seq import EncoderDecoder"], [
+        return ["from pyplay.models.seq2seq import EncoderDecoder"], [
             *_call(
                 "model = EncoderDecoder",
                 [
@@ -220,7 +220,7 @@ def _lesson_parts(lesson: str, state: Any) -> tuple[list[str], list[str]]:
         "causal": m.causal,
         "max_len": m.max_len,
     }
-    return ["from pyplay.transformer_lm import TransformerModel"], [
+    return ["from pyplay.models.transformer.lm import TransformerModel"], [
         *_call(
             "model = TransformerModel.for_task",
             ["task", *_kwargs(settings, "model setting"), "rng=SEED"],

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import param
 
-from pyplay.memory import AttendRNN, MemoryNet
 from pyplay.models import SequenceModel
+from pyplay.models.memory import AttendRNN, MemoryNet
 from pyplay.tasks.recall import AssociativeRecall
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase

@@ -21,8 +21,8 @@ import numpy as np
 import panel as pn
 
 from pyplay.models import SequenceModel
+from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.objectives import reverse_sources
-from pyplay.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import BOS, EOS, Vocab
 from pyplay.ui.beam_stepper import BeamStepper
 from pyplay.ui.plots import (

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import param
 
+from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.objectives import reverse_sources
-from pyplay.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import BOS, EOS, UserPairs
 from pyplay.tasks.seq2seq import PAIR_TASKS
 from pyplay.train import Trainer

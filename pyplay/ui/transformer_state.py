@@ -17,12 +17,12 @@ import param
 
 from pyplay.io import Checkpoint, model_checkpoint, model_entry, resume
 from pyplay.models import SequenceModel
+from pyplay.models.registry import build_model
+from pyplay.models.transformer.lm import TransformerModel
 from pyplay.nn.positional import sinusoidal_table
-from pyplay.registry import build_model
 from pyplay.sampling import sample
 from pyplay.tasks import CharLM, make_task
 from pyplay.train import Trainer
-from pyplay.transformer_lm import TransformerModel
 from pyplay.ui.base_state import LessonBase
 from pyplay.ui.checkpoint import LoadedFile, same_model
 from pyplay.ui.state import TASK_LABELS

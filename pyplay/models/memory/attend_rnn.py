@@ -27,14 +27,14 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_choice, check_dtype, check_int
-from pyplay.memory._common import (
+from pyplay.models.memory._common import (
     check_inputs,
     check_lengths_arg,
     init_params,
     lstm_backward_all,
     lstm_weight_grads,
 )
-from pyplay.memory.heads import LSTMStep, lstm_step
+from pyplay.models.memory.heads import LSTMStep, lstm_step
 
 __all__ = ["AttendCache", "AttendRNN", "AttendState"]
 
@@ -122,7 +122,7 @@ class AttendRNN:
         cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
     ) -> AttendRNN:
         """Build a model from :attr:`config` (unknown or missing keys are refused)."""
-        from pyplay.registry import config_kwargs
+        from pyplay.models.registry import config_kwargs
 
         return cls(rng=rng, **config_kwargs(cls, config))
 

@@ -4,9 +4,9 @@ an external memory by content, overwrite or residual writes, several heads) and
 :class:`~pyplay.models.SequenceModel` (``forward``/``backward``/``params``), so
 :class:`pyplay.train.Trainer` trains them on the per-step tasks."""
 
-from pyplay.memory.attend_rnn import AttendCache, AttendRNN, AttendState
-from pyplay.memory.heads import UPDATES
-from pyplay.memory.memnet import MemoryCache, MemoryNet, MemoryState
+from pyplay.models.memory.attend_rnn import AttendCache, AttendRNN, AttendState
+from pyplay.models.memory.heads import UPDATES
+from pyplay.models.memory.memnet import MemoryCache, MemoryNet, MemoryState
 
 __all__ = [
     "UPDATES",

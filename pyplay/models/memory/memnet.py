@@ -18,9 +18,9 @@ concatenated, :math:`M_{t-1}` the memory (N cells of width W):
 
 with :math:`M^0 = M_{t-1}`, :math:`M_t = M^{H_w}` (the write heads apply in order, each
 addressing the memory the previous one left), :math:`\beta = 1 + \mathrm{softplus}(\hat\beta)`
-and cosine similarity (:mod:`pyplay.memory.heads`). Writes come before reads, so a step can read
-what it has just written (as in the DNC). The write vector :math:`v` is the issue's *w*; the
-write weights :math:`w_w` are its *p*.
+and cosine similarity (:mod:`pyplay.models.memory.heads`). Writes come before reads, so a
+step can read what it has just written (as in the DNC). The write vector :math:`v` is the
+issue's *w*; the write weights :math:`w_w` are its *p*.
 
 Choices: the controller is an LSTM (PyTorch gate order, forget bias 1) over
 :math:`[x_t; r_{t-1}]`; token inputs enter as one-hot vectors (the controller's input columns act
@@ -43,14 +43,14 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_choice, check_dtype, check_int
-from pyplay.memory._common import (
+from pyplay.models.memory._common import (
     check_inputs,
     check_lengths_arg,
     init_params,
     lstm_backward_all,
     lstm_weight_grads,
 )
-from pyplay.memory.heads import (
+from pyplay.models.memory.heads import (
     UPDATES,
     Address,
     LSTMStep,
@@ -191,7 +191,7 @@ class MemoryNet:
         cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
     ) -> MemoryNet:
         """Build a model from :attr:`config` (unknown or missing keys are refused)."""
-        from pyplay.registry import config_kwargs
+        from pyplay.models.registry import config_kwargs
 
         return cls(rng=rng, **config_kwargs(cls, config))
 

@@ -1,5 +1,5 @@
 """Input checks, initialisation and the controller's LSTM gradients shared by
-:class:`~pyplay.memory.MemoryNet` and :class:`~pyplay.memory.AttendRNN`."""
+:class:`~pyplay.models.memory.MemoryNet` and :class:`~pyplay.models.memory.AttendRNN`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import check_array, check_lengths
-from pyplay.memory.heads import LSTMStep, lstm_step_backward
+from pyplay.models.memory.heads import LSTMStep, lstm_step_backward
 
 __all__ = [
     "check_inputs",

@@ -31,12 +31,12 @@ __all__ = [
 
 # key -> (module, class): a fixed table, never extended from a file
 MODEL_CLASSES: dict[str, tuple[str, str]] = {
-    "SequenceModel": ("pyplay.models", "SequenceModel"),
-    "EncoderDecoder": ("pyplay.seq2seq", "EncoderDecoder"),
-    "TransformerModel": ("pyplay.transformer_lm", "TransformerModel"),
-    "TransformerSeq2Seq": ("pyplay.transformer_seq2seq", "TransformerSeq2Seq"),
-    "MemoryNet": ("pyplay.memory.memnet", "MemoryNet"),
-    "AttendRNN": ("pyplay.memory.attend_rnn", "AttendRNN"),
+    "SequenceModel": ("pyplay.models.sequence", "SequenceModel"),
+    "EncoderDecoder": ("pyplay.models.seq2seq.encoder_decoder", "EncoderDecoder"),
+    "TransformerModel": ("pyplay.models.transformer.lm", "TransformerModel"),
+    "TransformerSeq2Seq": ("pyplay.models.transformer.seq2seq", "TransformerSeq2Seq"),
+    "MemoryNet": ("pyplay.models.memory.memnet", "MemoryNet"),
+    "AttendRNN": ("pyplay.models.memory.attend_rnn", "AttendRNN"),
     "LDDN": ("pyplay.dynamic.lddn", "LDDN"),
     "TextbookSeq2Seq": ("pyplay.dynamic.textbook_seq2seq", "TextbookSeq2Seq"),
 }

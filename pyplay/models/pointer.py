@@ -45,7 +45,7 @@ class PointerCache:
 
 
 class PointerNetwork:
-    """Points at source positions; sizes as in :class:`~pyplay.seq2seq.EncoderDecoder`.
+    """Points at source positions; sizes as in :class:`~pyplay.models.seq2seq.EncoderDecoder`.
 
     Parameters are ``embedding.weight``, ``go`` (E,), ``encoder.*``, ``decoder.*``,
     ``attention.weight_key`` (A, H) = :math:`W_1`, ``attention.weight_query`` (A, H) =

@@ -174,7 +174,7 @@ class SequenceModel:
     ) -> SequenceModel:
         """Build a model from :attr:`config` (unknown or missing keys are refused with a clear
         message; each value is checked by the constructor)."""
-        from pyplay.registry import config_kwargs
+        from pyplay.models.registry import config_kwargs
 
         return cls(rng=rng, **config_kwargs(cls, config))
 

@@ -15,11 +15,11 @@ input beside the previous token's embedding:
 with :math:`m_j` the mask of real source positions (padded ones get weight exactly 0). This is
 the form d2l.ai teaches (``Seq2SeqAttentionDecoder``); Bahdanau's deep output layer
 :math:`g(y_{t-1}, s_t, c_t)` is left out, the head reads :math:`s_t` alone. Unlike Luong's
-attention (:mod:`pyplay.luong`), step :math:`t`'s context depends on step :math:`t-1`'s state,
-so the recurrence cannot run ahead of the attention: the forward pass alternates attend and
-step, and the backward pass walks the steps in reverse, adding each context's gradient with
-respect to its query, :math:`\partial L / \partial s_{t-1}`, to the previous step's output
-gradient.
+attention (:mod:`pyplay.models.seq2seq.luong`), step :math:`t`'s context depends on step
+:math:`t-1`'s state, so the recurrence cannot run ahead of the attention: the forward pass
+alternates attend and step, and the backward pass walks the steps in reverse, adding each
+context's gradient with respect to its query, :math:`\partial L / \partial s_{t-1}`, to the
+previous step's output gradient.
 """
 
 from __future__ import annotations

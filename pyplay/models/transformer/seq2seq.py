@@ -1,5 +1,5 @@
 r"""The encoder-decoder transformer (Vaswani et al. 2017) over token ids, with the protocol of
-:class:`~pyplay.seq2seq.EncoderDecoder`: the same trainer, greedy decoding and beam search.
+:class:`~pyplay.models.seq2seq.EncoderDecoder`: the same trainer, greedy decoding and beam search.
 
 .. math::
 
@@ -149,7 +149,7 @@ class TransformerSeq2Seq:
         cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
     ) -> TransformerSeq2Seq:
         """Build a model from :attr:`config` (unknown or missing keys are refused)."""
-        from pyplay.registry import config_kwargs
+        from pyplay.models.registry import config_kwargs
 
         return cls(rng=rng, **config_kwargs(cls, config))
 

@@ -17,12 +17,13 @@ training: :math:`y_0` is BOS), followed by a linear head over the target vocabul
     term).
 ``wiring="attention"`` (Luong et al. 2015)
     As "init", and every decoder state attends over all encoder states
-    (:class:`~pyplay.luong.LuongAttention`, ``score`` one of its six scores); the
+    (:class:`~pyplay.models.seq2seq.luong.LuongAttention`, ``score`` one of its six scores); the
     head reads :math:`\\tilde s_t = \\tanh(W_c [c_t; s_t])` instead of :math:`s_t`.
 ``wiring="bahdanau"`` (Bahdanau et al. 2015)
     As "init", and before every step the previous state :math:`s_{t-1}` attends over the
     encoder states; the context enters the step as an input,
-    :math:`s_t = f([E y_{t-1}; c_t], s_{t-1})` (:class:`~pyplay.bahdanau.BahdanauDecoder`,
+    :math:`s_t = f([E y_{t-1}; c_t], s_{t-1})`
+    (:class:`~pyplay.models.seq2seq.bahdanau.BahdanauDecoder`,
     the decoder then runs one step at a time, forward and backward).
 
 A bidirectional encoder's two final states are joined by a bridge,
@@ -40,10 +41,10 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
-from pyplay.bahdanau import BahdanauCache, BahdanauDecoder
 from pyplay.decode.greedy import greedy_decode
 from pyplay.losses import log_softmax
-from pyplay.luong import LuongAttention, make_scorer
+from pyplay.models.seq2seq.bahdanau import BahdanauCache, BahdanauDecoder
+from pyplay.models.seq2seq.luong import LuongAttention, make_scorer
 from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear
 from pyplay.tasks.pairs import BOS, EOS, PAD
 
@@ -177,7 +178,7 @@ class EncoderDecoder:
         cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
     ) -> EncoderDecoder:
         """Build a model from :attr:`config` (unknown or missing keys are refused)."""
-        from pyplay.registry import config_kwargs
+        from pyplay.models.registry import config_kwargs
 
         return cls(rng=rng, **config_kwargs(cls, config))
 

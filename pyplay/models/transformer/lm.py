@@ -190,7 +190,7 @@ class TransformerModel:
         cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
     ) -> TransformerModel:
         """Build a model from :attr:`config` (unknown or missing keys are refused)."""
-        from pyplay.registry import config_kwargs
+        from pyplay.models.registry import config_kwargs
 
         return cls(rng=rng, **config_kwargs(cls, config))
 

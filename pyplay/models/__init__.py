@@ -1,0 +1,25 @@
+"""The models: whole networks built from :mod:`pyplay.nn` layers, each trained by
+:class:`pyplay.train.Trainer`.
+
+- :mod:`.sequence` one output per input step: :class:`SequenceModel` (RNN/GRU/LSTM stacks);
+- :mod:`.seq2seq` the recurrent encoder-decoder with its Luong and Bahdanau wirings;
+- :mod:`.transformer` the decoder-only :class:`TransformerModel` and :class:`TransformerSeq2Seq`;
+- :mod:`.pointer` the pointer network; :mod:`.memory` networks with an external memory;
+- :mod:`.registry` the model classes a file may name, and how one is rebuilt from a file.
+"""
+
+from pyplay.models.memory import AttendRNN, MemoryNet
+from pyplay.models.pointer import PointerNetwork
+from pyplay.models.seq2seq import EncoderDecoder
+from pyplay.models.sequence import SequenceModel
+from pyplay.models.transformer import TransformerModel, TransformerSeq2Seq
+
+__all__ = [
+    "AttendRNN",
+    "EncoderDecoder",
+    "MemoryNet",
+    "PointerNetwork",
+    "SequenceModel",
+    "TransformerModel",
+    "TransformerSeq2Seq",
+]
