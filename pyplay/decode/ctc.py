@@ -157,6 +157,10 @@ def ctc_loss(
     ----------
     log_probs : (B, T, C) float array
         Log-softmax outputs (finite; float32 or float64; the dynamic programme runs in float64).
+        Batch first, like every pyplay layer: this differs from
+        ``torch.nn.functional.ctc_loss``, which takes ``(T, B, C)``. An array in torch's layout
+        goes in as ``log_probs.transpose(1, 0, 2)``; when ``T == B`` nothing can tell the two
+        layouts apart, so the wrong one gives other losses without an error.
     targets : (B, S) int array
         Label ids, padded: only the first ``target_lengths[b]`` entries of row ``b`` are read.
         They must lie in ``0..C-1`` and differ from ``blank``.
