@@ -170,7 +170,7 @@ def test_benchmarks_are_not_shipped_but_run_in_the_page(ready_page):
     from pagemeasure import install_bench
 
     page = ready_page
-    spec = "import importlib.util; importlib.util.find_spec('pyplay.bench') is None"
+    spec = "import importlib.util; str(importlib.util.find_spec('pyplay.bench') is None)"
     assert page.evaluate("c => window.pyplay.runPython(c)", spec) == "True"
     assert install_bench(page) == "ok"
     text = page.evaluate(
