@@ -25,7 +25,8 @@ from typing import Any
 import sitebuild
 
 ROOT = sitebuild.ROOT
-ARGS = [
+# headless Chromium's flags here and in the browser tests (tests/browser/conftest.py)
+CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
     "--disable-background-networking",
@@ -104,7 +105,7 @@ def main() -> int:
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(
-                executable_path="/usr/bin/chromium", headless=True, args=ARGS
+                executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
             )
             visits = []  # per round: bare start, then the playground cold and again
             for _ in range(ROUNDS):

