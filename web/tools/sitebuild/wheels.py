@@ -32,6 +32,15 @@ def _record_hash(data: bytes) -> str:
     return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
+def _like(original: zipfile.ZipInfo) -> zipfile.ZipInfo:
+    """A new entry with ``original``'s name, time and permissions, compressed: a repacked
+    wheel has the same bytes every time."""
+    info = zipfile.ZipInfo(original.filename, original.date_time)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = original.external_attr
+    return info
+
+
 def strip_to_pure(binary: Path, out_dir: Path) -> Path:
     """Repack a binary wheel without its compiled extensions as ``py3-none-any``: packages
     such as markupsafe and pyyaml fall back to their pure-Python modules."""
@@ -51,11 +60,11 @@ def strip_to_pure(binary: Path, out_dir: Path) -> Path:
                     for ln in lines
                 ] + ["Tag: py3-none-any"]
                 data = ("\n".join(lines) + "\n").encode()
-            dst.writestr(item, data)
+            dst.writestr(_like(src.getinfo(item)), data)
             records.append((item, _record_hash(data), str(len(data))))
         buf = io.StringIO()
         csv.writer(buf).writerows([*records, (record_name, "", "")])
-        dst.writestr(record_name, buf.getvalue())
+        dst.writestr(_like(src.getinfo(record_name)), buf.getvalue())
     return target
 
 
