@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from pyplay import bench
 from pyplay.__main__ import main
+from pyplay.bench import recurrent, report
 from pyplay.io import load
 
 
@@ -51,14 +51,14 @@ def test_bad_argument_is_a_message_not_a_traceback(capsys):
 
 
 def test_bench_rows_have_ratio_and_memory():
-    case = bench.Case("lstm", batch=2, steps=4, hidden=8, vocab=5)
-    rows = bench.run([case], repeats=2, rounds=1)
+    case = recurrent.Case("lstm", batch=2, steps=4, hidden=8, vocab=5)
+    rows = report.run([case], repeats=2, rounds=1)
     (row,) = rows
     assert row["pyplay_ms"] > 0 and row["peak_kib"] > 0
     pytest.importorskip("torch")
     assert row["torch_ms"] > 0
     assert row["ratio"] == pytest.approx(row["pyplay_ms"] / row["torch_ms"])
-    table = bench.format_rows(rows)
+    table = report.format_rows(rows)
     assert case.label in table
 
 
@@ -66,8 +66,8 @@ def test_bench_step_trains_the_same_model_as_torch():
     """The pyplay and torch closures must train comparable models: both losses start near
     log(V) for a freshly initialised model and fall when the same batch is repeated."""
     pytest.importorskip("torch")
-    case = bench.Case("gru", batch=4, steps=6, hidden=8, vocab=5)
-    for make in (bench.pyplay_step, bench.torch_step):
+    case = recurrent.Case("gru", batch=4, steps=6, hidden=8, vocab=5)
+    for make in (recurrent.pyplay_step, recurrent.torch_step):
         step = make(case)
         assert step is not None
         first = step()
@@ -78,7 +78,7 @@ def test_bench_step_trains_the_same_model_as_torch():
 
 
 def test_page_figures_format():
-    text = bench.page_figures(repeats=1)
+    text = report.page_figures(repeats=1)
     assert re.fullmatch(
         r"lstm_b32_ms=[0-9.]+ lstm_b1_ms=[0-9.]+ seq2seq_ms=[0-9.]+ beam_ms=[0-9.]+", text
     )

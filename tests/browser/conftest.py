@@ -1,47 +1,32 @@
 """Fixtures for end-to-end tests: the built site served on localhost, headless Chromium.
 
-The site is built once per session (skipped when ``web/dist`` is fresh), served by the same
-server code as ``python build.py serve``, and driven by Python Playwright with Debian's
-Chromium. Every page records the URLs it requested and the console errors it logged.
+The site is built once per session (skipped when ``web/dist`` is fresh) by the build package
+``web/tools/sitebuild``, served by the same server code as ``python build.py serve``, and
+driven by Python Playwright with Debian's Chromium. Every page records the URLs it requested
+and the console errors it logged.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import sitebuild
 from browserkit import PageLog, wait_ready
+from pagemeasure import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def _build_module() -> Any:
-    spec = importlib.util.spec_from_file_location("pyplay_build", ROOT / "build.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["pyplay_build"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="session")
 def build() -> Any:
-    return _build_module()
+    """The site build (``web/tools/sitebuild``), as ``python build.py`` runs it."""
+    return sitebuild
 
 
 @pytest.fixture(scope="session")

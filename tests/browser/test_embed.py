@@ -1,4 +1,4 @@
-"""Embedded widgets: the example course page (web/course.html), served from another origin
+"""Embedded widgets: the example course page (web/site/course.html), served from another origin
 than the site (itself under a subpath), with two script-tag widgets sharing one runtime and
 one iframe widget."""
 
@@ -21,14 +21,14 @@ STATUS = re.compile(r"Step 1: loss")
 @pytest.fixture
 def hosted(build: Any, site: tuple[Path, str], tmp_path: Path) -> Iterator[tuple[str, str]]:
     """(site URL, course page URL): the built site under a subpath, as GitHub Pages serves a
-    project (``http://127.0.0.1:P/pyplay/``), and web/course.html pointed at it, served on
+    project (``http://127.0.0.1:P/pyplay/``), and web/site/course.html pointed at it, served on
     ``localhost`` (another origin)."""
     dist, _ = site
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "pyplay").symlink_to(dist, target_is_directory=True)
     site_server, root = build.serve_in_thread(tmp_path / "site")
     site_url = root + "pyplay/"
-    text = (build.WEB / "course.html").read_text()
+    text = (build.SITE / "course.html").read_text()
     assert 'src="./embed.js"' in text and 'src="./index.html?embed=' in text
     (tmp_path / "host").mkdir()
     (tmp_path / "host" / "course.html").write_text(text.replace('src="./', f'src="{site_url}'))

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import time
+import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -14,14 +17,19 @@ from browserkit import PageLog, wait_ready
 
 pytestmark = pytest.mark.browser
 
+# the versions the site must ship, as pyproject.toml declares them (the one place)
+_PROJECT = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+PYODIDE = _PROJECT["tool"]["pyplay"]["site"]["pyodide"]
+UI = dict(pin.split("==") for pin in _PROJECT["project"]["optional-dependencies"]["ui"])
+
 
 def test_lock_pins_every_file_by_sha256(site):
     dist, _ = site
     lock = json.loads((dist / "pyplay-lock.json").read_text())
-    assert lock["pyodide"] == "0.27.7"
+    assert lock["pyodide"] == PYODIDE
     assert {"numpy", "panel", "bokeh", "pyplay"} <= set(lock["packages"])
-    assert lock["packages"]["panel"]["version"] == "1.7.5"
-    assert lock["packages"]["bokeh"]["version"] == "3.7.3"
+    assert lock["packages"]["panel"]["version"] == UI["panel"]
+    assert lock["packages"]["bokeh"]["version"] == UI["bokeh"]
     for name, entry in lock["files"].items():
         digest = hashlib.sha256((dist / name).read_bytes()).hexdigest()
         assert digest == entry["sha256"], name
@@ -74,7 +82,7 @@ def test_one_build_at_a_time(site, build, tmp_path, monkeypatch):
     def must_not_build(dist):
         raise AssertionError("built again although the site was fresh")
 
-    monkeypatch.setattr(build, "_build", must_not_build)
+    monkeypatch.setattr(build.assemble, "_build", must_not_build)
     holder = _hold_build_lock(build, tmp_path / "again.txt", 3.0)
     assert build.is_fresh() and build.build() == build.DIST
     assert holder.wait(timeout=60) == 0
@@ -120,10 +128,10 @@ def test_cdn_variant_points_at_pinned_cdns(build, tmp_path):
     dist = build.build_cdn(tmp_path / "cdn")
     page = (dist / "index.html").read_text()
     worker = (dist / "worker.js").read_text()
-    assert "https://cdn.bokeh.org/bokeh/release/bokeh-3.7.3.min.js" in page
-    assert "https://cdn.holoviz.org/panel/1.7.5/dist/panel.min.js" in page
-    assert "https://cdn.jsdelivr.net/pyodide/v0.27.7/full/" in worker
-    assert '"panel==1.7.5"' in worker and '"bokeh==3.7.3"' in worker
+    assert f"https://cdn.bokeh.org/bokeh/release/bokeh-{UI['bokeh']}.min.js" in page
+    assert f"https://cdn.holoviz.org/panel/{UI['panel']}/dist/panel.min.js" in page
+    assert f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE}/full/" in worker
+    assert f'"panel=={UI["panel"]}"' in worker and f'"bokeh=={UI["bokeh"]}"' in worker
     assert list(dist.glob("pyplay-*.whl"))
 
 
@@ -154,3 +162,21 @@ def test_a_failing_python_callback_shows_a_notice_and_logs_an_error(ready_page, 
     assert any("deliberately broken callback" in e for e in page_log.errors)
     notice.click()  # dismissed
     notice.wait_for(state="detached", timeout=5_000)
+
+
+def test_benchmarks_are_not_shipped_but_run_in_the_page(ready_page):
+    """The site's pyplay leaves out pyplay.bench (a developer's tool); web/measure.py copies it
+    into the page, where it runs unchanged."""
+    from pagemeasure import install_bench
+
+    page = ready_page
+    spec = "import importlib.util; str(importlib.util.find_spec('pyplay.bench') is None)"
+    assert page.evaluate("c => window.pyplay.runPython(c)", spec) == "True"
+    assert install_bench(page) == "ok"
+    text = page.evaluate(
+        "c => window.pyplay.runPython(c)",
+        "import pyplay.bench.report as b; b.page_figures(repeats=1)",
+    )
+    assert re.fullmatch(
+        r"lstm_b32_ms=[0-9.]+ lstm_b1_ms=[0-9.]+ seq2seq_ms=[0-9.]+ beam_ms=[0-9.]+", text
+    )

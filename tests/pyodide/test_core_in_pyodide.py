@@ -7,15 +7,15 @@ need PyTorch skip inside Pyodide; everything else runs.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+
+import sitebuild
 
 pytestmark = pytest.mark.pyodide
 
@@ -34,31 +34,21 @@ MODULES = [  # relative to tests/
 ]
 
 
-def _build():
-    spec = importlib.util.spec_from_file_location("pyplay_build_for_pyodide", ROOT / "build.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_core_tests_pass_inside_pyodide(tmp_path):
     node = shutil.which("node")
     if node is None:
         pytest.fail("node is needed to run Pyodide: apt-get install nodejs")
-    build = _build()
-    if not build.is_fresh():
-        build.build()
+    if not sitebuild.is_fresh():
+        sitebuild.build()
     pure = tmp_path / "pure"
-    for wheel in build.test_wheels():  # pytest, pluggy, iniconfig (pure Python)
+    for wheel in sitebuild.test_wheels():  # pytest, pluggy, iniconfig (pure Python)
         with zipfile.ZipFile(wheel) as z:
             z.extractall(pure)
     result = subprocess.run(
         [
             node,
             str(Path(__file__).with_name("run_core_tests.mjs")),
-            str(build.DIST / "pyodide"),
+            str(sitebuild.DIST / "pyodide"),
             str(pure),
             str(ROOT),
             *MODULES,

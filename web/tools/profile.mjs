@@ -1,5 +1,5 @@
-// Build step (run by build.py): start the app once in Pyodide under Node, exactly as the page's
-// worker does (web/boot.py), then
+// Build step (run by build.py: web/tools/sitebuild/profile.py): start the app once in Pyodide
+// under Node, exactly as the page's worker does (web/site/boot.py), then
 //   - compile the bytecode of every module the start imported, with Pyodide's own Python 3.12:
 //     stdlib modules into a copy of python_stdlib.zip (``x.pyc`` beside ``x.py``, which zipimport
 //     prefers) and site-packages modules into an archive of ``__pycache__/*.pyc`` files that the

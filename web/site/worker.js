@@ -1,18 +1,18 @@
 // Runs Python (Pyodide + NumPy + Panel + pyplay) off the main thread, so the page stays
 // responsive while a model trains. Talks to index.html with Bokeh document patches.
 //
-// Start-up, in the offline build (build.py fills in CONFIG):
+// Start-up, in the offline build (build.py fills in CONFIG: web/tools/sitebuild):
 //   1. the runtime, with a copy of the standard library that carries compiled bytecode;
 //   2. the packages the first render needs (build.py found them by starting the app once in
 //      Pyodide under Node), while the archive of their compiled bytecode downloads;
-//   3. the app (web/boot.py), rendered by the page;
+//   3. the app (web/site/boot.py), rendered by the page;
 //   4. after the render: the packages the start did not import, so that later imports work.
 "use strict";
 const CONFIG = __CONFIG__;
 const PYODIDE_URL = "__PYODIDE_URL__";
 // The site's address. A page of the site starts this file directly; a host page that embeds
-// widgets (web/embed.js) starts it from a blob that sets PYPLAY_BASE first, since a worker
-// cannot be started from another origin's URL.
+// widgets (web/site/embed.js) starts it from a blob that sets PYPLAY_BASE first, since a
+// worker cannot be started from another origin's URL.
 const BASE = self.PYPLAY_BASE || self.location.href;
 const EMBED_APP = "pyplay.ui.embed:create_embed";
 importScripts(new URL(PYODIDE_URL, BASE).href + "pyodide.js");
@@ -21,7 +21,7 @@ importScripts(new URL("store.js", BASE).href);  // saved work in IndexedDB: js.p
 const quiet = {messageCallback: () => {}};
 const t0 = performance.now();
 const timings = {};
-let applyPatch = null;  // web/boot.py's apply_patch, once the app has started
+let applyPatch = null;  // web/site/boot.py's apply_patch, once the app has started
 // What to start, from the page's "start" message: {embed: null} for the whole playground, or
 // {embed: [widget requests]} for embedded widgets (pyplay.ui.embed). The runtime and packages
 // load while the page is still deciding.

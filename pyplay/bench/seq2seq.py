@@ -1,4 +1,4 @@
-"""Sequence-to-sequence cases of ``python -m pyplay.bench``.
+"""The sequence-to-sequence cases of the benchmarks (developer-only, see :mod:`pyplay.bench`).
 
 - One training step (forward, backward, Adam) of an attention encoder-decoder: LSTM encoder
   and decoder (H=64, E=32), Luong "general" attention, vocabularies of 32, B=32, source and

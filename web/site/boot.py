@@ -1,8 +1,9 @@
 """Start the playground's Panel app inside Pyodide.
 
 The page's Web Worker runs this file, and so does the build's profile run in Node
-(``web/profile.mjs``), which starts the app exactly as the page will and compiles the bytecode of
-every module the start imports. Keep it free of anything that only one of the two has.
+(``web/tools/profile.mjs``), which starts the app exactly as the page will and compiles the
+bytecode of every module the start imports. Keep it free of anything that only one of the two
+has.
 """
 
 from __future__ import annotations

@@ -1,0 +1,82 @@
+"""The site build without a browser: pins declared once, the benchmarks left out of the page.
+
+The build itself (downloads, profiling in Node, the page in Chromium) is tested end to end by
+``tests/browser`` and ``tests/pyodide``; these checks need neither network nor Node.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import zipfile
+from pathlib import Path
+
+import sitebuild
+from sitebuild import config
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def _code_files() -> list[Path]:
+    """Code of the build, the site, its tools and the tests (not prose, not build outputs)."""
+    out = [ROOT / "build.py"]
+    for folder in (ROOT / "web" / "site", ROOT / "web" / "tools", ROOT / "tests"):
+        out += [
+            p
+            for p in folder.rglob("*")
+            if p.suffix in {".py", ".js", ".mjs", ".html", ".sh", ".css"}
+            and "__pycache__" not in p.parts
+        ]
+    out.append(ROOT / "web" / "measure.py")
+    return sorted(out)
+
+
+def test_pins_are_read_from_pyproject():
+    ui = dict(pin.split("==") for pin in PROJECT["project"]["optional-dependencies"]["ui"])
+    site = PROJECT["tool"]["pyplay"]["site"]
+    assert config.UI_PINS == ui
+    assert config.PYODIDE_VERSION == site["pyodide"]
+    assert config.PYPI["panel"].version == ui["panel"]
+    assert config.PYPI["bokeh"].version == ui["bokeh"]
+    assert list(config.PYPI) == list(site["wheels"])  # the load order is the declared one
+    assert config.PYPLAY_VERSION == PROJECT["project"]["version"]
+    assert config.CARRIER.version == site["carrier"]["version"]
+
+
+def test_no_code_repeats_a_pinned_version():
+    """Pyodide's, Panel's and Bokeh's versions are written in pyproject.toml only: the build,
+    the site's files, the tools and the tests read them from there."""
+    ui = dict(pin.split("==") for pin in PROJECT["project"]["optional-dependencies"]["ui"])
+    versions = [PROJECT["tool"]["pyplay"]["site"]["pyodide"], ui["panel"], ui["bokeh"]]
+    pattern = re.compile(
+        r"(?<![\w.])(" + "|".join(re.escape(v) for v in versions) + r")(?![\w.]*\d)"
+    )
+    found = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in _code_files()
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == []
+
+
+def test_the_site_wheel_leaves_the_benchmarks_out(tmp_path):
+    wheel = sitebuild.pyplay_wheel(tmp_path)
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "pyplay/ui/app.py" in names and "pyplay/__init__.py" in names
+    assert [n for n in names if n.startswith("pyplay/bench")] == []
+    assert (ROOT / "pyplay" / "bench" / "__main__.py").is_file()  # still in the package
+
+
+def test_nothing_the_page_runs_imports_the_benchmarks():
+    pattern = re.compile(r"pyplay\.bench|from pyplay import bench|from \.+ import bench")
+    shipped = [p for p in (ROOT / "pyplay").rglob("*.py") if "bench" not in p.parts]
+    shipped += sorted((ROOT / "web" / "site").iterdir())
+    assert [str(p) for p in shipped if pattern.search(p.read_text())] == []
+
+
+def test_build_py_is_the_entry_point_of_the_package():
+    text = (ROOT / "build.py").read_text()
+    assert "from sitebuild import main" in text
+    assert len(text.splitlines()) < 40

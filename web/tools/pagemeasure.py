@@ -1,0 +1,191 @@
+"""Figures of the built playground in headless Chromium: ``python web/measure.py`` runs this.
+
+Prints, measured in one browser run of ``ROUNDS`` rounds (medians, and the range of the
+ratios): bare Pyodide + NumPy start (``baseline.html``), time to first paint and to interactive
+for the playground cold (fresh profile, empty cache) and on a second visit (service worker),
+each ratio against the same round's bare start, bytes transferred, the start-up stages of the
+last round, and the time of one
+pyplay training step in the page (``pyplay.bench.report.page_figures``, once the page has
+settled) against the same step natively, in alternating rounds. The site's wheel leaves the
+benchmarks out (they are a developer's tool): :func:`install_bench` copies ``pyplay/bench/``
+into the page's Python first.
+Prints figures; asserts nothing (tests do the asserting).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import statistics
+import sys
+import time
+from typing import Any
+
+import sitebuild
+
+ROOT = sitebuild.ROOT
+# headless Chromium's flags here and in the browser tests (tests/browser/conftest.py)
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ROUNDS = 3
+READY = "document.documentElement.dataset.pyplayReady === 'true'"
+
+
+def _visit(context: Any, url: str, ready: str, timeout_ms: int = 240_000) -> dict[str, float]:
+    """Load ``url`` until ``ready``; bytes are counted by the server (page and worker alike)."""
+    handler = sitebuild.Handler
+    page = context.new_page()
+    print(f"  loading {url} ...", flush=True)
+    sent_before = handler.bytes_sent
+    start = time.perf_counter()
+    page.goto(url)
+    page.wait_for_function(ready, timeout=timeout_ms)
+    wall = time.perf_counter() - start
+    paint = page.evaluate(
+        "(performance.getEntriesByName('first-contentful-paint')[0] || {startTime: NaN}).startTime"
+    )
+    time.sleep(0.5)
+    sent = handler.bytes_sent - sent_before
+    result = {"interactive_s": wall, "first_paint_s": paint / 1000, "bytes": float(sent)}
+    result["page"] = page  # type: ignore[assignment]
+    return result
+
+
+def native_step_ms() -> dict[str, float]:
+    from pyplay.bench import recurrent, seq2seq
+    from pyplay.bench.report import time_step
+
+    out = {}
+    for case in (recurrent.Case("lstm", 32), recurrent.Case("lstm", 1)):
+        out[f"lstm_b{case.batch}_ms"] = 1e3 * time_step(recurrent.pyplay_step(case), 20, 3)
+    out["seq2seq_ms"] = 1e3 * time_step(seq2seq.seq2seq_step(), 20, 3)
+    out["beam_ms"] = 1e3 * time_step(seq2seq.beam_decode(), 10, 2)
+    return out
+
+
+def install_bench(page: Any) -> str:
+    """Copy ``pyplay/bench/`` from the working tree into the page's pyplay (its Python
+    worker's site-packages), which the site's wheel leaves out; returns ``"ok"``."""
+    files = {p.name: p.read_text() for p in sorted((ROOT / "pyplay" / "bench").glob("*.py"))}
+    payload = base64.b64encode(json.dumps(files).encode()).decode()
+    code = (
+        "import base64, importlib, json, os, pyplay\n"
+        "folder = os.path.join(os.path.dirname(pyplay.__file__), 'bench')\n"
+        "os.makedirs(folder, exist_ok=True)\n"
+        f"for name, text in json.loads(base64.b64decode('{payload}')).items():\n"
+        "    with open(os.path.join(folder, name), 'w') as f:\n"
+        "        f.write(text)\n"
+        "importlib.invalidate_caches()\n"
+        "'ok'\n"
+    )
+    return str(page.evaluate("c => window.pyplay.runPython(c)", code))
+
+
+def in_page_step_ms(page: Any) -> dict[str, float]:
+    """Runs ``pyplay.bench.report.page_figures()`` in the page's Python worker."""
+    text = page.evaluate(
+        "window.pyplay.runPython('import pyplay.bench.report as b; b.page_figures()')"
+    )
+    return {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", text)}
+
+
+def main() -> int:
+    from playwright.sync_api import sync_playwright
+
+    if not sitebuild.is_fresh():
+        sitebuild.build()
+    server, url = sitebuild.serve_in_thread()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
+            )
+            visits = []  # per round: bare start, then the playground cold and again
+            for _ in range(ROUNDS):
+                base_ctx = browser.new_context()
+                base = _visit(
+                    base_ctx,
+                    url + "baseline.html",
+                    "document.documentElement.dataset.baselineReady === 'true'",
+                )
+                bare = base["page"].evaluate("window.baselineMs") / 1000
+                base_ctx.close()
+                if visits:
+                    visits[-1][2]["page"].context.close()  # the previous round's playground
+                ctx = browser.new_context()
+                cold = _visit(ctx, url, READY)
+                stages = cold["page"].evaluate("window.pyplayTimings")
+                cold["page"].wait_for_function(
+                    "navigator.serviceWorker.controller !== null", timeout=60_000
+                )
+                cold["page"].close()
+                warm = _visit(ctx, url, READY)
+                warm_stages = warm["page"].evaluate("window.pyplayTimings")
+                visits.append((bare, cold, warm))
+            # time the step only once the deferred packages have loaded, so the worker and
+            # the page's main thread are idle (not timing a step that shares the CPU)
+            warm["page"].wait_for_function(
+                "document.documentElement.dataset.pyplaySettled === 'true'", timeout=120_000
+            )
+            time.sleep(1.0)
+            # in-page and native rounds alternate, so a slow spell of the machine (the native
+            # step alone varies 6-10 ms from minute to minute here) hits both sides alike
+            install_bench(warm["page"])
+            rounds = []
+            for _ in range(ROUNDS):
+                rounds.append((in_page_step_ms(warm["page"]), native_step_ms()))
+            ctx.close()
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    print(f"pyplay playground figures (headless Chromium, this machine; {ROUNDS} rounds)")
+    bare_s = statistics.median(b for b, _, _ in visits)
+    print(f"  bare Pyodide + NumPy start (worker):     {bare_s:6.2f} s (median)")
+    for label, index, target in (("cold", 1, 2.5), ("second visit", 2, 1.5)):
+        runs = [(v[index], v[0]) for v in visits]
+        ratios = sorted(run["interactive_s"] / b for run, b in runs)
+        wall = statistics.median(run["interactive_s"] for run, _ in runs)
+        paint = statistics.median(run["first_paint_s"] for run, _ in runs)
+        mb = statistics.median(run["bytes"] for run, _ in runs) / 1e6
+        print(
+            f"  {label}: first paint {paint:5.2f} s, interactive {wall:6.2f} s = "
+            f"{statistics.median(ratios):4.1f}x bare (target {target}x; rounds "
+            f"{ratios[0]:.1f}-{ratios[-1]:.1f}x), {mb:5.1f} MB over the network"
+        )
+    print("  stages of the last round:")
+    for visit, timings in (("cold", stages), ("second visit", warm_stages)):
+        marks = timings["stages"]
+        worker = timings.get("worker", {})
+        print(
+            f"  {visit} stages (s since page start): "
+            + ", ".join(f"{k} {v / 1000:.1f}" for k, v in marks.items())
+            + f", ready {timings['ready'] / 1000:.1f}"
+        )
+        print(
+            "    worker (s since worker start): "
+            + ", ".join(f"{k} done {v / 1000:.1f}" for k, v in worker.items())
+        )
+    print(f"  steps: median of {ROUNDS} alternating rounds (in page, then natively)")
+    for key in rounds[0][0]:
+        ms = statistics.median(page[key] for page, _ in rounds)
+        native_ms = statistics.median(native[key] for _, native in rounds)
+        ratios = sorted(page[key] / native[key] for page, native in rounds)
+        what = "beam decode" if key == "beam_ms" else "training step"
+        target = " (target 8x)" if key.startswith("lstm") else ""
+        print(
+            f"  {what} {key[:-3]}: in page {ms:7.2f} ms, native {native_ms:6.2f} ms, "
+            f"ratio {ms / native_ms:4.1f}x{target}, rounds {ratios[0]:.1f}-{ratios[-1]:.1f}x"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Profiling the start in Pyodide under Node, and the worker's start-up configuration.
+
+The page would otherwise load every package before the first render and compile ~1,500
+modules from source in WebAssembly on every visit. The build instead starts the app once in
+Pyodide under Node (``web/tools/profile.mjs``), exactly as the page's worker does (it runs the
+same ``web/site/boot.py``), against the assembled ``pyodide/`` folder of the site, and learns:
+
+- which packages the first render imports (``startup``); the others (``deferred``) load after
+  the page is interactive, so that later imports work;
+- the bytecode of every module the start imports, compiled by Pyodide's own Python: a copy of
+  the standard library zip with ``.pyc`` files beside the sources, and an archive of
+  ``__pycache__/*.pyc`` files for site-packages (all of pyplay's modules included).
+
+The result is cached in ``web/.cache/profile/<key>/`` under a key made of the site's
+``pyodide-lock.json`` (so of every wheel's sha256, pyplay's included), ``boot.py``,
+``profile.mjs`` and the package list: an unchanged site is not profiled again.
+
+:func:`worker_config` is what ``web/site/worker.js`` starts from (its ``__CONFIG__``): the
+profile's package lists and archives, the app to start and ``boot.py``'s source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from .config import APP, BOOT, CACHE, PROFILE_JS, log, run
+
+
+def profile_key(site: Path, packages: list[str]) -> str:
+    """The cache key of a profile: the site's lock, ``boot.py``, ``profile.mjs``, packages."""
+    h = hashlib.sha256()
+    for p in (site / "pyodide" / "pyodide-lock.json", BOOT, PROFILE_JS):
+        h.update(p.read_bytes())
+    h.update(json.dumps(packages).encode())
+    return h.hexdigest()[:16]
+
+
+def profile(site: Path, packages: list[str]) -> dict[str, Any]:
+    """Start the app once in Pyodide under Node (``web/tools/profile.mjs``) against the
+    assembled ``site/pyodide``; cached by the lock, boot and profile sources.
+
+    Returns ``{"startup": [...], "deferred": [...], "stdlib": Path, "bytecode": Path}``: the
+    packages the first render needs and the rest, the stdlib zip with compiled bytecode and the
+    archive of site-packages bytecode (both made with Pyodide's own Python).
+    """
+    out = CACHE / "profile" / profile_key(site, packages)
+    report_path = out / "profile.json"
+    if not report_path.exists():
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        config = {"app": APP, "boot": str(BOOT), "packages": packages}
+        (out / "config.json").write_text(json.dumps(config))
+        log("profiling the start in Pyodide (Node) and compiling bytecode")
+        run(
+            [
+                "node",
+                str(PROFILE_JS),
+                str(site / "pyodide"),
+                str(out),
+                str(out / "config.json"),
+            ]
+        )
+    report = json.loads(report_path.read_text())
+    startup = [p for p in packages if p in report["startup_packages"]]
+    return {
+        "startup": startup,
+        "deferred": [p for p in packages if p not in startup],
+        "stdlib": out / "python_stdlib.zip",
+        "bytecode": out / "site-bytecode.zip",
+    }
+
+
+def offline_start(prof: dict[str, Any]) -> dict[str, Any]:
+    """The worker's start-up configuration of the offline site, from a :func:`profile`
+    (the archives' and Panel's paths are the site's own)."""
+    return {
+        "startup": prof["startup"],
+        "deferred": prof["deferred"],
+        "stdlib": "./pyodide/python_stdlib_compiled.zip",
+        "bytecode": "./pyodide/site-bytecode.zip",
+        "panelDist": "./panel/",
+    }
+
+
+def worker_config(config: dict[str, Any]) -> str:
+    """The JSON object ``web/site/worker.js`` starts from: ``config`` plus the app and boot
+    code."""
+    return json.dumps({**config, "app": APP, "boot": BOOT.read_text()})
