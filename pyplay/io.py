@@ -23,7 +23,11 @@ Continuing training::
     resume(trainer, load("pyplay-model.npz"))  # optimiser moments and step count
 
 Loading uses ``np.load(..., allow_pickle=False)`` and turns every way a file can be wrong into
-one ``ValueError`` that says so.
+one ``ValueError`` that says so. Sizes are checked before anything of that size is read
+(:mod:`pyplay.limits`): the file, its members once decompressed (a small file that unpacks to
+gigabytes is refused unread), the length and nesting of its settings. Saving writes exactly
+the path it is given (``np.savez`` alone would add ``.npz``), and :func:`save_model` refuses
+what :func:`load_model` would refuse: a model with NaN or infinite weights.
 """
 
 from __future__ import annotations
@@ -37,6 +41,15 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 import numpy as np
+
+from pyplay.limits import (
+    MAX_FILE_BYTES,
+    MAX_JSON_DEPTH,
+    MAX_MEMBERS,
+    MAX_META_BYTES,
+    MAX_UNPACKED_BYTES,
+    json_depth,
+)
 
 __all__ = [
     "Checkpoint",
@@ -102,7 +115,11 @@ def save(
     except (TypeError, ValueError) as err:
         raise ValueError(f"meta must be JSON-serialisable: {err}") from err
     arrays[_META] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    np.savez(file, **arrays)  # type: ignore[arg-type]
+    if isinstance(file, str | os.PathLike):
+        with open(file, "wb") as handle:  # exactly this path: np.savez would add ".npz"
+            np.savez(handle, **arrays)  # type: ignore[arg-type]
+    else:
+        np.savez(file, **arrays)  # type: ignore[arg-type]
 
 
 def _arrays(
@@ -162,14 +179,66 @@ def _describe(file: Any) -> str:
     return "the file"
 
 
+def _check_sizes(archive: Any) -> None:
+    """Refuse an archive whose members unpack to more than the limits, before reading any."""
+    members = archive.zip.infolist()
+    unpacked = sum(member.file_size for member in members)  # as the zip directory declares
+    if len(members) > MAX_MEMBERS or unpacked > MAX_UNPACKED_BYTES:
+        raise ValueError(
+            f"it unpacks to {unpacked:,} bytes in {len(members):,} arrays; at most "
+            f"{MAX_UNPACKED_BYTES:,} bytes in {MAX_MEMBERS:,} arrays are read "
+            "(pyplay.limits)"
+        )
+
+
+def _stored_size(file: Any) -> int | None:
+    if isinstance(file, bytes | bytearray):
+        return len(file)
+    if isinstance(file, str | os.PathLike):
+        return os.path.getsize(file)  # FileNotFoundError as for any missing file
+    return None
+
+
+def _read_meta(raw: np.ndarray, what: str) -> dict[str, Any]:
+    if raw.dtype != np.uint8 or raw.ndim != 1 or raw.size > MAX_META_BYTES:
+        raise ValueError(
+            f"{what} is not a pyplay checkpoint: its settings must be at most "
+            f"{MAX_META_BYTES:,} bytes of text, got {raw.size:,} of {raw.dtype}"
+        )
+    try:
+        text = raw.tobytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{what} is not a pyplay checkpoint: bad settings ({err})") from err
+    depth = json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError(
+            f"{what} is not a pyplay checkpoint: its settings are nested {depth:,} levels "
+            f"deep; at most {MAX_JSON_DEPTH} are read"
+        )
+    try:
+        meta = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{what} is not a pyplay checkpoint: bad settings ({err})") from err
+    if not isinstance(meta, dict):
+        raise ValueError(f"{what} is not a pyplay checkpoint: settings are not a mapping")
+    return meta
+
+
 def load(file: str | os.PathLike[str] | bytes | BinaryIO) -> Checkpoint:
     """Read a checkpoint written by :func:`save` (or a plain ``.npz`` of named arrays)."""
     source: Any = io.BytesIO(file) if isinstance(file, bytes | bytearray) else file
     what = _describe(file)
+    size = _stored_size(file)
+    if size is not None and size > MAX_FILE_BYTES:
+        raise ValueError(
+            f"{what} is not read: it is {size:,} bytes, at most {MAX_FILE_BYTES:,} are "
+            "(pyplay.limits.MAX_FILE_BYTES)"
+        )
     try:
         with np.load(source, allow_pickle=False) as archive:
             if not isinstance(archive, np.lib.npyio.NpzFile):
                 raise ValueError("it holds a single array, not a named archive (.npz)")
+            _check_sizes(archive)
             arrays = {name: archive[name] for name in archive.files}
             for name, value in arrays.items():
                 if not isinstance(value, np.ndarray):  # a member that is not a .npy array
@@ -178,14 +247,7 @@ def load(file: str | os.PathLike[str] | bytes | BinaryIO) -> Checkpoint:
         raise
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as err:
         raise ValueError(f"{what} is not a pyplay checkpoint (.npz): {err}") from err
-    meta: dict[str, Any] = {}
-    if _META in arrays:
-        try:
-            meta = json.loads(arrays.pop(_META).tobytes().decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise ValueError(f"{what} is not a pyplay checkpoint: bad settings ({err})") from err
-        if not isinstance(meta, dict):
-            raise ValueError(f"{what} is not a pyplay checkpoint: settings are not a mapping")
+    meta = _read_meta(arrays.pop(_META), what) if _META in arrays else {}
     beside = _beside(arrays, meta, what)
     params, state = _split(arrays, what)
     return Checkpoint(params, state, meta, beside)
@@ -233,6 +295,12 @@ def save_model(
     if clash:
         raise ValueError(f"meta may not use the reserved keys {clash}")
     main = model_checkpoint(model, optimizer, step)
+    for name, value in main.params.items():
+        if not np.isfinite(value).all():  # load_model would refuse the file
+            raise ValueError(
+                f"model is not saved: its parameter {name!r} holds NaN or infinite values "
+                "(a run that diverged?); save the model from before it"
+            )
     if main.meta["class"] == "SequenceModel":
         extra.setdefault("model", main.meta["config"])  # what older readers look for
     meta = {**main.meta, **extra}

@@ -27,6 +27,7 @@ class Adam(Optimizer):
     """``torch.optim.Adam``: ``lr``, ``betas``, ``eps``, ``weight_decay`` (L2), ``amsgrad``."""
 
     slots = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+    nonnegative_slots = ("exp_avg_sq", "max_exp_avg_sq")
     decoupled = False
 
     def __init__(

@@ -23,6 +23,7 @@ class Optimizer(abc.ABC):
     """
 
     slots: tuple[str, ...] = ()
+    nonnegative_slots: tuple[str, ...] = ()  # running averages of squared gradients
 
     def __init__(self, params: Mapping[str, np.ndarray], lr: float) -> None:
         if not isinstance(params, Mapping) or not params:
@@ -71,7 +72,18 @@ class Optimizer(abc.ABC):
         return out
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Restore what :meth:`state_dict` returned (keys and shapes are checked)."""
+        """Restore what :meth:`state_dict` returned, all or nothing.
+
+        Every value is checked before any is used (the state may come from a file): the keys,
+        each slot's shape, finite numbers, no negative value in a slot of running squares
+        (``nonnegative_slots``), a learning rate that is a finite number > 0 and a step count
+        that is a whole number >= 0. A ValueError or TypeError names the first that is not;
+        the optimiser is then unchanged.
+        """
+        from pyplay.io import whole_step  # the one check of a step count
+
+        if not isinstance(state, Mapping):
+            raise TypeError(f"state must be a dict, got {type(state).__name__}")
         expected = {"lr", "step"} | {f"{s}.{n}" for s in self.slots for n in self.params}
         got = set(state)
         if got != expected:
@@ -79,14 +91,29 @@ class Optimizer(abc.ABC):
                 f"optimizer state does not fit: missing {sorted(expected - got)}, "
                 f"unexpected {sorted(got - expected)}"
             )
+        lr = state["lr"]
+        lr = check_float("optimizer state lr", lr.item() if isinstance(lr, np.ndarray) else lr,
+                         min_value=0.0, min_inclusive=False)  # fmt: skip
+        step = state["step"]
+        step = whole_step(step.item() if isinstance(step, np.ndarray) else step,
+                          "optimizer state step")  # fmt: skip
+        checked: dict[tuple[str, str], np.ndarray] = {}
         for slot, arrays in self.state.items():
             for name, value in arrays.items():
-                new = np.asarray(state[f"{slot}.{name}"])
+                key = f"{slot}.{name}"
+                new = np.asarray(state[key])
                 if new.shape != value.shape:
                     raise ValueError(
-                        f"optimizer state {slot}.{name} must have shape "
-                        f"{value.shape}, got {new.shape}"
+                        f"optimizer state {key} must have shape {value.shape}, got {new.shape}"
                     )
-                value[...] = new
-        self.lr = check_float("lr", float(state["lr"]), min_value=0.0, min_inclusive=False)
-        self.step_count = int(state["step"])
+                if new.dtype.kind not in "fiu" or not np.isfinite(new).all():
+                    raise ValueError(f"optimizer state {key} must hold finite numbers")
+                if slot in self.nonnegative_slots and (new < 0).any():
+                    raise ValueError(
+                        f"optimizer state {key} must be >= 0 (a running average of squares)"
+                    )
+                checked[slot, name] = new
+        for (slot, name), new in checked.items():
+            self.state[slot][name][...] = new
+        self.lr = lr
+        self.step_count = step

@@ -26,6 +26,7 @@ class RMSprop(Optimizer):
     ``centered``."""
 
     slots = ("square_avg", "grad_avg", "momentum_buffer")
+    nonnegative_slots = ("square_avg",)
 
     def __init__(
         self,
