@@ -33,7 +33,7 @@ class PageLog:
 
 
 def wait_ready(page: Any) -> None:
-    page.wait_for_function(f"{READY} || {FAILED}", timeout=START_TIMEOUT_MS)
+    page.wait_for_function(f"() => {READY} || {FAILED}", timeout=START_TIMEOUT_MS)
     if page.evaluate(FAILED):
         message = page.evaluate("document.getElementById('pyplay-loader-msg').textContent")
         pytest.fail(f"the playground did not start: {message}")

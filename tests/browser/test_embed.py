@@ -48,7 +48,8 @@ def test_a_course_page_on_another_origin_embeds_three_widgets(hosted, page, page
     site_url, course_url = hosted
     page.goto(course_url)
     page.wait_for_function(
-        "document.documentElement.dataset.pyplayEmbedReady === 'true'", timeout=START_TIMEOUT_MS
+        "() => document.documentElement.dataset.pyplayEmbedReady === 'true'",
+        timeout=START_TIMEOUT_MS,
     )
     gates = page.locator('[data-pyplay-widget="gates"]')
     attention = page.locator('[data-pyplay-widget="attention"]')

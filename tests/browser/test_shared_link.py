@@ -31,19 +31,21 @@ def _address(page) -> dict[str, str]:
 def test_the_address_follows_each_change(page, page_log, site_url):
     page.goto(site_url + "?lesson=seq2seq&cell=gru&seed=5")
     wait_ready(page)
-    page.wait_for_function("window.location.search.includes('wiring=')", timeout=60_000)
+    page.wait_for_function("() => window.location.search.includes('wiring=')", timeout=60_000)
     entries = page.evaluate("window.history.length")
     for label, cell in (("LSTM", "lstm"), ("RNN", "rnn"), ("GRU", "gru")):  # one change each
         page.get_by_role("button", name=label, exact=True).click()
-        page.wait_for_function(f"window.location.search.includes('cell={cell}&')", timeout=30_000)
+        page.wait_for_function(
+            f"() => window.location.search.includes('cell={cell}&')", timeout=30_000
+        )
     box = page.get_by_role("textbox", name="Source", exact=True)
     box.fill("bcd")
     box.press("Enter")
-    page.wait_for_function("window.location.search.endsWith('src=bcd')", timeout=30_000)
+    page.wait_for_function("() => window.location.search.endsWith('src=bcd')", timeout=30_000)
     address = _address(page)
     assert (address["lesson"], address["cell"], address["seed"]) == ("seq2seq", "gru", "5")
     page.get_by_text("Recurrent networks", exact=True).first.click()  # the open lesson
-    page.wait_for_function("window.location.search.includes('lesson=rnn')", timeout=60_000)
+    page.wait_for_function("() => window.location.search.includes('lesson=rnn')", timeout=60_000)
     assert "src" not in _address(page)
     # each change replaced the page's history entry: Back leaves the page, it does not step
     # through the settings

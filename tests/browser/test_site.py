@@ -107,7 +107,7 @@ def test_second_visit_is_served_from_the_cache(browser, site_url):
         first.attach(page)
         page.goto(site_url)
         wait_ready(page)
-        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=60_000)
+        page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=60_000)
         page.close()
         second = PageLog()
         page = ctx.new_page()

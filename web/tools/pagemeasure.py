@@ -46,7 +46,7 @@ def _visit(context: Any, url: str, ready: str, timeout_ms: int = 240_000) -> dic
     sent_before = handler.bytes_sent
     start = time.perf_counter()
     page.goto(url)
-    page.wait_for_function(ready, timeout=timeout_ms)
+    page.wait_for_function(f"() => {ready}", timeout=timeout_ms)
     wall = time.perf_counter() - start
     paint = page.evaluate(
         "(performance.getEntriesByName('first-contentful-paint')[0] || {startTime: NaN}).startTime"
@@ -123,7 +123,7 @@ def main() -> int:
                 cold = _visit(ctx, url, READY)
                 stages = cold["page"].evaluate("window.pyplayTimings")
                 cold["page"].wait_for_function(
-                    "navigator.serviceWorker.controller !== null", timeout=60_000
+                    "() => navigator.serviceWorker.controller !== null", timeout=60_000
                 )
                 cold["page"].close()
                 warm = _visit(ctx, url, READY)
@@ -132,7 +132,7 @@ def main() -> int:
             # time the step only once the deferred packages have loaded, so the worker and
             # the page's main thread are idle (not timing a step that shares the CPU)
             warm["page"].wait_for_function(
-                "document.documentElement.dataset.pyplaySettled === 'true'", timeout=120_000
+                "() => document.documentElement.dataset.pyplaySettled === 'true'", timeout=120_000
             )
             time.sleep(1.0)
             # in-page and native rounds alternate, so a slow spell of the machine (the native

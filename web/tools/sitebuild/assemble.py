@@ -50,6 +50,7 @@ from .config import (
     log,
     sha256,
 )
+from .csp import PLACEHOLDER, policy
 from .fetch import official_lock, official_wheels, pyodide_core, pypi_wheel
 from .profile import offline_start, profile, worker_config
 from .wheels import lock_entry, pyplay_files, pyplay_wheel, slim_wheel
@@ -80,11 +81,14 @@ def write_sources(
     cache_version: str,
     pyodide_url: str,
     edit: Callable[[str], str] = lambda text: text,
+    csp: str | None = None,
 ) -> None:
     """Write ``web/site``'s pages and scripts into ``dist`` with their placeholders filled
-    (then ``edit``ed: the CDN variant points them at the CDNs)."""
+    (then ``edit``ed: the CDN variant points them at the CDNs); ``csp`` is the pages'
+    Content-Security-Policy (default: the offline site's, :func:`.csp.policy`)."""
     for name in SOURCES:
         text = (SITE / name).read_text()
+        text = text.replace(PLACEHOLDER, policy() if csp is None else csp)
         text = text.replace("__CONFIG__", config)
         text = text.replace("__CACHE_VERSION__", cache_version)
         text = text.replace("__PYODIDE_URL__", pyodide_url)

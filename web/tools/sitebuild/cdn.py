@@ -21,12 +21,21 @@ from pathlib import Path
 
 from .assemble import inputs_digest, write_sources
 from .config import BOKEH_JS, DIST_CDN, OFFICIAL, PYODIDE_VERSION, PYPI, UI_PINS, log
+from .csp import policy
 from .profile import worker_config
 from .wheels import pyplay_wheel
 
 PYODIDE_CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
 BOKEH_CDN = "https://cdn.bokeh.org/bokeh/release/"
 PANEL_CDN = "https://cdn.holoviz.org/panel/{version}/dist/"
+# what the variant's pages may load from besides their own origin (micropip reads PyPI)
+CDN_ORIGINS = (
+    "https://cdn.jsdelivr.net",
+    "https://cdn.bokeh.org",
+    "https://cdn.holoviz.org",
+    "https://pypi.org",
+    "https://files.pythonhosted.org",
+)
 
 
 def cdn_start(own_wheel: str) -> dict:
@@ -65,6 +74,7 @@ def build_cdn(dist: Path = DIST_CDN) -> Path:
         "pyplay-cdn-" + inputs_digest()[:12],
         PYODIDE_CDN.format(version=PYODIDE_VERSION),
         point_at_cdns,
+        policy(CDN_ORIGINS),
     )
     log(f"wrote {dist} (CDN variant)")
     return dist

@@ -50,11 +50,13 @@ BOKEH_JS = ("bokeh.min.js", "bokeh-widgets.min.js", "bokeh-tables.min.js")
 # worker.js's configuration instead)
 SOURCES = (
     "index.html",
+    "page.js",
     "client.js",
     "worker.js",
     "sw.js",
     "loader.css",
     "baseline.html",
+    "baseline.js",
     "embed.js",
     "course.html",
     "store.js",
