@@ -105,7 +105,7 @@ class SequenceObjective:
         model: Any = self.model  # either kind: the same forward/backward protocol
         out, state, cache = model.forward(batch.inputs, state, batch.lengths)
         loss, dout = task_loss(self.task, out, batch)
-        grads, _ = model.backward(dout, cache)
+        grads = model.backward(dout, cache).grads
         self.pending = state
         return loss, grads, {k: float(v) for k, v in self.task.metric(out, batch).items()}
 
@@ -147,7 +147,7 @@ class CTCObjective:
     def step(self, batch: Any) -> tuple[float, dict[str, np.ndarray], dict[str, float]]:
         """Loss, gradients and the batch's greedy exact match and label error rate."""
         logits, cache, loss, dlogits = self._forward(batch)
-        grads, _ = self.model.backward(dlogits.astype(self.model.dtype, copy=False), cache)
+        grads = self.model.backward(dlogits.astype(self.model.dtype, copy=False), cache).grads
         return loss, grads, self.task.metric(logits, batch)
 
     def accept(self) -> None:
@@ -215,7 +215,7 @@ class Seq2SeqObjective:
         model: Any = self.model  # either kind: the same forward/backward protocol
         logits, _, cache = model.forward(src, batch.src_lengths, tgt_in, lengths)
         loss, dlogits = cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)
-        grads = model.backward(dlogits, cache)
+        grads = model.backward(dlogits, cache).grads
         hits = (logits.argmax(axis=2) == batch.tgt_out)[batch.tgt_mask]
         return float(loss), grads, {"accuracy": float(hits.mean())}
 

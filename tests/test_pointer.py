@@ -38,7 +38,7 @@ def test_gradients_match_central_differences(cell: str) -> None:
     assert (probs[~(np.arange(src.shape[1])[None, :] < lengths[:, None])[:, None, :].repeat(
         probs.shape[1], axis=1)] == 0).all()  # fmt: skip
     _, du = model.loss(probs, targets, mask)
-    grads = model.backward(du, cache)
+    grads = model.backward(du, cache).grads
     assert set(grads) == set(model.params)
     for name, p in model.params.items():
         assert_grad_close(grads[name], numeric_grad(loss, p), name)
@@ -61,7 +61,7 @@ def test_learns_to_sort_digits() -> None:
         src, lengths, ptr_in, targets, mask = pointer_batch(task, 32)
         probs, cache = model.forward(src, lengths, ptr_in)
         _, du = model.loss(probs, targets, mask)
-        opt.step(model.backward(du, cache))
+        opt.step(model.backward(du, cache).grads)
     test = Sorting(min_len=3, max_len=6, rng=99)
     src, lengths, _, targets, _ = pointer_batch(test, 300)
     out = model.greedy(src, lengths)

@@ -147,7 +147,7 @@ def _loop(
             p[idx], None if a0 is None else a0[idx], None if p0 is None else p0[idx]
         )  # (B, T, O)
         loss, dout = mse_loss(out, y[idx])
-        grads, _ = net.backward(dout, cache)
+        grads = net.backward(dout, cache).grads
         if clip is not None:
             clip_grad_norm(grads, clip)
         opt.step(grads)

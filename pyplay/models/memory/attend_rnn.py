@@ -21,12 +21,14 @@ Parameters: ``controller.weight_ih`` (4H, F + H), ``controller.weight_hh`` (4H, 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from pyplay._checks import as_generator, check_choice, check_dtype, check_int
+from pyplay.models.contract import Backward, PerStepBase
 from pyplay.models.memory._common import (
     check_inputs,
     check_lengths_arg,
@@ -35,6 +37,7 @@ from pyplay.models.memory._common import (
     lstm_weight_grads,
 )
 from pyplay.models.memory.heads import LSTMStep, lstm_step
+from pyplay.models.sizes import config_int
 
 __all__ = ["AttendCache", "AttendRNN", "AttendState"]
 
@@ -67,7 +70,7 @@ class AttendCache:
     start: int  # S0, states given by the incoming state
 
 
-class AttendRNN:
+class AttendRNN(PerStepBase):
     """LSTM whose every step reads, by content, from its previous hidden states.
 
     Parameters
@@ -106,34 +109,12 @@ class AttendRNN:
             as_generator(rng),
         )
 
-    @property
-    def config(self) -> dict[str, Any]:
-        """Constructor arguments as plain JSON-serialisable values (for saving)."""
-        return {
-            "input_size": self.input_size,
-            "output_size": self.output_size,
-            "hidden_size": self.hidden_size,
-            "input_kind": self.input_kind,
-            "dtype": self.dtype.name,
-        }
-
     @classmethod
-    def from_config(
-        cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
-    ) -> AttendRNN:
-        """Build a model from :attr:`config` (unknown or missing keys are refused)."""
-        from pyplay.models.registry import config_kwargs
-
-        return cls(rng=rng, **config_kwargs(cls, config))
-
-    @classmethod
-    def for_task(cls, task: Any, **kwargs: Any) -> AttendRNN:
-        """A model whose input and output sizes fit ``task`` (see :mod:`pyplay.tasks`)."""
-        return cls(task.input_size, task.output_size, input_kind=task.input_kind, **kwargs)
-
-    def num_parameters(self) -> int:
-        """Total number of scalar parameters."""
-        return int(sum(p.size for p in self.params.values()))
+    def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
+        """An upper estimate of the parameter count ``config`` describes (without building)."""
+        H, n_in = config_int(config, "hidden_size", 32), config_int(config, "input_size", 1)
+        out = config_int(config, "output_size", 1)
+        return 4 * H * (n_in + 2 * H + 1) + H * (H + 1) + out * (2 * H + 1)
 
     def forward(
         self,
@@ -184,12 +165,11 @@ class AttendRNN:
         cache = AttendCache(x, tuple(steps), hidden, reads, history, queries, attention, S0)
         return y, AttendState(h, c, history), cache
 
-    def backward(
-        self, dy: Any, cache: AttendCache, dstate: Any = None
-    ) -> tuple[dict[str, np.ndarray], None]:
-        """Gradients of every parameter from d(loss)/d(outputs); the second value is None."""
-        grads, _ = self.gradients(dy, cache, dstate)
-        return grads, None
+    def backward(self, dy: Any, cache: AttendCache, dstate: Any = None) -> Backward:
+        """Gradients of every parameter from d(loss)/d(outputs), and dL/dx (B, T, F) as
+        ``dinputs`` (:meth:`gradients`)."""
+        grads, dx = self.gradients(dy, cache, dstate)
+        return Backward(grads, dinputs=dx)
 
     def gradients(
         self, dy: Any, cache: AttendCache, dstate: Any = None
