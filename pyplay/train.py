@@ -20,10 +20,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_choice, check_float, check_int
-from pyplay.models import SequenceModel
-from pyplay.models.seq2seq import EncoderDecoder
-from pyplay.models.transformer.lm import TransformerModel
-from pyplay.models.transformer.seq2seq import TransformerSeq2Seq
+from pyplay.models.contract import Model
 from pyplay.objectives import make_objective, task_loss
 from pyplay.optim import SGD, Adam, AdamW, RMSprop, clip_grad_norm, global_norm
 
@@ -52,13 +49,15 @@ class StepRecord:
 
 
 class Trainer:
-    """Trains a model on a task, one batch per step: a :class:`~pyplay.models.SequenceModel`
-    on a per-step task, or an :class:`~pyplay.models.seq2seq.EncoderDecoder` on a pair task
-    (:mod:`pyplay.objectives` says what each step computes).
+    """Trains a model on a task, one batch per step: the objective the model's class declares
+    (:mod:`pyplay.models.contract`) says what each step computes (:mod:`pyplay.objectives`):
+    a per-step model (:class:`~pyplay.models.SequenceModel`, ...) on a per-step task, an
+    encoder-decoder on a pair task, a pointer network on positions, an LDDN on
+    :class:`~pyplay.dynamic.objective.Windows`.
 
     Parameters
     ----------
-    model : SequenceModel, TransformerModel, EncoderDecoder or TransformerSeq2Seq
+    model : a pyplay model (:class:`pyplay.models.contract.Model`)
     task : a :mod:`pyplay.tasks` task (``batch(batch_size)``, ...) that fits the model
     optimizer : {"adam", "adamw", "sgd", "rmsprop"} or an optimiser object over ``model.params``
     lr : float
@@ -86,7 +85,7 @@ class Trainer:
 
     def __init__(
         self,
-        model: SequenceModel | TransformerModel | EncoderDecoder | TransformerSeq2Seq,
+        model: Model,
         task: Any,
         *,
         optimizer: Any = "adam",
