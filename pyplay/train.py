@@ -23,6 +23,7 @@ from pyplay._checks import as_generator, check_choice, check_float, check_int
 from pyplay.models.contract import Model
 from pyplay.objectives import make_objective, task_loss
 from pyplay.optim import SGD, Adam, AdamW, RMSprop, clip_grad_norm, global_norm
+from pyplay.tasks.base import MAX_BATCH
 
 __all__ = ["OPTIMIZERS", "StepRecord", "Trainer", "task_loss"]
 
@@ -102,7 +103,7 @@ class Trainer:
         self.objective = make_objective(model, task, tbptt, sampling, reverse_source, rng)
         self.model = model
         self.task = task
-        self.batch_size = check_int("batch_size", batch_size, min_value=1, max_value=4096)
+        self.batch_size = check_int("batch_size", batch_size, min_value=1, max_value=MAX_BATCH)
         self.clip = (
             None if clip is None else check_float("clip", clip, min_value=0.0, min_inclusive=False)
         )
