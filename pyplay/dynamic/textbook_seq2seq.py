@@ -45,8 +45,8 @@ from pyplay._checks import check_array, check_choice, check_dtype
 from pyplay.dynamic.notation import sup
 from pyplay.dynamic.textbook_attention import LIBRARY_SCORE, TextbookAttention, source_order
 from pyplay.losses import softmax
+from pyplay.models.contract import config_int, recurrent
 from pyplay.models.seq2seq import EncoderDecoder
-from pyplay.models.sizes import config_int, recurrent
 from pyplay.tasks.pairs import BOS, EOS
 
 __all__ = [

@@ -20,7 +20,9 @@ by the optimisers), and
 
 :class:`ModelBase` gives ``config`` (read from the attributes named as the constructor's
 arguments), ``from_config``, ``num_parameters`` and ``load_params``; :class:`PerStepBase`
-adds ``for_task``.
+adds ``for_task`` and the checks of sizes every per-step model has, :class:`Seq2SeqBase`
+those of the vocabularies of a sequence-to-sequence model; :func:`config_int`,
+:func:`recurrent` and :func:`blocks` are the pieces of the size estimates.
 """
 
 from __future__ import annotations
@@ -32,19 +34,27 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
+from pyplay._checks import check_choice, check_dtype, check_int
+
 __all__ = [
+    "INPUT_KINDS",
     "OBJECTIVES",
     "Backward",
     "Model",
     "ModelBase",
     "PerStepBase",
+    "Seq2SeqBase",
+    "blocks",
+    "config_int",
     "config_kwargs",
     "constructor_args",
     "copy_params",
     "gather_params",
+    "recurrent",
 ]
 
 OBJECTIVES = ("per_step", "seq2seq", "pointer", "lddn")
+INPUT_KINDS = ("tokens", "real")
 _PLAIN = (str, int, float, bool, type(None))
 _NOT_CONFIG = ("self", "rng", "params")  # never read from, nor written to, a config
 
@@ -177,8 +187,9 @@ def copy_params(model: Any, params: Mapping[str, np.ndarray]) -> None:
 
 
 class ModelBase:
-    """``config``, ``from_config`` and ``num_parameters`` for a model whose constructor
-    arguments are kept as attributes of the same names (``dtype`` saved by its name)."""
+    """``config``, ``from_config``, ``num_parameters`` and ``load_params`` for a model whose
+    constructor arguments are kept as attributes of the same names (``dtype`` saved by its
+    name)."""
 
     objective: ClassVar[str]
     tbptt: ClassVar[bool] = False  # may carry its recurrent state between batches (TBPTT)
@@ -209,10 +220,35 @@ class ModelBase:
         copy_params(self, params)
 
 
+class Seq2SeqBase(ModelBase):
+    """A model that writes a target sequence given a source, over two vocabularies whose
+    ids 0, 1, 2 are PAD, BOS, EOS."""
+
+    objective: ClassVar[str] = "seq2seq"
+    src_vocab_size: int
+    tgt_vocab_size: int
+
+    def _set_vocabs(self, src_vocab_size: Any, tgt_vocab_size: Any, dtype: Any) -> None:
+        """Check and keep the vocabulary sizes (at least 4: PAD, BOS, EOS and one) and dtype."""
+        self.src_vocab_size = check_int("src_vocab_size", src_vocab_size, min_value=4)
+        self.tgt_vocab_size = check_int("tgt_vocab_size", tgt_vocab_size, min_value=4)
+        self.dtype = check_dtype("dtype", dtype)
+
+
 class PerStepBase(ModelBase):
     """A model with one output per input step, sized for a task by :meth:`for_task`."""
 
     objective: ClassVar[str] = "per_step"
+    input_size: int
+    output_size: int
+    input_kind: str
+
+    def _set_io(self, input_size: Any, output_size: Any, input_kind: Any, dtype: Any) -> None:
+        """Check and keep what every per-step model has: sizes, kind of inputs, dtype."""
+        self.input_size = check_int("input_size", input_size, min_value=1)
+        self.output_size = check_int("output_size", output_size, min_value=1)
+        self.input_kind = check_choice("input_kind", input_kind, INPUT_KINDS)
+        self.dtype = check_dtype("dtype", dtype)
 
     @classmethod
     def for_task(cls, task: Any, *args: Any, **kwargs: Any) -> Any:
@@ -220,3 +256,30 @@ class PerStepBase(ModelBase):
         build: Any = cls
         sizes = {"input_size": task.input_size, "output_size": task.output_size}
         return build(*args, input_kind=task.input_kind, **sizes, **kwargs)
+
+
+# ------------------------------------------------------------------ size estimates
+# the pieces of each class's estimate_parameters: they read a config that came from a file,
+# so every number is checked before it is used
+def config_int(config: Mapping[str, Any], key: str, default: int) -> int:
+    """``config[key]`` as a non-negative integer (``default`` when absent or None)."""
+    value = config.get(key, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"config[{key!r}] must be a non-negative integer, got {value!r}"[:200])
+    return value
+
+
+def recurrent(cell: Any, size_in: int, hidden: int, layers: int, directions: int) -> int:
+    """A recurrent stack of ``layers`` layers, ``directions`` directions each:
+    gates x H x (inputs + H + 2 biases) per layer and direction."""
+    gates = {"lstm": 4, "gru": 3}.get(cell, 1)
+    per = gates * hidden * (max(size_in, directions * hidden) + hidden + 2)
+    return directions * layers * per
+
+
+def blocks(D: int, F: int, layers: int, attentions: int) -> int:
+    """``layers`` transformer blocks of width D, feed-forward width F and ``attentions``
+    attention layers each (1 in an encoder, 2 in a decoder), with their layer norms."""
+    return layers * (attentions * (4 * D * D + 6 * D) + 2 * D * F + F + 3 * D)

@@ -25,8 +25,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
-from pyplay.models.contract import Backward, ModelBase
-from pyplay.models.sizes import config_int, recurrent
+from pyplay.models.contract import Backward, ModelBase, config_int, recurrent
 from pyplay.nn import GRU, LSTM, RNN, Embedding
 
 __all__ = ["PointerNetwork"]

@@ -27,12 +27,10 @@ import numpy as np
 from pyplay._checks import (
     as_generator,
     check_choice,
-    check_dtype,
     check_float,
     check_int,
 )
-from pyplay.models.contract import Backward, PerStepBase, gather_params
-from pyplay.models.sizes import config_int, recurrent
+from pyplay.models.contract import Backward, PerStepBase, config_int, gather_params, recurrent
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.gru import GRU
 from pyplay.nn.linear import Linear
@@ -42,7 +40,6 @@ from pyplay.nn.rnn import RNN
 __all__ = ["CELLS", "ModelCache", "SequenceModel"]
 
 CELLS = ("rnn", "lstm", "gru")
-INPUT_KINDS = ("tokens", "real")
 
 
 @dataclass(frozen=True)
@@ -99,9 +96,7 @@ class SequenceModel(PerStepBase):
         rng: np.random.Generator | int | None = 0,
     ) -> None:
         self.cell = check_choice("cell", cell, CELLS)
-        self.input_kind = check_choice("input_kind", input_kind, INPUT_KINDS)
-        self.input_size = check_int("input_size", input_size, min_value=1)
-        self.output_size = check_int("output_size", output_size, min_value=1)
+        self._set_io(input_size, output_size, input_kind, dtype)
         self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
         self.num_layers = check_int("num_layers", num_layers, min_value=1)
         if not isinstance(bidirectional, bool | np.bool_):
@@ -111,7 +106,6 @@ class SequenceModel(PerStepBase):
             "dropout", dropout, min_value=0.0, max_value=1.0, max_inclusive=False
         )
         self.nonlinearity = check_choice("nonlinearity", nonlinearity, ("tanh", "relu", "linear"))
-        self.dtype = check_dtype("dtype", dtype)
         if embedding_dim is None:
             embedding_dim = self.hidden_size
         self.embedding_dim = check_int("embedding_dim", embedding_dim, min_value=1)

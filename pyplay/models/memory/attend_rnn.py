@@ -27,9 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_choice, check_dtype, check_int
-from pyplay.models.contract import Backward, PerStepBase
+from pyplay._checks import as_generator, check_int
+from pyplay.models.contract import Backward, PerStepBase, config_int
 from pyplay.models.memory._common import (
+    check_dy,
     check_inputs,
     check_lengths_arg,
     init_params,
@@ -37,7 +38,6 @@ from pyplay.models.memory._common import (
     lstm_weight_grads,
 )
 from pyplay.models.memory.heads import LSTMStep, lstm_step
-from pyplay.models.sizes import config_int
 
 __all__ = ["AttendCache", "AttendRNN", "AttendState"]
 
@@ -90,11 +90,8 @@ class AttendRNN(PerStepBase):
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
-        self.input_size = check_int("input_size", input_size, min_value=1)
-        self.output_size = check_int("output_size", output_size, min_value=1)
+        self._set_io(input_size, output_size, input_kind, dtype)
         H = self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
-        self.input_kind = check_choice("input_kind", input_kind, ("tokens", "real"))
-        self.dtype = check_dtype("dtype", dtype)
         self.params = init_params(
             {
                 "controller.weight_ih": (4 * H, self.input_size + H),
@@ -185,13 +182,8 @@ class AttendRNN(PerStepBase):
             raise TypeError(f"cache must come from AttendRNN.forward, got {type(cache).__name__}")
         if dstate is not None:
             raise ValueError("dstate must be None: gradients into the final state are not kept")
-        dY = np.asarray(dy, dtype=self.dtype)
+        dY = check_dy(self, dy, cache)  # (B, T, O)
         B, T, F = cache.x.shape
-        if dY.shape != (B, T, self.output_size):
-            raise ValueError(
-                f"dy must have shape (B, T, output_size) = {(B, T, self.output_size)}, "
-                f"got {dY.shape}"
-            )
         H, p, S0 = self.hidden_size, self.params, cache.start
         scale = self.dtype.type(1.0 / np.sqrt(H))
         hr = np.concatenate([cache.hidden, cache.reads], axis=2)  # (B, T, 2H)

@@ -43,9 +43,10 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_choice, check_dtype, check_int
-from pyplay.models.contract import Backward, PerStepBase
+from pyplay._checks import as_generator, check_choice, check_int
+from pyplay.models.contract import Backward, PerStepBase, config_int
 from pyplay.models.memory._common import (
+    check_dy,
     check_inputs,
     check_lengths_arg,
     init_params,
@@ -62,7 +63,6 @@ from pyplay.models.memory.heads import (
     write,
     write_backward,
 )
-from pyplay.models.sizes import config_int
 
 __all__ = ["BETA_BIAS", "MemoryCache", "MemoryNet", "MemoryState"]
 
@@ -142,16 +142,13 @@ class MemoryNet(PerStepBase):
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
-        self.input_size = check_int("input_size", input_size, min_value=1)
-        self.output_size = check_int("output_size", output_size, min_value=1)
+        self._set_io(input_size, output_size, input_kind, dtype)
         H = self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
         N = self.memory_size = check_int("memory_size", memory_size, min_value=1)
         W = self.memory_width = check_int("memory_width", memory_width, min_value=1)
         R = self.read_heads = check_int("read_heads", read_heads, min_value=1, max_value=64)
         E = self.write_heads = check_int("write_heads", write_heads, min_value=1, max_value=64)
         self.update = check_choice("update", update, UPDATES)
-        self.input_kind = check_choice("input_kind", input_kind, ("tokens", "real"))
-        self.dtype = check_dtype("dtype", dtype)
         gen = as_generator(rng)
         self.params = init_params(
             {
@@ -275,7 +272,7 @@ class MemoryNet(PerStepBase):
             raise TypeError(f"cache must come from MemoryNet.forward, got {type(cache).__name__}")
         if dstate is not None:
             raise ValueError("dstate must be None: gradients into the final state are not kept")
-        dY = _check_dy(self, dy, cache)  # (B, T, O)
+        dY = check_dy(self, dy, cache)  # (B, T, O)
         p = self.params
         B, T, F = cache.x.shape
         H, W, R, E = self.hidden_size, self.memory_width, self.read_heads, self.write_heads
@@ -333,13 +330,3 @@ def _check_state(model: MemoryNet, state: Any, B: int) -> MemoryState:
         if got != shape:
             raise ValueError(f"state.{name} must have shape {shape}, got {got}")
     return state
-
-
-def _check_dy(model: Any, dy: Any, cache: Any) -> np.ndarray:
-    dY = np.asarray(dy, dtype=model.dtype)
-    B, T, _ = cache.x.shape
-    if dY.shape != (B, T, model.output_size):
-        raise ValueError(
-            f"dy must have shape (B, T, output_size) = {(B, T, model.output_size)}, got {dY.shape}"
-        )
-    return dY

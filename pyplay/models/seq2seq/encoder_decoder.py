@@ -41,13 +41,12 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
+from pyplay._checks import as_generator, check_array, check_choice, check_int
 from pyplay.decode.greedy import greedy_decode
 from pyplay.losses import log_softmax
-from pyplay.models.contract import Backward, ModelBase, gather_params
+from pyplay.models.contract import Backward, Seq2SeqBase, config_int, gather_params, recurrent
 from pyplay.models.seq2seq.bahdanau import BahdanauCache, BahdanauDecoder
 from pyplay.models.seq2seq.luong import LuongAttention, make_scorer
-from pyplay.models.sizes import config_int, recurrent
 from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear
 from pyplay.tasks.pairs import BOS, EOS, PAD
 
@@ -83,7 +82,7 @@ class DecodeState:
     mask: np.ndarray | None
 
 
-class EncoderDecoder(ModelBase):
+class EncoderDecoder(Seq2SeqBase):
     """An encoder-decoder over token ids (see the module docstring for the equations).
 
     Parameters
@@ -101,8 +100,6 @@ class EncoderDecoder(ModelBase):
     dtype, rng : as everywhere in pyplay.
     """
 
-    objective = "seq2seq"
-
     def __init__(
         self,
         src_vocab_size: int,
@@ -117,8 +114,8 @@ class EncoderDecoder(ModelBase):
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
-        V_s = check_int("src_vocab_size", src_vocab_size, min_value=4)
-        V_t = check_int("tgt_vocab_size", tgt_vocab_size, min_value=4)
+        self._set_vocabs(src_vocab_size, tgt_vocab_size, dtype)
+        V_s, V_t = self.src_vocab_size, self.tgt_vocab_size
         E = check_int("embedding_dim", embedding_dim, min_value=1)
         H = check_int("hidden_size", hidden_size, min_value=1)
         L = check_int("num_layers", num_layers, min_value=1)
@@ -129,9 +126,7 @@ class EncoderDecoder(ModelBase):
                 f"bidirectional_encoder must be True or False, got {bidirectional_encoder!r}"
             )
         self.bidirectional_encoder = bidirectional_encoder
-        self.dtype = check_dtype("dtype", dtype)
         self.hidden_size, self.num_layers, self.embedding_dim = H, L, E
-        self.src_vocab_size, self.tgt_vocab_size = V_s, V_t
         gen = as_generator(rng)
         kw: dict[str, Any] = dict(num_layers=L, dtype=self.dtype, rng=gen)
         self.enc_emb = Embedding(V_s, E, padding_idx=PAD, dtype=self.dtype, rng=gen)

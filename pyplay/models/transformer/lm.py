@@ -35,9 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
-from pyplay.models.contract import Backward, PerStepBase, gather_params
-from pyplay.models.sizes import blocks, config_int
+from pyplay._checks import as_generator, check_array, check_choice, check_int
+from pyplay.models.contract import Backward, PerStepBase, blocks, config_int, gather_params
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.linear import Linear
 from pyplay.nn.positional import POSITIONAL, make_positional
@@ -120,9 +119,7 @@ class TransformerModel(PerStepBase):
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
-        self.input_size = check_int("input_size", input_size, min_value=1)
-        self.output_size = check_int("output_size", output_size, min_value=1)
-        self.input_kind = check_choice("input_kind", input_kind, ("tokens", "real"))
+        self._set_io(input_size, output_size, input_kind, dtype)
         D = self.d_model = check_int("d_model", d_model, min_value=1)
         F = check_int("dim_feedforward", 4 * D if dim_feedforward is None else dim_feedforward)
         self.positional = check_choice("positional", positional, POSITIONAL)
@@ -136,7 +133,6 @@ class TransformerModel(PerStepBase):
                 f"{self.input_size} and {self.output_size} outputs"
             )
         self.causal, self.norm_first, self.tie_weights = causal, norm_first, tie_weights
-        self.dtype = check_dtype("dtype", dtype)
         gen = as_generator(rng)
         self.embedding: Embedding | None = None
         self.input: Linear | None = None

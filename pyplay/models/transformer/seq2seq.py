@@ -27,11 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_array, check_dtype, check_int
+from pyplay._checks import as_generator, check_array, check_int
 from pyplay.decode.greedy import greedy_decode
 from pyplay.losses import log_softmax
-from pyplay.models.contract import Backward, ModelBase, gather_params
-from pyplay.models.sizes import blocks, config_int
+from pyplay.models.contract import Backward, Seq2SeqBase, blocks, config_int, gather_params
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.linear import Linear
 from pyplay.nn.positional import make_positional
@@ -64,7 +63,7 @@ class TransformerSeq2SeqState:
         return TransformerSeq2SeqState(self.decoder.reorder(index))
 
 
-class TransformerSeq2Seq(ModelBase):
+class TransformerSeq2Seq(Seq2SeqBase):
     """Encoder-decoder transformer (see the module docstring).
 
     Parameters
@@ -80,8 +79,6 @@ class TransformerSeq2Seq(ModelBase):
     dropout : float
     dtype, rng : as everywhere in pyplay.
     """
-
-    objective = "seq2seq"
 
     def __init__(
         self,
@@ -100,11 +97,9 @@ class TransformerSeq2Seq(ModelBase):
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
-        self.src_vocab_size = check_int("src_vocab_size", src_vocab_size, min_value=4)
-        self.tgt_vocab_size = check_int("tgt_vocab_size", tgt_vocab_size, min_value=4)
+        self._set_vocabs(src_vocab_size, tgt_vocab_size, dtype)
         D = self.d_model = check_int("d_model", d_model, min_value=1)
         F = 4 * D if dim_feedforward is None else dim_feedforward
-        self.dtype = check_dtype("dtype", dtype)
         gen = as_generator(rng)
         self.src_emb = Embedding(self.src_vocab_size, D, padding_idx=PAD, dtype=self.dtype, rng=gen)
         self.tgt_emb = Embedding(self.tgt_vocab_size, D, padding_idx=PAD, dtype=self.dtype, rng=gen)
