@@ -1,5 +1,6 @@
 """What one training step computes, for each kind of model: the strategies of
-:class:`~pyplay.train.Trainer`.
+:class:`~pyplay.train.Trainer`, chosen by :func:`make_objective` from the ``objective`` the
+model's class declares (:mod:`pyplay.models.contract`), never from the class itself.
 
 :class:`SequenceObjective`
     A :class:`~pyplay.models.SequenceModel` or a causal
@@ -7,7 +8,13 @@
     or MSE), optionally (recurrent models) with truncated BPTT over a text stream.
 :class:`CTCObjective`
     A :class:`~pyplay.models.SequenceModel` reading frames, trained with the CTC loss on a task
-    whose batches give label sequences (:class:`~pyplay.tasks.ctc_frames.CTCFrames`).
+    whose batches give label sequences and which declares ``objective = "ctc"``
+    (:class:`~pyplay.tasks.ctc_frames.CTCFrames`).
+:class:`~pyplay.dynamic.objective.LDDNObjective`
+    An :class:`~pyplay.dynamic.LDDN` on windows of a series: the mean squared error.
+:class:`PointerObjective`
+    A :class:`~pyplay.models.pointer.PointerNetwork` on a pair task whose targets are source
+    positions: cross-entropy of the positions, with teacher forcing.
 :class:`Seq2SeqObjective`
     An :class:`~pyplay.models.seq2seq.EncoderDecoder` or a
     :class:`~pyplay.models.transformer.seq2seq.TransformerSeq2Seq` on a pair task: masked
@@ -33,18 +40,11 @@ import numpy as np
 from pyplay._checks import as_generator, check_float, check_int
 from pyplay.decode.ctc import ctc_loss_logits
 from pyplay.losses import cross_entropy, mse, softmax
-from pyplay.models import SequenceModel
-from pyplay.models.memory import AttendRNN, MemoryNet
-from pyplay.models.seq2seq import EncoderDecoder
-from pyplay.models.transformer.lm import TransformerModel
-from pyplay.models.transformer.seq2seq import TransformerSeq2Seq
-from pyplay.tasks.pairs import PairBatch, exact_match
-
-# the models with one output per input step (the SequenceModel protocol)
-PerStepModel = SequenceModel | TransformerModel | MemoryNet | AttendRNN
+from pyplay.tasks.pairs import SPECIALS, PairBatch, exact_match
 
 __all__ = [
     "CTCObjective",
+    "PointerObjective",
     "Seq2SeqObjective",
     "SequenceObjective",
     "make_objective",
@@ -76,7 +76,7 @@ def reverse_sources(src: np.ndarray, src_lengths: np.ndarray) -> np.ndarray:
 class SequenceObjective:
     """Per-step targets for a :class:`SequenceModel` (the carried state is for TBPTT)."""
 
-    def __init__(self, model: PerStepModel, task: Any, tbptt: bool) -> None:
+    def __init__(self, model: Any, task: Any, tbptt: bool) -> None:
         for attr in ("batch", "output_kind", "input_kind", "input_size", "output_size"):
             if not hasattr(task, attr):
                 raise TypeError(
@@ -105,7 +105,7 @@ class SequenceObjective:
         model: Any = self.model  # either kind: the same forward/backward protocol
         out, state, cache = model.forward(batch.inputs, state, batch.lengths)
         loss, dout = task_loss(self.task, out, batch)
-        grads, _ = model.backward(dout, cache)
+        grads = model.backward(dout, cache).grads
         self.pending = state
         return loss, grads, {k: float(v) for k, v in self.task.metric(out, batch).items()}
 
@@ -127,7 +127,7 @@ class CTCObjective:
     tbptt = False
     carry = None
 
-    def __init__(self, model: PerStepModel, task: Any) -> None:
+    def __init__(self, model: Any, task: Any) -> None:
         if (task.input_size, task.output_size) != (model.input_size, model.output_size):
             raise ValueError(
                 f"model does not fit task: task gives {task.input_size} features and "
@@ -147,7 +147,7 @@ class CTCObjective:
     def step(self, batch: Any) -> tuple[float, dict[str, np.ndarray], dict[str, float]]:
         """Loss, gradients and the batch's greedy exact match and label error rate."""
         logits, cache, loss, dlogits = self._forward(batch)
-        grads, _ = self.model.backward(dlogits.astype(self.model.dtype, copy=False), cache)
+        grads = self.model.backward(dlogits.astype(self.model.dtype, copy=False), cache).grads
         return loss, grads, self.task.metric(logits, batch)
 
     def accept(self) -> None:
@@ -167,7 +167,7 @@ class Seq2SeqObjective:
 
     def __init__(
         self,
-        model: EncoderDecoder | TransformerSeq2Seq,
+        model: Any,
         task: Any,
         sampling: float = 0.0,
         reverse_source: bool = False,
@@ -215,7 +215,7 @@ class Seq2SeqObjective:
         model: Any = self.model  # either kind: the same forward/backward protocol
         logits, _, cache = model.forward(src, batch.src_lengths, tgt_in, lengths)
         loss, dlogits = cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)
-        grads = model.backward(dlogits, cache)
+        grads = model.backward(dlogits, cache).grads
         hits = (logits.argmax(axis=2) == batch.tgt_out)[batch.tgt_mask]
         return float(loss), grads, {"accuracy": float(hits.mean())}
 
@@ -234,27 +234,90 @@ class Seq2SeqObjective:
         return {"loss": float(loss), "exact_match": exact_match(predicted, batch)}
 
 
+class PointerObjective:
+    """Cross-entropy of the source positions a :class:`~pyplay.models.pointer.PointerNetwork`
+    points at, on a pair task whose targets are positions (``Sorting(output="positions")``):
+    teacher forcing, the decoder reading the true previous position (-1 at the first step)."""
+
+    tbptt = False
+    carry = None
+
+    def __init__(self, model: Any, task: Any) -> None:
+        if getattr(task, "output", None) != "positions" or not hasattr(task, "src_vocab"):
+            raise TypeError(
+                "task must be a pair task whose targets are source positions "
+                f"(Sorting(output='positions')), got {type(task).__name__}"
+            )
+        if len(task.src_vocab) != model.vocab_size:
+            raise ValueError(
+                f"model does not fit task: task has {len(task.src_vocab)} source tokens, "
+                f"model expects {model.vocab_size}"
+            )
+        self.model, self.task = model, task
+
+    @staticmethod
+    def positions(batch: PairBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Decoder inputs (B, S), target positions (B, S) and the counted steps (B, S)."""
+        S = batch.src.shape[1]
+        mask = np.arange(S)[None, :] < batch.src_lengths[:, None]  # (B, S)
+        targets = np.where(mask, batch.tgt_out[:, :S] - len(SPECIALS), 0)  # ids -> positions
+        ptr_in = np.concatenate([np.full((len(targets), 1), -1), targets[:, :-1]], axis=1)
+        return ptr_in, targets, mask
+
+    def _forward(self, batch: PairBatch) -> tuple[float, np.ndarray, Any, np.ndarray, Any]:
+        ptr_in, targets, mask = self.positions(batch)
+        probs, cache = self.model.forward(batch.src, batch.src_lengths, ptr_in)  # (B, S, S)
+        loss, du = self.model.loss(probs, targets, mask)
+        hits = (probs.argmax(axis=2) == targets)[mask]
+        return loss, du, cache, hits, targets
+
+    def step(self, batch: PairBatch) -> tuple[float, dict[str, np.ndarray], dict[str, float]]:
+        """Loss, gradients and the batch's teacher-forced pointing accuracy."""
+        loss, du, cache, hits, _ = self._forward(batch)
+        return loss, self.model.backward(du, cache).grads, {"accuracy": float(hits.mean())}
+
+    def accept(self) -> None:
+        """Nothing is carried between batches."""
+
+    def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
+        """Teacher-forced loss and the fraction of rows whose greedy pointers are all right."""
+        batch = task.batch(batch_size)
+        loss, _, _, _, targets = self._forward(batch)
+        predicted = self.model.greedy(batch.src, batch.src_lengths)
+        right = [p == targets[b, : len(p)].tolist() for b, p in enumerate(predicted)]
+        return {"loss": loss, "exact_match": float(np.mean(right))}
+
+
 def make_objective(
     model: Any, task: Any, tbptt: bool, sampling: float, reverse_source: bool, rng: Any
-) -> SequenceObjective | Seq2SeqObjective | CTCObjective:
-    """The objective that fits ``model``; seq2seq-only options are refused for other models."""
-    if isinstance(model, EncoderDecoder | TransformerSeq2Seq):
+) -> Any:
+    """The objective that trains ``model``: the one its class declares (``objective``, see
+    :mod:`pyplay.models.contract`); CTC when a per-step model meets a task that declares it
+    (``task.objective == "ctc"``). Options that do not fit the model are refused."""
+    kind = getattr(type(model), "objective", None)
+    if kind == "pointer" and not (tbptt or sampling or reverse_source):
+        return PointerObjective(model, task)
+    if kind == "seq2seq":
         if tbptt:
             raise ValueError("tbptt=True is for character models, not for an EncoderDecoder")
         return Seq2SeqObjective(model, task, sampling, reverse_source, rng)
-    if not isinstance(model, PerStepModel):
+    if kind not in ("per_step", "lddn"):
         raise TypeError(
             "model must be a pyplay SequenceModel, TransformerModel, MemoryNet, AttendRNN or "
-            f"EncoderDecoder, got {type(model).__name__}"
+            f"EncoderDecoder (or an LDDN), got {type(model).__name__}"
         )
-    if tbptt and not isinstance(model, SequenceModel):
+    if tbptt and not getattr(model, "tbptt", False):
         raise ValueError(
             "tbptt=True carries a recurrent state between batches; not for a "
             f"{type(model).__name__}"
         )
     if sampling or reverse_source:
         raise ValueError("sampling and reverse_source are for an EncoderDecoder on a pair task")
-    if getattr(task, "name", "") == "ctc_frames":
+    if kind == "lddn":
+        from pyplay.dynamic.objective import LDDNObjective  # the dynamic package imports this
+
+        return LDDNObjective(model, task)
+    if getattr(task, "objective", None) == "ctc":
         if tbptt:
             raise ValueError("tbptt=True is for character models, not for CTC")
         return CTCObjective(model, task)

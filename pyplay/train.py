@@ -20,12 +20,10 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_choice, check_float, check_int
-from pyplay.models import SequenceModel
-from pyplay.models.seq2seq import EncoderDecoder
-from pyplay.models.transformer.lm import TransformerModel
-from pyplay.models.transformer.seq2seq import TransformerSeq2Seq
+from pyplay.models.contract import Model
 from pyplay.objectives import make_objective, task_loss
 from pyplay.optim import SGD, Adam, AdamW, RMSprop, clip_grad_norm, global_norm
+from pyplay.tasks.base import MAX_BATCH
 
 __all__ = ["OPTIMIZERS", "StepRecord", "Trainer", "task_loss"]
 
@@ -52,13 +50,15 @@ class StepRecord:
 
 
 class Trainer:
-    """Trains a model on a task, one batch per step: a :class:`~pyplay.models.SequenceModel`
-    on a per-step task, or an :class:`~pyplay.models.seq2seq.EncoderDecoder` on a pair task
-    (:mod:`pyplay.objectives` says what each step computes).
+    """Trains a model on a task, one batch per step: the objective the model's class declares
+    (:mod:`pyplay.models.contract`) says what each step computes (:mod:`pyplay.objectives`):
+    a per-step model (:class:`~pyplay.models.SequenceModel`, ...) on a per-step task, an
+    encoder-decoder on a pair task, a pointer network on positions, an LDDN on
+    :class:`~pyplay.dynamic.objective.Windows`.
 
     Parameters
     ----------
-    model : SequenceModel, TransformerModel, EncoderDecoder or TransformerSeq2Seq
+    model : a pyplay model (:class:`pyplay.models.contract.Model`)
     task : a :mod:`pyplay.tasks` task (``batch(batch_size)``, ...) that fits the model
     optimizer : {"adam", "adamw", "sgd", "rmsprop"} or an optimiser object over ``model.params``
     lr : float
@@ -86,7 +86,7 @@ class Trainer:
 
     def __init__(
         self,
-        model: SequenceModel | TransformerModel | EncoderDecoder | TransformerSeq2Seq,
+        model: Model,
         task: Any,
         *,
         optimizer: Any = "adam",
@@ -103,7 +103,7 @@ class Trainer:
         self.objective = make_objective(model, task, tbptt, sampling, reverse_source, rng)
         self.model = model
         self.task = task
-        self.batch_size = check_int("batch_size", batch_size, min_value=1, max_value=4096)
+        self.batch_size = check_int("batch_size", batch_size, min_value=1, max_value=MAX_BATCH)
         self.clip = (
             None if clip is None else check_float("clip", clip, min_value=0.0, min_inclusive=False)
         )

@@ -180,7 +180,8 @@ def gradcheck_net(net: LDDN, seed: int = 0, kind: str = "lddn") -> None:
     check(g.dp, numeric_grad(loss, p), "dp", kind)
     check(g.dp0, numeric_grad(loss, p0), "dp0", kind)
     check(g.da0, numeric_grad(loss, a0), "da0", kind)
-    grads, dp = net.backward(R, cache)
+    result = net.backward(R, cache)
+    grads, dp = result.grads, result.dinputs
     np.testing.assert_array_equal(dp, g.dp)
     for name in grads:
         np.testing.assert_array_equal(grads[name], g.params[name])
@@ -218,10 +219,12 @@ def test_backward_is_pure_and_uses_the_weights_of_its_forward() -> None:
     p = rng.standard_normal((B, T, net.input_size))
     R = rng.standard_normal((B, T, net.output_size))
     _, cache = net.forward(p)
-    first, dp = net.backward(R, cache)
+    result = net.backward(R, cache)
+    first, dp = result.grads, result.dinputs
     for value in net.params.values():
         value *= 1.5  # an optimiser step between forward and backward
-    second, dp2 = net.backward(R, cache)
+    result = net.backward(R, cache)
+    second, dp2 = result.grads, result.dinputs
     np.testing.assert_array_equal(dp, dp2)
     arrays = list(second.values()) + list(net.params.values())
     for name in first:
@@ -235,7 +238,8 @@ def test_float32_forward_backward_keep_the_dtype() -> None:
     net = LDDN(DESCRIPTIONS["three-layers"], dtype=np.float32, rng=0)
     p = np.random.default_rng(0).standard_normal((B, T, net.input_size))
     out, cache = net.forward(p)
-    grads, dp = net.backward(np.ones_like(out), cache)
+    result = net.backward(np.ones_like(out), cache)
+    grads, dp = result.grads, result.dinputs
     assert out.dtype == dp.dtype == np.float32
     assert all(g.dtype == np.float32 for g in grads.values())
     ref = LDDN(DESCRIPTIONS["three-layers"], dtype=np.float64, rng=0)

@@ -156,3 +156,28 @@ def test_narx_closed_loop_beats_a_static_network_on_multistep_prediction() -> No
     assert base < 0.8 * task.baseline_loss()  # the static net did learn the average map
     assert narx < 0.01
     assert narx * 20 < base
+
+
+def test_fit_is_the_trainer_on_windows_with_its_divergence_rule() -> None:
+    from pyplay.dynamic.objective import LDDNObjective, Windows
+    from pyplay.train import Trainer
+
+    rng = np.random.default_rng(0)
+    u = rng.standard_normal((6, 10, 1))
+    y = np.tanh(u.cumsum(axis=1))  # (6, 10, 1)
+    net, twin = (narxnet((0, 1), (1, 2), (4,), rng=2) for _ in range(2))
+    pr = preparets(net, u, y)
+    losses = list(fit(net, pr.p, pr.targets, 12, lr=0.01, p0=pr.p0, batch_size=4, rng=3))
+    windows = Windows(pr.p, pr.targets, p0=pr.p0, dtype=twin.dtype, rng=3)
+    trainer = Trainer(twin, windows, lr=0.01, batch_size=4, clip=None)
+    assert isinstance(trainer.objective, LDDNObjective)
+    assert [r.loss for r in trainer.run(12)] == losses
+    for name in net.params:
+        np.testing.assert_array_equal(net.params[name], twin.params[name])
+    assert set(trainer.evaluate(batch_size=6)) == {"loss"}
+    before = {k: v.copy() for k, v in net.params.items()}
+    with np.errstate(all="ignore"):
+        blown = list(fit(net, pr.p, pr.targets, 50, optimizer=SGD(net.params, lr=1e30), p0=pr.p0))
+    assert len(blown) < 50 and not np.isfinite(blown[-1])  # stopped at the first bad step
+    assert all(np.isfinite(v).all() for v in net.params.values())  # the last good weights
+    assert any(not np.array_equal(net.params[k], before[k]) for k in before)

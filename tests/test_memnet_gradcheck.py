@@ -55,7 +55,8 @@ def test_token_inputs_and_backward_protocol() -> None:
         return float((model.forward(ids)[0] * R).sum())
 
     _, _, cache = model.forward(ids)
-    grads, record = model.backward(R, cache)
+    result = model.backward(R, cache)
+    grads, record = result.grads, result.record
     assert record is None
     for name in ("controller.weight_ih", "memory.init"):
         assert_grad_close(grads[name], numeric_grad(loss, model.params[name]), name)
@@ -85,6 +86,6 @@ def test_state_continues_the_sequence_and_caches_have_the_lesson_shapes() -> Non
 def test_dtypes_are_kept(dtype) -> None:
     model = MemoryNet(4, 2, hidden_size=3, memory_size=2, memory_width=2, dtype=dtype)
     y, state, cache = model.forward(np.array([[1, 2, 3]]))
-    grads, _ = model.backward(np.ones_like(y), cache)
+    grads = model.backward(np.ones_like(y), cache).grads
     assert y.dtype == dtype and state.M.dtype == dtype
     assert all(g.dtype == dtype for g in grads.values())

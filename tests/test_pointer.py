@@ -38,7 +38,7 @@ def test_gradients_match_central_differences(cell: str) -> None:
     assert (probs[~(np.arange(src.shape[1])[None, :] < lengths[:, None])[:, None, :].repeat(
         probs.shape[1], axis=1)] == 0).all()  # fmt: skip
     _, du = model.loss(probs, targets, mask)
-    grads = model.backward(du, cache)
+    grads = model.backward(du, cache).grads
     assert set(grads) == set(model.params)
     for name, p in model.params.items():
         assert_grad_close(grads[name], numeric_grad(loss, p), name)
@@ -61,7 +61,7 @@ def test_learns_to_sort_digits() -> None:
         src, lengths, ptr_in, targets, mask = pointer_batch(task, 32)
         probs, cache = model.forward(src, lengths, ptr_in)
         _, du = model.loss(probs, targets, mask)
-        opt.step(model.backward(du, cache))
+        opt.step(model.backward(du, cache).grads)
     test = Sorting(min_len=3, max_len=6, rng=99)
     src, lengths, _, targets, _ = pointer_batch(test, 300)
     out = model.greedy(src, lengths)
@@ -79,3 +79,20 @@ def test_errors() -> None:
         model.forward([[3, 4, 5]], [3], [[-1, 7]])
     with pytest.raises(TypeError, match="src must hold integer"):
         model.forward([[3.0, 4.0]], [2], [[-1]])
+
+
+def test_the_trainer_trains_it_through_its_declared_objective() -> None:
+    from pyplay.objectives import PointerObjective
+    from pyplay.train import Trainer
+
+    task = Sorting(min_len=2, max_len=5, rng=0)
+    model = PointerNetwork(13, embedding_dim=8, hidden_size=16, rng=0)
+    trainer = Trainer(model, task, lr=0.02, batch_size=16)
+    assert isinstance(trainer.objective, PointerObjective)
+    records = list(trainer.run(60))
+    assert all(r.status == "ok" for r in records)
+    losses = [r.loss for r in records]
+    assert np.mean(losses[-10:]) < np.mean(losses[:10])
+    assert set(trainer.evaluate(batch_size=32)) == {"loss", "exact_match"}
+    with pytest.raises(TypeError, match="targets are source positions"):
+        Trainer(model, Sorting(output="values"))

@@ -46,7 +46,7 @@ def test_gradients_match_central_differences(cell: str, wiring: str, bidirection
         np.testing.assert_allclose(weights.sum(axis=2), 1.0, atol=1e-12)
         assert (weights[0, :, 4:] == 0).all() and (weights[1, :, 2:] == 0).all()
     _, dlogits = cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)
-    grads = model.backward(dlogits, cache)
+    grads = model.backward(dlogits, cache).grads
     assert set(grads) == set(model.params)
     for name, p in model.params.items():
         assert_grad_close(grads[name], numeric_grad(loss, p), name)
@@ -95,7 +95,7 @@ def test_learns_to_copy_short_strings() -> None:
         b = task.batch(32)
         logits, _, cache = model.forward(b.src, b.src_lengths, b.tgt_in, b.tgt_mask.sum(axis=1))
         _, dlogits = cross_entropy(logits, b.tgt_out, mask=b.tgt_mask)
-        opt.step(model.backward(dlogits, cache))
+        opt.step(model.backward(dlogits, cache).grads)
     test = VariableCopy(n_symbols=5, min_len=2, max_len=5, rng=99).batch(200)
     acc = exact_match(model.greedy(test.src, test.src_lengths, max_length=8), test)
     print(f"\n[seq2seq] copy exact match {acc:.3f}")
@@ -113,7 +113,7 @@ def _reversal_exact_match(wiring: str, score: str = "general", clip: float | Non
         b = task.batch(32)
         logits, _, cache = model.forward(b.src, b.src_lengths, b.tgt_in, b.tgt_mask.sum(axis=1))
         _, dlogits = cross_entropy(logits, b.tgt_out, mask=b.tgt_mask)
-        grads = model.backward(dlogits, cache)
+        grads = model.backward(dlogits, cache).grads
         if clip is not None:
             clip_grad_norm(grads, clip)
         opt.step(grads)

@@ -36,7 +36,7 @@ def test_gradients_match_central_differences(positional: str, norm_first: bool) 
     np.testing.assert_allclose(weights.sum(axis=2), 1.0, atol=1e-12)
     assert (weights[0, :, 4:] == 0).all() and (weights[1, :, 2:] == 0).all()  # padding
     _, dlogits = cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)
-    grads = model.backward(dlogits, cache)
+    grads = model.backward(dlogits, cache).grads
     assert list(grads) == list(model.params)
     for name, p in model.params.items():
         assert_grad_close(grads[name], numeric_grad(loss, p), name)

@@ -67,7 +67,7 @@ def pyplay_step(case: Case, dtype: type = np.float32) -> Callable[[], float]:
     def step() -> float:
         logits, _, cache = model.forward(x)  # (B, T, V)
         loss, dlogits = cross_entropy(logits, y)
-        grads, _ = model.backward(dlogits, cache)
+        grads = model.backward(dlogits, cache).grads
         opt.step(grads)
         return float(loss)
 

@@ -47,7 +47,7 @@ def seq2seq_step() -> Callable[[], float]:
     def step() -> float:
         logits, _, cache = model.forward(b.src, b.src_lengths, b.tgt_in, lengths)
         loss, dlogits = cross_entropy(logits, b.tgt_out, mask=b.tgt_mask)
-        opt.step(model.backward(dlogits, cache))
+        opt.step(model.backward(dlogits, cache).grads)
         return float(loss)
 
     return step

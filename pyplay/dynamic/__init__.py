@@ -7,7 +7,9 @@
 - :mod:`~pyplay.dynamic.lddn`: the layered digital dynamic network, forward and BPTT.
 - :mod:`~pyplay.dynamic.networks`: timedelaynet, distdelaynet, layrecnet, narxnet, closeloop,
   openloop, preparets.
-- :mod:`~pyplay.dynamic.train`: :func:`fit`, mean squared error with pyplay's optimisers.
+- :mod:`~pyplay.dynamic.objective`: the LDDN's training objective (mean squared error) and its
+  task, :class:`Windows` of a series, for :class:`pyplay.train.Trainer`.
+- :mod:`~pyplay.dynamic.train`: :func:`fit`, a generator of losses over the trainer.
 - :mod:`~pyplay.dynamic.textbook_attention`, :mod:`~pyplay.dynamic.textbook_seq2seq`: the
   textbook's seq2seq (context as a constant input; dot / general / concat attention over a TDL
   of encoder states), traced step by step on a :class:`pyplay.models.seq2seq.EncoderDecoder`.
@@ -24,6 +26,7 @@ from pyplay.dynamic.networks import (
     preparets,
     timedelaynet,
 )
+from pyplay.dynamic.objective import LDDNObjective, WindowBatch, Windows
 from pyplay.dynamic.spec import LDDNSpec, parse_spec, to_dict
 from pyplay.dynamic.tdl import TDL, Delay, TDL_hstack
 from pyplay.dynamic.textbook_attention import TextbookAttention, source_order
@@ -47,6 +50,7 @@ __all__ = [
     "Delay",
     "LDDNCache",
     "LDDNGrads",
+    "LDDNObjective",
     "LDDNSpec",
     "Prepared",
     "TDL_hstack",
@@ -55,6 +59,8 @@ __all__ = [
     "TextbookStep",
     "TextbookTrace",
     "Transfer",
+    "WindowBatch",
+    "Windows",
     "book_form",
     "closeloop",
     "distdelaynet",

@@ -54,6 +54,7 @@ import numpy as np
 from pyplay._checks import as_generator, check_array, check_dtype, check_shape
 from pyplay.dynamic.spec import LDDNSpec, parse_spec, simulation_order, to_dict
 from pyplay.dynamic.transfer import Transfer, get_transfer
+from pyplay.models.contract import Backward, ModelBase
 
 __all__ = ["LDDN", "LDDNCache", "LDDNGrads"]
 
@@ -87,7 +88,7 @@ class LDDNGrads:
     dn: dict[int, np.ndarray]
 
 
-class LDDN:
+class LDDN(ModelBase):
     """A layered digital dynamic network from a declarative description.
 
     Parameters
@@ -116,6 +117,8 @@ class LDDN:
     input_columns, layer_columns : dict of int to slice
         Where input ``l`` sits in ``p`` / ``p0``, and layer ``m`` in ``a0``.
     """
+
+    objective = "lddn"
 
     def __init__(
         self,
@@ -152,11 +155,16 @@ class LDDN:
         return {"description": to_dict(self.spec), "dtype": self.dtype.name}
 
     @classmethod
-    def from_config(cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0) -> LDDN:
-        """Build a network from :attr:`config` (unknown or missing keys are refused)."""
-        from pyplay.models.registry import config_kwargs
-
-        return cls(rng=rng, **config_kwargs(cls, config))
+    def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
+        """The parameter count ``config`` describes, computed from its description."""
+        spec = parse_spec(config.get("description"))  # plain data, checked field by field
+        sizes = [layer.size for layer in spec.layers]
+        n = sum(sizes)
+        n += sum(
+            len(w.delays) * sizes[w.to - 1] * spec.inputs[w.source - 1] for w in spec.input_weights
+        )
+        n += sum(len(w.delays) * sizes[w.to - 1] * sizes[w.source - 1] for w in spec.layer_weights)
+        return n
 
     # ------------------------------------------------------------------ parameters
     def _shapes(self) -> dict[str, tuple[int, ...]]:
@@ -282,10 +290,11 @@ class LDDN:
         return n
 
     # ------------------------------------------------------------------ backward
-    def backward(self, dout: Any, cache: LDDNCache) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        """BPTT: ``(grads, dp)`` for ``dout`` = dL/dout (B, T, O); see :meth:`backward_full`."""
+    def backward(self, dout: Any, cache: LDDNCache) -> Backward:
+        """BPTT: the parameter gradients and dL/dp (B, T, R) as ``dinputs``, for ``dout`` =
+        dL/dout (B, T, O); see :meth:`backward_full` for every other gradient."""
         g = self.backward_full(dout, cache)
-        return g.params, g.dp
+        return Backward(g.params, dinputs=g.dp)
 
     def backward_full(self, dout: Any, cache: LDDNCache) -> LDDNGrads:
         """BPTT with every gradient: parameters, inputs, initial conditions, per-layer deltas.

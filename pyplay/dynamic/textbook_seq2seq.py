@@ -35,6 +35,7 @@ GRU cells are accepted too (their steps are named, not expanded).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,7 @@ from pyplay._checks import check_array, check_choice, check_dtype
 from pyplay.dynamic.notation import sup
 from pyplay.dynamic.textbook_attention import LIBRARY_SCORE, TextbookAttention, source_order
 from pyplay.losses import softmax
+from pyplay.models.contract import config_int, recurrent
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import BOS, EOS
 
@@ -107,36 +109,24 @@ class TextbookSeq2Seq(EncoderDecoder):
         )
         self.form = form
 
-    @property
-    def config(self) -> dict[str, Any]:
-        """Constructor arguments as plain JSON-serialisable values (for saving)."""
-        return {
-            "src_vocab_size": self.src_vocab_size,
-            "tgt_vocab_size": self.tgt_vocab_size,
-            "form": self.form,
-            "embedding_dim": self.embedding_dim,
-            "hidden_size": self.hidden_size,
-            "cell": self.cell,
-            "dtype": self.dtype.name,
-        }
+    @classmethod
+    def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
+        """An upper estimate of the parameter count ``config`` describes (without building)."""
+        E, H = config_int(config, "embedding_dim", 16), config_int(config, "hidden_size", 32)
+        Vs, Vt = config_int(config, "src_vocab_size", 4), config_int(config, "tgt_vocab_size", 4)
+        cell, context = config.get("cell"), config.get("form") == "context"
+        n = (Vs + Vt) * E + recurrent(cell, E, H, 1, 1) + (H + 1) * Vt
+        n += recurrent(cell, E + H, H, 1, 1) if context else recurrent(cell, E, H, 1, 1)
+        return n if context else n + (2 * H + 1) * (2 * H + 1)  # score and LW^3
 
 
 def textbook_seq2seq(
-    src_vocab_size: int,
-    tgt_vocab_size: int,
-    score: str = "general",
-    embedding_dim: int = 16,
-    hidden_size: int = 32,
-    cell: str = "rnn",
-    dtype: Any = np.float64,
-    rng: np.random.Generator | int | None = 0,
+    src_vocab_size: int, tgt_vocab_size: int, score: str = "general", **kwargs: Any
 ) -> TextbookSeq2Seq:
-    """The textbook's seq2seq (:class:`TextbookSeq2Seq`) with the book's form ``score``, one
-    of ``TEXTBOOK_FORMS``."""
+    """The textbook's seq2seq (:class:`TextbookSeq2Seq`, the same arguments) with the book's
+    form ``score``, one of ``TEXTBOOK_FORMS``."""
     score = check_choice("score", score, TEXTBOOK_FORMS)
-    return TextbookSeq2Seq(
-        src_vocab_size, tgt_vocab_size, score, embedding_dim, hidden_size, cell, dtype, rng
-    )
+    return TextbookSeq2Seq(src_vocab_size, tgt_vocab_size, score, **kwargs)
 
 
 def book_form(model: Any) -> str:

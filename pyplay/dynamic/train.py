@@ -1,17 +1,19 @@
-r"""Training an LDDN by gradient descent on the mean squared error, with pyplay's optimisers.
+r"""Training an LDDN by gradient descent on the mean squared error: :func:`fit`, a generator
+over :class:`pyplay.train.Trainer` (the one training loop, with its divergence rule) and the
+objective of :mod:`pyplay.dynamic.objective`.
 
 .. math::
 
-    L = \frac{1}{B\,T\,O} \sum_{b, t, i} \bigl(a_i(t) - y_i(t)\bigr)^2, \qquad
-    \frac{\partial L}{\partial a_i(t)} = \frac{2}{B\,T\,O} \bigl(a_i(t) - y_i(t)\bigr),
+    L = \frac{1}{B\,T\,O} \sum_{b, t, i} \bigl(a_i(t) - y_i(t)\bigr)^2 ,
 
 where :math:`a(t)` are the output layers of :meth:`~pyplay.dynamic.lddn.LDDN.forward` and the
 gradient of every weight comes from :meth:`~pyplay.dynamic.lddn.LDDN.backward` (BPTT). For an
 open-loop NARX network there is no recurrence: this is the series-parallel training of the
 book; the closed-loop network (:func:`~pyplay.dynamic.networks.closeloop`) shares the weights.
 
-:func:`fit` is a generator yielding the loss of every step (before its update), so that a
-caller can plot, stop early or resume: ``for loss in fit(net, p, y, steps=500): ...``.
+:func:`fit` yields the loss of every step (before its update), so that a caller can plot, stop
+early or resume: ``for loss in fit(net, p, y, steps=500): ...``. The same training with the
+trainer itself: ``Trainer(net, Windows(p, y, dtype=net.dtype), batch_size=len(p))``.
 """
 
 from __future__ import annotations
@@ -21,39 +23,26 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_array, check_choice, check_float, check_int
+from pyplay._checks import check_array, check_int
 from pyplay.dynamic.lddn import LDDN
-from pyplay.optim import SGD, Adam, AdamW, RMSprop, clip_grad_norm
+from pyplay.dynamic.objective import Windows
+from pyplay.losses import mse as mean_squared_error
+from pyplay.train import OPTIMIZERS, Trainer
 
-__all__ = ["OPTIMIZERS", "fit", "mse", "mse_loss"]
-
-OPTIMIZERS: dict[str, Any] = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop}
+__all__ = ["OPTIMIZERS", "fit", "mse"]
 
 
-def mse_loss(out: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:
-    """``(L, dL/dout)`` of the mean squared error over all elements."""
-    diff = out - targets  # (B, T, O)
-    return float(np.mean(diff * diff)), diff * (2.0 / diff.size)
+def _check_targets(net: LDDN, targets: Any, shape: tuple[int, ...]) -> np.ndarray:
+    y = check_array("targets", targets, ndim=3, dtype=net.dtype, layout="(B, T, O)")
+    if y.shape != shape:
+        raise ValueError(f"targets must have shape (N, T, O) = {shape}, got {y.shape}")
+    return y
 
 
 def mse(net: LDDN, p: Any, targets: Any, a0: Any = None, p0: Any = None) -> float:
     """The network's mean squared error on ``targets`` (B, T, O), without training."""
     out, _ = net.forward(p, a0, p0)  # (B, T, O)
-    targets = check_array("targets", targets, ndim=3, dtype=net.dtype, layout="(B, T, O)")
-    if targets.shape != out.shape:
-        raise ValueError(f"targets must have shape (B, T, O) = {out.shape}, got {targets.shape}")
-    return mse_loss(out, targets)[0]
-
-
-def _rows(name: str, x: Any, n: int, dtype: np.dtype) -> np.ndarray | None:
-    if x is None:
-        return None
-    x = check_array(name, x, ndim=3, dtype=dtype, layout="(N, ., .)")
-    if x.shape[0] != n:
-        raise ValueError(
-            f"{name} must have one entry per sequence of inputs ({n}), got {x.shape[0]}"
-        )
-    return x
+    return float(mean_squared_error(out, _check_targets(net, targets, out.shape))[0])
 
 
 def fit(
@@ -98,57 +87,26 @@ def fit(
     Yields
     ------
     float
-        The loss of the step (on its mini-batch).
+        The loss of the step (on its mini-batch). A step whose loss or gradient is not finite
+        ends the run (the trainer's rule): its loss is the last one yielded, and the weights
+        are those of the step before.
     """
     if not isinstance(net, LDDN):
         raise TypeError(f"net must be an LDDN, got {type(net).__name__}")
     steps = check_int("steps", steps, min_value=0)
-    p = check_array("inputs", inputs, ndim=3, dtype=net.dtype, layout="(N, T, R)")
-    y = check_array("targets", targets, ndim=3, dtype=net.dtype, layout="(N, T, O)")
-    if y.shape != (*p.shape[:2], net.output_size):
-        raise ValueError(
-            f"targets must have shape (N, T, O) = {(*p.shape[:2], net.output_size)}, got {y.shape}"
-        )
-    N = p.shape[0]
-    a0s, p0s = _rows("a0", a0, N, net.dtype), _rows("p0", p0, N, net.dtype)
+    task = Windows(inputs, targets, a0, p0, dtype=net.dtype, rng=rng)
+    _check_targets(net, task.targets, (*task.p.shape[:2], net.output_size))
+    N = len(task)
     B = N if batch_size is None else check_int("batch_size", batch_size, min_value=1, max_value=N)
-    clip = None if clip is None else check_float("clip", clip, min_value=0.0, min_inclusive=False)
-    if isinstance(optimizer, str):
-        name = check_choice("optimizer", optimizer, tuple(OPTIMIZERS))
-        lr = check_float("lr", lr, min_value=0.0, min_inclusive=False)
-        opt = OPTIMIZERS[name](net.params, lr=lr, **(optimizer_kwargs or {}))
-    elif hasattr(optimizer, "step") and getattr(optimizer, "params", None) is net.params:
-        opt = optimizer
-    else:
+    if not isinstance(optimizer, str) and not (
+        hasattr(optimizer, "step") and getattr(optimizer, "params", None) is net.params
+    ):
         raise TypeError(
             "optimizer must be a name or a pyplay optimiser built over net.params, got "
             f"{type(optimizer).__name__}"
         )
-    gen = as_generator(rng)
-    return _loop(net, p, y, a0s, p0s, B, clip, opt, gen, steps)
-
-
-def _loop(
-    net: LDDN,
-    p: np.ndarray,
-    y: np.ndarray,
-    a0: np.ndarray | None,
-    p0: np.ndarray | None,
-    B: int,
-    clip: float | None,
-    opt: Any,
-    gen: np.random.Generator,
-    steps: int,
-) -> Iterator[float]:
-    N = p.shape[0]
-    for _ in range(steps):
-        idx = np.arange(N) if B == N else gen.choice(N, size=B, replace=False)  # (B,)
-        out, cache = net.forward(
-            p[idx], None if a0 is None else a0[idx], None if p0 is None else p0[idx]
-        )  # (B, T, O)
-        loss, dout = mse_loss(out, y[idx])
-        grads, _ = net.backward(dout, cache)
-        if clip is not None:
-            clip_grad_norm(grads, clip)
-        opt.step(grads)
-        yield loss
+    trainer = Trainer(
+        net, task, optimizer=optimizer, lr=lr, batch_size=B, clip=clip,
+        optimizer_kwargs=optimizer_kwargs,
+    )  # fmt: skip
+    return (record.loss for record in trainer.run(steps))

@@ -1,6 +1,9 @@
 """The models: whole networks built from :mod:`pyplay.nn` layers, each trained by
 :class:`pyplay.train.Trainer`.
 
+- :mod:`.contract` what every model class follows (``params``, ``forward`` with an explicit
+  cache, ``backward(dout, cache) -> Backward``, ``config``/``from_config``, a size estimate,
+  the declared ``objective``), and the pieces the classes share to follow it;
 - :mod:`.sequence` one output per input step: :class:`SequenceModel` (RNN/GRU/LSTM stacks);
 - :mod:`.seq2seq` the recurrent encoder-decoder with its Luong and Bahdanau wirings;
 - :mod:`.transformer` the decoder-only :class:`TransformerModel` and :class:`TransformerSeq2Seq`;

@@ -18,12 +18,14 @@ points twice at the same position (the outputs are a permutation, as for sorting
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
+from pyplay.models.contract import Backward, ModelBase, config_int, recurrent
 from pyplay.nn import GRU, LSTM, RNN, Embedding
 
 __all__ = ["PointerNetwork"]
@@ -44,13 +46,15 @@ class PointerCache:
     p: np.ndarray
 
 
-class PointerNetwork:
+class PointerNetwork(ModelBase):
     """Points at source positions; sizes as in :class:`~pyplay.models.seq2seq.EncoderDecoder`.
 
     Parameters are ``embedding.weight``, ``go`` (E,), ``encoder.*``, ``decoder.*``,
     ``attention.weight_key`` (A, H) = :math:`W_1`, ``attention.weight_query`` (A, H) =
     :math:`W_2`, ``attention.bias`` (A,), ``attention.v`` (A,).
     """
+
+    objective = "pointer"
 
     def __init__(
         self,
@@ -67,6 +71,7 @@ class PointerNetwork:
         H = check_int("hidden_size", hidden_size, min_value=1)
         A = check_int("attn_size", H if attn_size is None else attn_size, min_value=1)
         self.cell = check_choice("cell", cell, tuple(CELLS))
+        self.vocab_size, self.embedding_dim, self.hidden_size, self.attn_size = V, E, H, A
         self.dtype = check_dtype("dtype", dtype)
         gen = as_generator(rng)
         self.emb = Embedding(V, E, dtype=self.dtype, rng=gen)
@@ -86,6 +91,14 @@ class PointerNetwork:
         self.params["attention.v"] = gen.uniform(-1 / np.sqrt(A), 1 / np.sqrt(A), A).astype(
             self.dtype
         )
+
+    @classmethod
+    def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
+        """An upper estimate of the parameter count ``config`` describes (without building)."""
+        V, E = config_int(config, "vocab_size", 1), config_int(config, "embedding_dim", 16)
+        H = config_int(config, "hidden_size", 64)
+        A = config_int(config, "attn_size", H)
+        return (V + 1) * E + 2 * recurrent(config.get("cell"), E, H, 1, 1) + 2 * A * (H + 1)
 
     def _scores(self, H_enc: np.ndarray, D: np.ndarray, mask: np.ndarray) -> tuple[Any, Any]:
         p = self.params
@@ -130,7 +143,7 @@ class PointerNetwork:
         np.put_along_axis(du, np.clip(t, 0, None)[..., None], (picked - 1.0)[..., None], axis=2)
         return float(loss), (du * m[..., None] / n).astype(self.dtype)
 
-    def backward(self, du: np.ndarray, cache: PointerCache) -> dict[str, np.ndarray]:
+    def backward(self, du: np.ndarray, cache: PointerCache) -> Backward:
         """Gradients of every parameter given d(loss)/d(scores) (B, U, S)."""
         p, T = self.params, cache.T
         g: dict[str, np.ndarray] = {"attention.v": np.einsum("bus,busa->a", du, T)}
@@ -151,7 +164,7 @@ class PointerNetwork:
         g.update({f"encoder.{k}": v for k, v in ge.items()})
         _, gemb = self.emb.backward(dx + dx_enc, cache.emb)
         g["embedding.weight"] = gemb["weight"]
-        return {k: g[k].astype(self.dtype, copy=False) for k in self.params}
+        return Backward({k: g[k].astype(self.dtype, copy=False) for k in self.params})
 
     def greedy(self, src: Any, src_lengths: Any) -> list[list[int]]:
         """Each row's positions in the order pointed at, every real position exactly once."""

@@ -18,6 +18,7 @@ holds the very arrays of the sub-layers: an optimiser updating it in place updat
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,10 +27,10 @@ import numpy as np
 from pyplay._checks import (
     as_generator,
     check_choice,
-    check_dtype,
     check_float,
     check_int,
 )
+from pyplay.models.contract import Backward, PerStepBase, config_int, gather_params, recurrent
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.gru import GRU
 from pyplay.nn.linear import Linear
@@ -39,7 +40,6 @@ from pyplay.nn.rnn import RNN
 __all__ = ["CELLS", "ModelCache", "SequenceModel"]
 
 CELLS = ("rnn", "lstm", "gru")
-INPUT_KINDS = ("tokens", "real")
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class ModelCache:
         return getattr(self.rnn, "record", None)
 
 
-class SequenceModel:
+class SequenceModel(PerStepBase):
     """Embedding (or real-valued input) -> RNN/LSTM/GRU stack -> per-step linear head.
 
     Parameters
@@ -77,6 +77,8 @@ class SequenceModel:
     rng : numpy.random.Generator or int seed
     """
 
+    tbptt = True  # its recurrent state may be carried from one chunk of a stream to the next
+
     def __init__(
         self,
         cell: str = "lstm",
@@ -94,9 +96,7 @@ class SequenceModel:
         rng: np.random.Generator | int | None = 0,
     ) -> None:
         self.cell = check_choice("cell", cell, CELLS)
-        self.input_kind = check_choice("input_kind", input_kind, INPUT_KINDS)
-        self.input_size = check_int("input_size", input_size, min_value=1)
-        self.output_size = check_int("output_size", output_size, min_value=1)
+        self._set_io(input_size, output_size, input_kind, dtype)
         self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
         self.num_layers = check_int("num_layers", num_layers, min_value=1)
         if not isinstance(bidirectional, bool | np.bool_):
@@ -106,7 +106,6 @@ class SequenceModel:
             "dropout", dropout, min_value=0.0, max_value=1.0, max_inclusive=False
         )
         self.nonlinearity = check_choice("nonlinearity", nonlinearity, ("tanh", "relu", "linear"))
-        self.dtype = check_dtype("dtype", dtype)
         if embedding_dim is None:
             embedding_dim = self.hidden_size
         self.embedding_dim = check_int("embedding_dim", embedding_dim, min_value=1)
@@ -138,10 +137,7 @@ class SequenceModel:
             directions * self.hidden_size, self.output_size, dtype=self.dtype, rng=gen
         )
 
-        self.params: dict[str, np.ndarray] = {}
-        for prefix, layer in self._layers():
-            for name, value in layer.params.items():
-                self.params[f"{prefix}.{name}"] = value
+        self.params: dict[str, np.ndarray] = gather_params(self._layers())
 
     # ------------------------------------------------------------------ structure
     def _layers(self) -> list[tuple[str, Any]]:
@@ -151,62 +147,15 @@ class SequenceModel:
         layers += [("rnn", self.rnn), ("head", self.head)]
         return layers
 
-    @property
-    def config(self) -> dict[str, Any]:
-        """Constructor arguments as plain JSON-serialisable values (for saving and sharing)."""
-        return {
-            "cell": self.cell,
-            "input_kind": self.input_kind,
-            "input_size": self.input_size,
-            "output_size": self.output_size,
-            "hidden_size": self.hidden_size,
-            "num_layers": self.num_layers,
-            "bidirectional": self.bidirectional,
-            "dropout": self.dropout,
-            "embedding_dim": self.embedding_dim,
-            "nonlinearity": self.nonlinearity,
-            "dtype": self.dtype.name,
-        }
-
     @classmethod
-    def from_config(
-        cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
-    ) -> SequenceModel:
-        """Build a model from :attr:`config` (unknown or missing keys are refused with a clear
-        message; each value is checked by the constructor)."""
-        from pyplay.models.registry import config_kwargs
-
-        return cls(rng=rng, **config_kwargs(cls, config))
-
-    @classmethod
-    def for_task(cls, task: Any, cell: str = "lstm", **kwargs: Any) -> SequenceModel:
-        """A model whose input and output sizes fit ``task`` (see :mod:`pyplay.tasks`)."""
-        return cls(
-            cell,
-            input_kind=task.input_kind,
-            input_size=task.input_size,
-            output_size=task.output_size,
-            **kwargs,
-        )
-
-    def load_params(self, params: dict[str, np.ndarray]) -> None:
-        """Copy arrays into this model's parameters by name (shapes must match exactly)."""
-        missing = sorted(set(self.params) - set(params))
-        extra = sorted(set(params) - set(self.params))
-        if missing or extra:
-            raise ValueError(
-                f"params do not fit this model: missing {missing or 'none'}, "
-                f"unexpected {extra or 'none'}"
-            )
-        for name, target in self.params.items():
-            value = np.asarray(params[name])
-            if value.shape != target.shape:
-                raise ValueError(
-                    f"params[{name!r}] must have shape {target.shape}, got {value.shape}"
-                )
-            if not np.isfinite(value).all():
-                raise ValueError(f"params[{name!r}] holds NaN or infinite values")
-            target[...] = value  # in place: the layers and any optimiser keep their arrays
+    def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
+        """An upper estimate of the parameter count ``config`` describes (without building)."""
+        H, L = config_int(config, "hidden_size", 64), config_int(config, "num_layers", 1)
+        n_in, out = config_int(config, "input_size", 1), config_int(config, "output_size", 1)
+        tokens = config.get("input_kind") == "tokens"
+        E = config_int(config, "embedding_dim", H) if tokens else 0
+        D = 2 if config.get("bidirectional") else 1
+        return n_in * E + recurrent(config.get("cell"), E or n_in, H, L, D) + (D * H + 1) * out
 
     # ------------------------------------------------------------------ maths
     def forward(
@@ -232,9 +181,9 @@ class SequenceModel:
 
     def backward(
         self, dy: np.ndarray, cache: ModelCache, dstate: Any = None, *, record: bool = False
-    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None]:
+    ) -> Backward:
         """Gradients of every parameter (keys of :attr:`params`) and, with ``record=True``,
-        the per-step norms of dL/dh_t (else ``None``)."""
+        the per-step norms of dL/dh_t as ``record`` (else ``None``)."""
         dhs, head_grads = self.head.backward(dy, cache.head)  # (B, T, D*H)
         grad_record = None
         if record:
@@ -247,8 +196,4 @@ class SequenceModel:
             grads.update({f"embedding.{k}": v for k, v in emb_grads.items()})
         grads.update({f"rnn.{k}": v for k, v in rnn_grads.items()})
         grads.update({f"head.{k}": v for k, v in head_grads.items()})
-        return grads, grad_record
-
-    def num_parameters(self) -> int:
-        """Total number of scalar parameters."""
-        return int(sum(p.size for p in self.params.values()))
+        return Backward(grads, record=grad_record)

@@ -15,7 +15,9 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_int
 
-__all__ = ["Batch", "Task"]
+__all__ = ["MAX_BATCH", "Batch", "Task"]
+
+MAX_BATCH = 65536  # the most examples one batch may ask for
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class Task(abc.ABC):
 
     def batch(self, batch_size: int) -> Batch:
         """A fresh batch of ``batch_size`` examples."""
-        return self._batch(check_int("batch_size", batch_size, min_value=1, max_value=65536))
+        return self._batch(check_int("batch_size", batch_size, min_value=1, max_value=MAX_BATCH))
 
     def metric(self, outputs: np.ndarray, batch: Batch) -> dict[str, float]:
         """Accuracy (class outputs) or mean squared error (real outputs) over counted positions."""

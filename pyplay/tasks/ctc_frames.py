@@ -64,6 +64,7 @@ class CTCFrames(Task):
     """
 
     name = "ctc_frames"
+    objective = "ctc"  # trained with the CTC loss (pyplay.objectives.make_objective)
     input_kind = "real"
     output_kind = "classes"
     blank = BLANK

@@ -30,10 +30,14 @@ MONTHS = (
 
 
 class _Symbols(PairTask):
-    """Shared by the tasks over random strings of ``n_symbols`` letters."""
+    """Shared by the tasks over random strings of ``n_symbols`` letters (their constructor)."""
 
     def __init__(
-        self, n_symbols: int, min_len: int, max_len: int, rng: np.random.Generator | int | None
+        self,
+        n_symbols: int = 8,
+        min_len: int = 4,
+        max_len: int = 12,
+        rng: np.random.Generator | int | None = 0,
     ) -> None:
         n_symbols = check_int("n_symbols", n_symbols, min_value=2, max_value=len(LETTERS))
         min_len = check_int("min_len", min_len, min_value=1, max_value=200)
@@ -53,15 +57,6 @@ class Reversal(_Symbols):
 
     name = "reversal"
 
-    def __init__(
-        self,
-        n_symbols: int = 8,
-        min_len: int = 4,
-        max_len: int = 12,
-        rng: np.random.Generator | int | None = 0,
-    ) -> None:
-        super().__init__(n_symbols, min_len, max_len, rng)
-
     def _pair(self) -> tuple[list[str], list[str]]:
         s = self._source()
         return s, s[::-1]
@@ -77,15 +72,6 @@ class VariableCopy(_Symbols):
     """Copy a random string of random length: ``abcd -> abcd``."""
 
     name = "copy_var"
-
-    def __init__(
-        self,
-        n_symbols: int = 8,
-        min_len: int = 4,
-        max_len: int = 12,
-        rng: np.random.Generator | int | None = 0,
-    ) -> None:
-        super().__init__(n_symbols, min_len, max_len, rng)
 
     def _pair(self) -> tuple[list[str], list[str]]:
         s = self._source()

@@ -10,7 +10,22 @@ from pyplay.tasks.base import Batch, Task
 __all__ = ["NoisySystem", "SinePrediction"]
 
 
-class SinePrediction(Task):
+class _NoisySeries(Task):
+    """Shared by the real-valued series tasks: ``seq_len`` steps, measurement ``noise``."""
+
+    input_kind = "real"
+    output_kind = "real"
+
+    def __init__(
+        self, seq_len: int = 40, noise: float = 0.0, rng: np.random.Generator | int | None = 0
+    ) -> None:
+        seq_len = check_int("seq_len", seq_len, min_value=2, max_value=10_000)
+        noise = check_float("noise", noise, min_value=0.0, max_value=10.0)
+        super().__init__(rng, seq_len=seq_len, noise=noise)
+        self.seq_len, self.noise = seq_len, noise
+
+
+class SinePrediction(_NoisySeries):
     """Predict the next value of a sum of two sines with random frequencies and phases.
 
     x_t = sin(w1 t + p1) + 0.5 sin(w2 t + p2) + noise, w in [0.1, 0.6] rad/step. Inputs x_t,
@@ -21,18 +36,8 @@ class SinePrediction(Task):
     """
 
     name = "sine"
-    input_kind = "real"
-    output_kind = "real"
     input_size = 1
     output_size = 1
-
-    def __init__(
-        self, seq_len: int = 40, noise: float = 0.0, rng: np.random.Generator | int | None = 0
-    ) -> None:
-        seq_len = check_int("seq_len", seq_len, min_value=2, max_value=10_000)
-        noise = check_float("noise", noise, min_value=0.0, max_value=10.0)
-        super().__init__(rng, seq_len=seq_len, noise=noise)
-        self.seq_len, self.noise = seq_len, noise
 
     def _batch(self, batch_size: int) -> Batch:
         B, T = batch_size, self.seq_len
@@ -57,7 +62,7 @@ class SinePrediction(Task):
         )
 
 
-class NoisySystem(Task):
+class NoisySystem(_NoisySeries):
     """Identify the plant y(t+1) = y(t) / (1 + y(t)^2) + u(t)^3 (Narendra & Parthasarathy 1990).
 
     The input u(t) is uniform in [-1, 1]; each step gives (u(t), y(t)) plus optional
@@ -67,18 +72,8 @@ class NoisySystem(Task):
     """
 
     name = "system"
-    input_kind = "real"
-    output_kind = "real"
     input_size = 2
     output_size = 1
-
-    def __init__(
-        self, seq_len: int = 40, noise: float = 0.0, rng: np.random.Generator | int | None = 0
-    ) -> None:
-        seq_len = check_int("seq_len", seq_len, min_value=2, max_value=10_000)
-        noise = check_float("noise", noise, min_value=0.0, max_value=10.0)
-        super().__init__(rng, seq_len=seq_len, noise=noise)
-        self.seq_len, self.noise = seq_len, noise
 
     @staticmethod
     def simulate(u: np.ndarray) -> np.ndarray:

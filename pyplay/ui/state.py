@@ -191,7 +191,7 @@ class LessonState(TrainerLesson, LessonBase):
             batch.inputs, None, batch.lengths, record=True, training=False
         )
         _, dout = task_loss(self.task_obj, out, batch)
-        _, grad_record = model.backward(dout, cache, record=True)
+        grad_record = model.backward(dout, cache, record=True).record
         T = int(batch.lengths[0]) if batch.lengths is not None else batch.inputs.shape[1]
         record = cache.record or {}
         internals = {layer: {k: v[0, :T] for k, v in rec.items()} for layer, rec in record.items()}

@@ -12,6 +12,7 @@ from pyplay._checks import check_array, check_lengths
 from pyplay.models.memory.heads import LSTMStep, lstm_step_backward
 
 __all__ = [
+    "check_dy",
     "check_inputs",
     "check_lengths_arg",
     "init_params",
@@ -41,6 +42,18 @@ def check_inputs(model: Any, inputs: Any) -> np.ndarray:
     if x.shape[0] < 1 or x.shape[1] < 1:
         raise ValueError(f"inputs must hold at least one sequence of one step, got {x.shape}")
     return x
+
+
+def check_dy(model: Any, dy: Any, cache: Any) -> np.ndarray:
+    """``dy`` as d(loss)/d(outputs) of the forward pass ``cache`` came from: (B, T, O) in the
+    model's dtype (ValueError naming the expected shape otherwise)."""
+    dY = np.asarray(dy, dtype=model.dtype)
+    B, T, _ = cache.x.shape
+    if dY.shape != (B, T, model.output_size):
+        raise ValueError(
+            f"dy must have shape (B, T, output_size) = {(B, T, model.output_size)}, got {dY.shape}"
+        )
+    return dY
 
 
 def check_lengths_arg(lengths: Any, B: int, T: int) -> None:

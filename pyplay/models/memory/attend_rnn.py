@@ -21,13 +21,16 @@ Parameters: ``controller.weight_ih`` (4H, F + H), ``controller.weight_hh`` (4H, 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_choice, check_dtype, check_int
+from pyplay._checks import as_generator, check_int
+from pyplay.models.contract import Backward, PerStepBase, config_int
 from pyplay.models.memory._common import (
+    check_dy,
     check_inputs,
     check_lengths_arg,
     init_params,
@@ -67,7 +70,7 @@ class AttendCache:
     start: int  # S0, states given by the incoming state
 
 
-class AttendRNN:
+class AttendRNN(PerStepBase):
     """LSTM whose every step reads, by content, from its previous hidden states.
 
     Parameters
@@ -87,11 +90,8 @@ class AttendRNN:
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
-        self.input_size = check_int("input_size", input_size, min_value=1)
-        self.output_size = check_int("output_size", output_size, min_value=1)
+        self._set_io(input_size, output_size, input_kind, dtype)
         H = self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
-        self.input_kind = check_choice("input_kind", input_kind, ("tokens", "real"))
-        self.dtype = check_dtype("dtype", dtype)
         self.params = init_params(
             {
                 "controller.weight_ih": (4 * H, self.input_size + H),
@@ -106,34 +106,12 @@ class AttendRNN:
             as_generator(rng),
         )
 
-    @property
-    def config(self) -> dict[str, Any]:
-        """Constructor arguments as plain JSON-serialisable values (for saving)."""
-        return {
-            "input_size": self.input_size,
-            "output_size": self.output_size,
-            "hidden_size": self.hidden_size,
-            "input_kind": self.input_kind,
-            "dtype": self.dtype.name,
-        }
-
     @classmethod
-    def from_config(
-        cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
-    ) -> AttendRNN:
-        """Build a model from :attr:`config` (unknown or missing keys are refused)."""
-        from pyplay.models.registry import config_kwargs
-
-        return cls(rng=rng, **config_kwargs(cls, config))
-
-    @classmethod
-    def for_task(cls, task: Any, **kwargs: Any) -> AttendRNN:
-        """A model whose input and output sizes fit ``task`` (see :mod:`pyplay.tasks`)."""
-        return cls(task.input_size, task.output_size, input_kind=task.input_kind, **kwargs)
-
-    def num_parameters(self) -> int:
-        """Total number of scalar parameters."""
-        return int(sum(p.size for p in self.params.values()))
+    def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
+        """An upper estimate of the parameter count ``config`` describes (without building)."""
+        H, n_in = config_int(config, "hidden_size", 32), config_int(config, "input_size", 1)
+        out = config_int(config, "output_size", 1)
+        return 4 * H * (n_in + 2 * H + 1) + H * (H + 1) + out * (2 * H + 1)
 
     def forward(
         self,
@@ -184,12 +162,11 @@ class AttendRNN:
         cache = AttendCache(x, tuple(steps), hidden, reads, history, queries, attention, S0)
         return y, AttendState(h, c, history), cache
 
-    def backward(
-        self, dy: Any, cache: AttendCache, dstate: Any = None
-    ) -> tuple[dict[str, np.ndarray], None]:
-        """Gradients of every parameter from d(loss)/d(outputs); the second value is None."""
-        grads, _ = self.gradients(dy, cache, dstate)
-        return grads, None
+    def backward(self, dy: Any, cache: AttendCache, dstate: Any = None) -> Backward:
+        """Gradients of every parameter from d(loss)/d(outputs), and dL/dx (B, T, F) as
+        ``dinputs`` (:meth:`gradients`)."""
+        grads, dx = self.gradients(dy, cache, dstate)
+        return Backward(grads, dinputs=dx)
 
     def gradients(
         self, dy: Any, cache: AttendCache, dstate: Any = None
@@ -205,13 +182,8 @@ class AttendRNN:
             raise TypeError(f"cache must come from AttendRNN.forward, got {type(cache).__name__}")
         if dstate is not None:
             raise ValueError("dstate must be None: gradients into the final state are not kept")
-        dY = np.asarray(dy, dtype=self.dtype)
+        dY = check_dy(self, dy, cache)  # (B, T, O)
         B, T, F = cache.x.shape
-        if dY.shape != (B, T, self.output_size):
-            raise ValueError(
-                f"dy must have shape (B, T, output_size) = {(B, T, self.output_size)}, "
-                f"got {dY.shape}"
-            )
         H, p, S0 = self.hidden_size, self.params, cache.start
         scale = self.dtype.type(1.0 / np.sqrt(H))
         hr = np.concatenate([cache.hidden, cache.reads], axis=2)  # (B, T, 2H)

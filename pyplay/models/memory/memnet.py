@@ -37,13 +37,16 @@ Parameters: ``controller.weight_ih`` (4H, F + RW), ``controller.weight_hh`` (4H,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_choice, check_dtype, check_int
+from pyplay._checks import as_generator, check_choice, check_int
+from pyplay.models.contract import Backward, PerStepBase, config_int
 from pyplay.models.memory._common import (
+    check_dy,
     check_inputs,
     check_lengths_arg,
     init_params,
@@ -101,7 +104,7 @@ class MemoryCache:
     initial: bool  # the state started from the parameters (M_0 = memory.init)
 
 
-class MemoryNet:
+class MemoryNet(PerStepBase):
     """LSTM controller + content-addressed memory with R read and H_w write heads.
 
     Parameters
@@ -139,16 +142,13 @@ class MemoryNet:
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
-        self.input_size = check_int("input_size", input_size, min_value=1)
-        self.output_size = check_int("output_size", output_size, min_value=1)
+        self._set_io(input_size, output_size, input_kind, dtype)
         H = self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
         N = self.memory_size = check_int("memory_size", memory_size, min_value=1)
         W = self.memory_width = check_int("memory_width", memory_width, min_value=1)
         R = self.read_heads = check_int("read_heads", read_heads, min_value=1, max_value=64)
         E = self.write_heads = check_int("write_heads", write_heads, min_value=1, max_value=64)
         self.update = check_choice("update", update, UPDATES)
-        self.input_kind = check_choice("input_kind", input_kind, ("tokens", "real"))
-        self.dtype = check_dtype("dtype", dtype)
         gen = as_generator(rng)
         self.params = init_params(
             {
@@ -170,39 +170,16 @@ class MemoryNet:
         self.params["read.bias"].reshape(R, W + 1)[:, W] = BETA_BIAS
         self.params["memory.init"] = (gen.standard_normal((N, W)) / np.sqrt(W)).astype(self.dtype)
 
-    @property
-    def config(self) -> dict[str, Any]:
-        """Constructor arguments as plain JSON-serialisable values (for saving)."""
-        return {
-            "input_size": self.input_size,
-            "output_size": self.output_size,
-            "hidden_size": self.hidden_size,
-            "memory_size": self.memory_size,
-            "memory_width": self.memory_width,
-            "read_heads": self.read_heads,
-            "write_heads": self.write_heads,
-            "update": self.update,
-            "input_kind": self.input_kind,
-            "dtype": self.dtype.name,
-        }
-
     @classmethod
-    def from_config(
-        cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
-    ) -> MemoryNet:
-        """Build a model from :attr:`config` (unknown or missing keys are refused)."""
-        from pyplay.models.registry import config_kwargs
-
-        return cls(rng=rng, **config_kwargs(cls, config))
-
-    @classmethod
-    def for_task(cls, task: Any, **kwargs: Any) -> MemoryNet:
-        """A model whose input and output sizes fit ``task`` (see :mod:`pyplay.tasks`)."""
-        return cls(task.input_size, task.output_size, input_kind=task.input_kind, **kwargs)
-
-    def num_parameters(self) -> int:
-        """Total number of scalar parameters."""
-        return int(sum(p.size for p in self.params.values()))
+    def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
+        """An upper estimate of the parameter count ``config`` describes (without building)."""
+        H, N = config_int(config, "hidden_size", 32), config_int(config, "memory_size", 16)
+        W, R = config_int(config, "memory_width", 16), config_int(config, "read_heads", 1)
+        Ew, n_in = config_int(config, "write_heads", 1), config_int(config, "input_size", 1)
+        out = config_int(config, "output_size", 1)
+        controller = 4 * H * (n_in + R * W + H + 1)
+        heads = (Ew * (2 * W + 1) + R * (W + 1)) * (H + 1)
+        return controller + heads + out * (H + R * W + 1) + N * W
 
     def initial_state(self, batch: int) -> MemoryState:
         """h = c = 0, r = 0 and M = ``memory.init`` for every row."""
@@ -273,13 +250,11 @@ class MemoryNet:
         )  # fmt: skip
         return y, MemoryState(h, c, r, M), cache
 
-    def backward(
-        self, dy: Any, cache: MemoryCache, dstate: Any = None
-    ) -> tuple[dict[str, np.ndarray], None]:
-        """Gradients of every parameter (keys of :attr:`params`) from d(loss)/d(outputs); the
-        second value is None (the recurrent models' gradient record)."""
-        grads, _ = self.gradients(dy, cache, dstate)
-        return grads, None
+    def backward(self, dy: Any, cache: MemoryCache, dstate: Any = None) -> Backward:
+        """Gradients of every parameter (keys of :attr:`params`) from d(loss)/d(outputs), and
+        dL/dx (B, T, F) as ``dinputs`` (:meth:`gradients`)."""
+        grads, dx = self.gradients(dy, cache, dstate)
+        return Backward(grads, dinputs=dx)
 
     def gradients(
         self, dy: Any, cache: MemoryCache, dstate: Any = None
@@ -297,7 +272,7 @@ class MemoryNet:
             raise TypeError(f"cache must come from MemoryNet.forward, got {type(cache).__name__}")
         if dstate is not None:
             raise ValueError("dstate must be None: gradients into the final state are not kept")
-        dY = _check_dy(self, dy, cache)  # (B, T, O)
+        dY = check_dy(self, dy, cache)  # (B, T, O)
         p = self.params
         B, T, F = cache.x.shape
         H, W, R, E = self.hidden_size, self.memory_width, self.read_heads, self.write_heads
@@ -355,13 +330,3 @@ def _check_state(model: MemoryNet, state: Any, B: int) -> MemoryState:
         if got != shape:
             raise ValueError(f"state.{name} must have shape {shape}, got {got}")
     return state
-
-
-def _check_dy(model: Any, dy: Any, cache: Any) -> np.ndarray:
-    dY = np.asarray(dy, dtype=model.dtype)
-    B, T, _ = cache.x.shape
-    if dY.shape != (B, T, model.output_size):
-        raise ValueError(
-            f"dy must have shape (B, T, output_size) = {(B, T, model.output_size)}, got {dY.shape}"
-        )
-    return dY

@@ -35,14 +35,16 @@ Parameters are named ``encoder.embedding.weight``, ``encoder.rnn.weight_ih_l0``,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
+from pyplay._checks import as_generator, check_array, check_choice, check_int
 from pyplay.decode.greedy import greedy_decode
 from pyplay.losses import log_softmax
+from pyplay.models.contract import Backward, Seq2SeqBase, config_int, gather_params, recurrent
 from pyplay.models.seq2seq.bahdanau import BahdanauCache, BahdanauDecoder
 from pyplay.models.seq2seq.luong import LuongAttention, make_scorer
 from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear
@@ -80,7 +82,7 @@ class DecodeState:
     mask: np.ndarray | None
 
 
-class EncoderDecoder:
+class EncoderDecoder(Seq2SeqBase):
     """An encoder-decoder over token ids (see the module docstring for the equations).
 
     Parameters
@@ -112,8 +114,8 @@ class EncoderDecoder:
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
-        V_s = check_int("src_vocab_size", src_vocab_size, min_value=4)
-        V_t = check_int("tgt_vocab_size", tgt_vocab_size, min_value=4)
+        self._set_vocabs(src_vocab_size, tgt_vocab_size, dtype)
+        V_s, V_t = self.src_vocab_size, self.tgt_vocab_size
         E = check_int("embedding_dim", embedding_dim, min_value=1)
         H = check_int("hidden_size", hidden_size, min_value=1)
         L = check_int("num_layers", num_layers, min_value=1)
@@ -124,9 +126,7 @@ class EncoderDecoder:
                 f"bidirectional_encoder must be True or False, got {bidirectional_encoder!r}"
             )
         self.bidirectional_encoder = bidirectional_encoder
-        self.dtype = check_dtype("dtype", dtype)
         self.hidden_size, self.num_layers, self.embedding_dim = H, L, E
-        self.src_vocab_size, self.tgt_vocab_size = V_s, V_t
         gen = as_generator(rng)
         kw: dict[str, Any] = dict(num_layers=L, dtype=self.dtype, rng=gen)
         self.enc_emb = Embedding(V_s, E, padding_idx=PAD, dtype=self.dtype, rng=gen)
@@ -152,35 +152,18 @@ class EncoderDecoder:
                 self.dec, make_scorer(score, H, K, None, 64, self.dtype, gen)
             )
         self.head = Linear(H, V_t, dtype=self.dtype, rng=gen)
-        self.params: dict[str, np.ndarray] = {}
-        for prefix, layer in self._layers():
-            for name, value in layer.params.items():
-                self.params[f"{prefix}.{name}"] = value
-
-    @property
-    def config(self) -> dict[str, Any]:
-        """Constructor arguments as plain JSON-serialisable values (for saving)."""
-        return {
-            "src_vocab_size": self.src_vocab_size,
-            "tgt_vocab_size": self.tgt_vocab_size,
-            "embedding_dim": self.embedding_dim,
-            "hidden_size": self.hidden_size,
-            "num_layers": self.num_layers,
-            "cell": self.cell,
-            "bidirectional_encoder": self.bidirectional_encoder,
-            "wiring": self.wiring,
-            "score": self.score,
-            "dtype": self.dtype.name,
-        }
+        self.params: dict[str, np.ndarray] = gather_params(self._layers())
 
     @classmethod
-    def from_config(
-        cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
-    ) -> EncoderDecoder:
-        """Build a model from :attr:`config` (unknown or missing keys are refused)."""
-        from pyplay.models.registry import config_kwargs
-
-        return cls(rng=rng, **config_kwargs(cls, config))
+    def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
+        """An upper estimate of the parameter count ``config`` describes (without building)."""
+        E, H = config_int(config, "embedding_dim", 32), config_int(config, "hidden_size", 64)
+        L = config_int(config, "num_layers", 1)
+        Vs, Vt = config_int(config, "src_vocab_size", 4), config_int(config, "tgt_vocab_size", 4)
+        D = 2 if config.get("bidirectional_encoder") else 1
+        K, cell = D * H, config.get("cell", "lstm")
+        n = (Vs + Vt) * E + recurrent(cell, E, H, L, D) + recurrent(cell, E + K, H, L, 1)
+        return n + 4 * (K + 1) * H + (H + K + 64) * (H + K + 2) + (H + 1) * Vt
 
     def _layers(self) -> list[tuple[str, Any]]:
         layers = [("encoder.embedding", self.enc_emb), ("encoder.rnn", self.enc)]
@@ -263,7 +246,7 @@ class EncoderDecoder:
         S = enc_out.shape[1]
         return np.arange(S)[None, :] < np.asarray(src_lengths)[:, None]  # (B, S)
 
-    def backward(self, dlogits: Any, cache: Seq2SeqCache) -> dict[str, np.ndarray]:
+    def backward(self, dlogits: Any, cache: Seq2SeqCache) -> Backward:
         """Gradients of every parameter (keys of :attr:`params`) given d(loss)/d(logits)."""
         grads: dict[str, np.ndarray] = {}
         ds, g = self.head.backward(dlogits, cache.head)  # (B, U, H)
@@ -304,7 +287,7 @@ class EncoderDecoder:
         grads.update({f"encoder.rnn.{k}": v for k, v in g.items()})
         _, g = self.enc_emb.backward(dx_enc, cache.enc_emb)
         grads.update({f"encoder.embedding.{k}": v for k, v in g.items()})
-        return {name: grads[name] for name in self.params}
+        return Backward({name: grads[name] for name in self.params})
 
     def _unbridge(self, dboth: np.ndarray) -> np.ndarray:
         L, B, _ = dboth.shape

@@ -29,12 +29,14 @@ runs the whole sequence and returns a cache for ``backward``; with a ``state`` (
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
+from pyplay._checks import as_generator, check_array, check_choice, check_int
+from pyplay.models.contract import Backward, PerStepBase, blocks, config_int, gather_params
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.linear import Linear
 from pyplay.nn.positional import POSITIONAL, make_positional
@@ -73,7 +75,7 @@ class LMState:
         return LMState(self.stack.reorder(index))
 
 
-class TransformerModel:
+class TransformerModel(PerStepBase):
     """Causal transformer: embedding (or a linear input layer) + positions -> blocks -> head.
 
     Parameters
@@ -117,9 +119,7 @@ class TransformerModel:
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
-        self.input_size = check_int("input_size", input_size, min_value=1)
-        self.output_size = check_int("output_size", output_size, min_value=1)
-        self.input_kind = check_choice("input_kind", input_kind, ("tokens", "real"))
+        self._set_io(input_size, output_size, input_kind, dtype)
         D = self.d_model = check_int("d_model", d_model, min_value=1)
         F = check_int("dim_feedforward", 4 * D if dim_feedforward is None else dim_feedforward)
         self.positional = check_choice("positional", positional, POSITIONAL)
@@ -133,7 +133,6 @@ class TransformerModel:
                 f"{self.input_size} and {self.output_size} outputs"
             )
         self.causal, self.norm_first, self.tie_weights = causal, norm_first, tie_weights
-        self.dtype = check_dtype("dtype", dtype)
         gen = as_generator(rng)
         self.embedding: Embedding | None = None
         self.input: Linear | None = None
@@ -153,10 +152,7 @@ class TransformerModel:
         self.head = Linear(D, self.output_size, dtype=self.dtype, rng=gen)
         if tie_weights:
             del self.head.params["weight"]
-        self.params: dict[str, np.ndarray] = {}
-        for prefix, layer in self._layers():
-            for name, value in layer.params.items():
-                self.params[f"{prefix}.{name}"] = value
+        self.params: dict[str, np.ndarray] = gather_params(self._layers())
 
     def _layers(self) -> list[tuple[str, Any]]:
         first = (
@@ -164,44 +160,14 @@ class TransformerModel:
         )
         return [first, ("pos", self.pos), ("encoder", self.encoder), ("head", self.head)]
 
-    @property
-    def config(self) -> dict[str, Any]:
-        """Constructor arguments as plain JSON-serialisable values (for saving)."""
-        return {
-            "input_size": self.input_size,
-            "output_size": self.output_size,
-            "input_kind": self.input_kind,
-            "d_model": self.d_model,
-            "nhead": self.nhead,
-            "num_layers": self.num_layers,
-            "dim_feedforward": self.dim_feedforward,
-            "positional": self.positional,
-            "max_len": self.max_len,
-            "causal": self.causal,
-            "norm_first": self.norm_first,
-            "activation": self.activation,
-            "tie_weights": self.tie_weights,
-            "dropout": self.dropout,
-            "dtype": self.dtype.name,
-        }
-
     @classmethod
-    def from_config(
-        cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
-    ) -> TransformerModel:
-        """Build a model from :attr:`config` (unknown or missing keys are refused)."""
-        from pyplay.models.registry import config_kwargs
-
-        return cls(rng=rng, **config_kwargs(cls, config))
-
-    @classmethod
-    def for_task(cls, task: Any, **kwargs: Any) -> TransformerModel:
-        """A model whose input and output sizes fit ``task`` (see :mod:`pyplay.tasks`)."""
-        return cls(task.input_size, task.output_size, task.input_kind, **kwargs)
-
-    def num_parameters(self) -> int:
-        """Total number of scalar parameters."""
-        return int(sum(p.size for p in self.params.values()))
+    def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
+        """An upper estimate of the parameter count ``config`` describes (without building)."""
+        D, n_in = config_int(config, "d_model", 32), config_int(config, "input_size", 1)
+        F, L = config_int(config, "dim_feedforward", 4 * D), config_int(config, "num_layers", 2)
+        pos = config_int(config, "max_len", 256) * D if config.get("positional") == "learned" else 0
+        out = config_int(config, "output_size", 1)
+        return (n_in + 1) * D + pos + blocks(D, F, L, 1) + 2 * D + (D + 1) * out
 
     # ------------------------------------------------------------------ maths
     def _embed(self, inputs: Any) -> tuple[np.ndarray, Any]:
@@ -261,9 +227,8 @@ class TransformerModel:
 
     def backward(
         self, dy: np.ndarray, cache: TransformerModelCache | None, dstate: Any = None
-    ) -> tuple[dict[str, np.ndarray], None]:
-        """Gradients of every parameter (keys of :attr:`params`) from d(loss)/d(outputs);
-        the second value is None (the recurrent models' gradient record)."""
+    ) -> Backward:
+        """Gradients of every parameter (keys of :attr:`params`) from d(loss)/d(outputs)."""
         if not isinstance(cache, TransformerModelCache):
             raise TypeError(
                 "cache must come from forward(..., training=True) without a state, got "
@@ -292,4 +257,4 @@ class TransformerModel:
             grads["embedding.weight"] = grads["embedding.weight"] + dW
         else:
             grads["head.weight"] = dW
-        return {name: grads[name] for name in self.params}, None
+        return Backward({name: grads[name] for name in self.params})

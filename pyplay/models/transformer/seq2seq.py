@@ -21,14 +21,16 @@ positions), ``encoder.layers.0.self_attn.in_proj_weight``, ..., ``encoder.norm.*
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_array, check_dtype, check_int
+from pyplay._checks import as_generator, check_array, check_int
 from pyplay.decode.greedy import greedy_decode
 from pyplay.losses import log_softmax
+from pyplay.models.contract import Backward, Seq2SeqBase, blocks, config_int, gather_params
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.linear import Linear
 from pyplay.nn.positional import make_positional
@@ -61,7 +63,7 @@ class TransformerSeq2SeqState:
         return TransformerSeq2SeqState(self.decoder.reorder(index))
 
 
-class TransformerSeq2Seq:
+class TransformerSeq2Seq(Seq2SeqBase):
     """Encoder-decoder transformer (see the module docstring).
 
     Parameters
@@ -95,11 +97,9 @@ class TransformerSeq2Seq:
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
-        self.src_vocab_size = check_int("src_vocab_size", src_vocab_size, min_value=4)
-        self.tgt_vocab_size = check_int("tgt_vocab_size", tgt_vocab_size, min_value=4)
+        self._set_vocabs(src_vocab_size, tgt_vocab_size, dtype)
         D = self.d_model = check_int("d_model", d_model, min_value=1)
         F = 4 * D if dim_feedforward is None else dim_feedforward
-        self.dtype = check_dtype("dtype", dtype)
         gen = as_generator(rng)
         self.src_emb = Embedding(self.src_vocab_size, D, padding_idx=PAD, dtype=self.dtype, rng=gen)
         self.tgt_emb = Embedding(self.tgt_vocab_size, D, padding_idx=PAD, dtype=self.dtype, rng=gen)
@@ -117,41 +117,24 @@ class TransformerSeq2Seq:
         self.encoder = TransformerEncoder(D, nhead, num_encoder_layers, **kw)
         self.decoder = TransformerDecoder(D, nhead, num_decoder_layers, **kw)
         self.head = Linear(D, self.tgt_vocab_size, dtype=self.dtype, rng=gen)
-        self.params: dict[str, np.ndarray] = {}
-        for prefix, layer in (
-            ("src_embedding", self.src_emb), ("tgt_embedding", self.tgt_emb), ("pos", self.pos),
-            ("encoder", self.encoder), ("decoder", self.decoder), ("head", self.head),
-        ):  # fmt: skip
-            for name, value in layer.params.items():
-                self.params[f"{prefix}.{name}"] = value
-
-    @property
-    def config(self) -> dict[str, Any]:
-        """Constructor arguments as plain JSON-serialisable values (for saving)."""
-        return {
-            "src_vocab_size": self.src_vocab_size,
-            "tgt_vocab_size": self.tgt_vocab_size,
-            "d_model": self.d_model,
-            "nhead": self.nhead,
-            "num_encoder_layers": self.num_encoder_layers,
-            "num_decoder_layers": self.num_decoder_layers,
-            "dim_feedforward": self.dim_feedforward,
-            "positional": self.positional,
-            "max_len": self.max_len,
-            "norm_first": self.norm_first,
-            "activation": self.activation,
-            "dropout": self.dropout,
-            "dtype": self.dtype.name,
-        }
+        self.params: dict[str, np.ndarray] = gather_params(
+            [
+                ("src_embedding", self.src_emb), ("tgt_embedding", self.tgt_emb), ("pos", self.pos),
+                ("encoder", self.encoder), ("decoder", self.decoder), ("head", self.head),
+            ]
+        )  # fmt: skip
 
     @classmethod
-    def from_config(
-        cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0
-    ) -> TransformerSeq2Seq:
-        """Build a model from :attr:`config` (unknown or missing keys are refused)."""
-        from pyplay.models.registry import config_kwargs
-
-        return cls(rng=rng, **config_kwargs(cls, config))
+    def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
+        """An upper estimate of the parameter count ``config`` describes (without building)."""
+        D = config_int(config, "d_model", 32)
+        F = config_int(config, "dim_feedforward", 4 * D)
+        Vs, Vt = config_int(config, "src_vocab_size", 4), config_int(config, "tgt_vocab_size", 4)
+        pos = config_int(config, "max_len", 128) * D if config.get("positional") == "learned" else 0
+        enc = config_int(config, "num_encoder_layers", 2)
+        dec = config_int(config, "num_decoder_layers", 2)
+        n = (Vs + Vt) * D + pos + blocks(D, F, enc, 1) + blocks(D, F, dec, 2) + 4 * D  # 2 norms
+        return n + (D + 1) * Vt  # the head
 
     # ------------------------------------------------------------------ pieces
     def _embed(self, emb: Embedding, ids: np.ndarray, offset: int = 0) -> tuple[Any, ...]:
@@ -190,7 +173,7 @@ class TransformerSeq2Seq:
         cache = _Cache(src_emb, tgt_emb, src_pos, tgt_pos, enc_cache, dec_cache, head_cache)
         return logits, weights, cache  # weights: (B, U, S)
 
-    def backward(self, dlogits: Any, cache: _Cache) -> dict[str, np.ndarray]:
+    def backward(self, dlogits: Any, cache: _Cache) -> Backward:
         """Gradients of every parameter (keys of :attr:`params`) given d(loss)/d(logits)."""
         grads: dict[str, np.ndarray] = {}
         dz, g = self.head.backward(dlogits, cache.head)  # (B, U, D)
@@ -211,7 +194,7 @@ class TransformerSeq2Seq:
             _, g = emb.backward(dx * scale, emb_cache)
             grads.update({f"{name}.{k}": v for k, v in g.items()})
         grads.update({f"pos.{k}": v for k, v in pos_grads.items()})
-        return {name: grads[name] for name in self.params}
+        return Backward({name: grads[name] for name in self.params})
 
     # ------------------------------------------------------------------ decoding
     def start(self, src: Any, src_lengths: Any) -> TransformerSeq2SeqState:
