@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "NonFiniteError",
     "as_generator",
     "check_array",
     "check_choice",
@@ -25,6 +26,15 @@ __all__ = [
 ]
 
 _FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+class NonFiniteError(ValueError):
+    """A value that must be finite is NaN or infinite.
+
+    A ``ValueError`` like every other bad argument; its own class so that the training loop
+    (:class:`pyplay.train.Trainer`) can tell a run that diverged inside a layer (a gradient
+    that overflowed on its way back) from a mistake in a call, and end the run with its
+    ``diverged`` record instead of an exception."""
 
 
 def _describe(value: Any) -> str:
@@ -82,7 +92,7 @@ def check_float(
         raise TypeError(f"{name} must be a real number, got {_describe(value)}")
     v = float(value)
     if not np.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {v}")
+        raise NonFiniteError(f"{name} must be finite, got {v}")
     if min_value is not None and (v < min_value or (not min_inclusive and v == min_value)):
         op = ">=" if min_inclusive else ">"
         raise ValueError(f"{name} must be {op} {min_value}, got {v}")
@@ -160,7 +170,7 @@ def check_array(
         arr = arr.astype(np.float64)
     if finite and arr.size and not np.isfinite(arr).all():
         bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
-        raise ValueError(f"{name} must be finite, got {bad} NaN or infinite value(s)")
+        raise NonFiniteError(f"{name} must be finite, got {bad} NaN or infinite value(s)")
     return arr
 
 

@@ -5,9 +5,13 @@ The command line, a notebook and the browser playground all drive the same :clas
 lives in the trainer: parameters, optimiser moments, step count, data generator, carried
 recurrent state); calling :meth:`Trainer.run` again resumes it.
 
-A non-finite loss or gradient (or a floating-point error raised under ``np.seterr``) stops the
-run: the parameters and optimiser state are restored to the last good step and a final record
-with ``status == "diverged"`` and a readable ``message`` is yielded. Nothing trained is lost.
+A run that diverges never raises and never costs the model: a non-finite output, loss or
+gradient anywhere in a step (a layer's :class:`~pyplay._checks.NonFiniteError` on a gradient
+that overflowed on its way back, or a floating-point error raised under ``np.seterr``) ends the
+run with a final record whose ``status == "diverged"`` and whose ``message`` says so, after the
+parameters, optimiser state and step count are put back to those of the last step that gave a
+finite loss and gradient. NumPy's overflow warnings are silenced inside a step (the checks
+decide, not the warnings). Nothing trained is lost.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_choice, check_float, check_int
+from pyplay._checks import NonFiniteError, as_generator, check_choice, check_float, check_int
 from pyplay.models.contract import Model
 from pyplay.objectives import make_objective, task_loss
 from pyplay.optim import SGD, Adam, AdamW, RMSprop, clip_grad_norm, global_norm
@@ -125,6 +129,8 @@ class Trainer:
         self._stream: Iterator[Any] | None = None
         self._good_params = {k: v.copy() for k, v in model.params.items()}
         self._good_optim = self._copy_state(self.optimizer.state_dict())
+        self._good_step = 0
+        self._produced_step = 0  # the step count this trainer's own steps led to
 
     @staticmethod
     def _copy_state(state: dict[str, Any]) -> dict[str, Any]:
@@ -148,18 +154,19 @@ class Trainer:
         batch = self._next_batch()
         metrics: dict[str, float] = {}
         try:
-            loss, grads, metrics = self.objective.step(batch)
-            norm = float(global_norm(grads))
-            finite = np.isfinite(loss) and np.isfinite(norm)
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                loss, grads, metrics = self.objective.step(batch)
+                norm = float(global_norm(grads))
+            finite = bool(np.isfinite(loss) and np.isfinite(norm))
         except FloatingPointError as err:
             loss, norm, finite = float("nan"), float("nan"), False
             self.message = f"floating-point error ({err})"
+        except NonFiniteError as err:  # raised by a layer on the way: the same divergence
+            loss, norm, finite = float("nan"), float("nan"), False
+            self.message = str(err)
         if not finite:
             return self._diverged(lr, loss, norm, time.perf_counter() - start)
-        # the parameters are finite and gave a finite loss: remember them as good
-        for name, value in self.model.params.items():
-            np.copyto(self._good_params[name], value)
-        self._good_optim = self._copy_state(self.optimizer.state_dict())
+        self._remember_good()  # these parameters gave a finite loss and gradient
         if self.clip is not None:
             clip_grad_norm(grads, self.clip)
         self.optimizer.step(grads)
@@ -167,23 +174,34 @@ class Trainer:
             self.schedule.step()
         self.objective.accept()
         self.step_count += 1
+        self._produced_step = self.step_count
         return StepRecord(self.step_count, loss, norm, lr, time.perf_counter() - start, metrics)
 
+    def _remember_good(self) -> None:
+        """The current parameters, optimiser state and step count as the ones to go back to."""
+        for name, value in self.model.params.items():
+            np.copyto(self._good_params[name], value)
+        self._good_optim = self._copy_state(self.optimizer.state_dict())
+        self._good_step = self.step_count
+
     def _diverged(self, lr: float, loss: float, norm: float, seconds: float) -> StepRecord:
+        failed = self.step_count + 1
         self.restore_last_good()
         reason = self.message or f"loss {loss} and gradient norm {norm}"
         self.message = (
-            f"Training stopped at step {self.step_count + 1}: non-finite values ({reason}). "
-            f"The parameters were restored to step {self.step_count}. Try a smaller learning "
-            f"rate (now {lr:g}) or gradient clipping."
+            f"Training stopped at step {failed}: the loss diverged (non-finite values: "
+            f"{reason}). The model before it is kept: parameters restored to step "
+            f"{self.step_count}. Try a smaller learning rate (now {lr:g}) or gradient clipping."
         )
         return StepRecord(self.step_count, loss, norm, lr, seconds, {}, "diverged", self.message)
 
     def restore_last_good(self) -> None:
-        """Put back the parameters and optimiser state of the last step that was finite."""
+        """Put back the parameters, optimiser state and step count of the last step that gave
+        a finite loss and gradient (the state :meth:`run` started from, if none did since)."""
         for name, value in self._good_params.items():
             np.copyto(self.model.params[name], value)
         self.optimizer.load_state_dict(self._copy_state(self._good_optim))
+        self.step_count = self._produced_step = self._good_step
         self.objective.carry = None
 
     # ------------------------------------------------------------------ the stream
@@ -197,6 +215,9 @@ class Trainer:
             steps = check_int("steps", steps, min_value=0)
         done = 0
         self.message = ""
+        if self.step_count != self._produced_step:  # resumed from a file or carried over:
+            self._remember_good()  # the state given is the one to go back to
+            self._produced_step = self.step_count
         while steps is None or done < steps:
             record = self.train_step()
             yield record
