@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_float, check_int
+from pyplay.nn.cell import check_flag
 from pyplay.nn.dropout import Dropout
 from pyplay.nn.kv_cache import KVCache
 from pyplay.nn.layernorm import LayerNorm, LayerNormCache
 from pyplay.nn.linear import Linear
 from pyplay.nn.multihead import MultiheadAttention, MultiheadAttentionCache
-from pyplay.nn.recurrent import check_flag
 from pyplay.nn.sdpa import check_bool_mask
 
 __all__ = [

@@ -53,9 +53,9 @@ from pyplay.nn._transformer import (
     _Stack,
     reorder,
 )
+from pyplay.nn.cell import check_flag
 from pyplay.nn.layernorm import LayerNorm
 from pyplay.nn.multihead import MultiheadAttentionCache
-from pyplay.nn.recurrent import check_flag
 
 __all__ = [
     "ACTIVATIONS",

@@ -39,9 +39,9 @@ from pyplay.nn._transformer import (
     _residual_backward,
     _Stack,
 )
+from pyplay.nn.cell import check_flag
 from pyplay.nn.layernorm import LayerNorm
 from pyplay.nn.multihead import MultiheadAttention, MultiheadAttentionCache
-from pyplay.nn.recurrent import check_flag
 
 __all__ = ["TransformerDecoder", "TransformerDecoderLayer"]
 
