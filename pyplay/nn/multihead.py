@@ -35,9 +35,9 @@ import numpy as np
 from pyplay._checks import as_generator, check_array, check_dtype, check_int
 from pyplay.nn._ops import matmul
 from pyplay.nn.kv_cache import KVCache
+from pyplay.nn.masks import causal, check_key_padding_mask, keep_mask
 from pyplay.nn.sdpa import (
     SDPACache,
-    check_bool_mask,
     scaled_dot_product_attention,
     scaled_dot_product_attention_backward,
 )
@@ -144,44 +144,6 @@ class MultiheadAttention:
         B, _, T, _ = x.shape
         return x.transpose(0, 2, 1, 3).reshape(B, T, self.embed_dim)  # (B, T, E)
 
-    def _keep(
-        self,
-        key_padding_mask: Any,
-        attn_mask: Any,
-        B: int,
-        Tq: int,
-        Tk: int,
-        is_causal: bool = False,
-        names: tuple[str, str] = ("key_padding_mask", "attn_mask"),
-    ) -> np.ndarray | None:
-        """Positions that take part, (B or 1, h or 1, Tq or 1, Tk); None when all do.
-
-        ``names`` are the arguments' names in error messages (the transformer layers call
-        them ``src_key_padding_mask``, ``tgt_mask``, ...)."""
-        kpm_name, am_name = names
-        keep = None
-        if key_padding_mask is not None:
-            kpm = check_bool_mask(kpm_name, key_padding_mask, (B, Tk), "(B, Tk)")
-            if kpm.shape != (B, Tk):
-                raise ValueError(f"{kpm_name} must have shape {(B, Tk)}, got {kpm.shape}")
-            keep = ~kpm[:, None, None, :]  # (B, 1, 1, Tk) True = ignore in torch
-        if attn_mask is not None:
-            h = self.num_heads
-            am = check_bool_mask(am_name, attn_mask, (B * h, Tq, Tk), "(Tq, Tk) or (B*h, Tq, Tk)")
-            if am.shape == (Tq, Tk):
-                allowed = ~am[None, None]  # (1, 1, Tq, Tk) True = not allowed in torch
-            elif am.shape == (B * h, Tq, Tk):
-                allowed = ~am.reshape(B, h, Tq, Tk)  # torch's row order: batch-major
-            else:
-                raise ValueError(
-                    f"{am_name} must have shape {(Tq, Tk)} or {(B * h, Tq, Tk)}, got {am.shape}"
-                )
-            keep = allowed if keep is None else keep & allowed
-        if is_causal:
-            tri = np.tri(Tq, Tk, dtype=bool)  # (Tq, Tk) True where j <= i
-            keep = tri if keep is None else keep & tri
-        return keep
-
     def forward(
         self,
         query: Any,
@@ -247,7 +209,9 @@ class MultiheadAttention:
         ):
             if not isinstance(flag, bool):
                 raise TypeError(f"{name} must be True or False, got {flag!r}")
-        keep = self._keep(key_padding_mask, attn_mask, B, Tq, Tk, is_causal, mask_names)
+        keep = keep_mask(
+            key_padding_mask, attn_mask, B, self.num_heads, Tq, Tk, is_causal, mask_names
+        )  # (B or 1, h or 1, Tq or 1, Tk)
         q, k, v = (
             self._project(x, W, b)
             for x, (W, b) in zip((X_q, X_k, X_v), self._projections(), strict=True)
@@ -298,11 +262,7 @@ class MultiheadAttention:
             raise ValueError(
                 f"value must have shape (B={B}, Tk={Tk}, vdim={self.vdim}), got {X_v.shape}"
             )
-        kpm = None
-        if key_padding_mask is not None:
-            kpm = check_bool_mask("key_padding_mask", key_padding_mask, (B, Tk), "(B, Tk)")
-            if kpm.shape != (B, Tk):
-                raise ValueError(f"key_padding_mask must have shape {(B, Tk)}, got {kpm.shape}")
+        kpm = check_key_padding_mask("key_padding_mask", key_padding_mask, B, Tk)
         (_, (W_k, b_k), (W_v, b_v)) = self._projections()
         K = self._project(X_k, W_k, b_k)  # (B, h, Tk, d)
         V = self._project(X_v, W_v, b_v)  # (B, h, Tk, d)
@@ -384,7 +344,7 @@ class MultiheadAttention:
             raise ValueError(f"query must have at most Tk={Tk} rows with is_causal, got {n}")
         keep = None if cache.key_padding_mask is None else ~cache.key_padding_mask[:, None, None]
         if is_causal:
-            tri = np.tri(n, Tk, k=Tk - n, dtype=bool)  # (n, Tk) True where j <= P + i
+            tri = causal(n, Tk, P=Tk - n)  # (n, Tk) True where j <= P + i
             keep = tri if keep is None else keep & tri  # (B or 1, 1, n, Tk)
         W_q, b_q = self._projections()[0]
         q = self._project(X_q, W_q, b_q)  # (B, h, n, d)

@@ -19,11 +19,9 @@ direction. Everything around the kernel is done here, once for all cells:
 Sequences are time-major ``(T, B, F)`` inside (so that ``h_{t-1}`` of all sequences is one
 contiguous block); the public API is batch-first ``(B, T, F)``.
 
-``backward`` returns a :class:`Gradients` ``(dx, dstate, grads)``, or with ``record=True`` a
-:class:`RecordedGradients` ``(dx, dstate, grads, grad_record)``: named tuples whose positional
-unpacking is the plain tuples' of earlier versions (``dx, dh0, grads = rnn.backward(...)``). One
-named tuple cannot serve both, since a tuple's length is fixed: the recorded one has one more
-field.
+``backward`` returns named tuples that unpack as plain tuples did: :class:`Gradients`
+``(dx, dstate, grads)``, or with ``record=True`` :class:`RecordedGradients` with ``grad_record``
+as a fourth field (two types, since a tuple's length is fixed).
 """
 
 from __future__ import annotations
@@ -213,8 +211,8 @@ class Recurrent(Generic[S]):
         Parameters
         ----------
         x : array (B, T, input_size)
-        state : array h_0 (num_layers*D, B, H), or a tuple (h_0, c_0) of them for LSTM;
-            optional (zeros)
+        state : array or tuple of two arrays, optional
+            h_0 (num_layers*D, B, H), or for LSTM a tuple (h_0, c_0) of them; zeros if None.
         lengths : int array (B,), optional
             Valid steps of each sequence (1..T, any order); padded steps do not change the state,
             outputs there are zero.
@@ -228,8 +226,9 @@ class Recurrent(Generic[S]):
         Returns
         -------
         out : array (B, T, D*H)
-        state_n : h_n, or (h_n, c_n) for LSTM, (num_layers*D, B, H) each: each sequence's state
-            at its last valid step
+        state_n : array or tuple of two arrays
+            h_n, or for LSTM (h_n, c_n), (num_layers*D, B, H) each: each sequence's state at its
+            last valid step.
         cache : for :meth:`backward`
         """
         x = check_array("x", x, ndim=3, dtype=self.dtype, layout="(B, T, F)")
@@ -329,8 +328,8 @@ class Recurrent(Generic[S]):
         ----------
         dout : array (B, T, D*H)
             dL/dout.
-        dstate : dL/dh_n, or a tuple dL/d(h_n, c_n) for LSTM, (num_layers*D, B, H) each;
-            optional (zeros)
+        dstate : array or tuple of two arrays, optional
+            dL/dh_n, or for LSTM dL/d(h_n, c_n), (num_layers*D, B, H) each; zeros if None.
         cache : the cache of this layer's :meth:`forward`
         record : bool
             Also return ``grad_record``: per layer-direction key, the (B, T) Euclidean norms of
@@ -342,7 +341,7 @@ class Recurrent(Generic[S]):
         grad_record)`` with ``record=True``:
 
         dx : array (B, T, input_size)
-        dstate : dh_0, or (dh_0, dc_0) for LSTM, (num_layers*D, B, H) each
+        dstate : array (num_layers*D, B, H), or for LSTM a tuple (dh_0, dc_0) of them
         grads : dict with the keys of :attr:`params`, in their order
         grad_record : dict of (B, T) arrays, in forward's order of layer-directions
         """
