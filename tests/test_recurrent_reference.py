@@ -2,7 +2,8 @@
 
 In float64: the layer's outputs, final states and recorded gates equal the reference step run
 over the sequence; the layer's BPTT equals the reference step's backward chained over the
-sequence; and the reference backward itself passes a central-difference gradient check.
+sequence; the reference backward itself passes a central-difference gradient check; and the
+reference steps equal torch's ``LSTMCell`` / ``GRUCell`` (outputs and autograd gradients).
 """
 
 from __future__ import annotations
@@ -188,3 +189,38 @@ def test_backward_returns_named_tuples_that_unpack_as_before(name: str) -> None:
     dx, dstate, grads, grad_record = recorded
     assert grad_record is recorded.grad_record and list(grad_record) == ["l0"]
     np.testing.assert_array_equal(recorded.dx, plain.dx)
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru"])
+def test_reference_step_matches_torch_cells(cell: str) -> None:
+    """The reference is PyTorch's LSTMCell / GRUCell: same outputs and autograd gradients."""
+    torch = pytest.importorskip("torch")
+    lstm = cell == "lstm"
+    module = (torch.nn.LSTMCell if lstm else torch.nn.GRUCell)(F, H, dtype=torch.float64)
+    rng = np.random.default_rng(14)
+    x, h, c = (rng.standard_normal(shape) for shape in ((B, F), (B, H), (B, H)))
+    R_h, R_c = rng.standard_normal((B, H)), rng.standard_normal((B, H))
+    names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+    w = {k: getattr(module, k).detach().numpy().copy() for k in names}
+    tx, th, tc = (torch.tensor(a, requires_grad=True) for a in (x, h, c))
+    if lstm:
+        t_h, t_c = module(tx, (th, tc))
+        (t_h * torch.tensor(R_h)).sum().add((t_c * torch.tensor(R_c)).sum()).backward()
+        h_t, c_t, cache = lstm_step(x, h, c, **w)
+        np.testing.assert_allclose(c_t, t_c.detach().numpy(), rtol=0, atol=ATOL)
+        g = lstm_step_backward(R_h, R_c, cache)
+        assert g.dc is not None and tc.grad is not None
+        np.testing.assert_allclose(g.dc, tc.grad.numpy(), rtol=0, atol=1e-10)
+    else:
+        t_h = module(tx, th)
+        (t_h * torch.tensor(R_h)).sum().backward()
+        h_t, cache = gru_step(x, h, **w)
+        g = gru_step_backward(R_h, cache)
+    np.testing.assert_allclose(h_t, t_h.detach().numpy(), rtol=0, atol=ATOL)
+    assert tx.grad is not None and th.grad is not None
+    np.testing.assert_allclose(g.dx, tx.grad.numpy(), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(g.dh, th.grad.numpy(), rtol=0, atol=1e-10)
+    for k in names:
+        np.testing.assert_allclose(
+            g.grads[k], getattr(module, k).grad.numpy(), rtol=0, atol=1e-10, err_msg=k
+        )
