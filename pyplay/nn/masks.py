@@ -13,7 +13,8 @@ every given mask allows it:
         \,\land\, [\,j \le i + P\,],
 
 the causal term only with ``is_causal``; ``P`` is the number of earlier (cached) keys in
-incremental decoding, 0 otherwise.
+incremental decoding, 0 otherwise. :func:`check_bool_mask` is the one check of a boolean mask's
+dtype and shape for every attention layer.
 """
 
 from __future__ import annotations
@@ -22,9 +23,21 @@ from typing import Any
 
 import numpy as np
 
-from pyplay.nn.sdpa import check_bool_mask
+__all__ = ["causal", "check_bool_mask", "check_key_padding_mask", "keep_mask"]
 
-__all__ = ["causal", "check_key_padding_mask", "keep_mask"]
+
+def check_bool_mask(name: str, mask: Any, target: tuple[int, ...], layout: str) -> np.ndarray:
+    """``mask`` as a bool array that broadcasts to ``target`` (used by the attention layers)."""
+    arr = np.asarray(mask)
+    if arr.dtype != np.bool_:
+        raise TypeError(f"{name} must be a bool array {layout}, got dtype {arr.dtype}")
+    try:
+        ok = arr.ndim <= len(target) and np.broadcast_shapes(arr.shape, target) == target
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"{name} must broadcast to {layout} = {target}, got shape {arr.shape}")
+    return arr
 
 
 def check_key_padding_mask(
