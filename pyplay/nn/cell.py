@@ -1,4 +1,6 @@
-"""The interface between the recurrent driver and a cell kernel (RNN, GRU, LSTM).
+"""The types of the recurrent layer: the cell interface, the layer's cache and its results.
+
+:class:`Cell` is the interface between the recurrent driver and a cell kernel (RNN, GRU, LSTM).
 
 A *cell* is a small strategy object (:class:`~pyplay.nn.rnn.RNNCell`,
 :class:`~pyplay.nn.gru.GRUCell`, :class:`~pyplay.nn.lstm.LSTMCell`) that knows the maths of one
@@ -8,19 +10,32 @@ time steps given the input projection of every step (:meth:`Cell.forward`), and 
 around it once for all cells (layers, directions, lengths, dropout, the state layout).
 
 Inside a cell sequences are time-major ``(T, B, ...)`` so that ``h_{t-1}`` of all sequences is one
-contiguous block.
+contiguous block. :class:`RecurrentCache` is what the layer's forward keeps for its backward;
+:class:`Gradients` and :class:`RecordedGradients` are what its backward returns.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 
-from pyplay.nn.sequences import Ends
+from pyplay.nn.sequences import Ends, PaddedBatch
 
-__all__ = ["Cell", "CellGrads", "Projection", "check_flag"]
+if TYPE_CHECKING:
+    from pyplay.nn.recurrent import Recurrent
+
+__all__ = [
+    "Cell",
+    "CellGrads",
+    "DirectionCache",
+    "Gradients",
+    "Projection",
+    "RecordedGradients",
+    "RecurrentCache",
+    "check_flag",
+]
 
 
 def check_flag(name: str, value: Any) -> bool:
@@ -95,3 +110,46 @@ class Cell(Protocol):
         """Recorded internals, each (T, B, H) in the kernel's reading order, keyed and
         ordered as :attr:`recorded`."""
         ...
+
+
+# ------------------------------------------------------------ what the layer keeps and returns
+S = TypeVar("S")  # the state: h (L*D, B, H), or (h, c) for a cell with a memory cell
+
+
+class Gradients(NamedTuple, Generic[S]):
+    """What :meth:`~pyplay.nn.recurrent.Recurrent.backward` returns:
+    ``dx, dstate, grads = layer.backward(...)``."""
+
+    dx: np.ndarray  # (B, T, input_size)
+    dstate: S  # dh_0, or (dh_0, dc_0), each (num_layers*D, B, H)
+    grads: dict[str, np.ndarray]  # keyed and ordered as params
+
+
+class RecordedGradients(NamedTuple, Generic[S]):
+    """:class:`Gradients` and the gradient record, from ``backward(..., record=True)``."""
+
+    dx: np.ndarray  # (B, T, input_size)
+    dstate: S  # dh_0, or (dh_0, dc_0), each (num_layers*D, B, H)
+    grads: dict[str, np.ndarray]  # keyed and ordered as params
+    grad_record: dict[str, np.ndarray]  # per layer-direction key, (B, T) norms of dL/dh_t
+
+
+@dataclass(frozen=True)
+class DirectionCache:
+    """One layer-direction's part of :class:`RecurrentCache`."""
+
+    X: np.ndarray  # (T, B, F_l) the input in this direction's reading order
+    proj: Projection
+    cache: Any
+
+
+@dataclass(frozen=True)
+class RecurrentCache:
+    """What :meth:`~pyplay.nn.recurrent.Recurrent.backward` needs; ``record`` holds the
+    recorded internals (``forward(record=True)``), else None."""
+
+    owner: Recurrent[Any]
+    batch: PaddedBatch
+    layers: list[list[DirectionCache]]  # [layer][direction]
+    drops: list[np.ndarray | None]  # [layer] dropout multiplier of its output (T, B, D*H)
+    record: dict[str, dict[str, np.ndarray]] | None

@@ -26,8 +26,7 @@ as a fourth field (two types, since a tuple's length is fixed).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Generic, Literal, NamedTuple, TypeVar, overload
+from typing import Any, Generic, Literal, overload
 
 import numpy as np
 
@@ -40,48 +39,18 @@ from pyplay._checks import (
     check_shape,
 )
 from pyplay.nn._ops import matmul
-from pyplay.nn.cell import Cell, Projection, check_flag
+from pyplay.nn.cell import (
+    Cell,
+    DirectionCache,
+    Gradients,
+    RecordedGradients,
+    RecurrentCache,
+    S,
+    check_flag,
+)
 from pyplay.nn.sequences import PaddedBatch
 
 __all__ = ["Gradients", "RecordedGradients", "Recurrent", "RecurrentCache"]
-
-S = TypeVar("S")  # the state: h (L*D, B, H), or (h, c) for a cell with a memory cell
-
-
-class Gradients(NamedTuple, Generic[S]):
-    """What :meth:`Recurrent.backward` returns: ``dx, dstate, grads = layer.backward(...)``."""
-
-    dx: np.ndarray  # (B, T, input_size)
-    dstate: S  # dh_0, or (dh_0, dc_0), each (num_layers*D, B, H)
-    grads: dict[str, np.ndarray]  # keyed and ordered as params
-
-
-class RecordedGradients(NamedTuple, Generic[S]):
-    """:class:`Gradients` and the gradient record, from ``backward(..., record=True)``."""
-
-    dx: np.ndarray  # (B, T, input_size)
-    dstate: S  # dh_0, or (dh_0, dc_0), each (num_layers*D, B, H)
-    grads: dict[str, np.ndarray]  # keyed and ordered as params
-    grad_record: dict[str, np.ndarray]  # per layer-direction key, (B, T) norms of dL/dh_t
-
-
-@dataclass(frozen=True)
-class _Direction:
-    X: np.ndarray  # (T, B, F_l) the input in this direction's reading order
-    proj: Projection
-    cache: Any
-
-
-@dataclass(frozen=True)
-class RecurrentCache:
-    """What :meth:`Recurrent.backward` needs; ``record`` holds the recorded internals
-    (``forward(record=True)``), else None."""
-
-    owner: Recurrent[Any]
-    batch: PaddedBatch
-    layers: list[list[_Direction]]  # [layer][direction]
-    drops: list[np.ndarray | None]  # [layer] dropout multiplier of its output (T, B, D*H)
-    record: dict[str, dict[str, np.ndarray]] | None
 
 
 class Recurrent(Generic[S]):
@@ -250,7 +219,7 @@ class Recurrent(Generic[S]):
         h_n = np.empty_like(h0)  # (L*D, B, H)
         c_n = None if c0 is None else np.empty_like(c0)
         X = np.ascontiguousarray(x.transpose(1, 0, 2))  # (T, B, F)
-        layers: list[list[_Direction]] = []
+        layers: list[list[DirectionCache]] = []
         drops: list[np.ndarray | None] = []
         records: dict[str, dict[str, np.ndarray]] = {}
         for layer in range(self.num_layers):
@@ -269,7 +238,7 @@ class Recurrent(Generic[S]):
                     c_n[k] = batch.final(cs)
                 out_d = batch.zero_padding(hs[1:])  # (T, B, H)
                 outs.append(out_d if d == 0 else batch.reverse(out_d))
-                directions.append(_Direction(X_d, proj, kc))
+                directions.append(DirectionCache(X_d, proj, kc))
                 if record:
                     records[suffix[1:]] = self._record(self.cell.record(kc), batch, d)
             X = outs[0] if D == 1 else np.concatenate(outs, axis=2)  # (T, B, D*H)
