@@ -16,6 +16,7 @@ from pyplay.nn.layernorm import LayerNorm
 from pyplay.nn.linear import Linear
 from pyplay.nn.lstm import LSTM
 from pyplay.nn.multihead import MultiheadAttention
+from pyplay.nn.recurrent import Recurrent
 from pyplay.nn.rnn import RNN
 from pyplay.nn.sdpa import scaled_dot_product_attention, scaled_dot_product_attention_backward
 from pyplay.nn.sequences import pad_sequences
@@ -43,6 +44,7 @@ __all__ = [
     "Linear",
     "LocationAttention",
     "MultiheadAttention",
+    "Recurrent",
     "ScaledDotAttention",
     "TransformerDecoder",
     "TransformerDecoderLayer",

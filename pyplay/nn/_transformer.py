@@ -1,6 +1,8 @@
 """Pieces shared by the transformer layers (:mod:`pyplay.nn.transformer`,
 :mod:`pyplay.nn.transformer_decoder`): the activations, the residual sublayer and its backward,
-the feed-forward block, the caches and the incremental-decoding state."""
+the feed-forward block, the self-attention block, the caches, and the stack of layers. The
+incremental-decoding state (:class:`~pyplay.nn.kv_cache.LayerState`,
+:class:`~pyplay.nn.kv_cache.TransformerState`) lives in :mod:`pyplay.nn.kv_cache`."""
 
 from __future__ import annotations
 
@@ -12,22 +14,15 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_float, check_int
+from pyplay.nn.cell import check_flag
 from pyplay.nn.dropout import Dropout
-from pyplay.nn.kv_cache import KVCache
+from pyplay.nn.kv_cache import KVCache, LayerState, TransformerState
 from pyplay.nn.layernorm import LayerNorm, LayerNormCache
 from pyplay.nn.linear import Linear
+from pyplay.nn.masks import check_key_padding_mask
 from pyplay.nn.multihead import MultiheadAttention, MultiheadAttentionCache
-from pyplay.nn.recurrent import check_flag
-from pyplay.nn.sdpa import check_bool_mask
 
-__all__ = [
-    "ACTIVATIONS",
-    "LayerState",
-    "TransformerLayerCache",
-    "TransformerStackCache",
-    "TransformerState",
-    "reorder",
-]
+__all__ = ["ACTIVATIONS", "TransformerLayerCache", "TransformerStackCache"]
 
 ACTIVATIONS = ("relu", "gelu")
 Seed = np.random.Generator | int | None
@@ -41,63 +36,6 @@ def _activate(name: str, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Phi = 0.5 * (1.0 + np.asarray(_erf(a * math.sqrt(0.5)), dtype=a.dtype))  # (..., F) normal CDF
     varphi = np.exp(-0.5 * a * a) * (1.0 / math.sqrt(2.0 * math.pi))  # (..., F) normal density
     return a * Phi, Phi + a * varphi
-
-
-# ------------------------------------------------------------------------- decoding state
-@dataclass(frozen=True)
-class LayerState:
-    """One layer's incremental-decoding state.
-
-    Attributes
-    ----------
-    self_attn : KVCache or None
-        Projected keys and values of every position so far, (B, h, T, d); None before the
-        first step.
-    cross_attn : KVCache or None
-        Decoder layers: the memory's projected keys and values (B, h, S, d) and its padding
-        mask, computed once by ``init_state``.
-    """
-
-    self_attn: KVCache | None = None
-    cross_attn: KVCache | None = None
-
-    @property
-    def length(self) -> int:
-        """Positions decoded so far."""
-        return 0 if self.self_attn is None else self.self_attn.length
-
-    def reorder(self, index: Any) -> LayerState:
-        """Keep the batch rows ``index`` (N',) in that order (rows may repeat)."""
-        return LayerState(
-            *(None if c is None else c.reorder(index) for c in (self.self_attn, self.cross_attn))
-        )
-
-
-@dataclass(frozen=True)
-class TransformerState:
-    """A stack's incremental-decoding state: one :class:`LayerState` per layer."""
-
-    layers: tuple[LayerState, ...]
-
-    @property
-    def length(self) -> int:
-        """Positions decoded so far."""
-        return self.layers[0].length if self.layers else 0
-
-    def reorder(self, index: Any) -> TransformerState:
-        """Keep the batch rows ``index`` (N',) in that order, in every layer (beam search)."""
-        return TransformerState(tuple(s.reorder(index) for s in self.layers))
-
-
-def reorder(state: Any, index: Any) -> Any:
-    """``state.reorder(index)`` for a :class:`TransformerState`, :class:`LayerState` or
-    :class:`~pyplay.nn.kv_cache.KVCache`: the ``reorder`` hook of
-    :class:`pyplay.decode.BeamSearch`."""
-    if not isinstance(state, TransformerState | LayerState | KVCache):
-        raise TypeError(
-            f"state must be a TransformerState, LayerState or KVCache, got {type(state).__name__}"
-        )
-    return state.reorder(index)
 
 
 # ------------------------------------------------------------------- shared layer pieces
@@ -208,22 +146,23 @@ class _FFCache:
 
 
 class _LayerBase:
-    """Argument checks and the pieces both layer kinds share (not public)."""
+    """The constructor, argument checks and the pieces both layer kinds share (not public)."""
 
-    def _setup(
+    _n_norms: int  # residual sublayers, each with its norm and dropout
+
+    def __init__(
         self,
         d_model: int,
         nhead: int,
-        dim_feedforward: int,
-        dropout: float,
-        activation: str,
-        layer_norm_eps: float,
-        norm_first: bool,
-        bias: bool,
-        dtype: Any,
-        rng: Seed,
-        n_norms: int,
-    ) -> np.random.Generator:
+        dim_feedforward: int = 2048,
+        dropout: float = 0.0,
+        activation: str = "relu",
+        layer_norm_eps: float = 1e-5,
+        norm_first: bool = False,
+        bias: bool = True,
+        dtype: Any = np.float32,
+        rng: Seed = 0,
+    ) -> None:
         E = self.d_model = check_int("d_model", d_model, min_value=1)
         h = self.nhead = check_int("nhead", nhead, min_value=1)
         if E % h:
@@ -239,12 +178,17 @@ class _LayerBase:
         gen = as_generator(rng)
         self.self_attn = MultiheadAttention(E, h, bias=bias, dtype=dtype, rng=gen)
         self.dtype = self.self_attn.dtype
-        self._norms = [LayerNorm(E, eps, bias=bias, dtype=dtype) for _ in range(n_norms)]
+        self._norms = [LayerNorm(E, eps, bias=bias, dtype=dtype) for _ in range(self._n_norms)]
         self.linear1 = Linear(E, F, bias=bias, dtype=dtype, rng=gen)
         self.linear2 = Linear(F, E, bias=bias, dtype=dtype, rng=gen)
         self.dropout = Dropout(p, rng=gen)
-        self._drops = [Dropout(p, rng=gen) for _ in range(n_norms)]
-        return gen
+        self._drops = [Dropout(p, rng=gen) for _ in range(self._n_norms)]
+        self.params = self._attach(gen, bias)
+
+    def _attach(self, gen: np.random.Generator, bias: bool) -> dict[str, np.ndarray]:
+        """The layer's own sub-modules (drawn from ``gen`` after the shared ones) and names for
+        ``_norms`` and ``_drops``; returns :attr:`params`."""
+        raise NotImplementedError
 
     def _collect(self, parts: dict[str, Any]) -> dict[str, np.ndarray]:
         """The sub-modules' parameters (the same arrays) under torch's prefixed names."""
@@ -260,12 +204,7 @@ class _LayerBase:
         return arr
 
     def _check_new_kpm(self, name: str, mask: Any, B: int, n: int) -> np.ndarray | None:
-        if mask is None:
-            return None
-        kpm = check_bool_mask(name, mask, (B, n), "(B, n)")
-        if kpm.shape != (B, n):
-            raise ValueError(f"{name} must have shape {(B, n)}, got {kpm.shape}")
-        return kpm
+        return check_key_padding_mask(name, mask, B, n, "(B, n)")
 
     def _ff(self, training: bool) -> Callable[[np.ndarray], tuple[np.ndarray, _FFCache]]:
         def block(u: np.ndarray) -> tuple[np.ndarray, _FFCache]:
@@ -284,6 +223,34 @@ class _LayerBase:
         grads = {f"linear1.{k}": v for k, v in g1.items()}
         grads.update({f"linear2.{k}": v for k, v in g2.items()})
         return du, grads, None
+
+    def _self_attn(
+        self, key_padding_mask: Any, mask: Any, causal: bool, names: tuple[str, str]
+    ) -> Callable[[np.ndarray], tuple[np.ndarray, MultiheadAttentionCache]]:
+        """The self-attention block ``u -> MHA(u, u, u)`` with these masks, for training."""
+
+        def block(u: np.ndarray) -> tuple[np.ndarray, MultiheadAttentionCache]:
+            y, _, c = self.self_attn.forward(
+                u, u, u, key_padding_mask, False, mask, is_causal=causal, mask_names=names
+            )  # (B, T, E)
+            return y, c
+
+        return block
+
+    def _self_attn_step(
+        self, kv: KVCache | None, key_padding_mask: np.ndarray | None
+    ) -> Callable[[np.ndarray], tuple[np.ndarray, tuple[KVCache, np.ndarray]]]:
+        """The causal self-attention block of incremental decoding: ``u`` (B, n, E) over the
+        cached keys ``kv`` and its own; its "cache" is the extended KVCache and the weights
+        (B, h, n, T)."""
+
+        def block(u: np.ndarray) -> tuple[np.ndarray, tuple[KVCache, np.ndarray]]:
+            y, w, new_kv = self.self_attn.step(
+                u, kv, u, u, key_padding_mask=key_padding_mask, is_causal=True
+            )  # (B, n, E)
+            return y, (new_kv, w)
+
+        return block
 
     def _self_attn_backward(
         self, da: np.ndarray, c: MultiheadAttentionCache
@@ -314,15 +281,29 @@ class _Stack:
     layers: list[Any]
     norm: LayerNorm | None
 
-    def _build(
-        self, layer_cls: Any, d_model: int, nhead: int, num_layers: int, norm: Any,
-        rng: Seed, **layer_kw: Any,
-    ) -> None:  # fmt: skip
+    _layer_class: Any  # the layer type of the stack
+
+    def __init__(
+        self,
+        d_model: int,
+        nhead: int,
+        num_layers: int,
+        dim_feedforward: int = 2048,
+        dropout: float = 0.0,
+        activation: str = "relu",
+        layer_norm_eps: float = 1e-5,
+        norm_first: bool = False,
+        bias: bool = True,
+        norm: bool | LayerNorm | None = None,
+        dtype: Any = np.float32,
+        rng: Seed = 0,
+    ) -> None:
         L = self.num_layers = check_int("num_layers", num_layers, min_value=1)
         gen = as_generator(rng)
-        self.layers = [layer_cls(d_model, nhead, **layer_kw, rng=gen) for _ in range(L)]
+        args = (dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias, dtype)
+        self.layers = [self._layer_class(d_model, nhead, *args, rng=gen) for _ in range(L)]
         self.d_model, self.dtype = self.layers[0].d_model, self.layers[0].dtype
-        self.norm = self._final_norm(norm, layer_kw["layer_norm_eps"], layer_kw["bias"])
+        self.norm = self._final_norm(norm, layer_norm_eps, bias)
         self.params: dict[str, np.ndarray] = {
             f"layers.{i}.{k}": v
             for i, layer in enumerate(self.layers)

@@ -45,7 +45,8 @@ from pyplay._checks import (
     check_int,
     check_lengths,
 )
-from pyplay.nn.sdpa import attend_backward, check_bool_mask, masked_softmax
+from pyplay.nn.masks import check_bool_mask
+from pyplay.nn.sdpa import attend_backward, masked_softmax
 from pyplay.nn.sdpa import swap_last_axes as _T
 
 __all__ = [

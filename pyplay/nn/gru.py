@@ -1,47 +1,35 @@
-r"""Gated recurrent unit (Cho et al. 2014) in PyTorch's formulation and layout (gates r, z, n).
+r"""Gated recurrent unit (Cho et al. 2014), PyTorch's formulation and layout (gates r, z, n).
 
-Forward, for each step:
-
-.. math::
-
-    \begin{aligned}
-    r_t &= \sigma(W_{ir} x_t + b_{ir} + W_{hr} h_{t-1} + b_{hr}) \\
-    z_t &= \sigma(W_{iz} x_t + b_{iz} + W_{hz} h_{t-1} + b_{hz}) \\
-    u_t &= W_{hn} h_{t-1} + b_{hn} \\
-    n_t &= \tanh(W_{in} x_t + b_{in} + r_t \odot u_t) \\
-    h_t &= (1 - z_t) \odot n_t + z_t \odot h_{t-1}
-    \end{aligned}
-
-Backward (BPTT), with :math:`\delta h_t` the total gradient reaching :math:`h_t` (from the output
-at ``t`` and from step ``t + 1``) and :math:`\delta a_\ast` the gradient of a pre-activation:
+The fast kernel. The update equations of one step, forward and backward, are written out in
+:func:`pyplay.nn.reference.gru_step` and :func:`~pyplay.nn.reference.gru_step_backward`
+(PyTorch's variant: the reset gate multiplies :math:`u_t = W_{hn} h_{t-1} + b_{hn}`, after
+:math:`W_{hn}`), one line per equation: read them first; ``tests/test_recurrent_reference.py``
+holds this kernel to them in float64. Over a sequence (BPTT), :math:`\delta h_t` is the total
+gradient reaching :math:`h_t`, from the output at ``t`` and from step ``t + 1``, and the weight
+gradients are the sums of the steps':
 
 .. math::
 
-    \begin{aligned}
-    \delta a_n &= \delta h_t \odot (1 - z_t) (1 - n_t^2), \qquad
-    \delta a_z = \delta h_t \odot (h_{t-1} - n_t)\, z_t (1 - z_t) \\
-    \delta a_r &= \delta a_n \odot u_t\, r_t (1 - r_t), \qquad
-    \delta u_t = \delta a_n \odot r_t \\
-    \delta h_{t-1} &\mathrel{+}= \delta h_t \odot z_t
-        + [\delta a_r, \delta a_z, \delta u_t]\, W_{hh}
-    \end{aligned}
+    \delta W_{hh} = \sum_t [\delta a_r, \delta a_z, \delta u_t]^\top h_{t-1}, \qquad
+    \delta b_{hh} = \sum_t [\delta a_r, \delta a_z, \delta u_t], \qquad
+    \delta W_{ih} = \sum_t [\delta a_r, \delta a_z, \delta a_n]^\top x_t.
 
-and :math:`\delta W_{hh} = \sum_t [\delta a_r, \delta a_z, \delta u_t]^\top h_{t-1}`,
-:math:`\delta b_{hh} = \sum_t [\delta a_r, \delta a_z, \delta u_t]`,
-:math:`\delta W_{ih} = \sum_t [\delta a_r, \delta a_z, \delta a_n]^\top x_t`.
-The factors multiplying :math:`\delta h_t` and :math:`\delta a_n` are computed for all steps at
-once before the BPTT loop.
+Unlike the reference, the kernel adds :math:`b_{hr}, b_{hz}` to the input projection of all
+steps at once, folds the activation scale of :mod:`pyplay.nn._ops` into the ``r, z`` rows,
+computes the factors multiplying :math:`\delta h_t` and :math:`\delta a_n` for all steps before
+the BPTT loop, and works in place.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, final, overload
+from typing import Any, final
 
 import numpy as np
 
 from pyplay.nn._ops import activate_gates, for_matmul, gate_mode, gate_scale, matmul
-from pyplay.nn.recurrent import CellGrads, Projection, RecurrentCache, RecurrentStack
+from pyplay.nn.cell import CellGrads, Projection
+from pyplay.nn.recurrent import Recurrent
 from pyplay.nn.sequences import Ends
 
 __all__ = ["GRU", "GRUCell"]
@@ -65,11 +53,12 @@ class _Cache:
 
 @final
 class GRUCell:
-    """The GRU strategy for :class:`~pyplay.nn.recurrent.RecurrentStack` (one layer, one
-    direction, time-major)."""
+    """The GRU kernel of :class:`~pyplay.nn.recurrent.Recurrent` (one layer, one direction,
+    time-major; interface :class:`~pyplay.nn.cell.Cell`)."""
 
     n_gates = 3
     has_cell = False
+    recorded: tuple[str, ...] = ("r", "z", "n", "h")
 
     def extra_shapes(self, H: int) -> dict[str, tuple[int, ...]]:
         """No parameters beyond torch's four."""
@@ -174,18 +163,16 @@ class GRUCell:
 
 
 @final
-class GRU:
+class GRU(Recurrent[np.ndarray]):
     """Multi-layer (bidirectional) GRU; batch-first ``(B, T, F)``, PyTorch's parameter names.
+
+    :class:`~pyplay.nn.recurrent.Recurrent` with the :class:`GRUCell`; ``forward`` and
+    ``backward`` are documented there (state: one array ``h``; record: ``r, z, n, h``).
 
     Parameters
     ----------
-    input_size, hidden_size, num_layers, bias, dropout, bidirectional
-        As ``torch.nn.GRU`` (always ``batch_first``). ``dropout`` applies between layers, not
-        after the last, and only in ``forward(training=True)``.
-    dtype : numpy.float32 or numpy.float64
-    rng : numpy.random.Generator or int seed
-        Initialisation U(-1/sqrt(H), 1/sqrt(H)) like torch; the dropout masks come from a
-        Generator spawned from it at construction (:attr:`generator`).
+    input_size, hidden_size, num_layers, bias, dropout, bidirectional, dtype, rng
+        As :class:`~pyplay.nn.recurrent.Recurrent` (``torch.nn.GRU``'s, always ``batch_first``).
 
     Attributes
     ----------
@@ -195,112 +182,5 @@ class GRU:
         order r, z, n. Updated in place by optimisers.
     """
 
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        num_layers: int = 1,
-        bias: bool = True,
-        dropout: float = 0.0,
-        bidirectional: bool = False,
-        dtype: Any = np.float32,
-        rng: np.random.Generator | int | None = 0,
-    ) -> None:
-        self._stack = RecurrentStack(
-            GRUCell(),
-            input_size,
-            hidden_size,
-            num_layers,
-            bias,
-            dropout,
-            bidirectional,
-            dtype,
-            rng,
-        )
-        s = self._stack
-        self.input_size, self.hidden_size, self.num_layers = (
-            s.input_size,
-            s.hidden_size,
-            s.num_layers,
-        )
-        self.bias, self.dropout, self.bidirectional = s.bias, s.dropout, s.bidirectional
-        self.dtype, self.num_directions, self.generator = s.dtype, s.num_directions, s.generator
-        self.params = s.params
-
-    def forward(
-        self,
-        x: Any,
-        state: np.ndarray | None = None,
-        lengths: Any = None,
-        record: bool = False,
-        training: bool = True,
-    ) -> tuple[np.ndarray, np.ndarray, RecurrentCache]:
-        """Run the stack over ``x`` (B, T, F).
-
-        Parameters
-        ----------
-        x : array (B, T, input_size)
-        state : array h_0 (num_layers*D, B, H), optional (zeros)
-        lengths : int array (B,), optional
-            Valid steps of each sequence (1..T, any order); padded steps do not change the state,
-            outputs there are zero.
-        record : bool
-            Keep gates and states in ``cache.record[<"l0", "l0_reverse", ...>]``, dicts of
-            (B, T, H) arrays ``r, z, n, h``.
-        training : bool
-            Apply inter-layer dropout.
-
-        Returns
-        -------
-        out : array (B, T, D*H)
-        h_n : array (num_layers*D, B, H), each sequence's state at its last valid step
-        cache : for :meth:`backward`
-        """
-        return self._stack.forward(x, state, lengths, record, training)
-
-    @overload
-    def backward(
-        self,
-        dout: Any,
-        dstate: np.ndarray | None = None,
-        cache: RecurrentCache | None = None,
-        record: Literal[False] = False,
-    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]: ...
-
-    @overload
-    def backward(
-        self,
-        dout: Any,
-        dstate: np.ndarray | None = None,
-        cache: RecurrentCache | None = None,
-        *,
-        record: Literal[True],
-    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]: ...
-
-    def backward(
-        self,
-        dout: Any,
-        dstate: np.ndarray | None = None,
-        cache: RecurrentCache | None = None,
-        record: bool = False,
-    ) -> Any:
-        """Backpropagation through time.
-
-        Parameters
-        ----------
-        dout : array (B, T, D*H)
-            dL/dout.
-        dstate : array dh_n (num_layers*D, B, H), optional (zeros)
-        cache : the cache of this layer's :meth:`forward`
-        record : bool
-            Also return ``grad_record``: per layer-direction key, the (B, T) Euclidean norms of
-            the total dL/dh_t (from the output at t and from step t+1).
-
-        Returns
-        -------
-        dx : array (B, T, input_size)
-        dh_0 : array (num_layers*D, B, H)
-        grads : dict with the keys of :attr:`params`
-        grad_record : dict of (B, T) arrays, only with ``record=True``
-        """
-        return self._stack.backward(dout, dstate, cache, record)
+    def _make_cell(self) -> GRUCell:
+        return GRUCell()

@@ -6,6 +6,10 @@ in a :class:`KVCache`: :math:`K_n = X_k W_k^\top + b_k` split into ``h`` heads o
 (likewise :math:`V`), (B, h, Tk, d), with an optional key padding mask (B, Tk). ``extend``
 appends the positions of a new step along the time axis; ``reorder`` keeps chosen batch rows,
 as beam search does when it reorders its hypotheses.
+
+A transformer layer's incremental-decoding state is a :class:`LayerState` (its self-attention's
+cache and, in a decoder layer, the memory's), a stack's a :class:`TransformerState` (one per
+layer); :func:`reorder` is the hook beam search calls on any of them.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import numpy as np
 
 from pyplay._checks import check_array
 
-__all__ = ["KVCache"]
+__all__ = ["KVCache", "LayerState", "TransformerState", "reorder"]
 
 
 @dataclass(frozen=True)
@@ -87,3 +91,60 @@ def _check_index(name: str, index: Any, size: int) -> np.ndarray:
             f"and max {int(idx.max())}"
         )
     return idx
+
+
+# ------------------------------------------------------------------ a layer's, a stack's
+@dataclass(frozen=True)
+class LayerState:
+    """One layer's incremental-decoding state.
+
+    Attributes
+    ----------
+    self_attn : KVCache or None
+        Projected keys and values of every position so far, (B, h, T, d); None before the
+        first step.
+    cross_attn : KVCache or None
+        Decoder layers: the memory's projected keys and values (B, h, S, d) and its padding
+        mask, computed once by ``init_state``.
+    """
+
+    self_attn: KVCache | None = None
+    cross_attn: KVCache | None = None
+
+    @property
+    def length(self) -> int:
+        """Positions decoded so far."""
+        return 0 if self.self_attn is None else self.self_attn.length
+
+    def reorder(self, index: Any) -> LayerState:
+        """Keep the batch rows ``index`` (N',) in that order (rows may repeat)."""
+        return LayerState(
+            *(None if c is None else c.reorder(index) for c in (self.self_attn, self.cross_attn))
+        )
+
+
+@dataclass(frozen=True)
+class TransformerState:
+    """A stack's incremental-decoding state: one :class:`LayerState` per layer."""
+
+    layers: tuple[LayerState, ...]
+
+    @property
+    def length(self) -> int:
+        """Positions decoded so far."""
+        return self.layers[0].length if self.layers else 0
+
+    def reorder(self, index: Any) -> TransformerState:
+        """Keep the batch rows ``index`` (N',) in that order, in every layer (beam search)."""
+        return TransformerState(tuple(s.reorder(index) for s in self.layers))
+
+
+def reorder(state: Any, index: Any) -> Any:
+    """``state.reorder(index)`` for a :class:`TransformerState`, :class:`LayerState` or
+    :class:`KVCache`: the ``reorder`` hook of
+    :class:`pyplay.decode.BeamSearch`."""
+    if not isinstance(state, TransformerState | LayerState | KVCache):
+        raise TypeError(
+            f"state must be a TransformerState, LayerState or KVCache, got {type(state).__name__}"
+        )
+    return state.reorder(index)

@@ -1,59 +1,39 @@
 r"""Long short-term memory (Hochreiter & Schmidhuber 1997) in PyTorch's layout and gate order.
 
-Forward, for each step (:math:`\sigma` the logistic function, :math:`\odot` elementwise):
+The fast kernel. The update equations of one step, forward and backward, with the optional
+diagonal peepholes (Gers & Schmidhuber 2000; ``peephole=True``: ``i`` and ``f`` see
+:math:`c_{t-1}`, ``o`` sees :math:`c_t`), are written out in :func:`pyplay.nn.reference.lstm_step`
+and :func:`~pyplay.nn.reference.lstm_step_backward`, in torch's gate order ``i, f, g, o``, one
+line per equation: read them first; ``tests/test_recurrent_reference.py`` holds this kernel to
+them in float64. Over a sequence (BPTT), :math:`\delta h_t` is the total gradient reaching
+:math:`h_t` (from the output at ``t`` and from step ``t + 1``), :math:`\delta c_t` enters from
+step ``t + 1``, and with :math:`\delta a_t` the gradients of the four pre-activations
 
 .. math::
 
-    \begin{aligned}
-    i_t &= \sigma(W_{ii} x_t + b_{ii} + W_{hi} h_{t-1} + b_{hi} \;[+\, w_{ci} \odot c_{t-1}]) \\
-    f_t &= \sigma(W_{if} x_t + b_{if} + W_{hf} h_{t-1} + b_{hf} \;[+\, w_{cf} \odot c_{t-1}]) \\
-    g_t &= \tanh(W_{ig} x_t + b_{ig} + W_{hg} h_{t-1} + b_{hg}) \\
-    c_t &= f_t \odot c_{t-1} + i_t \odot g_t \\
-    o_t &= \sigma(W_{io} x_t + b_{io} + W_{ho} h_{t-1} + b_{ho} \;[+\, w_{co} \odot c_t]) \\
-    h_t &= o_t \odot \tanh(c_t)
-    \end{aligned}
+    \delta W_{hh} = \sum_t \delta a_t^\top h_{t-1}, \qquad
+    \delta W_{ih} = \sum_t \delta a_t^\top x_t, \qquad
+    \delta b_{ih} = \delta b_{hh} = \sum_t \delta a_t.
 
-The bracketed diagonal peepholes (Gers & Schmidhuber 2000) are used only with ``peephole=True``.
-
-Backward (BPTT), with :math:`\delta h_t` the total gradient reaching :math:`h_t` (from the output
-at ``t`` and from step ``t + 1``), :math:`\delta c_t'` the gradient reaching :math:`c_t` from step
-``t + 1``, and :math:`\delta a_\ast` the gradient of a gate's pre-activation:
-
-.. math::
-
-    \begin{aligned}
-    \delta a_o &= \delta h_t \odot \tanh(c_t) \odot o_t (1 - o_t) \\
-    \delta c_t &= \delta c_t' + \delta h_t \odot o_t (1 - \tanh^2 c_t)
-                 \;[+\, \delta a_o \odot w_{co}] \\
-    \delta a_i &= \delta c_t \odot g_t \odot i_t (1 - i_t), \quad
-    \delta a_f = \delta c_t \odot c_{t-1} \odot f_t (1 - f_t), \quad
-    \delta a_g = \delta c_t \odot i_t (1 - g_t^2) \\
-    \delta c_{t-1}' &= \delta c_t \odot f_t
-                 \;[+\, \delta a_i \odot w_{ci} + \delta a_f \odot w_{cf}], \qquad
-    \delta h_{t-1} \mathrel{+}= \delta a\, W_{hh}
-    \end{aligned}
-
-and :math:`\delta W_{hh} = \sum_t \delta a_t^\top h_{t-1}`, :math:`\delta W_{ih} = \sum_t
-\delta a_t^\top x_t`, :math:`\delta b_{ih} = \delta b_{hh} = \sum_t \delta a_t`.
-Since every :math:`\delta a` is :math:`\delta c_t` or :math:`\delta h_t` times a factor known after
-the forward pass, those factors are computed for all steps at once before the BPTT loop.
-
-Inside the kernel the gate rows are ordered ``o, i, f, g`` (PyTorch: ``i, f, g, o``) so that the
-three sigmoid gates form one slab and the three gates driven by :math:`\delta c_t` another.
+Since every :math:`\delta a` is :math:`\bar\delta c_t` or :math:`\delta h_t` times a factor known
+after the forward pass, the kernel computes those factors for all steps at once before the BPTT
+loop. Inside the kernel the gate rows are ordered ``o, i, f, g`` (PyTorch: ``i, f, g, o``) so
+that the three sigmoid gates form one slab and the three gates driven by :math:`\bar\delta c_t`
+another; the activation scale of :mod:`pyplay.nn._ops` is folded into the weights.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Literal, final, overload
+from typing import Any, final
 
 import numpy as np
 
 from pyplay._checks import check_float
 from pyplay.nn._ops import activate_gates, for_matmul, gate_mode, gate_scale, matmul
-from pyplay.nn.recurrent import CellGrads, Projection, RecurrentCache, RecurrentStack
-from pyplay.nn.recurrent import check_flag as _check_flag
+from pyplay.nn.cell import CellGrads, Projection, check_flag
+from pyplay.nn.recurrent import Recurrent
 from pyplay.nn.sequences import Ends
 
 __all__ = ["LSTM", "LSTMCell"]
@@ -90,11 +70,12 @@ class _Cache:
 
 @final
 class LSTMCell:
-    """The LSTM strategy for :class:`~pyplay.nn.recurrent.RecurrentStack` (one layer, one
-    direction, time-major)."""
+    """The LSTM kernel of :class:`~pyplay.nn.recurrent.Recurrent` (one layer, one direction,
+    time-major; interface :class:`~pyplay.nn.cell.Cell`)."""
 
     n_gates = 4
     has_cell = True
+    recorded: tuple[str, ...] = ("i", "f", "g", "o", "c", "h")
 
     def __init__(self, peephole: bool = False) -> None:
         self.peephole = peephole
@@ -245,18 +226,16 @@ class LSTMCell:
 
 
 @final
-class LSTM:
+class LSTM(Recurrent[tuple[np.ndarray, np.ndarray]]):
     """Multi-layer (bidirectional) LSTM; batch-first ``(B, T, F)``, PyTorch's parameter names.
+
+    :class:`~pyplay.nn.recurrent.Recurrent` with the :class:`LSTMCell`; ``forward`` and
+    ``backward`` are documented there (state: a tuple ``(h, c)``; record: ``i, f, g, o, c, h``).
 
     Parameters
     ----------
-    input_size, hidden_size, num_layers, bias, dropout, bidirectional
-        As ``torch.nn.LSTM`` (always ``batch_first``). ``dropout`` applies between layers, not
-        after the last, and only in ``forward(training=True)``.
-    dtype : numpy.float32 or numpy.float64
-    rng : numpy.random.Generator or int seed
-        Initialisation U(-1/sqrt(H), 1/sqrt(H)) like torch; the dropout masks come from a
-        Generator spawned from it at construction (:attr:`generator`).
+    input_size, hidden_size, num_layers, bias, dropout, bidirectional, dtype, rng
+        As :class:`~pyplay.nn.recurrent.Recurrent` (``torch.nn.LSTM``'s, always ``batch_first``).
     peephole : bool
         Add diagonal peepholes ``weight_ci_l{k}``, ``weight_cf_l{k}``, ``weight_co_l{k}`` (H,):
         ``i`` and ``f`` see ``c_{t-1}``, ``o`` sees ``c_t``. No torch counterpart.
@@ -284,117 +263,19 @@ class LSTM:
         peephole: bool = False,
         forget_bias: float = 0.0,
     ) -> None:
-        self.peephole = _check_flag("peephole", peephole)
+        self.peephole = check_flag("peephole", peephole)
         self.forget_bias = check_float("forget_bias", forget_bias)
         if self.forget_bias and not bias:
             raise ValueError(
                 f"forget_bias needs bias=True (it initialises bias_ih), got {forget_bias!r}"
             )
-        self._stack = RecurrentStack(
-            LSTMCell(self.peephole),
-            input_size,
-            hidden_size,
-            num_layers,
-            bias,
-            dropout,
-            bidirectional,
-            dtype,
-            rng,
+        super().__init__(
+            input_size, hidden_size, num_layers, bias, dropout, bidirectional, dtype, rng
         )
-        s = self._stack
-        self.input_size, self.hidden_size, self.num_layers = (
-            s.input_size,
-            s.hidden_size,
-            s.num_layers,
-        )
-        self.bias, self.dropout, self.bidirectional = s.bias, s.dropout, s.bidirectional
-        self.dtype, self.num_directions, self.generator = s.dtype, s.num_directions, s.generator
-        self.params = s.params
         H = self.hidden_size
         for name, value in self.params.items():
             if name.startswith("bias_ih"):
-                value[H : 2 * H] += self.forget_bias
+                value[H : 2 * H] += self.forget_bias  # the f rows
 
-    def forward(
-        self,
-        x: Any,
-        state: tuple[np.ndarray, np.ndarray] | None = None,
-        lengths: Any = None,
-        record: bool = False,
-        training: bool = True,
-    ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], RecurrentCache]:
-        """Run the stack over ``x`` (B, T, F).
-
-        Parameters
-        ----------
-        x : array (B, T, input_size)
-        state : tuple (h_0, c_0) of arrays (num_layers*D, B, H), optional (zeros)
-        lengths : int array (B,), optional
-            Valid steps of each sequence (1..T, any order); padded steps do not change the state,
-            outputs there are zero.
-        record : bool
-            Keep the gates, cells and states in ``cache.record[<"l0", "l0_reverse", ...>]``,
-            dicts of (B, T, H) arrays ``i, f, g, o, c, h``.
-        training : bool
-            Apply inter-layer dropout.
-
-        Returns
-        -------
-        out : array (B, T, D*H)
-        (h_n, c_n) : arrays (num_layers*D, B, H), each sequence's state at its last valid step
-        cache : for :meth:`backward`
-        """
-        return self._stack.forward(x, state, lengths, record, training)
-
-    @overload
-    def backward(
-        self,
-        dout: Any,
-        dstate: tuple[np.ndarray, np.ndarray] | None = None,
-        cache: RecurrentCache | None = None,
-        record: Literal[False] = False,
-    ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], dict[str, np.ndarray]]: ...
-
-    @overload
-    def backward(
-        self,
-        dout: Any,
-        dstate: tuple[np.ndarray, np.ndarray] | None = None,
-        cache: RecurrentCache | None = None,
-        *,
-        record: Literal[True],
-    ) -> tuple[
-        np.ndarray,
-        tuple[np.ndarray, np.ndarray],
-        dict[str, np.ndarray],
-        dict[str, np.ndarray],
-    ]: ...
-
-    def backward(
-        self,
-        dout: Any,
-        dstate: tuple[np.ndarray, np.ndarray] | None = None,
-        cache: RecurrentCache | None = None,
-        record: bool = False,
-    ) -> Any:
-        """Backpropagation through time.
-
-        Parameters
-        ----------
-        dout : array (B, T, D*H)
-            dL/dout.
-        dstate : tuple (dh_n, dc_n) of arrays (num_layers*D, B, H), optional (zeros)
-            dL/d(h_n, c_n).
-        cache : the cache of this layer's :meth:`forward`
-        record : bool
-            Also return ``grad_record``: per layer-direction key, the (B, T) Euclidean norms of
-            the total dL/dh_t (from the output at t and from step t+1).
-
-        Returns
-        -------
-        dx : array (B, T, input_size)
-        (dh_0, dc_0) : arrays (num_layers*D, B, H)
-        grads : dict with the keys of :attr:`params`
-        grad_record : dict of (B, T) arrays, only with ``record=True``
-        """
-        return self._stack.backward(dout, dstate, cache, record)
+    def _make_cell(self) -> LSTMCell:
+        return LSTMCell(self.peephole)

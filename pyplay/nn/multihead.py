@@ -17,12 +17,8 @@ where a query may look at a key and :math:`-\infty` elsewhere (masked weights ar
 :math:`\delta X_q = \delta Q\, W_q`, :math:`\delta W_q = \delta Q^\top X_q`,
 :math:`\delta b_q = \sum \delta Q` (likewise for ``k`` and ``v``).
 
-Incremental decoding (:meth:`MultiheadAttention.step`): with causal self-attention, the keys
-and values of past positions never change, so they are projected once and kept per head in a
-:class:`~pyplay.nn.kv_cache.KVCache`; a new query row ``i`` (absolute position :math:`P + i`
-after ``P`` cached steps) attends over the cached and new keys :math:`j \le P + i`, which gives
-exactly the rows of the full causal computation at a cost linear (not quadratic) in the length
-so far.
+Incremental decoding (:meth:`MultiheadAttention.project_key_value`,
+:meth:`MultiheadAttention.step`, inference only) is in :mod:`pyplay.nn.multihead_step`.
 """
 
 from __future__ import annotations
@@ -33,11 +29,11 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_dtype, check_int
+from pyplay.nn import multihead_step
 from pyplay.nn._ops import matmul
-from pyplay.nn.kv_cache import KVCache
+from pyplay.nn.masks import keep_mask
 from pyplay.nn.sdpa import (
     SDPACache,
-    check_bool_mask,
     scaled_dot_product_attention,
     scaled_dot_product_attention_backward,
 )
@@ -136,6 +132,33 @@ class MultiheadAttention:
         b = p.get("in_proj_bias")
         return [(W, None if b is None else b[n * E : (n + 1) * E]) for n, W in enumerate(Ws)]
 
+    def _check_query(self, query: Any, layout: str) -> np.ndarray:
+        X_q = check_array("query", query, ndim=3, dtype=self.dtype, layout=layout)
+        if X_q.shape[2] != self.embed_dim:
+            raise ValueError(
+                f"query must have embed_dim={self.embed_dim} features, got {X_q.shape}"
+            )
+        return X_q
+
+    def _check_key_value(
+        self, key: Any, value: Any, B: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``key`` (B, Tk, kdim) and ``value`` (B, Tk, vdim); ``B`` the queries', if given."""
+        X_k = check_array("key", key, ndim=3, dtype=self.dtype, layout="(B, Tk, kdim)")
+        X_v = check_array("value", value, ndim=3, dtype=self.dtype, layout="(B, Tk, vdim)")
+        Tk = X_k.shape[1]
+        if B is None:  # keys alone, any batch size
+            B = X_k.shape[0]
+            if X_k.shape[2] != self.kdim:
+                raise ValueError(f"key must have shape (B, Tk, kdim={self.kdim}), got {X_k.shape}")
+        elif X_k.shape != (B, Tk, self.kdim):
+            raise ValueError(f"key must have shape (B={B}, Tk, kdim={self.kdim}), got {X_k.shape}")
+        if X_v.shape != (B, Tk, self.vdim):
+            raise ValueError(
+                f"value must have shape (B={B}, Tk={Tk}, vdim={self.vdim}), got {X_v.shape}"
+            )
+        return X_k, X_v
+
     def _split(self, x: np.ndarray) -> np.ndarray:
         B, T, _ = x.shape
         return x.reshape(B, T, self.num_heads, self.head_dim).transpose(0, 2, 1, 3)  # (B, h, T, d)
@@ -143,44 +166,6 @@ class MultiheadAttention:
     def _merge(self, x: np.ndarray) -> np.ndarray:
         B, _, T, _ = x.shape
         return x.transpose(0, 2, 1, 3).reshape(B, T, self.embed_dim)  # (B, T, E)
-
-    def _keep(
-        self,
-        key_padding_mask: Any,
-        attn_mask: Any,
-        B: int,
-        Tq: int,
-        Tk: int,
-        is_causal: bool = False,
-        names: tuple[str, str] = ("key_padding_mask", "attn_mask"),
-    ) -> np.ndarray | None:
-        """Positions that take part, (B or 1, h or 1, Tq or 1, Tk); None when all do.
-
-        ``names`` are the arguments' names in error messages (the transformer layers call
-        them ``src_key_padding_mask``, ``tgt_mask``, ...)."""
-        kpm_name, am_name = names
-        keep = None
-        if key_padding_mask is not None:
-            kpm = check_bool_mask(kpm_name, key_padding_mask, (B, Tk), "(B, Tk)")
-            if kpm.shape != (B, Tk):
-                raise ValueError(f"{kpm_name} must have shape {(B, Tk)}, got {kpm.shape}")
-            keep = ~kpm[:, None, None, :]  # (B, 1, 1, Tk) True = ignore in torch
-        if attn_mask is not None:
-            h = self.num_heads
-            am = check_bool_mask(am_name, attn_mask, (B * h, Tq, Tk), "(Tq, Tk) or (B*h, Tq, Tk)")
-            if am.shape == (Tq, Tk):
-                allowed = ~am[None, None]  # (1, 1, Tq, Tk) True = not allowed in torch
-            elif am.shape == (B * h, Tq, Tk):
-                allowed = ~am.reshape(B, h, Tq, Tk)  # torch's row order: batch-major
-            else:
-                raise ValueError(
-                    f"{am_name} must have shape {(Tq, Tk)} or {(B * h, Tq, Tk)}, got {am.shape}"
-                )
-            keep = allowed if keep is None else keep & allowed
-        if is_causal:
-            tri = np.tri(Tq, Tk, dtype=bool)  # (Tq, Tk) True where j <= i
-            keep = tri if keep is None else keep & tri
-        return keep
 
     def forward(
         self,
@@ -226,20 +211,10 @@ class MultiheadAttention:
 
         A query with every key masked raises ``ValueError`` (torch returns NaN there).
         """
-        X_q = check_array("query", query, ndim=3, dtype=self.dtype, layout="(B, Tq, E)")
-        X_k = check_array("key", key, ndim=3, dtype=self.dtype, layout="(B, Tk, kdim)")
-        X_v = check_array("value", value, ndim=3, dtype=self.dtype, layout="(B, Tk, vdim)")
-        (B, Tq, E), Tk = X_q.shape, X_k.shape[1]
-        if E != self.embed_dim:
-            raise ValueError(
-                f"query must have embed_dim={self.embed_dim} features, got {X_q.shape}"
-            )
-        if X_k.shape != (B, Tk, self.kdim):
-            raise ValueError(f"key must have shape (B={B}, Tk, kdim={self.kdim}), got {X_k.shape}")
-        if X_v.shape != (B, Tk, self.vdim):
-            raise ValueError(
-                f"value must have shape (B={B}, Tk={Tk}, vdim={self.vdim}), got {X_v.shape}"
-            )
+        X_q = self._check_query(query, "(B, Tq, E)")  # (B, Tq, E)
+        B, Tq, _ = X_q.shape
+        X_k, X_v = self._check_key_value(key, value, B)  # (B, Tk, kdim), (B, Tk, vdim)
+        Tk = X_k.shape[1]
         for name, flag in (
             ("need_weights", need_weights),
             ("average_attn_weights", average_attn_weights),
@@ -247,7 +222,9 @@ class MultiheadAttention:
         ):
             if not isinstance(flag, bool):
                 raise TypeError(f"{name} must be True or False, got {flag!r}")
-        keep = self._keep(key_padding_mask, attn_mask, B, Tq, Tk, is_causal, mask_names)
+        keep = keep_mask(
+            key_padding_mask, attn_mask, B, self.num_heads, Tq, Tk, is_causal, mask_names
+        )  # (B or 1, h or 1, Tq or 1, Tk)
         q, k, v = (
             self._project(x, W, b)
             for x, (W, b) in zip((X_q, X_k, X_v), self._projections(), strict=True)
@@ -282,121 +259,8 @@ class MultiheadAttention:
         return out.reshape(B, T, E)  # (B, T, E)
 
     # ------------------------------------------------------------ incremental decoding
-    def project_key_value(self, key: Any, value: Any, key_padding_mask: Any = None) -> KVCache:
-        """Project ``key`` (B, Tk, kdim) and ``value`` (B, Tk, vdim) once, split into heads.
-
-        For cross-attention the memory's keys and values are the same at every decoding step:
-        project them here and pass the cache to every :meth:`step`. ``key_padding_mask``
-        (B, Tk), True = ignore, is kept with them.
-        """
-        X_k = check_array("key", key, ndim=3, dtype=self.dtype, layout="(B, Tk, kdim)")
-        X_v = check_array("value", value, ndim=3, dtype=self.dtype, layout="(B, Tk, vdim)")
-        B, Tk, _ = X_k.shape
-        if X_k.shape[2] != self.kdim:
-            raise ValueError(f"key must have shape (B, Tk, kdim={self.kdim}), got {X_k.shape}")
-        if X_v.shape != (B, Tk, self.vdim):
-            raise ValueError(
-                f"value must have shape (B={B}, Tk={Tk}, vdim={self.vdim}), got {X_v.shape}"
-            )
-        kpm = None
-        if key_padding_mask is not None:
-            kpm = check_bool_mask("key_padding_mask", key_padding_mask, (B, Tk), "(B, Tk)")
-            if kpm.shape != (B, Tk):
-                raise ValueError(f"key_padding_mask must have shape {(B, Tk)}, got {kpm.shape}")
-        (_, (W_k, b_k), (W_v, b_v)) = self._projections()
-        K = self._project(X_k, W_k, b_k)  # (B, h, Tk, d)
-        V = self._project(X_v, W_v, b_v)  # (B, h, Tk, d)
-        return KVCache(K, V, kpm)
-
-    def step(
-        self,
-        query: Any,
-        cache: KVCache | None = None,
-        key: Any = None,
-        value: Any = None,
-        *,
-        key_padding_mask: Any = None,
-        is_causal: bool = False,
-    ) -> tuple[np.ndarray, np.ndarray, KVCache]:
-        r"""Attend with the newest query rows over cached (and new) keys: inference only.
-
-        Parameters
-        ----------
-        query : array (B, n, E)
-            The newest ``n`` positions (usually n = 1).
-        cache : KVCache, optional
-            Keys and values of the earlier positions (None before the first step).
-        key, value : array (B, n_new, kdim), (B, n_new, vdim), optional
-            New positions to project and append to the cache before attending (for
-            self-attention, the same array as ``query``). Omit both for cross-attention over
-            a cache from :meth:`project_key_value`.
-        key_padding_mask : bool array (B, n_new), optional
-            True = ignore that new key; appended to the cache's mask.
-        is_causal : bool
-            Query row ``i`` sees the keys :math:`j \le P + i`, ``P = Tk - n`` the earlier
-            positions (bottom-right aligned): exactly rows ``P..P+n-1`` of a full causal
-            :meth:`forward`.
-
-        Returns
-        -------
-        out : array (B, n, E)
-        weights : array (B, num_heads, n, Tk)
-        cache : KVCache
-            The extended cache (the given one is not modified).
-        """
-        X_q = check_array("query", query, ndim=3, dtype=self.dtype, layout="(B, n, E)")
-        B, n, E = X_q.shape
-        if E != self.embed_dim:
-            raise ValueError(
-                f"query must have embed_dim={self.embed_dim} features, got {X_q.shape}"
-            )
-        if not isinstance(is_causal, bool):
-            raise TypeError(f"is_causal must be True or False, got {is_causal!r}")
-        if cache is not None and not isinstance(cache, KVCache):
-            raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
-        if (key is None) != (value is None):
-            raise ValueError(
-                f"key and value must be given together, got key={'None' if key is None else '...'}"
-                f" and value={'None' if value is None else '...'}"
-            )
-        if key is None:
-            if cache is None:
-                raise ValueError("cache must be given when key and value are not, got None")
-            if key_padding_mask is not None:
-                raise ValueError(
-                    "key_padding_mask must be None without new keys (the cache holds the "
-                    "mask of its keys), got a mask"
-                )
-        else:
-            new = self.project_key_value(key, value, key_padding_mask)
-            if cache is not None and new.batch_size != cache.batch_size:
-                raise ValueError(
-                    f"key must have the cache's batch size B={cache.batch_size}, "
-                    f"got {np.shape(key)}"
-                )
-            cache = new if cache is None else cache.extend(new)
-        if cache.batch_size != B:
-            raise ValueError(
-                f"query must have the cache's batch size B={cache.batch_size}, got {X_q.shape}"
-            )
-        Tk = cache.length
-        if is_causal and n > Tk:
-            raise ValueError(f"query must have at most Tk={Tk} rows with is_causal, got {n}")
-        keep = None if cache.key_padding_mask is None else ~cache.key_padding_mask[:, None, None]
-        if is_causal:
-            tri = np.tri(n, Tk, k=Tk - n, dtype=bool)  # (n, Tk) True where j <= P + i
-            keep = tri if keep is None else keep & tri  # (B or 1, 1, n, Tk)
-        W_q, b_q = self._projections()[0]
-        q = self._project(X_q, W_q, b_q)  # (B, h, n, d)
-        names = ["key_padding_mask"] * (cache.key_padding_mask is not None)
-        O, w, _ = scaled_dot_product_attention(
-            q,
-            cache.key,
-            cache.value,
-            attn_mask=keep,
-            mask_name=" and ".join([*names, *["is_causal"] * is_causal]),
-        )  # (B, h, n, d), (B, h, n, Tk)
-        return self._out_proj(self._merge(O)), w, cache  # (B, n, E)
+    project_key_value = multihead_step.project_key_value  # keys and values once, a KVCache
+    step = multihead_step.attention_step  # the newest query rows over the cache, inference
 
     def backward(
         self, dout: Any, cache: MultiheadAttentionCache

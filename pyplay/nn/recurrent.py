@@ -1,10 +1,8 @@
-"""The shared driver of ``RNN``, ``LSTM`` and ``GRU``: layers, directions, lengths, dropout, state.
+"""The one recurrent layer: ``RNN``, ``GRU`` and ``LSTM`` are :class:`Recurrent` with a cell.
 
-A *cell* is a small strategy object (:class:`~pyplay.nn.rnn.RNNCell`,
-:class:`~pyplay.nn.lstm.LSTMCell`, :class:`~pyplay.nn.gru.GRUCell`) that knows the maths of one
-layer in one direction: how to lay out its weights (:meth:`Cell.pack`), the recurrence over all
-time steps given the input projection of every step (:meth:`Cell.forward`), and BPTT
-(:meth:`Cell.backward`). :class:`RecurrentStack` does everything around it, once for all cells:
+:class:`Recurrent` is the public wrapper of all three: a stack of ``num_layers`` (bidirectional)
+layers of one cell kernel (:mod:`pyplay.nn.cell`), which knows the maths of one layer in one
+direction. Everything around the kernel is done here, once for all cells:
 
 1. the input projection of all ``T`` steps in one matmul, ``XP = X W_ih^T + b`` (T*B, F) @ (F, G);
 2. layer ``l`` reads the concatenated outputs of both directions of layer ``l - 1``, times an
@@ -20,12 +18,15 @@ time steps given the input projection of every step (:meth:`Cell.forward`), and 
 
 Sequences are time-major ``(T, B, F)`` inside (so that ``h_{t-1}`` of all sequences is one
 contiguous block); the public API is batch-first ``(B, T, F)``.
+
+``backward`` returns named tuples that unpack as plain tuples did: :class:`Gradients`
+``(dx, dstate, grads)``, or with ``record=True`` :class:`RecordedGradients` with ``grad_record``
+as a fourth field (two types, since a tuple's length is fixed).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Protocol, final
+from typing import Any, Generic, Literal, overload
 
 import numpy as np
 
@@ -38,125 +39,61 @@ from pyplay._checks import (
     check_shape,
 )
 from pyplay.nn._ops import matmul
-from pyplay.nn.sequences import Ends, PaddedBatch
+from pyplay.nn.cell import (
+    Cell,
+    DirectionCache,
+    Gradients,
+    RecordedGradients,
+    RecurrentCache,
+    S,
+    check_flag,
+)
+from pyplay.nn.sequences import PaddedBatch
 
-__all__ = ["Cell", "CellGrads", "Projection", "RecurrentCache", "RecurrentStack", "check_flag"]
-
-
-@dataclass(frozen=True)
-class Projection:
-    """Input-projection weights in a cell's own layout (rows possibly permuted and scaled).
-
-    The driver computes ``XP = X W_fwd^T + b_fwd`` (T, B, G) for the cell's forward, and
-    ``dX = dXP W`` from the cell's gradient ``dXP`` of the unscaled pre-activations.
-    """
-
-    W_fwd: np.ndarray  # (G, F)
-    b_fwd: np.ndarray  # (G,)
-    W: np.ndarray  # (G, F)
+__all__ = ["Gradients", "RecordedGradients", "Recurrent", "RecurrentCache"]
 
 
-@dataclass(frozen=True)
-class CellGrads:
-    """What a cell's BPTT returns, in the cell's own layout (see :meth:`Cell.to_params`)."""
+class Recurrent(Generic[S]):
+    """Multi-layer (bidirectional) recurrent layer of one cell; batch-first ``(B, T, F)``.
 
-    dXP: np.ndarray  # (T, B, G) dL/d(input projection of each step)
-    dW_hh: np.ndarray  # (G, H)
-    db_hh: np.ndarray | None  # (G,); None when it equals db_ih (both biases in one sum)
-    extra: dict[str, np.ndarray]  # cell-specific parameters (e.g. peepholes), final names
-    dh0: np.ndarray  # (B, H)
-    dc0: np.ndarray | None  # (B, H) for cells with a memory cell
+    The public classes :class:`~pyplay.nn.RNN`, :class:`~pyplay.nn.GRU` and
+    :class:`~pyplay.nn.LSTM` are this class with their cell (:meth:`_make_cell`) and
+    cell-specific constructor arguments.
 
+    Parameters
+    ----------
+    input_size, hidden_size, num_layers, bias, dropout, bidirectional
+        As ``torch.nn.RNN/GRU/LSTM`` (always ``batch_first``). ``dropout`` applies between
+        layers, not after the last, and only in ``forward(training=True)``.
+    dtype : numpy.float32 or numpy.float64
+    rng : numpy.random.Generator or int seed
+        Initialisation U(-1/sqrt(H), 1/sqrt(H)) like torch; the dropout masks come from a
+        Generator spawned from it at construction (:attr:`generator`).
 
-class Cell(Protocol):
-    """The strategy interface a cell implements for :class:`RecurrentStack`."""
-
-    n_gates: int  # G = n_gates * H rows in weight_ih / weight_hh
-    has_cell: bool  # True when the state is (h, c)
-
-    def extra_shapes(self, H: int) -> dict[str, tuple[int, ...]]:
-        """Shapes of parameters beyond torch's four (per layer and direction)."""
-        ...
-
-    def pack(self, p: dict[str, np.ndarray], B: int) -> tuple[Projection, Any]:
-        """Weights of one layer-direction (torch names, biases always present) -> the cell's
-        layout: the input projection and whatever the recurrence needs."""
-        ...
-
-    def forward(
-        self, XP: np.ndarray, weights: Any, h0: np.ndarray, c0: np.ndarray | None
-    ) -> tuple[np.ndarray, np.ndarray | None, Any]:
-        """The recurrence over ``XP`` (T, B, G), which it may overwrite. Returns ``hs``
-        (T+1, B, H) with ``hs[0] = h0``, the cells ``cs`` (T+1, B, H) or None, and a cache."""
-        ...
-
-    def backward(
-        self, dH: np.ndarray, dc_T: np.ndarray | None, ends: Ends, cache: Any
-    ) -> CellGrads:
-        """BPTT. ``dH`` (T, B, H) holds the gradient reaching each ``h_t`` from outside (zero
-        at padded steps, ``dL/dh_n`` already added at each last valid step); the cell adds the
-        recurrent part in place, so on return ``dH`` is the total ``dL/dh_t``. ``dc_T`` (B, H)
-        enters at the steps given by ``ends``."""
-        ...
-
-    def to_params(self, dW_ih: np.ndarray, db_ih: np.ndarray, g: CellGrads) -> dict[str, Any]:
-        """Gradients in the cell's layout -> torch layout and names (without suffix)."""
-        ...
-
-    def record(self, cache: Any) -> dict[str, np.ndarray]:
-        """Recorded internals, each (T, B, H) in the kernel's reading order."""
-        ...
-
-
-def check_flag(name: str, value: Any) -> bool:
-    """``value`` as a bool, refusing anything but True / False."""
-    if not isinstance(value, bool | np.bool_):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
-@dataclass(frozen=True)
-class _Direction:
-    X: np.ndarray  # (T, B, F_l) the input in this direction's reading order
-    proj: Projection
-    cache: Any
-
-
-@dataclass(frozen=True)
-class RecurrentCache:
-    """What :meth:`RecurrentStack.backward` needs; ``record`` holds the recorded internals
-    (``forward(record=True)``), else None."""
-
-    owner: RecurrentStack
-    batch: PaddedBatch
-    layers: list[list[_Direction]]  # [layer][direction]
-    drops: list[np.ndarray | None]  # [layer] dropout multiplier of its output (T, B, D*H)
-    record: dict[str, dict[str, np.ndarray]] | None
-
-
-@final
-class RecurrentStack:
-    """A stack of ``num_layers`` (bidirectional) recurrent layers of one ``cell``.
-
-    Holds ``params`` (torch names: ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``,
-    ``bias_hh_l{k}``, ``..._reverse``, plus the cell's extras) initialised
-    U(-1/sqrt(H), 1/sqrt(H)), and ``generator``, the stack's own Generator for dropout masks
-    (spawned from ``rng`` at construction). The public layers delegate to it.
+    Attributes
+    ----------
+    params : dict of str to ndarray
+        torch's ``state_dict`` names: ``weight_ih_l{k}`` (G, F), ``weight_hh_l{k}`` (G, H),
+        ``bias_ih_l{k}``, ``bias_hh_l{k}`` (G,), with ``_reverse`` for the backward direction,
+        ``G = cell.n_gates * H``; plus the cell's extras. Updated in place by optimisers.
+    cell : the cell kernel
+    num_directions : int
+        ``D``, 2 when bidirectional.
+    generator : numpy.random.Generator
+        The layer's own Generator for dropout masks.
     """
 
     def __init__(
         self,
-        cell: Cell,
         input_size: int,
         hidden_size: int,
-        num_layers: int,
-        bias: bool,
-        dropout: float,
-        bidirectional: bool,
-        dtype: Any,
-        rng: np.random.Generator | int | None,
+        num_layers: int = 1,
+        bias: bool = True,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        dtype: Any = np.float32,
+        rng: np.random.Generator | int | None = 0,
     ) -> None:
-        self.cell = cell
         self.input_size = check_int("input_size", input_size, min_value=1)
         self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
         self.num_layers = check_int("num_layers", num_layers, min_value=1)
@@ -166,6 +103,7 @@ class RecurrentStack:
         )
         self.bidirectional = check_flag("bidirectional", bidirectional)
         self.dtype = check_dtype("dtype", dtype)
+        self.cell = cell = self._make_cell()
         gen = as_generator(rng)
         self.num_directions = 2 if self.bidirectional else 1
         H, G = self.hidden_size, cell.n_gates * self.hidden_size
@@ -182,6 +120,10 @@ class RecurrentStack:
                     self.params[name + suffix] = gen.uniform(-k, k, size=shape).astype(self.dtype)
         self._names = ["weight_ih", "weight_hh", "bias_ih", "bias_hh", *cell.extra_shapes(H)]
         self.generator = gen.spawn(1)[0]
+
+    def _make_cell(self) -> Cell:
+        """The cell kernel of this layer (each public class gives its own)."""
+        raise NotImplementedError
 
     def suffixes(self, layer: int) -> list[str]:
         """Parameter-name suffixes of ``layer``: ``["_l0"]`` or ``["_l0", "_l0_reverse"]``."""
@@ -228,12 +170,36 @@ class RecurrentStack:
     def forward(
         self,
         x: Any,
-        state: Any = None,
+        state: S | None = None,
         lengths: Any = None,
         record: bool = False,
         training: bool = True,
-    ) -> tuple[np.ndarray, Any, RecurrentCache]:
-        """Run the stack over ``x`` (B, T, F): ``(out (B, T, D*H), state, cache)``."""
+    ) -> tuple[np.ndarray, S, RecurrentCache]:
+        """Run the stack over ``x`` (B, T, F).
+
+        Parameters
+        ----------
+        x : array (B, T, input_size)
+        state : array or tuple of two arrays, optional
+            h_0 (num_layers*D, B, H), or for LSTM a tuple (h_0, c_0) of them; zeros if None.
+        lengths : int array (B,), optional
+            Valid steps of each sequence (1..T, any order); padded steps do not change the state,
+            outputs there are zero.
+        record : bool
+            Keep the cell's internals in ``cache.record[<"l0", "l0_reverse", ...>]``, dicts of
+            (B, T, H) arrays named by ``cell.recorded`` (RNN: ``a, h``; GRU: ``r, z, n, h``;
+            LSTM: ``i, f, g, o, c, h``).
+        training : bool
+            Apply inter-layer dropout.
+
+        Returns
+        -------
+        out : array (B, T, D*H)
+        state_n : array or tuple of two arrays
+            h_n, or for LSTM (h_n, c_n), (num_layers*D, B, H) each: each sequence's state at its
+            last valid step.
+        cache : for :meth:`backward`
+        """
         x = check_array("x", x, ndim=3, dtype=self.dtype, layout="(B, T, F)")
         B, T, F = x.shape
         if F != self.input_size:
@@ -253,7 +219,7 @@ class RecurrentStack:
         h_n = np.empty_like(h0)  # (L*D, B, H)
         c_n = None if c0 is None else np.empty_like(c0)
         X = np.ascontiguousarray(x.transpose(1, 0, 2))  # (T, B, F)
-        layers: list[list[_Direction]] = []
+        layers: list[list[DirectionCache]] = []
         drops: list[np.ndarray | None] = []
         records: dict[str, dict[str, np.ndarray]] = {}
         for layer in range(self.num_layers):
@@ -272,7 +238,7 @@ class RecurrentStack:
                     c_n[k] = batch.final(cs)
                 out_d = batch.zero_padding(hs[1:])  # (T, B, H)
                 outs.append(out_d if d == 0 else batch.reverse(out_d))
-                directions.append(_Direction(X_d, proj, kc))
+                directions.append(DirectionCache(X_d, proj, kc))
                 if record:
                     records[suffix[1:]] = self._record(self.cell.record(kc), batch, d)
             X = outs[0] if D == 1 else np.concatenate(outs, axis=2)  # (T, B, D*H)
@@ -284,7 +250,7 @@ class RecurrentStack:
             layers.append(directions)
             drops.append(drop)
         y = np.ascontiguousarray(X.transpose(1, 0, 2))  # (B, T, D*H)
-        state_n = (h_n, c_n) if c_n is not None else h_n
+        state_n: Any = (h_n, c_n) if c_n is not None else h_n
         cache = RecurrentCache(self, batch, layers, drops, records if record else None)
         return y, state_n, cache
 
@@ -299,15 +265,55 @@ class RecurrentStack:
         return result
 
     # ------------------------------------------------------------------ backward
+    @overload
     def backward(
         self,
         dout: Any,
-        dstate: Any = None,
+        dstate: S | None = None,
+        cache: RecurrentCache | None = None,
+        record: Literal[False] = False,
+    ) -> Gradients[S]: ...
+
+    @overload
+    def backward(
+        self,
+        dout: Any,
+        dstate: S | None = None,
+        cache: RecurrentCache | None = None,
+        *,
+        record: Literal[True],
+    ) -> RecordedGradients[S]: ...
+
+    def backward(
+        self,
+        dout: Any,
+        dstate: S | None = None,
         cache: RecurrentCache | None = None,
         record: bool = False,
-    ) -> Any:
-        """BPTT through the stack: ``(dx, dstate, grads)`` or, with ``record=True``,
-        ``(dx, dstate, grads, grad_record)``."""
+    ) -> Gradients[S] | RecordedGradients[S]:
+        """Backpropagation through time.
+
+        Parameters
+        ----------
+        dout : array (B, T, D*H)
+            dL/dout.
+        dstate : array or tuple of two arrays, optional
+            dL/dh_n, or for LSTM dL/d(h_n, c_n), (num_layers*D, B, H) each; zeros if None.
+        cache : the cache of this layer's :meth:`forward`
+        record : bool
+            Also return ``grad_record``: per layer-direction key, the (B, T) Euclidean norms of
+            the total dL/dh_t (from the output at t and from step t+1).
+
+        Returns
+        -------
+        Gradients ``(dx, dstate, grads)``, or RecordedGradients ``(dx, dstate, grads,
+        grad_record)`` with ``record=True``:
+
+        dx : array (B, T, input_size)
+        dstate : array (num_layers*D, B, H), or for LSTM a tuple (dh_0, dc_0) of them
+        grads : dict with the keys of :attr:`params`, in their order
+        grad_record : dict of (B, T) arrays, in forward's order of layer-directions
+        """
         if not isinstance(cache, RecurrentCache) or cache.owner is not self:
             got = "another layer's" if isinstance(cache, RecurrentCache) else type(cache).__name__
             raise ValueError(f"cache must be the cache of this layer's own forward, got {got}")
@@ -352,9 +358,9 @@ class RecurrentStack:
                     )  # (B, T)
             dY = dX_parts[0] if D == 1 else dX_parts[0] + batch.reverse(dX_parts[1])
         dx = np.ascontiguousarray(dY.transpose(1, 0, 2))  # (B, T, F)
-        dstate_0 = (dh0, dc0) if dc0 is not None else dh0
+        dstate_0: Any = (dh0, dc0) if dc0 is not None else dh0
         grads = {name: grads[name] for name in self.params}  # the order of params
         if record:
             keys = [sfx[1:] for layer in range(self.num_layers) for sfx in self.suffixes(layer)]
-            return dx, dstate_0, grads, {key: norms[key] for key in keys}  # forward's order
-        return dx, dstate_0, grads
+            return RecordedGradients(dx, dstate_0, grads, {key: norms[key] for key in keys})
+        return Gradients(dx, dstate_0, grads)

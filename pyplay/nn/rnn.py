@@ -24,13 +24,14 @@ makes the gradient vanish (or explode), the data behind ``backward(record=True)`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, final, overload
+from typing import Any, final
 
 import numpy as np
 
 from pyplay._checks import check_choice
 from pyplay.nn._ops import matmul
-from pyplay.nn.recurrent import CellGrads, Projection, RecurrentCache, RecurrentStack
+from pyplay.nn.cell import CellGrads, Projection
+from pyplay.nn.recurrent import Recurrent
 from pyplay.nn.sequences import Ends
 
 __all__ = ["NONLINEARITIES", "RNN", "RNNCell"]
@@ -53,11 +54,12 @@ class _Cache:
 
 @final
 class RNNCell:
-    """The Elman strategy for :class:`~pyplay.nn.recurrent.RecurrentStack` (one layer, one
-    direction, time-major)."""
+    """The Elman kernel of :class:`~pyplay.nn.recurrent.Recurrent` (one layer, one
+    direction, time-major; interface :class:`~pyplay.nn.cell.Cell`)."""
 
     n_gates = 1
     has_cell = False
+    recorded: tuple[str, ...] = ("a", "h")
 
     def __init__(self, nonlinearity: str = "tanh") -> None:
         self.nonlinearity = check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
@@ -132,20 +134,18 @@ class RNNCell:
 
 
 @final
-class RNN:
+class RNN(Recurrent[np.ndarray]):
     """Multi-layer (bidirectional) Elman RNN; batch-first ``(B, T, F)``, PyTorch's names.
+
+    :class:`~pyplay.nn.recurrent.Recurrent` with the :class:`RNNCell`; ``forward`` and
+    ``backward`` are documented there (state: one array ``h``; record: ``a, h``).
 
     Parameters
     ----------
-    input_size, hidden_size, num_layers, bias, dropout, bidirectional
-        As ``torch.nn.RNN`` (always ``batch_first``). ``dropout`` applies between layers, not
-        after the last, and only in ``forward(training=True)``.
+    input_size, hidden_size, num_layers, bias, dropout, bidirectional, dtype, rng
+        As :class:`~pyplay.nn.recurrent.Recurrent` (``torch.nn.RNN``'s, always ``batch_first``).
     nonlinearity : {"tanh", "relu", "linear"}
         "tanh" and "relu" as torch; "linear" is the textbook's purelin (no torch counterpart).
-    dtype : numpy.float32 or numpy.float64
-    rng : numpy.random.Generator or int seed
-        Initialisation U(-1/sqrt(H), 1/sqrt(H)) like torch; the dropout masks come from a
-        Generator spawned from it at construction (:attr:`generator`).
 
     Attributes
     ----------
@@ -167,101 +167,9 @@ class RNN:
         rng: np.random.Generator | int | None = 0,
     ) -> None:
         self.nonlinearity = check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
-        self._stack = RecurrentStack(
-            RNNCell(self.nonlinearity),
-            input_size,
-            hidden_size,
-            num_layers,
-            bias,
-            dropout,
-            bidirectional,
-            dtype,
-            rng,
+        super().__init__(
+            input_size, hidden_size, num_layers, bias, dropout, bidirectional, dtype, rng
         )
-        s = self._stack
-        self.input_size, self.hidden_size, self.num_layers = (
-            s.input_size,
-            s.hidden_size,
-            s.num_layers,
-        )
-        self.bias, self.dropout, self.bidirectional = s.bias, s.dropout, s.bidirectional
-        self.dtype, self.num_directions, self.generator = s.dtype, s.num_directions, s.generator
-        self.params = s.params
 
-    def forward(
-        self,
-        x: Any,
-        state: np.ndarray | None = None,
-        lengths: Any = None,
-        record: bool = False,
-        training: bool = True,
-    ) -> tuple[np.ndarray, np.ndarray, RecurrentCache]:
-        """Run the stack over ``x`` (B, T, F).
-
-        Parameters
-        ----------
-        x : array (B, T, input_size)
-        state : array h_0 (num_layers*D, B, H), optional (zeros)
-        lengths : int array (B,), optional
-            Valid steps of each sequence (1..T, any order); padded steps do not change the state,
-            outputs there are zero.
-        record : bool
-            Keep pre-activations and states in ``cache.record[<"l0", "l0_reverse", ...>]``,
-            dicts of (B, T, H) arrays ``a, h``.
-        training : bool
-            Apply inter-layer dropout.
-
-        Returns
-        -------
-        out : array (B, T, D*H)
-        h_n : array (num_layers*D, B, H), each sequence's state at its last valid step
-        cache : for :meth:`backward`
-        """
-        return self._stack.forward(x, state, lengths, record, training)
-
-    @overload
-    def backward(
-        self,
-        dout: Any,
-        dstate: np.ndarray | None = None,
-        cache: RecurrentCache | None = None,
-        record: Literal[False] = False,
-    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]: ...
-
-    @overload
-    def backward(
-        self,
-        dout: Any,
-        dstate: np.ndarray | None = None,
-        cache: RecurrentCache | None = None,
-        *,
-        record: Literal[True],
-    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], dict[str, np.ndarray]]: ...
-
-    def backward(
-        self,
-        dout: Any,
-        dstate: np.ndarray | None = None,
-        cache: RecurrentCache | None = None,
-        record: bool = False,
-    ) -> Any:
-        """Backpropagation through time.
-
-        Parameters
-        ----------
-        dout : array (B, T, D*H)
-            dL/dout.
-        dstate : array dh_n (num_layers*D, B, H), optional (zeros)
-        cache : the cache of this layer's :meth:`forward`
-        record : bool
-            Also return ``grad_record``: per layer-direction key, the (B, T) Euclidean norms of
-            the total dL/dh_t (from the output at t and from step t+1).
-
-        Returns
-        -------
-        dx : array (B, T, input_size)
-        dh_0 : array (num_layers*D, B, H)
-        grads : dict with the keys of :attr:`params`
-        grad_record : dict of (B, T) arrays, only with ``record=True``
-        """
-        return self._stack.backward(dout, dstate, cache, record)
+    def _make_cell(self) -> RNNCell:
+        return RNNCell(self.nonlinearity)

@@ -35,11 +35,11 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import check_array, check_float
+from pyplay.nn.masks import check_bool_mask
 
 __all__ = [
     "SDPACache",
     "attend_backward",
-    "check_bool_mask",
     "masked_softmax",
     "scaled_dot_product_attention",
     "scaled_dot_product_attention_backward",
@@ -50,20 +50,6 @@ __all__ = [
 def swap_last_axes(x: np.ndarray) -> np.ndarray:
     """The matrix transpose of the last two axes (a view)."""
     return np.swapaxes(x, -1, -2)  # (..., n, m) -> (..., m, n)
-
-
-def check_bool_mask(name: str, mask: Any, target: tuple[int, ...], layout: str) -> np.ndarray:
-    """``mask`` as a bool array that broadcasts to ``target`` (used by the attention layers)."""
-    arr = np.asarray(mask)
-    if arr.dtype != np.bool_:
-        raise TypeError(f"{name} must be a bool array {layout}, got dtype {arr.dtype}")
-    try:
-        ok = arr.ndim <= len(target) and np.broadcast_shapes(arr.shape, target) == target
-    except ValueError:
-        ok = False
-    if not ok:
-        raise ValueError(f"{name} must broadcast to {layout} = {target}, got shape {arr.shape}")
-    return arr
 
 
 def masked_softmax(e: np.ndarray, keep: np.ndarray | None, name: str = "mask") -> np.ndarray:

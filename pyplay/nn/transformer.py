@@ -41,21 +41,16 @@ import numpy as np
 
 from pyplay.nn._transformer import (
     ACTIVATIONS,
-    LayerState,
-    Seed,
     TransformerLayerCache,
     TransformerStackCache,
-    TransformerState,
     _LayerBase,
     _norms,
     _residual,
     _residual_backward,
     _Stack,
-    reorder,
 )
-from pyplay.nn.layernorm import LayerNorm
-from pyplay.nn.multihead import MultiheadAttentionCache
-from pyplay.nn.recurrent import check_flag
+from pyplay.nn.cell import check_flag
+from pyplay.nn.kv_cache import LayerState, TransformerState, reorder
 
 __all__ = [
     "ACTIVATIONS",
@@ -102,26 +97,12 @@ class TransformerEncoderLayer(_LayerBase):
         own arrays: update them in place).
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.0,
-        activation: str = "relu",
-        layer_norm_eps: float = 1e-5,
-        norm_first: bool = False,
-        bias: bool = True,
-        dtype: Any = np.float32,
-        rng: Seed = 0,
-    ) -> None:
-        self._setup(
-            d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-            norm_first, bias, dtype, rng, n_norms=2,
-        )  # fmt: skip
+    _n_norms = 2
+
+    def _attach(self, gen: np.random.Generator, bias: bool) -> dict[str, np.ndarray]:
         self.norm1, self.norm2 = self._norms
         self.dropout1, self.dropout2 = self._drops
-        self.params = self._collect(
+        return self._collect(
             {"self_attn": self.self_attn, "linear1": self.linear1, "linear2": self.linear2,
              "norm1": self.norm1, "norm2": self.norm2}
         )  # fmt: skip
@@ -156,14 +137,9 @@ class TransformerEncoderLayer(_LayerBase):
     ) -> tuple[np.ndarray, TransformerLayerCache]:  # fmt: skip
         x = self._check_seq("src", src)  # (B, T, E)
         causal, training = check_flag("is_causal", is_causal), check_flag("training", training)
-        names = ("src_key_padding_mask", mask_name)
-
-        def sa(u: np.ndarray) -> tuple[np.ndarray, MultiheadAttentionCache]:
-            y, _, c = self.self_attn.forward(
-                u, u, u, src_key_padding_mask, False, src_mask, is_causal=causal, mask_names=names
-            )  # (B, T, E)
-            return y, c
-
+        sa = self._self_attn(
+            src_key_padding_mask, src_mask, causal, ("src_key_padding_mask", mask_name)
+        )
         nf = self.norm_first
         x1, c1 = _residual(x, self.norm1, sa, self.dropout1, nf, training)  # (B, T, E)
         x2, c2 = _residual(x1, self.norm2, self._ff(training), self.dropout2, nf, training)
@@ -207,19 +183,12 @@ class TransformerEncoderLayer(_LayerBase):
                 f"got {x.shape}"
             )
         kpm = self._check_new_kpm("src_key_padding_mask", src_key_padding_mask, *x.shape[:2])
-        kv, weights = state.self_attn, {}
-
-        def sa(u: np.ndarray) -> tuple[np.ndarray, None]:
-            nonlocal kv
-            y, weights["self_attn.weights"], kv = self.self_attn.step(
-                u, kv, u, u, key_padding_mask=kpm, is_causal=True
-            )  # (B, n, E)
-            return y, None
-
+        sa = self._self_attn_step(state.self_attn, kpm)
         nf = self.norm_first
-        x1, _ = _residual(x, self.norm1, sa, self.dropout1, nf, False)  # (B, n, E)
+        x1, c1 = _residual(x, self.norm1, sa, self.dropout1, nf, False)  # (B, n, E)
         x2, _ = _residual(x1, self.norm2, self._ff(False), self.dropout2, nf, False)
-        return x2, LayerState(kv), {**weights, "residual_norms": _norms([x, x1, x2])}
+        kv, w = c1.block
+        return x2, LayerState(kv), {"self_attn.weights": w, "residual_norms": _norms([x, x1, x2])}
 
 
 class TransformerEncoder(_Stack):
@@ -245,26 +214,7 @@ class TransformerEncoder(_Stack):
         ``norm.weight``, ``norm.bias``.
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        num_layers: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.0,
-        activation: str = "relu",
-        layer_norm_eps: float = 1e-5,
-        norm_first: bool = False,
-        bias: bool = True,
-        norm: bool | LayerNorm | None = None,
-        dtype: Any = np.float32,
-        rng: Seed = 0,
-    ) -> None:
-        self._build(
-            TransformerEncoderLayer, d_model, nhead, num_layers, norm, rng,
-            dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
-            layer_norm_eps=layer_norm_eps, norm_first=norm_first, bias=bias, dtype=dtype,
-        )  # fmt: skip
+    _layer_class = TransformerEncoderLayer
 
     def forward(
         self,

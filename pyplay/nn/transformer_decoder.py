@@ -29,7 +29,6 @@ import numpy as np
 
 from pyplay.nn._transformer import (
     LayerState,
-    Seed,
     TransformerLayerCache,
     TransformerStackCache,
     TransformerState,
@@ -39,9 +38,8 @@ from pyplay.nn._transformer import (
     _residual_backward,
     _Stack,
 )
-from pyplay.nn.layernorm import LayerNorm
+from pyplay.nn.cell import check_flag
 from pyplay.nn.multihead import MultiheadAttention, MultiheadAttentionCache
-from pyplay.nn.recurrent import check_flag
 
 __all__ = ["TransformerDecoder", "TransformerDecoderLayer"]
 
@@ -64,29 +62,15 @@ class TransformerDecoderLayer(_LayerBase):
         ``linear1.*``, ``linear2.*``, ``norm1.*``, ``norm2.*``, ``norm3.*``.
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.0,
-        activation: str = "relu",
-        layer_norm_eps: float = 1e-5,
-        norm_first: bool = False,
-        bias: bool = True,
-        dtype: Any = np.float32,
-        rng: Seed = 0,
-    ) -> None:
-        gen = self._setup(
-            d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-            norm_first, bias, dtype, rng, n_norms=3,
-        )  # fmt: skip
+    _n_norms = 3
+
+    def _attach(self, gen: np.random.Generator, bias: bool) -> dict[str, np.ndarray]:
         self.multihead_attn = MultiheadAttention(
-            self.d_model, self.nhead, bias=bias, dtype=dtype, rng=gen
+            self.d_model, self.nhead, bias=bias, dtype=self.dtype, rng=gen
         )
         self.norm1, self.norm2, self.norm3 = self._norms
         self.dropout1, self.dropout2, self.dropout3 = self._drops
-        self.params = self._collect(
+        return self._collect(
             {"self_attn": self.self_attn, "multihead_attn": self.multihead_attn,
              "linear1": self.linear1, "linear2": self.linear2,
              "norm1": self.norm1, "norm2": self.norm2, "norm3": self.norm3}
@@ -130,14 +114,8 @@ class TransformerDecoderLayer(_LayerBase):
         causal = check_flag("tgt_is_causal", tgt_is_causal)
         training = check_flag("training", training)
         sa_names = ("tgt_key_padding_mask", "tgt_mask")
+        sa = self._self_attn(tgt_key_padding_mask, tgt_mask, causal, sa_names)
         ca_names = ("memory_key_padding_mask", "memory_mask")
-
-        def sa(u: np.ndarray) -> tuple[np.ndarray, MultiheadAttentionCache]:
-            y, _, c = self.self_attn.forward(
-                u, u, u, tgt_key_padding_mask, False, tgt_mask, is_causal=causal,
-                mask_names=sa_names,
-            )  # fmt: skip
-            return y, c  # (B, T, E)
 
         def ca(u: np.ndarray) -> tuple[np.ndarray, MultiheadAttentionCache]:
             y, _, c = self.multihead_attn.forward(
@@ -211,21 +189,16 @@ class TransformerDecoderLayer(_LayerBase):
                 f"tgt must have the state's batch size B={memory_kv.batch_size}, got {x.shape}"
             )
         kpm = self._check_new_kpm("tgt_key_padding_mask", tgt_key_padding_mask, B, n)
-        kv, weights = state.self_attn, {}
-
-        def sa(u: np.ndarray) -> tuple[np.ndarray, None]:
-            nonlocal kv
-            y, weights["self_attn.weights"], kv = self.self_attn.step(
-                u, kv, u, u, key_padding_mask=kpm, is_causal=True
-            )  # (B, n, E)
-            return y, None
+        sa = self._self_attn_step(state.self_attn, kpm)
+        weights = {}
 
         def ca(u: np.ndarray) -> tuple[np.ndarray, None]:
             y, weights["multihead_attn.weights"], _ = self.multihead_attn.step(u, memory_kv)
             return y, None  # (B, n, E)
 
         nf = self.norm_first
-        x1, _ = _residual(x, self.norm1, sa, self.dropout1, nf, False)  # (B, n, E)
+        x1, c1 = _residual(x, self.norm1, sa, self.dropout1, nf, False)  # (B, n, E)
+        kv, weights["self_attn.weights"] = c1.block
         x2, _ = _residual(x1, self.norm2, ca, self.dropout2, nf, False)  # (B, n, E)
         x3, _ = _residual(x2, self.norm3, self._ff(False), self.dropout3, nf, False)
         record = {**weights, "residual_norms": _norms([x, x1, x2, x3])}
@@ -249,26 +222,7 @@ class TransformerDecoder(_Stack):
         ..., ``norm.weight``, ``norm.bias``.
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        num_layers: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.0,
-        activation: str = "relu",
-        layer_norm_eps: float = 1e-5,
-        norm_first: bool = False,
-        bias: bool = True,
-        norm: bool | LayerNorm | None = None,
-        dtype: Any = np.float32,
-        rng: Seed = 0,
-    ) -> None:
-        self._build(
-            TransformerDecoderLayer, d_model, nhead, num_layers, norm, rng,
-            dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
-            layer_norm_eps=layer_norm_eps, norm_first=norm_first, bias=bias, dtype=dtype,
-        )  # fmt: skip
+    _layer_class = TransformerDecoderLayer
 
     def forward(
         self,

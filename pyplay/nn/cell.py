@@ -1,0 +1,155 @@
+"""The types of the recurrent layer: the cell interface, the layer's cache and its results.
+
+:class:`Cell` is the interface between the recurrent driver and a cell kernel (RNN, GRU, LSTM).
+
+A *cell* is a small strategy object (:class:`~pyplay.nn.rnn.RNNCell`,
+:class:`~pyplay.nn.gru.GRUCell`, :class:`~pyplay.nn.lstm.LSTMCell`) that knows the maths of one
+layer in one direction: how to lay out its weights (:meth:`Cell.pack`), the recurrence over all
+time steps given the input projection of every step (:meth:`Cell.forward`), and BPTT
+(:meth:`Cell.backward`). The driver, :class:`~pyplay.nn.recurrent.Recurrent`, does everything
+around it once for all cells (layers, directions, lengths, dropout, the state layout).
+
+Inside a cell sequences are time-major ``(T, B, ...)`` so that ``h_{t-1}`` of all sequences is one
+contiguous block. :class:`RecurrentCache` is what the layer's forward keeps for its backward;
+:class:`Gradients` and :class:`RecordedGradients` are what its backward returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
+
+import numpy as np
+
+from pyplay.nn.sequences import Ends, PaddedBatch
+
+if TYPE_CHECKING:
+    from pyplay.nn.recurrent import Recurrent
+
+__all__ = [
+    "Cell",
+    "CellGrads",
+    "DirectionCache",
+    "Gradients",
+    "Projection",
+    "RecordedGradients",
+    "RecurrentCache",
+    "check_flag",
+]
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """``value`` as a bool, refusing anything but True / False."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+@dataclass(frozen=True)
+class Projection:
+    """Input-projection weights in a cell's own layout (rows possibly permuted and scaled).
+
+    The driver computes ``XP = X W_fwd^T + b_fwd`` (T, B, G) for the cell's forward, and
+    ``dX = dXP W`` from the cell's gradient ``dXP`` of the unscaled pre-activations.
+    """
+
+    W_fwd: np.ndarray  # (G, F)
+    b_fwd: np.ndarray  # (G,)
+    W: np.ndarray  # (G, F)
+
+
+@dataclass(frozen=True)
+class CellGrads:
+    """What a cell's BPTT returns, in the cell's own layout (see :meth:`Cell.to_params`)."""
+
+    dXP: np.ndarray  # (T, B, G) dL/d(input projection of each step)
+    dW_hh: np.ndarray  # (G, H)
+    db_hh: np.ndarray | None  # (G,); None when it equals db_ih (both biases in one sum)
+    extra: dict[str, np.ndarray]  # cell-specific parameters (e.g. peepholes), final names
+    dh0: np.ndarray  # (B, H)
+    dc0: np.ndarray | None  # (B, H) for cells with a memory cell
+
+
+class Cell(Protocol):
+    """The strategy interface a cell implements for :class:`~pyplay.nn.recurrent.Recurrent`."""
+
+    n_gates: int  # G = n_gates * H rows in weight_ih / weight_hh
+    has_cell: bool  # True when the state is (h, c)
+    recorded: tuple[str, ...]  # the names of :meth:`record`'s arrays, in its order
+
+    def extra_shapes(self, H: int) -> dict[str, tuple[int, ...]]:
+        """Shapes of parameters beyond torch's four (per layer and direction)."""
+        ...
+
+    def pack(self, p: dict[str, np.ndarray], B: int) -> tuple[Projection, Any]:
+        """Weights of one layer-direction (torch names, biases always present) -> the cell's
+        layout: the input projection and whatever the recurrence needs."""
+        ...
+
+    def forward(
+        self, XP: np.ndarray, weights: Any, h0: np.ndarray, c0: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray | None, Any]:
+        """The recurrence over ``XP`` (T, B, G), which it may overwrite. Returns ``hs``
+        (T+1, B, H) with ``hs[0] = h0``, the cells ``cs`` (T+1, B, H) or None, and a cache."""
+        ...
+
+    def backward(
+        self, dH: np.ndarray, dc_T: np.ndarray | None, ends: Ends, cache: Any
+    ) -> CellGrads:
+        """BPTT. ``dH`` (T, B, H) holds the gradient reaching each ``h_t`` from outside (zero
+        at padded steps, ``dL/dh_n`` already added at each last valid step); the cell adds the
+        recurrent part in place, so on return ``dH`` is the total ``dL/dh_t``. ``dc_T`` (B, H)
+        enters at the steps given by ``ends``."""
+        ...
+
+    def to_params(self, dW_ih: np.ndarray, db_ih: np.ndarray, g: CellGrads) -> dict[str, Any]:
+        """Gradients in the cell's layout -> torch layout and names (without suffix)."""
+        ...
+
+    def record(self, cache: Any) -> dict[str, np.ndarray]:
+        """Recorded internals, each (T, B, H) in the kernel's reading order, keyed and
+        ordered as :attr:`recorded`."""
+        ...
+
+
+# ------------------------------------------------------------ what the layer keeps and returns
+S = TypeVar("S")  # the state: h (L*D, B, H), or (h, c) for a cell with a memory cell
+
+
+class Gradients(NamedTuple, Generic[S]):
+    """What :meth:`~pyplay.nn.recurrent.Recurrent.backward` returns:
+    ``dx, dstate, grads = layer.backward(...)``."""
+
+    dx: np.ndarray  # (B, T, input_size)
+    dstate: S  # dh_0, or (dh_0, dc_0), each (num_layers*D, B, H)
+    grads: dict[str, np.ndarray]  # keyed and ordered as params
+
+
+class RecordedGradients(NamedTuple, Generic[S]):
+    """:class:`Gradients` and the gradient record, from ``backward(..., record=True)``."""
+
+    dx: np.ndarray  # (B, T, input_size)
+    dstate: S  # dh_0, or (dh_0, dc_0), each (num_layers*D, B, H)
+    grads: dict[str, np.ndarray]  # keyed and ordered as params
+    grad_record: dict[str, np.ndarray]  # per layer-direction key, (B, T) norms of dL/dh_t
+
+
+@dataclass(frozen=True)
+class DirectionCache:
+    """One layer-direction's part of :class:`RecurrentCache`."""
+
+    X: np.ndarray  # (T, B, F_l) the input in this direction's reading order
+    proj: Projection
+    cache: Any
+
+
+@dataclass(frozen=True)
+class RecurrentCache:
+    """What :meth:`~pyplay.nn.recurrent.Recurrent.backward` needs; ``record`` holds the
+    recorded internals (``forward(record=True)``), else None."""
+
+    owner: Recurrent[Any]
+    batch: PaddedBatch
+    layers: list[list[DirectionCache]]  # [layer][direction]
+    drops: list[np.ndarray | None]  # [layer] dropout multiplier of its output (T, B, D*H)
+    record: dict[str, dict[str, np.ndarray]] | None

@@ -1,0 +1,232 @@
+r"""Plain reference steps of the LSTM and the GRU: one time step, in the maths' own names.
+
+The fast kernels (:class:`~pyplay.nn.lstm.LSTMCell`, :class:`~pyplay.nn.gru.GRUCell`) reorder
+the gate rows, fold activation scales into the weights, compute every step's factors at once
+and write in place. The functions here do none of that: one step, PyTorch's layout and gate
+order (LSTM ``i, f, g, o``; GRU ``r, z, n``), one line per equation. They are what the kernels
+are tested against (``tests/test_recurrent_reference.py``, float64), the way nanoGPT keeps its
+plain attention beside the fused one; read them first.
+
+Shapes: ``x`` (B, F), ``h``, ``c`` (B, H), ``weight_ih`` (G, F), ``weight_hh`` (G, H),
+``bias_ih``, ``bias_hh`` (G,), ``G = 4H`` (LSTM) or ``3H`` (GRU); ``W_ii`` is the ``i`` block of
+``weight_ih``, and so on. Gradients come back under torch's parameter names.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "PEEPHOLES",
+    "StepGrads",
+    "gru_step",
+    "gru_step_backward",
+    "lstm_step",
+    "lstm_step_backward",
+]
+
+PEEPHOLES = ("weight_ci", "weight_cf", "weight_co")
+
+
+def _sigmoid(a: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-a))
+
+
+class StepGrads(NamedTuple):
+    """Gradients of one step: inputs, previous state and parameters (torch's names)."""
+
+    dx: np.ndarray  # (B, F)
+    dh: np.ndarray  # (B, H) dL/dh_{t-1}
+    dc: np.ndarray | None  # (B, H) dL/dc_{t-1}, LSTM only
+    grads: dict[str, np.ndarray]  # weight_ih, weight_hh, bias_ih, bias_hh [, peepholes]
+
+
+# ----------------------------------------------------------------------------- LSTM
+def lstm_step(
+    x: np.ndarray,
+    h: np.ndarray,
+    c: np.ndarray,
+    weight_ih: np.ndarray,
+    weight_hh: np.ndarray,
+    bias_ih: np.ndarray,
+    bias_hh: np.ndarray,
+    peepholes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    r"""One LSTM step, gates in torch's order ``i, f, g, o``.
+
+    .. math::
+
+        \begin{aligned}
+        i_t &= \sigma(W_{ii} x_t + b_{ii} + W_{hi} h_{t-1} + b_{hi} \;[+\, w_{ci} \odot c_{t-1}])\\
+        f_t &= \sigma(W_{if} x_t + b_{if} + W_{hf} h_{t-1} + b_{hf} \;[+\, w_{cf} \odot c_{t-1}])\\
+        g_t &= \tanh(W_{ig} x_t + b_{ig} + W_{hg} h_{t-1} + b_{hg}) \\
+        c_t &= f_t \odot c_{t-1} + i_t \odot g_t \\
+        o_t &= \sigma(W_{io} x_t + b_{io} + W_{ho} h_{t-1} + b_{ho} \;[+\, w_{co} \odot c_t]) \\
+        h_t &= o_t \odot \tanh(c_t)
+        \end{aligned}
+
+    Parameters
+    ----------
+    x : array (B, F)
+    h, c : arrays (B, H)
+        :math:`h_{t-1}`, :math:`c_{t-1}`.
+    weight_ih, weight_hh, bias_ih, bias_hh : arrays (4H, F), (4H, H), (4H,), (4H,)
+    peepholes : (w_ci, w_cf, w_co), arrays (H,), optional
+        The bracketed diagonal peepholes (``LSTM(peephole=True)``).
+
+    Returns
+    -------
+    h_t, c_t : arrays (B, H)
+    cache : dict
+        The step's inputs and gates, for :func:`lstm_step_backward`.
+    """
+    W_ii, W_if, W_ig, W_io = np.split(weight_ih, 4)  # (H, F) each
+    W_hi, W_hf, W_hg, W_ho = np.split(weight_hh, 4)  # (H, H) each
+    b_i, b_f, b_g, b_o = np.split(bias_ih + bias_hh, 4)  # (H,) each
+    w_ci, w_cf, w_co = (0.0, 0.0, 0.0) if peepholes is None else peepholes
+    i = _sigmoid(x @ W_ii.T + h @ W_hi.T + b_i + w_ci * c)  # (B, H)
+    f = _sigmoid(x @ W_if.T + h @ W_hf.T + b_f + w_cf * c)  # (B, H)
+    g = np.tanh(x @ W_ig.T + h @ W_hg.T + b_g)  # (B, H)
+    c_t = f * c + i * g
+    o = _sigmoid(x @ W_io.T + h @ W_ho.T + b_o + w_co * c_t)  # (B, H)
+    h_t = o * np.tanh(c_t)
+    cache = {
+        "x": x, "h": h, "c": c, "i": i, "f": f, "g": g, "o": o, "c_t": c_t,
+        "weight_ih": weight_ih, "weight_hh": weight_hh, "peepholes": peepholes,
+    }  # fmt: skip
+    return h_t, c_t, cache
+
+
+def lstm_step_backward(dh_t: np.ndarray, dc_t: np.ndarray, cache: dict[str, Any]) -> StepGrads:
+    r"""The gradients of one LSTM step from :math:`\delta h_t` and :math:`\delta c_t` (B, H).
+
+    With :math:`\delta a_\ast` the gradient of a gate's pre-activation and
+    :math:`\delta c_t` the gradient reaching :math:`c_t` from the next step:
+
+    .. math::
+
+        \begin{aligned}
+        \delta a_o &= \delta h_t \odot \tanh(c_t) \odot o_t (1 - o_t) \\
+        \bar\delta c_t &= \delta c_t + \delta h_t \odot o_t (1 - \tanh^2 c_t)
+            \;[+\, \delta a_o \odot w_{co}] \\
+        \delta a_i &= \bar\delta c_t \odot g_t \odot i_t (1 - i_t), \quad
+        \delta a_f = \bar\delta c_t \odot c_{t-1} \odot f_t (1 - f_t), \quad
+        \delta a_g = \bar\delta c_t \odot i_t (1 - g_t^2) \\
+        \delta c_{t-1} &= \bar\delta c_t \odot f_t
+            \;[+\, \delta a_i \odot w_{ci} + \delta a_f \odot w_{cf}] \\
+        \delta a &= [\delta a_i, \delta a_f, \delta a_g, \delta a_o], \quad
+        \delta x_t = \delta a\, W_{ih}, \quad \delta h_{t-1} = \delta a\, W_{hh}, \\
+        \delta W_{ih} &= \delta a^\top x_t, \quad \delta W_{hh} = \delta a^\top h_{t-1}, \quad
+        \delta b_{ih} = \delta b_{hh} = \textstyle\sum_b \delta a
+        \end{aligned}
+
+    and for the peepholes :math:`\delta w_{ci} = \sum_b \delta a_i \odot c_{t-1}`,
+    :math:`\delta w_{cf} = \sum_b \delta a_f \odot c_{t-1}`,
+    :math:`\delta w_{co} = \sum_b \delta a_o \odot c_t`.
+    """
+    x, h, c, c_t = cache["x"], cache["h"], cache["c"], cache["c_t"]
+    i, f, g, o, peepholes = cache["i"], cache["f"], cache["g"], cache["o"], cache["peepholes"]
+    w_ci, w_cf, w_co = (0.0, 0.0, 0.0) if peepholes is None else peepholes
+    tanh_c = np.tanh(c_t)
+    da_o = dh_t * tanh_c * o * (1.0 - o)
+    dc_bar = dc_t + dh_t * o * (1.0 - tanh_c**2) + da_o * w_co
+    da_i = dc_bar * g * i * (1.0 - i)
+    da_f = dc_bar * c * f * (1.0 - f)
+    da_g = dc_bar * i * (1.0 - g**2)
+    dc = dc_bar * f + da_i * w_ci + da_f * w_cf
+    da = np.concatenate([da_i, da_f, da_g, da_o], axis=1)  # (B, 4H)
+    db = da.sum(axis=0)  # (4H,)
+    grads = {"weight_ih": da.T @ x, "weight_hh": da.T @ h, "bias_ih": db, "bias_hh": db.copy()}
+    if peepholes is not None:
+        for name, value in zip(PEEPHOLES, (da_i * c, da_f * c, da_o * c_t), strict=True):
+            grads[name] = value.sum(axis=0)  # (H,)
+    return StepGrads(da @ cache["weight_ih"], da @ cache["weight_hh"], dc, grads)
+
+
+# ----------------------------------------------------------------------------- GRU
+def gru_step(
+    x: np.ndarray,
+    h: np.ndarray,
+    weight_ih: np.ndarray,
+    weight_hh: np.ndarray,
+    bias_ih: np.ndarray,
+    bias_hh: np.ndarray,
+) -> tuple[np.ndarray, dict[str, Any]]:
+    r"""One GRU step, PyTorch's variant (the reset gate multiplies :math:`W_{hn} h + b_{hn}`).
+
+    .. math::
+
+        \begin{aligned}
+        r_t &= \sigma(W_{ir} x_t + b_{ir} + W_{hr} h_{t-1} + b_{hr}) \\
+        z_t &= \sigma(W_{iz} x_t + b_{iz} + W_{hz} h_{t-1} + b_{hz}) \\
+        n_t &= \tanh\big(W_{in} x_t + b_{in} + r_t \odot (W_{hn} h_{t-1} + b_{hn})\big) \\
+        h_t &= (1 - z_t) \odot n_t + z_t \odot h_{t-1}
+        \end{aligned}
+
+    Parameters
+    ----------
+    x : array (B, F)
+    h : array (B, H)
+        :math:`h_{t-1}`.
+    weight_ih, weight_hh, bias_ih, bias_hh : arrays (3H, F), (3H, H), (3H,), (3H,)
+
+    Returns
+    -------
+    h_t : array (B, H)
+    cache : dict
+        The step's inputs and gates, for :func:`gru_step_backward`.
+    """
+    W_ir, W_iz, W_in = np.split(weight_ih, 3)  # (H, F) each
+    W_hr, W_hz, W_hn = np.split(weight_hh, 3)  # (H, H) each
+    b_ir, b_iz, b_in = np.split(bias_ih, 3)  # (H,) each
+    b_hr, b_hz, b_hn = np.split(bias_hh, 3)  # (H,) each
+    r = _sigmoid(x @ W_ir.T + b_ir + h @ W_hr.T + b_hr)  # (B, H)
+    z = _sigmoid(x @ W_iz.T + b_iz + h @ W_hz.T + b_hz)  # (B, H)
+    u = h @ W_hn.T + b_hn  # (B, H) the reset gate's operand
+    n = np.tanh(x @ W_in.T + b_in + r * u)  # (B, H)
+    h_t = (1.0 - z) * n + z * h
+    cache = {
+        "x": x, "h": h, "r": r, "z": z, "n": n, "u": u,
+        "weight_ih": weight_ih, "weight_hh": weight_hh,
+    }  # fmt: skip
+    return h_t, cache
+
+
+def gru_step_backward(dh_t: np.ndarray, cache: dict[str, Any]) -> StepGrads:
+    r"""The gradients of one GRU step from :math:`\delta h_t` (B, H).
+
+    With :math:`u_t = W_{hn} h_{t-1} + b_{hn}` and :math:`\delta a_\ast` the gradient of a
+    pre-activation:
+
+    .. math::
+
+        \begin{aligned}
+        \delta a_n &= \delta h_t \odot (1 - z_t) (1 - n_t^2), \qquad
+        \delta a_z = \delta h_t \odot (h_{t-1} - n_t)\, z_t (1 - z_t) \\
+        \delta a_r &= \delta a_n \odot u_t\, r_t (1 - r_t), \qquad
+        \delta u_t = \delta a_n \odot r_t \\
+        \delta x_t &= [\delta a_r, \delta a_z, \delta a_n]\, W_{ih}, \qquad
+        \delta h_{t-1} = \delta h_t \odot z_t + [\delta a_r, \delta a_z, \delta u_t]\, W_{hh}
+        \end{aligned}
+
+    and :math:`\delta W_{ih} = [\delta a_r, \delta a_z, \delta a_n]^\top x_t`,
+    :math:`\delta W_{hh} = [\delta a_r, \delta a_z, \delta u_t]^\top h_{t-1}`, the biases the
+    sums of the same rows over the batch.
+    """
+    x, h, r, z, n, u = (cache[k] for k in ("x", "h", "r", "z", "n", "u"))
+    da_n = dh_t * (1.0 - z) * (1.0 - n**2)
+    da_z = dh_t * (h - n) * z * (1.0 - z)
+    da_r = da_n * u * r * (1.0 - r)
+    du = da_n * r
+    da_i = np.concatenate([da_r, da_z, da_n], axis=1)  # (B, 3H) input side
+    da_h = np.concatenate([da_r, da_z, du], axis=1)  # (B, 3H) recurrent side
+    grads = {
+        "weight_ih": da_i.T @ x,
+        "weight_hh": da_h.T @ h,
+        "bias_ih": da_i.sum(axis=0),
+        "bias_hh": da_h.sum(axis=0),
+    }
+    dh = dh_t * z + da_h @ cache["weight_hh"]
+    return StepGrads(da_i @ cache["weight_ih"], dh, None, grads)
