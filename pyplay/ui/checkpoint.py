@@ -28,12 +28,13 @@ import math
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from pyplay.io import Checkpoint, load, model_entry, save_model, whole_step
 from pyplay.models.registry import build_model
+from pyplay.ui.lessons import spec_of
 from pyplay.ui.urlstate import LESSON_SPECS, url_fields
 
 __all__ = [
@@ -50,7 +51,7 @@ MAX_HISTORY = 1_000_000
 
 def settings_names(lesson: str) -> tuple[str, ...]:
     """The settings a file of ``lesson`` carries."""
-    return LESSON_SPECS[lesson].params
+    return tuple(LESSON_SPECS[lesson].params)
 
 
 def _title(lesson: Any) -> str:
@@ -173,7 +174,6 @@ def same_model(model: Any, reference: Any) -> None:
 class SavableLesson:
     """``save_bytes`` and ``load_bytes`` for a lesson state (see the module docstring)."""
 
-    lesson_key: ClassVar[str]
     _loading = False
     history: dict[str, list[float]]
     _elapsed: float
@@ -206,6 +206,11 @@ class SavableLesson:
         """The settings of a file without ``"lesson"`` (a native model file): by default
         none, so the model must fit the current settings."""
         return {}
+
+    @property
+    def lesson_key(self) -> str:
+        """The key of this state's lesson, from its spec (:data:`pyplay.ui.lessons.LESSONS`)."""
+        return spec_of(type(self)).key
 
     # ------------------------------------------------------------------
     def _quiet(self, action: Callable[[], Any]) -> Callable[..., None]:

@@ -64,7 +64,7 @@ class Snapshot:
         The lesson's key (``"rnn"``, ...; see :data:`pyplay.ui.urlstate.LESSON_SPECS`) or, for
         a lesson without one, its tab title.
     title : str
-        The lesson's tab title (its sub-tab's for a lesson in one, e.g. "Textbook seq2seq").
+        The lesson's tab title (its sub-tab's for a lesson shown in one).
     query : str
         The lesson's settings as a page-address query ("" when it has none).
     step : int

@@ -57,8 +57,6 @@ class LessonState(TrainerLesson, LessonBase):
     """Settings and actions of the "Recurrent networks" lesson (files: ``save_bytes`` and
     ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
 
-    lesson_key = "rnn"
-
     task = param.Selector(objects=list(TASK_LABELS.values()), default="adding")
     cell = param.Selector(objects=["lstm", "gru", "rnn"], default="lstm")
     nonlinearity = param.Selector(objects=["tanh", "relu", "linear"], default="tanh")

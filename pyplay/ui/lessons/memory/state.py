@@ -39,7 +39,6 @@ class MemoryLessonState(TrainerLesson, LessonBase):
     """Settings and actions of the Memory lesson (files: ``save_bytes`` and ``load_bytes`` of
     :class:`~pyplay.ui.checkpoint.SavableLesson`; the network is :attr:`net`)."""
 
-    lesson_key = "memory"
     _model_attr = "net"
 
     model = param.Selector(objects=["memnet", "lstm", "attend"], default="memnet")

@@ -2,7 +2,7 @@
 every head's attention, toggle the causal mask and the positional encoding, look at the
 sinusoidal encodings, sample from the character model.
 
-Rendering only: actions call :class:`~pyplay.ui.transformer_state.TransformerLessonState`.
+Rendering only: actions call :class:`~pyplay.ui.lessons.transformer.state.TransformerLessonState`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, Range1d
 from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
+from pyplay.ui.embed import widget_head
 from pyplay.ui.export_bar import ExportBar, curve_data
+from pyplay.ui.lessons.transformer.state import TASKS, HeadView, TransformerLessonState
 from pyplay.ui.plots import (
     attention_figure,
     heatmap_figure,
@@ -25,9 +27,8 @@ from pyplay.ui.plots import (
 )
 from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert
-from pyplay.ui.transformer_state import TASKS, HeadView, TransformerLessonState
 
-__all__ = ["TransformerLesson"]
+__all__ = ["TransformerLesson", "heads_widget"]
 
 HELP = {
     "train": "A transformer reads the whole sequence at once: every position **attends** to the "
@@ -234,3 +235,14 @@ class TransformerLesson(TrainingView):
             sizing_mode="stretch_width",
         )
         return pn.Row(self.controls(), main, sizing_mode="stretch_width")
+
+
+# ------------------------------------------------------------------ embedded parts
+def heads_widget(view: Any) -> pn.viewable.Viewable:
+    return pn.Column(
+        *widget_head(view),
+        pn.Row(view.layer, view.head, view.example),
+        view.head_title,
+        pn.Row(pn.pane.Bokeh(view.head_fig), pn.pane.Bokeh(view.grid_fig)),
+        sizing_mode="stretch_width",
+    )

@@ -1,4 +1,4 @@
-"""State of the "Textbook seq2seq" sub-lesson (inside "Dynamic networks"): the book's
+"""State of the "Textbook seq2seq" sub-lesson (in the dynamic networks lesson): the book's
 sequence-to-sequence network, with the context as a constant decoder input or with dot /
 general / concatenation attention over a TDL of encoder states, trained on reversal; a typed
 source is decoded greedily and every textbook quantity is listed beside the library code that
@@ -67,8 +67,6 @@ class Explanation:
 class TextbookSeq2SeqState(TrainerLesson, LessonBase):
     """Settings and actions of the textbook seq2seq sub-lesson (files: ``save_bytes`` and
     ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
-
-    lesson_key = "textbook"
 
     form = param.Selector(objects=list(FORM_LABELS.values()), default="general")
     hidden_size = param.Integer(default=32)

@@ -1,13 +1,13 @@
 """The "Dynamic networks" lesson, in the notation of Hagan's *Neural Network Design*: build a
-layered digital dynamic network from presets or a palette, see its diagram and equations, run
-it on a signal and train it; then the vanishing gradient of a first-order recurrent network
-with ``lw`` on a slider; and the book's sequence-to-sequence network, its attention over a
-tapped delay line of encoder states (:class:`~pyplay.ui.textbook_seq2seq_view.TextbookSeq2SeqView`).
+layered digital dynamic network from presets or a palette, see its diagram and equations, run it
+on a signal and train it; then the vanishing gradient of a first-order recurrent network with
+``lw`` on a slider; and the book's sequence-to-sequence network, its attention over a tapped
+delay line of encoder states (:class:`~pyplay.ui.lessons.textbook.view.TextbookSeq2SeqView`).
 
-Rendering only: actions call :class:`~pyplay.ui.lddn_state.LDDNLessonState` and
-:class:`~pyplay.ui.lddn_gradient.VanishingGradientState`. The "Textbook seq2seq" sub-tab is a
-lesson of its own (key ``"textbook"``, :data:`~pyplay.ui.urlstate.LESSON_SPECS`): the view
-shows it through ``parts``, ``show_part``, ``shown_part`` and ``watch_parts`` (see
+Rendering only: actions call :class:`~pyplay.ui.lessons.dynamic.state.LDDNLessonState` and
+:class:`~pyplay.ui.lessons.dynamic.lddn_gradient.VanishingGradientState`. The book's seq2seq
+sub-tab is a lesson of its own (key ``"textbook"``, :data:`~pyplay.ui.lessons.LESSONS`):
+the view shows it through ``parts``, ``show_part``, ``shown_part`` and ``watch_parts`` (see
 :mod:`pyplay.ui.location`), so the page address and autosave reach its state too.
 """
 
@@ -21,19 +21,19 @@ from bokeh.models import ColumnDataSource
 from bokeh.plotting import figure
 
 from pyplay.dynamic.transfer import TRANSFERS
-from pyplay.ui.diagram_plot import diagram_figure, update_diagram
 from pyplay.ui.export_bar import ExportBar, curve_data
-from pyplay.ui.lddn_gradient import VanishingGradientState
-from pyplay.ui.lddn_state import PRESETS, SYSTEM_LABELS, LDDNLessonState
+from pyplay.ui.lessons import SPECS
+from pyplay.ui.lessons.dynamic.diagram_plot import diagram_figure, update_diagram
+from pyplay.ui.lessons.dynamic.lddn_gradient import VanishingGradientState
+from pyplay.ui.lessons.dynamic.state import PRESETS, SYSTEM_LABELS, LDDNLessonState
+from pyplay.ui.lessons.textbook.view import TextbookSeq2SeqView
 from pyplay.ui.plots import loss_figure
 from pyplay.ui.text import Text
-from pyplay.ui.textbook_seq2seq_view import TextbookSeq2SeqView
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
-from pyplay.ui.urlstate import LESSON_SPECS
 
 __all__ = ["SUBTABS", "DynamicLesson"]
 
-SUBTABS = ("Build and run", "Vanishing gradient", "Textbook seq2seq")
+SUBTABS = ("Build and run", "Vanishing gradient", SPECS["textbook"].title)
 
 HELP = (
     "A layered digital dynamic network (LDDN) computes, for every layer m and time step t, "
@@ -310,7 +310,7 @@ class DynamicLesson(TrainingView):
         sub-tab, if a part is shown) and return its view (None for another key)."""
         tabs = self.panel()
         if key in self.parts:
-            tabs.active = SUBTABS.index(LESSON_SPECS[key].title)
+            tabs.active = SUBTABS.index(SPECS[key].title)
             return self.parts[key]
         if key != self.state.lesson_key:
             return None
@@ -321,7 +321,7 @@ class DynamicLesson(TrainingView):
     def shown_part(self) -> str | None:
         """The key of the part whose sub-tab is shown (None: another sub-tab)."""
         title = SUBTABS[int(self.panel().active)]
-        return next((k for k in self.parts if LESSON_SPECS[k].title == title), None)
+        return next((k for k in self.parts if SPECS[k].title == title), None)
 
     def watch_parts(self, callback: Any) -> None:
         """Call ``callback()`` whenever another sub-tab is shown."""

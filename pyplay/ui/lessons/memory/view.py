@@ -2,7 +2,7 @@
 where each head reads and writes over the memory cells at every step, and what the memory
 holds, next to an LSTM and an LSTM that attends to its own earlier states.
 
-Rendering only: actions call :class:`~pyplay.ui.memory_state.MemoryLessonState`.
+Rendering only: actions call :class:`~pyplay.ui.lessons.memory.state.MemoryLessonState`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import panel as pn
 
 from pyplay.ui.export_bar import ExportBar, curve_data
-from pyplay.ui.memory_state import MemoryLessonState
+from pyplay.ui.lessons.memory.state import MemoryLessonState
 from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
 from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert, stream_losses

@@ -2,7 +2,7 @@
 the user's own CSV, then close the loop and watch its multi-step prediction of the held-out
 stretch drift (or not) away from the measurements.
 
-Rendering only: actions call :class:`~pyplay.ui.narx_state.NARXState`.
+Rendering only: actions call :class:`~pyplay.ui.lessons.timeseries.state.NARXState`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from bokeh.models import ColumnDataSource
 from bokeh.plotting import figure
 
 from pyplay.ui.export_bar import ExportBar, curve_data
-from pyplay.ui.narx_state import NARXState
+from pyplay.ui.lessons.timeseries.state import NARXState
 from pyplay.ui.plots import loss_figure
 from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert, stream_losses

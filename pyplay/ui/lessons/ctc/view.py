@@ -1,7 +1,7 @@
 """The "CTC" lesson: train a recurrent network with the CTC loss to read symbols out of noisy
 frames; see its per-frame probabilities (blank included), the best path and its collapse.
 
-Rendering only: actions call :class:`~pyplay.ui.ctc_state.CTCState`.
+Rendering only: actions call :class:`~pyplay.ui.lessons.ctc.state.CTCState`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 
 import panel as pn
 
-from pyplay.ui.ctc_state import CTCState
 from pyplay.ui.export_bar import ExportBar, curve_data
+from pyplay.ui.lessons.ctc.state import CTCState
 from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
 from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert, stream_losses

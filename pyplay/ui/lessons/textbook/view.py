@@ -1,4 +1,4 @@
-"""The "Textbook seq2seq" view, a sub-tab of the "Dynamic networks" lesson: pick the score
+"""The "Textbook seq2seq" view, a sub-tab of the dynamic networks lesson: pick the score
 (context only, dot, general, concatenation), train on reversal, type a source, and read every
 textbook quantity of the decoding beside the library code that computes it, with the attention
 heatmap; download or load the model (:class:`~pyplay.ui.export_bar.ExportBar`).
@@ -6,7 +6,7 @@ heatmap; download or load the model (:class:`~pyplay.ui.export_bar.ExportBar`).
 Equations are shown as plain Unicode text (``n(t) = Aᵀ W a²(t)``), as in the rest of the
 dynamic-networks lesson: Panel's LaTeX pane loads KaTeX/MathJax from a CDN, which the offline
 page does not have. Rendering only: actions call
-:class:`~pyplay.ui.textbook_seq2seq_state.TextbookSeq2SeqState`.
+:class:`~pyplay.ui.lessons.textbook.state.TextbookSeq2SeqState`.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from typing import Any
 import panel as pn
 
 from pyplay.ui.export_bar import ExportBar, curve_data
-from pyplay.ui.plots import attention_figure, loss_figure, update_attention
-from pyplay.ui.text import Text
-from pyplay.ui.textbook_seq2seq_state import (
+from pyplay.ui.lessons.textbook.state import (
     FORM_LABELS,
     Explanation,
     TextbookSeq2SeqState,
     format_value,
 )
+from pyplay.ui.plots import attention_figure, loss_figure, update_attention
+from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
 __all__ = ["TextbookSeq2SeqView"]

@@ -42,8 +42,6 @@ class CTCState(TrainerLesson, LessonBase):
     """Settings and actions of the CTC lesson (files: ``save_bytes`` and ``load_bytes`` of
     :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
 
-    lesson_key = "ctc"
-
     cell = param.Selector(objects=["gru", "lstm", "rnn"], default="gru")
     hidden_size = param.Integer(default=32)
     bidirectional = param.Boolean(default=True)

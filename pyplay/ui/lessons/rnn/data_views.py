@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import panel as pn
 
-from pyplay.ui.state import LessonState
+from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.text import Text
 
 __all__ = ["data_panel", "sampling_panel"]

@@ -1,9 +1,9 @@
-"""The "Sequence to sequence" lesson: train an encoder-decoder, type a source, watch the
-decoder attend.
+"""The "Sequence to sequence" lesson: train an encoder-decoder, type a source, watch the decoder
+attend.
 
-Rendering only: actions call :class:`~pyplay.ui.seq2seq_state.Seq2SeqState`. Training runs in
-a periodic callback (as in the recurrent lesson); a translation is revealed one output step per
-tick, so the attention heatmap grows row by row as decoding advances.
+Rendering only: actions call :class:`~pyplay.ui.lessons.seq2seq.state.Seq2SeqState`. Training
+runs in a periodic callback (as in the recurrent lesson); a translation is revealed one output
+step per tick, so the attention heatmap grows row by row as decoding advances.
 """
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from typing import Any
 
 import panel as pn
 
-from pyplay.ui.beam_stepper import BeamStepper
+from pyplay.ui.embed import widget_head
 from pyplay.ui.export_bar import ExportBar, curve_data
+from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
+from pyplay.ui.lessons.seq2seq.state import PAIR_LABELS, Decoding, Seq2SeqState
 from pyplay.ui.plots import attention_figure, beam_tree_figure, loss_figure, update_attention
-from pyplay.ui.seq2seq_state import PAIR_LABELS, Decoding, Seq2SeqState
 from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
-__all__ = ["Seq2SeqLesson"]
+__all__ = ["Seq2SeqLesson", "attention_widget", "beam_widget"]
 
 HELP = {
     "train": "An encoder reads the source; a decoder writes the target one token at a time. "
@@ -239,3 +240,39 @@ class Seq2SeqLesson(TrainingView):
             sizing_mode="stretch_width",
         )
         return pn.Row(self.controls(), main, sizing_mode="stretch_width")
+
+
+# ------------------------------------------------------------------ embedded parts
+def _decode_row(view: Any) -> pn.Row:
+    translate = pn.widgets.Button(name="Translate", button_type="primary", width=100)
+    translate.on_click(view.translate)
+    example = pn.widgets.Button(name="New example", width=120)
+    example.on_click(view.new_example)
+    return pn.Row(view.source_box, translate, example)
+
+
+def attention_widget(view: Any) -> pn.viewable.Viewable:
+    return pn.Column(
+        *widget_head(view),
+        _decode_row(view),
+        view.output,
+        pn.pane.Bokeh(view.attn_fig),
+        sizing_mode="stretch_width",
+    )
+
+
+def beam_widget(view: Any) -> pn.viewable.Viewable:
+    buttons = []
+    for label, how in (("Start", ""), ("Step", "step"), ("Back", "back"), ("Run", "run")):
+        button = pn.widgets.Button(name=f"Beam: {label}", width=110)
+        button.on_click(view._beam_action(how))
+        buttons.append(button)
+    return pn.Column(
+        *widget_head(view),
+        _decode_row(view),
+        pn.Row(view.beam_width, view.alpha),
+        pn.Row(*buttons),
+        view.beam_text,
+        pn.pane.Bokeh(view.tree_fig, sizing_mode="stretch_width"),
+        sizing_mode="stretch_width",
+    )

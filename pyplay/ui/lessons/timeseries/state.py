@@ -29,7 +29,7 @@ from pyplay.tasks.sysid import load_narendra, parse_columns
 from pyplay.train import StepRecord
 from pyplay.ui.base_state import LessonBase
 from pyplay.ui.checkpoint import LoadedFile, SavableLesson, same_model
-from pyplay.ui.state import LessonState
+from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.training import run_fit_steps
 
 __all__ = ["NARXState", "Prediction"]
@@ -69,8 +69,6 @@ def _nar(d_y: int, hidden: int, rng: int) -> LDDN:
 class NARXState(SavableLesson, LessonBase):
     """Settings and actions of the time-series lesson (files: ``save_bytes`` and
     ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
-
-    lesson_key = "timeseries"
 
     hidden_size = param.Integer(default=10, bounds=(1, 64))
     input_delays = param.Integer(default=2, bounds=(1, 10))  # u(t-1) .. u(t-d_u)

@@ -89,8 +89,6 @@ class LDDNLessonState(SavableLesson, LessonBase):
     ``save_bytes`` and ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`: any
     LDDN loads, the network is not rebuilt from the settings)."""
 
-    lesson_key = "dynamic"
-
     preset = param.Selector(objects=list(PRESETS.values()), default="moving average")
     signal = param.Selector(objects=["impulse", "step", "sine", "typed"], default="impulse")
     steps = param.Integer(default=12, bounds=(1, 200))

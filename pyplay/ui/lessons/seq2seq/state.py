@@ -1,8 +1,8 @@
 """State of the "Sequence to sequence" lesson: settings, the encoder-decoder being trained, and
 decoding a source the learner types, with the attention weights of every output step.
 
-As in :mod:`pyplay.ui.state`, errors become :attr:`Seq2SeqState.message` and nothing trained
-or typed is lost.
+As in :mod:`pyplay.ui.lessons.rnn.state`, errors become :attr:`Seq2SeqState.message` and nothing
+trained or typed is lost.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from pyplay.tasks.pairs import BOS, EOS, UserPairs
 from pyplay.tasks.seq2seq import PAIR_TASKS
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase
-from pyplay.ui.beam_stepper import BeamStepper
-from pyplay.ui.state import LessonState
+from pyplay.ui.lessons.rnn.state import LessonState
+from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
 from pyplay.ui.trainer_lesson import TrainerLesson
 from pyplay.ui.training import run_steps
 
@@ -52,8 +52,6 @@ class Decoding:
 class Seq2SeqState(TrainerLesson, LessonBase):
     """Settings and actions of the sequence-to-sequence lesson (files: ``save_bytes`` and
     ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
-
-    lesson_key = "seq2seq"
 
     task = param.Selector(objects=list(PAIR_LABELS.values()), default="reversal")
     cell = param.Selector(objects=["gru", "lstm", "rnn"], default="gru")

@@ -25,7 +25,7 @@ from pyplay.tasks import CharLM, make_task
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase
 from pyplay.ui.checkpoint import LoadedFile, same_model
-from pyplay.ui.state import TASK_LABELS
+from pyplay.ui.lessons.rnn.state import TASK_LABELS
 from pyplay.ui.trainer_lesson import TrainerLesson
 
 __all__ = ["TASKS", "HeadView", "TransformerLessonState"]
@@ -50,8 +50,6 @@ class TransformerLessonState(TrainerLesson, LessonBase):
     """Settings and actions of the "Transformers" lesson (files: ``save_bytes`` and
     ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`: the transformer, and the
     comparison LSTM beside it; a file without the LSTM starts it afresh)."""
-
-    lesson_key = "transformer"
 
     task = param.Selector(objects=list(TASKS.values()), default="copy")
     d_model = param.Integer(default=32)

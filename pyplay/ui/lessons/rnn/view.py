@@ -1,9 +1,9 @@
 """The "Recurrent networks" lesson: controls, live loss curve, look inside, sampling, data.
 
-Rendering only: every action calls :class:`~pyplay.ui.state.LessonState`. Training runs in a
-periodic callback that does as many steps as fit in ~0.1 s per tick and then leaves the worker
-idle for a moment, so clicks (Pause) are processed between ticks, natively and in the browser's
-Pyodide worker.
+Rendering only: every action calls :class:`~pyplay.ui.lessons.rnn.state.LessonState`. Training
+runs in a periodic callback that does as many steps as fit in ~0.1 s per tick and then leaves
+the worker idle for a moment, so clicks (Pause) are processed between ticks, natively and in the
+browser's Pyodide worker.
 """
 
 from __future__ import annotations
@@ -13,13 +13,14 @@ from typing import Any
 import numpy as np
 import panel as pn
 
+from pyplay.ui.embed import widget_head
 from pyplay.ui.export_bar import ExportBar, curve_data
+from pyplay.ui.lessons.rnn.state import TASK_LABELS, LessonState
 from pyplay.ui.plots import gradient_figure, heatmap_figure, loss_figure, update_heatmap
-from pyplay.ui.state import TASK_LABELS, LessonState
 from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
 
-__all__ = ["RecurrentLesson"]
+__all__ = ["RecurrentLesson", "gates_widget", "gradient_widget"]
 
 TITLES = {
     "i": "input gate i",
@@ -171,7 +172,7 @@ class RecurrentLesson(TrainingView):
             pn.pane.Bokeh(self.grad_fig, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
-        from pyplay.ui.data_views import data_panel, sampling_panel
+        from pyplay.ui.lessons.rnn.data_views import data_panel, sampling_panel
 
         main = pn.Column(
             alert,
@@ -182,3 +183,25 @@ class RecurrentLesson(TrainingView):
             sizing_mode="stretch_width",
         )
         return pn.Row(self.controls(), main, sizing_mode="stretch_width")
+
+
+# ------------------------------------------------------------------ embedded parts
+def gates_widget(view: Any) -> pn.viewable.Viewable:
+    refresh = pn.widgets.Button(name="Refresh", width=100)
+    refresh.on_click(view.refresh_inside)
+    return pn.Column(
+        *widget_head(view),
+        pn.Row(view.example, refresh),
+        view.heatmaps,
+        sizing_mode="stretch_width",
+    )
+
+
+def gradient_widget(view: Any) -> pn.viewable.Viewable:
+    compare = pn.widgets.Button(name="Compare RNN vs LSTM", width=200)
+    compare.on_click(view.compare)
+    return pn.Column(
+        *widget_head(view, compare),
+        pn.pane.Bokeh(view.grad_fig, sizing_mode="stretch_width"),
+        sizing_mode="stretch_width",
+    )
