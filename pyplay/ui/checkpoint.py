@@ -35,7 +35,7 @@ import numpy as np
 from pyplay.io import Checkpoint, load, model_entry, save_model, whole_step
 from pyplay.models.registry import build_model
 from pyplay.ui.lessons import spec_of
-from pyplay.ui.urlstate import LESSON_SPECS, url_fields
+from pyplay.ui.urlstate import LESSON_SPECS
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -111,10 +111,9 @@ def _check_value(lesson: str, state: Any, name: str, value: Any) -> Any:
         ok = ok and math.isfinite(value)
     else:
         objects = list(getattr(p, "objects", []))
-        ok = value in objects
+        ok = not isinstance(value, bool) and value in objects  # True == 1: not a head count
     if ok and kind in ("Integer", "Number"):
-        field = url_fields(lesson)[name]  # the address's bounds (the page's sliders)
-        low, high = field.low, field.high
+        low, high = p.get_soft_bounds()  # the parameter's range (the page's slider)
         ok = (low is None or value >= low) and (high is None or value <= high)
     if not ok:
         raise ValueError(f"the setting {name} has a value this lesson cannot use: {value!r}"[:200])

@@ -45,47 +45,9 @@ SOURCE_KEY = "src"
 MAX_QUERY_CHARS = 4000  # a 200-character decode input can take 2,400 encoded
 MAX_FIELDS = 64
 MAX_SOURCE_CHARS = 200  # as the sequence-to-sequence lesson's text box
-SEED_MAX = 2**32 - 1
 _INT = re.compile(r"[+-]?\d{1,12}")
 _FLOAT = re.compile(r"[+-]?(?:\d{1,20}\.?\d{0,20}|\.\d{1,20})(?:[eE][+-]?\d{1,3})?")
 _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
-
-
-_COMMON_BOUNDS = {"lr": (1e-6, 10.0), "seed": (0, SEED_MAX)}
-_BOUNDS: dict[str, dict[str, tuple[float, float]]] = {
-    "rnn": {
-        **_COMMON_BOUNDS,
-        "hidden_size": (2, 128),
-        "num_layers": (1, 3),
-        "seq_len": (4, 100),
-        "clip": (0.0, 1000.0),
-        "batch_size": (1, 128),
-    },
-    "seq2seq": {
-        **_COMMON_BOUNDS,
-        "hidden_size": (4, 128),
-        "batch_size": (1, 256),
-        "sampling": (0.0, 1.0),
-    },
-    "transformer": {
-        **_COMMON_BOUNDS,
-        "d_model": (8, 64),
-        "num_layers": (1, 3),
-        "seq_len": (4, 40),
-    },
-    "ctc": {**_COMMON_BOUNDS, "hidden_size": (4, 96), "noise": (0.0, 1.0)},
-    "dynamic": {**_COMMON_BOUNDS, "steps": (1, 200)},
-    "textbook": {**_COMMON_BOUNDS, "hidden_size": (4, 64)},
-    "timeseries": {**_COMMON_BOUNDS, "hidden_size": (1, 64)},
-    "memory": {
-        **_COMMON_BOUNDS,
-        "read_heads": (1, 4),
-        "write_heads": (1, 4),
-        "memory_size": (4, 64),
-        "n_pairs": (2, 12),
-    },
-}
-_CHOICES: dict[str, dict[str, tuple[Any, ...]]] = {"transformer": {"nhead": (1, 2, 4)}}
 
 
 def _show(text: Any, limit: int = 40) -> str:
@@ -174,20 +136,23 @@ def url_fields(lesson: str) -> dict[str, Field]:
     for name in spec.params:
         p = params[name]
         excluded = spec.exclude.get(name, ())
-        bounds = _BOUNDS.get(lesson, {})
-        low, high = bounds.get(name, getattr(p, "bounds", None) or (None, None))
-        choices = tuple(c for c in _CHOICES.get(lesson, {}).get(name, ()) if c not in excluded)
+        low = high = None
+        choices: tuple[Any, ...] = ()
         if isinstance(p, param.Boolean):
             kind = "bool"
-        elif isinstance(p, param.Integer):
-            kind = "int"
-        elif isinstance(p, param.Number):
-            kind = "float"
+        elif isinstance(p, param.Integer | param.Number):  # the range of the page's slider
+            kind = "int" if isinstance(p, param.Integer) else "float"
+            low, high = p.get_soft_bounds()
         elif isinstance(p, param.Selector):
-            kind = "choice"
             choices = tuple(c for c in p.objects if c not in excluded)
-            if not all(isinstance(c, str) for c in choices):
-                raise TypeError(f"{lesson}.{name}: only selectors of strings go in the address")
+            if all(isinstance(c, str) for c in choices):
+                kind = "choice"
+            elif all(isinstance(c, int) and not isinstance(c, bool) for c in choices):
+                kind = "int"
+            else:
+                raise TypeError(
+                    f"{lesson}.{name}: only selectors of strings or integers go in the address"
+                )
         else:
             raise TypeError(f"{lesson}.{name}: {type(p).__name__} cannot go in the address")
         fields[name] = Field(name, kind, choices, low, high, spec.aliases.get(name, {}))

@@ -14,7 +14,7 @@ from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.lessons.ctc.state import CTCState
 from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.training import TrainingView, lr_input, message_alert, seed_input, stream_losses
 
 __all__ = ["CTCLesson"]
 
@@ -77,15 +77,11 @@ class CTCLesson(TrainingView):
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.cell, name="Cell", options={"GRU": "gru", "LSTM": "lstm", "RNN": "rnn"}
             ),
-            pn.widgets.IntSlider.from_param(
-                s.param.hidden_size, name="Hidden size", start=4, end=96
-            ),
+            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
             pn.widgets.Checkbox.from_param(s.param.bidirectional, name="Bidirectional"),
-            pn.widgets.FloatSlider.from_param(
-                s.param.noise, name="Frame noise", start=0.0, end=1.0, step=0.05
-            ),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
-            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            pn.widgets.FloatSlider.from_param(s.param.noise, name="Frame noise", step=0.05),
+            lr_input(s),
+            seed_input(s),
         ]
         main = pn.Column(
             alert,

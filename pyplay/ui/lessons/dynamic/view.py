@@ -29,7 +29,7 @@ from pyplay.ui.lessons.dynamic.state import PRESETS, SYSTEM_LABELS, LDDNLessonSt
 from pyplay.ui.lessons.textbook.view import TextbookSeq2SeqView
 from pyplay.ui.plots import loss_figure
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.training import TrainingView, lr_input, message_alert, seed_input, stream_losses
 
 __all__ = ["SUBTABS", "DynamicLesson"]
 
@@ -199,8 +199,8 @@ class DynamicLesson(TrainingView):
             pn.widgets.Select.from_param(
                 s.param.system, name="Reference system", options=dict(SYSTEM_LABELS)
             ),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
-            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            lr_input(s),
+            seed_input(s),
         ]
         main = pn.Column(
             alert,

@@ -16,7 +16,7 @@ from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.lessons.memory.state import MemoryLessonState
 from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.training import TrainingView, lr_input, message_alert, seed_input, stream_losses
 
 __all__ = ["MemoryLesson"]
 
@@ -134,16 +134,12 @@ class MemoryLesson(TrainingView):
                 name="Write rule",
                 options={"Overwrite": "overwrite", "Residual": "residual"},
             ),
-            pn.widgets.IntSlider.from_param(s.param.read_heads, name="Read heads", start=1, end=4),
-            pn.widgets.IntSlider.from_param(
-                s.param.write_heads, name="Write heads", start=1, end=4
-            ),
-            pn.widgets.IntSlider.from_param(
-                s.param.memory_size, name="Memory cells N", start=4, end=64
-            ),
-            pn.widgets.IntSlider.from_param(s.param.n_pairs, name="Pairs", start=2, end=12),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
-            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            pn.widgets.IntSlider.from_param(s.param.read_heads, name="Read heads"),
+            pn.widgets.IntSlider.from_param(s.param.write_heads, name="Write heads"),
+            pn.widgets.IntSlider.from_param(s.param.memory_size, name="Memory cells N"),
+            pn.widgets.IntSlider.from_param(s.param.n_pairs, name="Pairs"),
+            lr_input(s),
+            seed_input(s),
         ]
         main = pn.Column(
             alert,

@@ -18,7 +18,14 @@ from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.lessons.rnn.state import TASK_LABELS, LessonState
 from pyplay.ui.plots import gradient_figure, heatmap_figure, loss_figure, update_heatmap
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.training import (
+    TrainingView,
+    lr_input,
+    message_alert,
+    seed_input,
+    stream_losses,
+    typed_number,
+)
 
 __all__ = ["RecurrentLesson", "gates_widget", "gradient_widget"]
 
@@ -125,22 +132,14 @@ class RecurrentLesson(TrainingView):
             "cell": pn.widgets.RadioButtonGroup.from_param(
                 s.param.cell, name="Cell", options={"LSTM": "lstm", "GRU": "gru", "RNN": "rnn"}
             ),
-            "hidden_size": pn.widgets.IntSlider.from_param(
-                s.param.hidden_size, name="Hidden size", start=2, end=128
-            ),
-            "num_layers": pn.widgets.IntSlider.from_param(
-                s.param.num_layers, name="Layers", start=1, end=3
-            ),
-            "seq_len": pn.widgets.IntSlider.from_param(
-                s.param.seq_len, name="Sequence length", start=4, end=100
-            ),
-            "lr": pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
+            "hidden_size": pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
+            "num_layers": pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers"),
+            "seq_len": pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length"),
+            "lr": lr_input(s),
             "optimizer": pn.widgets.Select.from_param(s.param.optimizer, name="Optimiser"),
-            "clip": pn.widgets.FloatInput.from_param(s.param.clip, name="Clip (0 = off)", step=0.5),
-            "batch_size": pn.widgets.IntSlider.from_param(
-                s.param.batch_size, name="Batch size", start=1, end=128
-            ),
-            "seed": pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            "clip": typed_number(s.param.clip, "Clip (0 = off)", step=0.5),
+            "batch_size": pn.widgets.IntSlider.from_param(s.param.batch_size, name="Batch size"),
+            "seed": seed_input(s),
         }
         return pn.Column(*w.values(), self.buttons(), width=320)
 

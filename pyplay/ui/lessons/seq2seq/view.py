@@ -18,7 +18,7 @@ from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
 from pyplay.ui.lessons.seq2seq.state import PAIR_LABELS, Decoding, Seq2SeqState
 from pyplay.ui.plots import attention_figure, beam_tree_figure, loss_figure, update_attention
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.training import TrainingView, lr_input, message_alert, seed_input, stream_losses
 
 __all__ = ["Seq2SeqLesson", "attention_widget", "beam_widget"]
 
@@ -183,15 +183,13 @@ class Seq2SeqLesson(TrainingView):
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.cell, name="Cell", options={"GRU": "gru", "LSTM": "lstm", "RNN": "rnn"}
             ),
-            pn.widgets.IntSlider.from_param(
-                s.param.hidden_size, name="Hidden size", start=4, end=128
-            ),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
+            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
+            lr_input(s),
             pn.widgets.FloatSlider.from_param(
-                s.param.sampling, name="Scheduled sampling", start=0.0, end=1.0, step=0.05
+                s.param.sampling, name="Scheduled sampling", step=0.05
             ),
             pn.widgets.Checkbox.from_param(s.param.reverse_source, name="Reverse source"),
-            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            seed_input(s),
         ]
         return pn.Column(*widgets, self.buttons(), width=320)
 

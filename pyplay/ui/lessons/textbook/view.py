@@ -24,7 +24,7 @@ from pyplay.ui.lessons.textbook.state import (
 )
 from pyplay.ui.plots import attention_figure, loss_figure, update_attention
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.training import TrainingView, lr_input, message_alert, seed_input, stream_losses
 
 __all__ = ["TextbookSeq2SeqView"]
 
@@ -138,11 +138,9 @@ class TextbookSeq2SeqView(TrainingView):
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.form, name="Score", options=FORM_LABELS, orientation="vertical"
             ),
-            pn.widgets.IntSlider.from_param(
-                s.param.hidden_size, name="Hidden size S¹ = S²", start=4, end=64
-            ),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
-            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size S¹ = S²"),
+            lr_input(s),
+            seed_input(s),
         ]
         main = pn.Column(
             alert,

@@ -17,7 +17,7 @@ from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.lessons.timeseries.state import NARXState
 from pyplay.ui.plots import loss_figure
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.training import TrainingView, lr_input, message_alert, seed_input, stream_losses
 
 __all__ = ["TimeSeriesLesson"]
 
@@ -124,8 +124,8 @@ class TimeSeriesLesson(TrainingView):
             pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden neurons"),
             pn.widgets.IntSlider.from_param(s.param.input_delays, name="Input delays d_u"),
             pn.widgets.IntSlider.from_param(s.param.feedback_delays, name="Feedback delays d_y"),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
-            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            lr_input(s),
+            seed_input(s),
             self.buttons(),
             "### Your data",
             pn.pane.Markdown(DATA_HELP),

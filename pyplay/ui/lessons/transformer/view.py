@@ -26,7 +26,7 @@ from pyplay.ui.plots import (
     update_heatmap,
 )
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert
+from pyplay.ui.training import TrainingView, lr_input, message_alert, seed_input
 
 __all__ = ["TransformerLesson", "heads_widget"]
 
@@ -186,24 +186,22 @@ class TransformerLesson(TrainingView):
         s = self.state
         widgets = [
             pn.widgets.Select.from_param(s.param.task, name="Task", options=TASKS),
-            pn.widgets.IntSlider.from_param(
-                s.param.d_model, name="d_model", start=8, end=64, step=8
-            ),
+            pn.widgets.IntSlider.from_param(s.param.d_model, name="d_model", step=8),
             pn.widgets.RadioButtonGroup.from_param(
-                s.param.nhead, name="Heads", options={"1 head": 1, "2 heads": 2, "4 heads": 4}
+                s.param.nhead,
+                name="Heads",
+                options={f"{n} head{'s' * (n > 1)}": n for n in s.param.nhead.objects},
             ),
-            pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers", start=1, end=3),
+            pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers"),
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.positional,
                 name="Positions",
                 options={"Sinusoidal": "sinusoidal", "Learned": "learned", "None": "none"},
             ),
             pn.widgets.Checkbox.from_param(s.param.causal, name="Causal mask"),
-            pn.widgets.IntSlider.from_param(
-                s.param.seq_len, name="Sequence length", start=4, end=40
-            ),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
-            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length"),
+            lr_input(s),
+            seed_input(s),
             pn.widgets.Checkbox.from_param(s.param.compare_lstm, name="Train an LSTM beside it"),
         ]
         return pn.Column(*widgets, self.buttons(), width=320)
