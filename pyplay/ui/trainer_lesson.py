@@ -151,15 +151,27 @@ class TrainerLesson(SavableLesson):
         """Train on exactly one batch."""
         return self.train(steps=1)
 
+    loss_name: ClassVar[str] = "loss"  # what the status line calls the loss
+
     def _status_text(self) -> str:
-        """The status line: step, last loss and speed (states say more where they know it)."""
+        """The status line: step, last loss (with :meth:`_status_extra`) and speed; before
+        training, the step and :meth:`_untrained_note`."""
         if self.trainer is None:
             return ""
         n = self.trainer.step_count
         if not self.history["loss"]:
-            return f"Step {n}: not trained yet."
+            return f"Step {n}: not trained yet{self._untrained_note()}"
         rate = self.steps_per_second(n)
-        return f"Step {n}: loss {self.history['loss'][-1]:.4f}, {rate:.1f} steps/s"
+        last = self.history["loss"][-1]
+        return f"Step {n}: {self.loss_name} {last:.4f}{self._status_extra()}, {rate:.1f} steps/s"
+
+    def _untrained_note(self) -> str:
+        """The end of the status line before training (e.g. the loss to beat)."""
+        return "."
+
+    def _status_extra(self) -> str:
+        """More after the last loss in the status line (nothing by default)."""
+        return ""
 
     # lesson files ---------------------------------------------------------
     def _file_model(self) -> Any:
@@ -208,8 +220,39 @@ class FitLesson:
     status: str
     weights_version: int
     notify: Callable[..., None]
-    _status_text: Callable[[], str]
     _record: Callable[[int, float, float], None]
+    steps_per_second: Callable[[int], float]
+    history: dict[str, list[float]]
+
+    loss_name: ClassVar[str] = "loss"  # what the status line calls the loss
+
+    def _status_text(self) -> str:
+        """The status line: step, last loss and speed; before training the step and
+        :meth:`_untrained_note`."""
+        if not self.history["loss"]:
+            return f"Step {self._step}: not trained yet{self._untrained_note()}"
+        rate = self.steps_per_second(self._step)
+        last = self.history["loss"][-1]
+        return f"Step {self._step}: {self.loss_name} {last:.5f}, {rate:.0f} steps/s"
+
+    def _untrained_note(self) -> str:
+        """The end of the status line before training."""
+        return "."
+
+    def _restart_training(self, *_: Any) -> None:
+        """The next step starts :func:`pyplay.dynamic.fit` and the optimiser anew (new
+        settings, same weights)."""
+        self._fit = self._optimizer = None
+
+    # lesson files: the network, its optimiser, the step count
+    def _file_model(self) -> Any:
+        return self.net
+
+    def _file_optimizer(self) -> Any:
+        return self._optimizer
+
+    def _file_step(self) -> int:
+        return self._step
 
     def _fit_arguments(self) -> tuple[Any, Any, dict[str, Any]]:
         """The inputs, targets and options :func:`pyplay.dynamic.fit` trains on (beyond the

@@ -18,7 +18,7 @@ LESSONS: tuple[LessonSpec, ...] = (
     LessonSpec(
         "rnn", "Recurrent networks", "state:LessonState", "view:RecurrentLesson",
         "task cell nonlinearity hidden_size num_layers seq_len lr optimizer clip batch_size seed",
-        exclude={"task": ("series",)}, code="code:as_code",
+        exclude={"task": ("series",)},
         widgets=(Embed("gates", "Gates and states over time", "view:gates_widget"),
                  Embed("gradient", "Gradient through time", "view:gradient_widget")),
         about="RNN, LSTM, GRU: training, gates, gradients through time",
@@ -28,7 +28,7 @@ LESSONS: tuple[LessonSpec, ...] = (
         "task cell wiring score hidden_size lr batch_size sampling reverse_source seed",
         exclude={"task": ("pairs",)},
         aliases={"task": {"reverse": "reversal", "copy": "copy_var", "sort": "sorting"}},
-        source=True, code="code:as_code",
+        source=True,
         widgets=(Embed("attention", "Attention heatmap", "view:attention_widget"),
                  Embed("beam", "Beam search, step by step", "view:beam_widget")),
         about="encoder-decoder with and without attention, attention heatmaps, scheduled "
@@ -37,38 +37,36 @@ LESSONS: tuple[LessonSpec, ...] = (
     LessonSpec(
         "transformer", "Transformers", "state:TransformerLessonState", "view:TransformerLesson",
         "task d_model nhead num_layers positional causal seq_len lr seed compare_lstm",
-        code="code:as_code",
         widgets=(Embed("heads", "Every attention head", "view:heads_widget"),),
         about="a tiny transformer beside an LSTM, every head's attention, the causal mask and "
         "positional encodings switched off to see what breaks, sampling with a KV cache",
     ),
     LessonSpec(
         "ctc", "CTC", "state:CTCState", "view:CTCLesson",
-        "cell hidden_size bidirectional noise lr seed", code="code:as_code",
+        "cell hidden_size bidirectional noise lr seed",
         about="reading symbols out of unaligned frames: per-frame probabilities, best path, "
         "collapse",
     ),
     LessonSpec(
         "dynamic", "Dynamic networks", "state:LDDNLessonState", "view:DynamicLesson",
         "preset signal steps system lr seed", exclude={"signal": ("typed",)},
-        code="code:as_code",
         about="layered digital dynamic networks in the notation of Hagan's *Neural Network "
         "Design*: build one from a palette, its diagram and equations, run and train it; the "
         "vanishing gradient with lw on a slider",
     ),
     LessonSpec(
         "textbook", "Textbook seq2seq", "state:TextbookSeq2SeqState", "view:TextbookSeq2SeqView",
-        "form hidden_size lr seed", parent="dynamic", code="code:as_code",
+        "form hidden_size lr seed", parent="dynamic",
     ),
     LessonSpec(
         "timeseries", "Time series", "state:NARXState", "view:TimeSeriesLesson",
-        "hidden_size input_delays feedback_delays lr seed", code="code:as_code",
+        "hidden_size input_delays feedback_delays lr seed",
         about="a NARX network trained in open loop, then closed for multi-step prediction, on "
         "a bundled plant or your own CSV",
     ),
     LessonSpec(
         "memory", "Memory", "state:MemoryLessonState", "view:MemoryLesson",
-        "model update read_heads write_heads memory_size n_pairs lr seed", code="code:as_code",
+        "model update read_heads write_heads memory_size n_pairs lr seed",
         about="a recurrent net with an external memory on associative recall: where its heads "
         "read and write, overwrite or residual writes, against an LSTM and an LSTM attending "
         "to its past",

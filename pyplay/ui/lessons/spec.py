@@ -46,8 +46,9 @@ class LessonSpec:
     accepted for a choice (``{"task": {"reverse": "reversal"}}``); ``source`` whether the
     lesson has a decode input (key ``src``); ``parent`` the lesson whose view shows this one as
     its sub-tab ``title`` (:mod:`pyplay.ui.location`); ``code`` the function writing its "show
-    as code" script (``(state, title, steps, log_every) -> str``); ``widgets`` the parts of its
-    view that embed on their own; ``about`` its line on the About tab.
+    as code" script (``(spec, state, *, steps, log_every) -> str``, by default
+    ``code:as_code``); ``widgets`` the parts of its view that embed on their own; ``about`` its
+    line on the About tab.
     """
 
     key: str
@@ -59,7 +60,7 @@ class LessonSpec:
     aliases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     source: bool = False
     parent: str | None = None
-    code: str | None = None
+    code: str | None = "code:as_code"
     widgets: tuple[Embed, ...] = ()
     about: str = ""
 

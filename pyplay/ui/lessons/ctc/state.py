@@ -71,15 +71,11 @@ class CTCState(TrainerLesson, LessonBase):
     def _make_trainer(self, model: Any, task: Any) -> Trainer:
         return Trainer(model, task, lr=self.lr, batch_size=32, clip=5.0)
 
-    def _status_text(self) -> str:
-        if self.trainer is None or self.task_obj is None:
-            return ""
-        n = self.trainer.step_count
-        if not self.history["loss"]:
-            return f"Step {n}: not trained yet. Uniform guess: {self.task_obj.baseline_loss():.3f}"
-        rate = self.steps_per_second(n)
-        last = self.history["loss"][-1]
-        return f"Step {n}: CTC loss {last:.4f}, {rate:.1f} steps/s"
+    loss_name = "CTC loss"
+
+    def _untrained_note(self) -> str:
+        assert self.task_obj is not None  # built with the trainer
+        return f". Uniform guess: {self.task_obj.baseline_loss():.3f}"
 
     def view(self, index: int = 0) -> CTCView | None:
         """Example ``index`` (0..7) of a fixed batch, as the model reads it now."""

@@ -80,7 +80,9 @@ def _weights(state: Any) -> list[str]:
     return ["", note, *block]
 
 
-def _dynamic(spec: Any, state: Any, steps: int, log_every: int) -> list[str]:
+def as_code(spec: Any, state: Any, *, steps: int, log_every: int) -> str:
+    """The lesson's script (see :func:`pyplay.ui.export.as_code`)."""
+    require_model(state, "net", trainer=False)
     from pyplay.dynamic.signals import SIGNALS, SYSTEMS, signal
     from pyplay.dynamic.spec import to_dict
     from pyplay.ui.lessons.dynamic.state import TRAIN_BATCH, TRAIN_STEPS
@@ -107,7 +109,7 @@ def _dynamic(spec: Any, state: Any, steps: int, log_every: int) -> list[str]:
     dtype = [] if net.dtype == np.float64 else [f"dtype={literal(net.dtype.name, 'dtype')}"]
     if "Path(" in typed[0]:
         head[3:3] = ["from pathlib import Path", ""]
-    return [
+    lines = [
         *head,
         f"SYSTEM = {literal(state.system, 'the system')}  # to imitate: {', '.join(SYSTEMS)}",
         f"SIGNAL = {literal(state.signal, 'the signal')}  # to run on: {', '.join(SIGNALS)}",
@@ -127,9 +129,4 @@ def _dynamic(spec: Any, state: Any, steps: int, log_every: int) -> list[str]:
         "    net.params[name][...] = value",
         *_DYN_TAIL.splitlines(),
     ]
-
-
-def as_code(spec: Any, state: Any, *, steps: int, log_every: int) -> str:
-    """The lesson's script (see :func:`pyplay.ui.export.as_code`)."""
-    require_model(state, "net", trainer=False)
-    return "\n".join(_dynamic(spec, state, steps, log_every)) + "\n"
+    return "\n".join(lines) + "\n"

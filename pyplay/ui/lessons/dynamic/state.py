@@ -248,18 +248,7 @@ class LDDNLessonState(FitLesson, SavableLesson, LessonBase):
             )
         return None
 
-    def _restart_training(self) -> None:
-        self._fit = self._optimizer = None
-
     # ------------------------------------------------------------------ files
-    def _file_model(self) -> LDDN:
-        return self.net
-
-    def _file_optimizer(self) -> Any:
-        return self._optimizer
-
-    def _file_step(self) -> int:
-        return self._step
 
     def _file_prepare(self, loaded: LoadedFile) -> Any:
         if not isinstance(loaded.model, LDDN):
@@ -293,12 +282,7 @@ class LDDNLessonState(FitLesson, SavableLesson, LessonBase):
         u, y = self._data()
         return u, y, {"batch_size": TRAIN_BATCH}
 
-    def _status_text(self) -> str:
-        if not self.history["loss"]:
-            return f"Step {self._step}: not trained yet."
-        rate = self.steps_per_second(self._step)
-        last = self.history["loss"][-1]
-        return f"Step {self._step}: mean squared error {last:.5f}, {rate:.0f} steps/s"
+    loss_name = "mean squared error"
 
     def reset(self) -> None:
         """Back to the chosen preset (fresh weights)."""

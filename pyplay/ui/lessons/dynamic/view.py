@@ -21,15 +21,15 @@ from bokeh.models import ColumnDataSource
 from bokeh.plotting import figure
 
 from pyplay.dynamic.transfer import TRANSFERS
-from pyplay.ui.export_bar import ExportBar, curve_data
+from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons import SPECS
 from pyplay.ui.lessons.dynamic.diagram_plot import diagram_figure, update_diagram
 from pyplay.ui.lessons.dynamic.lddn_gradient import VanishingGradientState
 from pyplay.ui.lessons.dynamic.state import PRESETS, SYSTEM_LABELS, LDDNLessonState
 from pyplay.ui.lessons.textbook.view import TextbookSeq2SeqView
-from pyplay.ui.plots import loss_figure
+from pyplay.ui.plots import line_figure
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, lr_input, message_alert, seed_input, stream_losses
+from pyplay.ui.training import lr_input, message_alert, seed_input
 
 __all__ = ["SUBTABS", "DynamicLesson"]
 
@@ -53,29 +53,22 @@ GRADIENT_HELP = (
 
 
 def _line_figure(title: str, y_label: str, log: bool = False) -> figure:
-    return figure(
-        height=240,
-        sizing_mode="stretch_width",
-        title=title,
-        x_axis_label="time step t",
-        y_axis_label=y_label,
-        y_axis_type="log" if log else "linear",
-        tools="pan,wheel_zoom,reset,save",
-    )
+    return line_figure(title, "time step t", y_label, height=240, log=log)
 
 
-class DynamicLesson(TrainingView):
+class DynamicLesson(LessonView):
     """Builds the "Dynamic networks" lesson around its two states."""
+
+    status_css = "pyplay-lddn-status"
 
     def __init__(
         self, state: LDDNLessonState | None = None, gradient: VanishingGradientState | None = None
     ) -> None:
-        self.state = state or LDDNLessonState()
+        super().__init__(state or LDDNLessonState())
         self.gradient = gradient or VanishingGradientState()
         self.seq2seq = TextbookSeq2SeqView()
         self.parts: dict[str, Any] = {"textbook": self.seq2seq}  # sub-tabs that are lessons
         self.subtabs: pn.Tabs | None = None
-        self.loss_fig, self.loss_source, self.baseline = loss_figure()
         self.diagram_fig, self.diagram_sources = diagram_figure()
         self.equations = Text("", css_classes=["pyplay-lddn-equations"])
         self.weights = Text("", css_classes=["pyplay-lddn-weights"])
@@ -116,17 +109,10 @@ class DynamicLesson(TrainingView):
         self.refresh_gradient()
 
     # ------------------------------------------------------------------ build and run
-    def _stream(self, records: list[Any]) -> None:
-        stream_losses(self.loss_source, records)
-
-    def after_training(self) -> None:
-        self.refresh()
-
     def _on_version(self, *_: Any) -> None:
-        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
         self.description.value = self.state.description
         update_diagram(self.diagram_fig, self.diagram_sources, self.state.diagram())
-        self.refresh()
+        super()._on_version()  # the curve, the run, the weights
 
     def refresh(self, *_: Any) -> None:
         s = self.state
@@ -220,9 +206,9 @@ class DynamicLesson(TrainingView):
             "### Train it to imitate a reference system",
             pn.Row(*train),
             self.buttons(),
-            Text(s.param.status, css_classes=["pyplay-lddn-status"]),
-            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
-            ExportBar("dynamic", s).panel(),
+            self.status_line(),
+            self.loss_pane(),
+            self.export.panel(),
             "### Weights",
             self.weights,
             sizing_mode="stretch_width",

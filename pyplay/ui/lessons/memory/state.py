@@ -93,15 +93,12 @@ class MemoryLessonState(TrainerLesson, LessonBase):
             self.status = self._status_text()
         return records
 
-    def _status_text(self) -> str:
-        if self.trainer is None or self.task_obj is None:
-            return ""
-        n = self.trainer.step_count
-        if not self.history["loss"]:
-            return f"Step {n}: not trained yet. Uniform guess: {self.task_obj.baseline_loss():.3f}"
-        rate = self.steps_per_second(n)
-        acc = "" if self.accuracy is None else f", accuracy {self.accuracy:.2f}"
-        return f"Step {n}: loss {self.history['loss'][-1]:.4f}{acc}, {rate:.1f} steps/s"
+    def _untrained_note(self) -> str:
+        assert self.task_obj is not None  # built with the trainer
+        return f". Uniform guess: {self.task_obj.baseline_loss():.3f}"
+
+    def _status_extra(self) -> str:
+        return "" if self.accuracy is None else f", accuracy {self.accuracy:.2f}"
 
     def view(self, index: int = 0) -> MemoryView | None:
         """Example ``index`` (0..7) of a fixed batch, as the model reads it now."""

@@ -132,17 +132,11 @@ class LessonState(TrainerLesson, LessonBase):
 
     # ------------------------------------------------------------------ training
 
-    def _status_text(self) -> str:
-        if self.trainer is None:
-            return ""
-        n = self.trainer.step_count
-        if not self.history["loss"]:
-            return f"Step {n}: not trained yet. Baseline loss {self.task_obj.baseline_loss():.4f}."
-        rate = self.steps_per_second(n)
-        return (
-            f"Step {n}: loss {self.history['loss'][-1]:.4f} (baseline "
-            f"{self.task_obj.baseline_loss():.4f}), {rate:.1f} steps/s"
-        )
+    def _untrained_note(self) -> str:
+        return f". Baseline loss {self.task_obj.baseline_loss():.4f}."
+
+    def _status_extra(self) -> str:
+        return f" (baseline {self.task_obj.baseline_loss():.4f})"
 
     # ------------------------------------------------------------------ looking inside
     def inspection_batch(self, index: int = 0) -> Any:

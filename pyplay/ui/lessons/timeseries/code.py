@@ -136,7 +136,9 @@ def _series(state: Any) -> list[str]:
     return [*data, "", *_PASTED.splitlines()]
 
 
-def _timeseries(spec: Any, state: Any, steps: int, log_every: int) -> list[str]:
+def as_code(spec: Any, state: Any, *, steps: int, log_every: int) -> str:
+    """The lesson's script (see :func:`pyplay.ui.export.as_code`)."""
+    require_model(state, "net", trainer=False)
     from pyplay.ui.lessons.timeseries.state import BATCH, WINDOW_LEN, WINDOWS
 
     series = _series(state)
@@ -149,7 +151,7 @@ def _timeseries(spec: Any, state: Any, steps: int, log_every: int) -> list[str]:
         "INPUT_DELAYS": (state.input_delays, "u(t-1) .. u(t-INPUT_DELAYS)"),
         "FEEDBACK_DELAYS": (state.feedback_delays, "y(t-1) .. y(t-FEEDBACK_DELAYS)"),
     }
-    return [
+    lines = [
         *fit_head(spec, state, steps, log_every, imports),
         *[f"{k} = {number(v, k.lower(), whole=True)}  # {c}" for k, (v, c) in sizes.items()],
         f"WINDOWS, WINDOW_LEN, BATCH = {WINDOWS!r}, {WINDOW_LEN!r}, {BATCH!r}"
@@ -161,9 +163,4 @@ def _timeseries(spec: Any, state: Any, steps: int, log_every: int) -> list[str]:
         *(_NAR if pasted else _NARX).splitlines(),
         *_TS_TAIL.splitlines(),
     ]
-
-
-def as_code(spec: Any, state: Any, *, steps: int, log_every: int) -> str:
-    """The lesson's script (see :func:`pyplay.ui.export.as_code`)."""
-    require_model(state, "net", trainer=False)
-    return "\n".join(_timeseries(spec, state, steps, log_every)) + "\n"
+    return "\n".join(lines) + "\n"

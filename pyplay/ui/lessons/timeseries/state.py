@@ -93,7 +93,7 @@ class NARXState(FitLesson, SavableLesson, LessonBase):
         self.param.watch(
             self._quiet(self.reset), ["hidden_size", "input_delays", "feedback_delays", "seed"]
         )
-        self.param.watch(self._quiet(self._on_lr), ["lr"])
+        self.param.watch(self._quiet(self._restart_training), ["lr"])
 
     @property
     def history_len(self) -> int:
@@ -118,18 +118,7 @@ class NARXState(FitLesson, SavableLesson, LessonBase):
         du, dy = range(1, self.input_delays + 1), range(1, self.feedback_delays + 1)
         return narxnet(du, dy, (self.hidden_size,), rng=self.seed)
 
-    def _on_lr(self) -> None:
-        self._fit = self._optimizer = None  # the next step starts a new optimiser
-
     # ------------------------------------------------------------------ files
-    def _file_model(self) -> LDDN:
-        return self.net
-
-    def _file_optimizer(self) -> Any:
-        return self._optimizer
-
-    def _file_step(self) -> int:
-        return self._step
 
     def _file_prepare(self, loaded: LoadedFile) -> Any:
         same_model(loaded.model, self._build_net())
@@ -198,12 +187,10 @@ class NARXState(FitLesson, SavableLesson, LessonBase):
         p, p0, targets = self._windows()
         return p, targets, {"p0": p0, "batch_size": BATCH}
 
-    def _status_text(self) -> str:
-        if not self.history["loss"]:
-            return f"Step {self._step}: not trained yet ({self.source})."
-        rate = self.steps_per_second(self._step)
-        last = self.history["loss"][-1]
-        return f"Step {self._step}: open-loop MSE {last:.5f}, {rate:.0f} steps/s"
+    loss_name = "open-loop MSE"
+
+    def _untrained_note(self) -> str:
+        return f" ({self.source})."
 
     # ------------------------------------------------------------------ prediction
     def equations(self) -> list[str]:
