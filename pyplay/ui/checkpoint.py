@@ -176,6 +176,13 @@ class SavableLesson:
     _loading = False
     history: dict[str, list[float]]
     _elapsed: float
+    # from LessonBase (annotations only: the MRO must find its parameters and methods)
+    running: bool
+    version: int
+    status: str
+    notify: Callable[..., None]
+    _record: Callable[[int, float, float], None]
+    steps_per_second: Callable[[int], float]
 
     # hooks --------------------------------------------------------------
     def _file_model(self) -> Any:

@@ -42,14 +42,6 @@ class TrainerLesson(SavableLesson):
     _model_attr: ClassVar[str] = "model"
     trainer: Any
     task_obj: Any
-    # from LessonBase and the state itself (annotations only: the MRO must find theirs)
-    running: bool
-    version: int
-    status: str
-    notify: Callable[..., None]
-    _record: Callable[[int, float, float], None]
-    steps_per_second: Callable[[int], float]
-    history: dict[str, list[float]]
 
     # hooks --------------------------------------------------------------
     def _make_task(self) -> Any:
@@ -205,7 +197,7 @@ class TrainerLesson(SavableLesson):
         return commit
 
 
-class FitLesson:
+class FitLesson(SavableLesson):
     """The step loop of a lesson trained by :func:`pyplay.dynamic.fit` (time series, dynamic
     networks): ``_fit`` is the generator of losses over ``net``, ``_step`` counts the steps,
     ``weights_version`` is bumped when the weights change."""
@@ -216,13 +208,7 @@ class FitLesson:
     _fit: Any
     _optimizer: Any
     _step: int
-    running: bool
-    status: str
     weights_version: int
-    notify: Callable[..., None]
-    _record: Callable[[int, float, float], None]
-    steps_per_second: Callable[[int], float]
-    history: dict[str, list[float]]
 
     loss_name: ClassVar[str] = "loss"  # what the status line calls the loss
 

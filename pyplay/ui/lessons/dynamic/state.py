@@ -23,7 +23,7 @@ from pyplay.dynamic.train import OPTIMIZERS
 from pyplay.dynamic.transfer import TRANSFERS
 from pyplay.train import StepRecord
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
-from pyplay.ui.checkpoint import LoadedFile, SavableLesson
+from pyplay.ui.checkpoint import LoadedFile
 from pyplay.ui.trainer_lesson import FitLesson
 
 __all__ = ["PRESETS", "LDDNLessonState", "Run"]
@@ -84,7 +84,7 @@ class Run:
     target: np.ndarray | None
 
 
-class LDDNLessonState(FitLesson, SavableLesson, LessonBase):
+class LDDNLessonState(FitLesson, LessonBase):
     """Settings and actions of the LDDN part of the "Dynamic networks" lesson (files:
     ``save_bytes`` and ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`: any
     LDDN loads, the network is not rebuilt from the settings)."""

@@ -56,6 +56,17 @@ def _line_figure(title: str, y_label: str, log: bool = False) -> figure:
     return line_figure(title, "time step t", y_label, height=240, log=log)
 
 
+def _signal_figure(
+    title: str, y_label: str, columns: tuple[str, ...], output: str, **line: Any
+) -> tuple[figure, ColumnDataSource]:
+    """A figure of the input p(t) (dots) and the output a(t) (a line labelled ``output``)."""
+    fig = _line_figure(title, y_label)
+    source = ColumnDataSource({c: [] for c in columns})
+    fig.scatter("t", "p", source=source, size=6, color="#7f8c8d", legend_label="input p(t)")
+    fig.line("t", "a", source=source, line_width=2, legend_label=output, **line)
+    return fig, source
+
+
 class DynamicLesson(LessonView):
     """Builds the "Dynamic networks" lesson around its two states."""
 
@@ -73,18 +84,8 @@ class DynamicLesson(LessonView):
         self.equations = Text("", css_classes=["pyplay-lddn-equations"])
         self.weights = Text("", css_classes=["pyplay-lddn-weights"])
         self.values = Text("", css_classes=["pyplay-lddn-values"])
-        self.run_fig = _line_figure("Input and output", "value")
-        self.run_source = ColumnDataSource({"t": [], "p": [], "a": [], "target": []})
-        self.run_fig.scatter(
-            "t", "p", source=self.run_source, size=6, color="#7f8c8d", legend_label="input p(t)"
-        )
-        self.run_fig.line(
-            "t",
-            "a",
-            source=self.run_source,
-            line_width=2,
-            color="#2c6fbb",
-            legend_label="output a(t)",
+        self.run_fig, self.run_source = _signal_figure(
+            "Input and output", "value", ("t", "p", "a", "target"), "output a(t)", color="#2c6fbb"
         )
         self.run_fig.line(
             "t",
@@ -217,18 +218,8 @@ class DynamicLesson(LessonView):
 
     # ------------------------------------------------------------------ vanishing gradient
     def _grad_figures(self) -> None:
-        self.response_fig = _line_figure("Response a(t)", "a(t)")
-        self.response_source = ColumnDataSource({"t": [], "a": [], "p": []})
-        self.response_fig.scatter(
-            "t",
-            "p",
-            source=self.response_source,
-            size=6,
-            color="#7f8c8d",
-            legend_label="input p(t)",
-        )
-        self.response_fig.line(
-            "t", "a", source=self.response_source, line_width=2, legend_label="a(t)"
+        self.response_fig, self.response_source = _signal_figure(
+            "Response a(t)", "a(t)", ("t", "a", "p"), "a(t)"
         )
         self.grad_fig = _line_figure(
             "Gradient through time |∂a(T)/∂a(t)|", "|∂a(T)/∂a(t)|", log=True

@@ -236,12 +236,7 @@ class LessonState(TrainerLesson, LessonBase):
             self.notify(f"Text not used: {err}", "danger")
             return False
         self.user_text = text
-        if self.task == "charlm":
-            self.reset()
-        else:
-            self.task = "charlm"  # rebuilds through the watcher
-        self.notify(f"Using your text ({len(text):,} characters).", "success")
-        return True
+        return self._use_task("charlm", f"Using your text ({len(text):,} characters).")
 
     def set_user_numbers(self, data: bytes | str) -> bool:
         """Use a column of numbers for next-value prediction (validated)."""
@@ -252,11 +247,15 @@ class LessonState(TrainerLesson, LessonBase):
             self.notify(f"Numbers not used: {err}", "danger")
             return False
         self.user_numbers = values
-        if self.task == "series":
+        return self._use_task("series", f"Using your {values.size:,} numbers.")
+
+    def _use_task(self, task: str, done: str) -> bool:
+        """Train on ``task`` (rebuilt with the learner's data) and say ``done``."""
+        if self.task == task:
             self.reset()
         else:
-            self.task = "series"
-        self.notify(f"Using your {values.size:,} numbers.", "success")
+            self.task = task  # rebuilds through the watcher
+        self.notify(done, "success")
         return True
 
     # ------------------------------------------------------------------ files

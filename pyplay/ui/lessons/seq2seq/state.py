@@ -23,7 +23,7 @@ from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
 from pyplay.ui.trainer_lesson import TrainerLesson
 
-__all__ = ["PAIR_LABELS", "Decoding", "Seq2SeqState"]
+__all__ = ["PAIR_LABELS", "WIRING_LABELS", "Decoding", "Seq2SeqState"]
 
 PAIR_LABELS = {
     "Reversal": "reversal",
@@ -33,6 +33,7 @@ PAIR_LABELS = {
     "English to French": "translation",
     "Your pairs": "pairs",
 }
+WIRING_LABELS = {"Luong": "attention", "Bahdanau": "bahdanau", "Init": "init", "Context": "context"}
 _REBUILD = ("task", "cell", "wiring", "score", "hidden_size", "seed", "reverse_source")
 MAX_SOURCE_CHARS = 200
 
@@ -54,9 +55,7 @@ class Seq2SeqState(TrainerLesson, LessonBase):
 
     task = param.Selector(objects=list(PAIR_LABELS.values()), default="reversal")
     cell = param.Selector(objects=["gru", "lstm", "rnn"], default="gru")
-    wiring = param.Selector(
-        objects=["attention", "bahdanau", "init", "context"], default="attention"
-    )
+    wiring = param.Selector(objects=list(WIRING_LABELS.values()), default="attention")
     score = param.Selector(
         objects=["general", "dot", "scaled_dot", "additive", "cosine", "location"],
         default="general",

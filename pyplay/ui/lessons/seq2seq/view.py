@@ -15,7 +15,7 @@ import panel as pn
 from pyplay.ui.embed import widget_head
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
-from pyplay.ui.lessons.seq2seq.state import PAIR_LABELS, Decoding, Seq2SeqState
+from pyplay.ui.lessons.seq2seq.state import PAIR_LABELS, WIRING_LABELS, Decoding, Seq2SeqState
 from pyplay.ui.plots import attention_figure, beam_tree_figure, update_attention
 from pyplay.ui.text import Text
 from pyplay.ui.training import lr_input, seed_input
@@ -157,14 +157,7 @@ class Seq2SeqLesson(LessonView):
         widgets = [
             pn.widgets.Select.from_param(s.param.task, name="Task", options=PAIR_LABELS),
             pn.widgets.RadioButtonGroup.from_param(
-                s.param.wiring,
-                name="Wiring",
-                options={
-                    "Luong": "attention",
-                    "Bahdanau": "bahdanau",
-                    "Init": "init",
-                    "Context": "context",
-                },
+                s.param.wiring, name="Wiring", options=WIRING_LABELS
             ),
             pn.widgets.Select.from_param(
                 s.param.score,

@@ -27,7 +27,7 @@ from pyplay.dynamic.notation import equations
 from pyplay.dynamic.train import OPTIMIZERS
 from pyplay.tasks.sysid import load_narendra, parse_columns
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
-from pyplay.ui.checkpoint import LoadedFile, SavableLesson, same_model
+from pyplay.ui.checkpoint import LoadedFile, same_model
 from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.trainer_lesson import FitLesson
 
@@ -65,7 +65,7 @@ def _nar(d_y: int, hidden: int, rng: int) -> LDDN:
     )
 
 
-class NARXState(FitLesson, SavableLesson, LessonBase):
+class NARXState(FitLesson, LessonBase):
     """Settings and actions of the time-series lesson (files: ``save_bytes`` and
     ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
 
