@@ -23,13 +23,13 @@ import pyplay.io
 from pyplay.models import SequenceModel
 from pyplay.tasks import make_task
 from pyplay.train import Trainer
-from pyplay.ui.ctc_state import CTCState
 from pyplay.ui.export import EMBED_LIMIT, as_code, metrics_csv
-from pyplay.ui.memory_state import MemoryLessonState
-from pyplay.ui.seq2seq_state import Seq2SeqState
-from pyplay.ui.state import LessonState
-from pyplay.ui.textbook_seq2seq_state import TextbookSeq2SeqState
-from pyplay.ui.transformer_state import TransformerLessonState
+from pyplay.ui.lessons.ctc.state import CTCState
+from pyplay.ui.lessons.memory.state import MemoryLessonState
+from pyplay.ui.lessons.rnn.state import LessonState
+from pyplay.ui.lessons.seq2seq.state import Seq2SeqState
+from pyplay.ui.lessons.textbook.state import TextbookSeq2SeqState
+from pyplay.ui.lessons.transformer.state import TransformerLessonState
 
 try:
     import torch  # noqa: F401

@@ -24,8 +24,8 @@ from pyplay.dynamic import distdelaynet, to_dict
 from pyplay.optim import SGD
 from pyplay.ui.export import EMBED_LIMIT
 from pyplay.ui.export_dynamic import as_code_dynamic
-from pyplay.ui.lddn_state import LDDNLessonState
-from pyplay.ui.narx_state import NARXState
+from pyplay.ui.lessons.dynamic.state import LDDNLessonState
+from pyplay.ui.lessons.timeseries.state import NARXState
 
 STEPS = 4
 EVIL = "__import__('os').system('echo PWNED') '''\"\"\" {SEED} \\x00 #"

@@ -19,15 +19,15 @@ from pyplay.models import SequenceModel  # noqa: E402
 from pyplay.tasks import make_task  # noqa: E402
 from pyplay.train import Trainer  # noqa: E402
 from pyplay.ui.checkpoint import settings_names  # noqa: E402
-from pyplay.ui.ctc_state import CTCState  # noqa: E402
 from pyplay.ui.export_bar import ExportBar  # noqa: E402
-from pyplay.ui.lddn_state import LDDNLessonState  # noqa: E402
-from pyplay.ui.memory_state import MemoryLessonState  # noqa: E402
-from pyplay.ui.narx_state import NARXState  # noqa: E402
-from pyplay.ui.seq2seq_state import Seq2SeqState  # noqa: E402
-from pyplay.ui.state import LessonState  # noqa: E402
-from pyplay.ui.textbook_seq2seq_state import TextbookSeq2SeqState  # noqa: E402
-from pyplay.ui.transformer_state import TransformerLessonState  # noqa: E402
+from pyplay.ui.lessons.ctc.state import CTCState  # noqa: E402
+from pyplay.ui.lessons.dynamic.state import LDDNLessonState  # noqa: E402
+from pyplay.ui.lessons.memory.state import MemoryLessonState  # noqa: E402
+from pyplay.ui.lessons.rnn.state import LessonState  # noqa: E402
+from pyplay.ui.lessons.seq2seq.state import Seq2SeqState  # noqa: E402
+from pyplay.ui.lessons.textbook.state import TextbookSeq2SeqState  # noqa: E402
+from pyplay.ui.lessons.timeseries.state import NARXState  # noqa: E402
+from pyplay.ui.lessons.transformer.state import TransformerLessonState  # noqa: E402
 
 # lesson key -> (state class, settings to train with, other settings to load into)
 LESSONS: dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, Any]]] = {
@@ -309,8 +309,8 @@ def test_export_bar_downloads_loads_and_shows_code():
 
 
 def test_loaded_curve_shows_in_the_view(trained: Any):
-    from pyplay.ui.lesson_rnn import RecurrentLesson
-    from pyplay.ui.lesson_transformer import TransformerLesson
+    from pyplay.ui.lessons.rnn.view import RecurrentLesson
+    from pyplay.ui.lessons.transformer.view import TransformerLesson
 
     lesson = RecurrentLesson(LessonState())
     assert lesson.state.load_bytes(trained["rnn"][1])
@@ -325,8 +325,9 @@ def test_every_lesson_plot_has_the_png_save_tool():
 
     from pyplay.ui.app import LESSONS as VIEWS
 
-    for module, name in VIEWS.values():
-        view = getattr(__import__(module, fromlist=[name]), name)()
+    for spec in VIEWS.values():
+        name = spec.view
+        view = spec.view_class()()
         plots = list(view.panel().select(pn.pane.Bokeh))
         assert plots, name
         for pane in plots:

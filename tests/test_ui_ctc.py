@@ -10,8 +10,8 @@ pytest.importorskip("panel")
 from pyplay.models import SequenceModel
 from pyplay.tasks.ctc_frames import CTCFrames
 from pyplay.train import Trainer
-from pyplay.ui.ctc_state import CTCState
-from pyplay.ui.lesson_ctc import CTCLesson
+from pyplay.ui.lessons.ctc.state import CTCState
+from pyplay.ui.lessons.ctc.view import CTCLesson
 
 
 def test_trainer_uses_the_ctc_loss() -> None:

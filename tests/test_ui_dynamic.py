@@ -9,11 +9,11 @@ import json
 import numpy as np
 import pytest
 
-from pyplay.ui.lddn_gradient import VanishingGradientState
-from pyplay.ui.lddn_state import LDDNLessonState
-from pyplay.ui.lesson_dynamic import DynamicLesson
-from pyplay.ui.lesson_timeseries import TimeSeriesLesson
-from pyplay.ui.narx_state import NARXState
+from pyplay.ui.lessons.dynamic.lddn_gradient import VanishingGradientState
+from pyplay.ui.lessons.dynamic.state import LDDNLessonState
+from pyplay.ui.lessons.dynamic.view import DynamicLesson
+from pyplay.ui.lessons.timeseries.state import NARXState
+from pyplay.ui.lessons.timeseries.view import TimeSeriesLesson
 
 
 def test_presets_reproduce_the_books_examples() -> None:

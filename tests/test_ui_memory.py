@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("panel")
 
-from pyplay.ui.memory_state import MemoryLessonState
+from pyplay.ui.lessons.memory.state import MemoryLessonState
 
 
 def test_state_trains_and_views_have_the_right_shapes() -> None:
@@ -42,7 +42,7 @@ def test_settings_rebuild_and_bad_values_are_messages() -> None:
 
 
 def test_memory_lesson_view_follows_the_model() -> None:
-    from pyplay.ui.lesson_memory import MemoryLesson
+    from pyplay.ui.lessons.memory.view import MemoryLesson
 
     lesson = MemoryLesson()
     lesson.panel()

@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("panel")
 
-from pyplay.ui.lesson_seq2seq import Seq2SeqLesson
-from pyplay.ui.seq2seq_state import Seq2SeqState
+from pyplay.ui.lessons.seq2seq.state import Seq2SeqState
+from pyplay.ui.lessons.seq2seq.view import Seq2SeqLesson
 
 
 def test_training_lowers_the_loss_and_decoding_reverses() -> None:

@@ -10,8 +10,8 @@ pytest.importorskip("panel")
 import panel as pn
 
 from pyplay.ui.app import LESSONS, Playground, create_app
-from pyplay.ui.lesson_rnn import RecurrentLesson
-from pyplay.ui.state import LessonState
+from pyplay.ui.lessons.rnn.state import LessonState
+from pyplay.ui.lessons.rnn.view import RecurrentLesson
 
 
 def _params(state: LessonState) -> dict[str, np.ndarray]:

@@ -9,8 +9,8 @@ import pathlib
 import panel as pn
 import param
 
-from pyplay.ui.data_views import sampling_panel
-from pyplay.ui.state import LessonState
+from pyplay.ui.lessons.rnn.data_views import sampling_panel
+from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.text import Text
 
 ATTACK = "<img src=x onerror=alert(1)>"

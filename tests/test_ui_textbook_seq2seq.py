@@ -16,10 +16,10 @@ from pyplay.dynamic import TextbookSeq2Seq, book_form, textbook_seq2seq, textboo
 from pyplay.io import load_model, save_model
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.ui.embed import widget_view
-from pyplay.ui.lddn_state import LDDNLessonState
-from pyplay.ui.lesson_dynamic import DynamicLesson
-from pyplay.ui.textbook_seq2seq_state import TextbookSeq2SeqState, format_value
-from pyplay.ui.textbook_seq2seq_view import TextbookSeq2SeqView, steps_text
+from pyplay.ui.lessons.dynamic.state import LDDNLessonState
+from pyplay.ui.lessons.dynamic.view import DynamicLesson
+from pyplay.ui.lessons.textbook.state import TextbookSeq2SeqState, format_value
+from pyplay.ui.lessons.textbook.view import TextbookSeq2SeqView, steps_text
 from pyplay.ui.training import message_alert
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyplay.ui.lesson_transformer import TransformerLesson
-from pyplay.ui.transformer_state import TransformerLessonState
+from pyplay.ui.lessons.transformer.state import TransformerLessonState
+from pyplay.ui.lessons.transformer.view import TransformerLesson
 
 
 def test_transformer_beats_the_lstm_on_delayed_recall_for_the_same_steps() -> None:

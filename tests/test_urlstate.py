@@ -230,8 +230,8 @@ class _Page:
     """Tabs built lazily as in pyplay.ui.app.Playground: recurrent, seq2seq and About."""
 
     def __init__(self) -> None:
-        from pyplay.ui.lesson_rnn import RecurrentLesson
-        from pyplay.ui.lesson_seq2seq import Seq2SeqLesson
+        from pyplay.ui.lessons.rnn.view import RecurrentLesson
+        from pyplay.ui.lessons.seq2seq.view import Seq2SeqLesson
 
         self.kinds = [RecurrentLesson, Seq2SeqLesson]
         self.lessons: dict[int, Any] = {}

@@ -1,13 +1,33 @@
 """What every lesson state has: whether it is training, the message the page shows, a status
-line, and a version number that views watch to redraw after a rebuild. No Panel here."""
+line, and a version number that views watch to redraw after a rebuild; and the learning rate
+and seed parameters every lesson declares alike. No Panel here.
+
+A setting's range is declared once, on its parameter: ``bounds`` where no other value can be
+used, else ``softbounds``, the range of the page's slider and of what the page address and
+lesson files accept (:mod:`pyplay.ui.urlstate`, :mod:`pyplay.ui.checkpoint`), while a value
+set from code outside it is the model's or trainer's to refuse, with a message."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import param
 
-__all__ = ["MESSAGE_KINDS", "LessonBase"]
+__all__ = ["MESSAGE_KINDS", "SEED_MAX", "LessonBase", "lr_param", "seed_param"]
 
 MESSAGE_KINDS = ["info", "success", "warning", "danger"]
+SEED_MAX = 2**32 - 1
+
+
+def lr_param(default: float) -> param.Number:
+    """A lesson's learning rate: ``softbounds`` are the range the page address and lesson
+    files accept (a value outside is the trainer's to refuse, with a message)."""
+    return param.Number(default=default, softbounds=(1e-6, 10.0))
+
+
+def seed_param() -> param.Integer:
+    """A lesson's seed (what the page address and lesson files accept: 0 to 2**32 - 1)."""
+    return param.Integer(default=0, softbounds=(0, SEED_MAX))
 
 
 class LessonBase(param.Parameterized):
@@ -16,7 +36,8 @@ class LessonBase(param.Parameterized):
     ``running`` is True while the page's periodic callback trains; ``message`` and
     ``message_kind`` are shown as an alert (:meth:`notify`); ``status`` is the line under the
     controls (step, loss, speed); ``version`` is bumped whenever the model is rebuilt or
-    loaded, so views reset their plots.
+    loaded, so views reset their plots. ``history`` is the loss curve (``step``, ``loss`` and
+    any column a lesson adds); the state's training loop appends to it (:meth:`_record`).
     """
 
     running = param.Boolean(default=False)
@@ -24,6 +45,21 @@ class LessonBase(param.Parameterized):
     message_kind = param.Selector(objects=MESSAGE_KINDS, default="info")
     status = param.String(default="")
     version = param.Integer(default=0, doc="bumped whenever the model is rebuilt or loaded")
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.history: dict[str, list[float]] = {"step": [], "loss": []}
+        self._elapsed = 0.0  # seconds spent training the current model
+
+    def _record(self, step: int, loss: float, seconds: float) -> None:
+        """One training step done: its loss on the curve, its time in the speed."""
+        self.history["step"].append(step)
+        self.history["loss"].append(loss)
+        self._elapsed += seconds
+
+    def steps_per_second(self, steps: int) -> float:
+        """``steps`` over the time spent training (0 before any)."""
+        return steps / self._elapsed if self._elapsed else 0.0
 
     def notify(self, text: str, kind: str = "info") -> None:
         """Show ``text`` in the page (kind: info, success, warning, danger)."""

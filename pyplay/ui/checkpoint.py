@@ -28,13 +28,14 @@ import math
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from pyplay.io import Checkpoint, load, model_entry, save_model, whole_step
 from pyplay.models.registry import build_model
-from pyplay.ui.urlstate import LESSON_SPECS, url_fields
+from pyplay.ui.lessons import spec_of
+from pyplay.ui.urlstate import LESSON_SPECS
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -50,7 +51,7 @@ MAX_HISTORY = 1_000_000
 
 def settings_names(lesson: str) -> tuple[str, ...]:
     """The settings a file of ``lesson`` carries."""
-    return LESSON_SPECS[lesson].params
+    return tuple(LESSON_SPECS[lesson].params)
 
 
 def _title(lesson: Any) -> str:
@@ -110,10 +111,9 @@ def _check_value(lesson: str, state: Any, name: str, value: Any) -> Any:
         ok = ok and math.isfinite(value)
     else:
         objects = list(getattr(p, "objects", []))
-        ok = value in objects
+        ok = not isinstance(value, bool) and value in objects  # True == 1: not a head count
     if ok and kind in ("Integer", "Number"):
-        field = url_fields(lesson)[name]  # the address's bounds (the page's sliders)
-        low, high = field.low, field.high
+        low, high = p.get_soft_bounds()  # the parameter's range (the page's slider)
         ok = (low is None or value >= low) and (high is None or value <= high)
     if not ok:
         raise ValueError(f"the setting {name} has a value this lesson cannot use: {value!r}"[:200])
@@ -173,10 +173,16 @@ def same_model(model: Any, reference: Any) -> None:
 class SavableLesson:
     """``save_bytes`` and ``load_bytes`` for a lesson state (see the module docstring)."""
 
-    lesson_key: ClassVar[str]
     _loading = False
     history: dict[str, list[float]]
     _elapsed: float
+    # from LessonBase (annotations only: the MRO must find its parameters and methods)
+    running: bool
+    version: int
+    status: str
+    notify: Callable[..., None]
+    _record: Callable[[int, float, float], None]
+    steps_per_second: Callable[[int], float]
 
     # hooks --------------------------------------------------------------
     def _file_model(self) -> Any:
@@ -206,6 +212,11 @@ class SavableLesson:
         """The settings of a file without ``"lesson"`` (a native model file): by default
         none, so the model must fit the current settings."""
         return {}
+
+    @property
+    def lesson_key(self) -> str:
+        """The key of this state's lesson, from its spec (:data:`pyplay.ui.lessons.LESSONS`)."""
+        return spec_of(type(self)).key
 
     # ------------------------------------------------------------------
     def _quiet(self, action: Callable[[], Any]) -> Callable[..., None]:

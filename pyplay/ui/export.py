@@ -2,16 +2,17 @@
 
 :func:`as_code` writes a short Python script that rebuilds the lesson's current setup with
 pyplay natively (the task, the model, the trainer settings, the seed) and trains it, for every
-lesson with a model (:data:`CODE_LESSONS`; the two trained by ``pyplay.dynamic.fit`` are
-written by :mod:`pyplay.ui.export_dynamic`). For the recurrent models (``SequenceModel``: the
-recurrent and CTC lessons) it also saves the model as an ``.npz`` checkpoint and builds the same
-network in PyTorch with the weights loaded from that file by name
-(:mod:`pyplay.ui.export_torch`), printing how far the two outputs are apart.
-:func:`metrics_csv` turns a lesson's ``history`` into CSV text.
+lesson with a model (:data:`CODE_LESSONS`): each lesson's ``code.py`` writes its script, those
+trained by a ``Trainer`` with the parts here (:func:`trainer_script`), the two trained by
+``pyplay.dynamic.fit`` with :mod:`pyplay.ui.export_dynamic`. For the recurrent models
+(``SequenceModel``: the recurrent and CTC lessons) it also saves the model as an ``.npz``
+checkpoint and builds the same network in PyTorch with the weights loaded from that file by name
+(:mod:`pyplay.ui.export_torch`), printing how far the two outputs are apart. :func:`metrics_csv`
+turns a lesson's ``history`` into CSV text.
 
-Every value placed in the code is checked (plain numbers, strings, booleans, None and lists
-of them; class and module names from pyplay only) and written with ``repr``: nothing the
-learner typed can become code.
+Every value placed in the code is checked (plain numbers, strings, booleans, None and lists of
+them; class and module names from pyplay only) and written with ``repr``: nothing the learner
+typed can become code.
 """
 
 from __future__ import annotations
@@ -20,29 +21,35 @@ import csv
 import io
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pyplay.ui.export_torch import torch_part
+from pyplay.ui.lessons import LESSONS, SPECS
 
-__all__ = ["CODE_LESSONS", "EMBED_LIMIT", "as_code", "metrics_csv"]
+__all__ = [
+    "CODE_LESSONS",
+    "EMBED_LIMIT",
+    "as_code",
+    "call_lines",
+    "identifier",
+    "keyword_args",
+    "literal",
+    "metrics_csv",
+    "recurrent_parts",
+    "require_model",
+    "sequence_model_lines",
+    "trainer_lines",
+    "trainer_script",
+]
 
 EMBED_LIMIT = 20_000  # characters of the learner's data written into the script itself
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MODULE = re.compile(r"pyplay(\.[A-Za-z_][A-Za-z0-9_]*)+")
-_TITLES = {
-    "rnn": "Recurrent networks",
-    "seq2seq": "Sequence to sequence",
-    "transformer": "Transformers",
-    "ctc": "CTC",
-    "memory": "Memory",
-    "textbook": "Textbook seq2seq",
-}
-_FIT_LESSONS = ("timeseries", "dynamic")  # trained by pyplay.dynamic.fit: export_dynamic
-CODE_LESSONS = (*_TITLES, *_FIT_LESSONS)  # every lesson with a model
+CODE_LESSONS = tuple(spec.key for spec in LESSONS if spec.code)  # every lesson with a model
 
 
-def _lit(value: Any, what: str) -> str:
+def literal(value: Any, what: str) -> str:
     """``repr`` of a plain value, refusing anything else (ValueError naming ``what``)."""
     if value is None or isinstance(value, bool | str):
         return repr(value)
@@ -53,23 +60,23 @@ def _lit(value: Any, what: str) -> str:
             raise ValueError(f"{what} must be a finite number, got {value!r}")
         return repr(float(value))
     if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # a NumPy scalar
-        return _lit(value.item(), what)
+        return literal(value.item(), what)
     if isinstance(value, list | tuple):
-        return "[" + ", ".join(_lit(v, what) for v in value) + "]"
+        return "[" + ", ".join(literal(v, what) for v in value) + "]"
     raise ValueError(f"{what} must be a number, text, True/False or None, got {type(value)}")
 
 
-def _ident(name: str, what: str) -> str:
+def identifier(name: str, what: str) -> str:
     if not isinstance(name, str) or not _IDENT.fullmatch(name):
         raise ValueError(f"{what} must be a Python name, got {name!r}")
     return name
 
 
-def _kwargs(items: Mapping[str, Any], what: str) -> list[str]:
-    return [f"{_ident(k, what)}={_lit(v, f'{what} {k}')}" for k, v in items.items()]
+def keyword_args(items: Mapping[str, Any], what: str) -> list[str]:
+    return [f"{identifier(k, what)}={literal(v, f'{what} {k}')}" for k, v in items.items()]
 
 
-def _call(head: str, args: list[str]) -> list[str]:
+def call_lines(head: str, args: list[str]) -> list[str]:
     """``head(args)`` on one line if it fits in 99 characters, else one argument a line."""
     line = f"{head}({', '.join(args)})"
     if len(line) <= 99:
@@ -78,23 +85,23 @@ def _call(head: str, args: list[str]) -> list[str]:
 
 
 # ------------------------------------------------------------------ the parts of the script
-def _task(state: Any) -> tuple[list[str], list[str], list[str]]:
+def task_parts(state: Any) -> tuple[list[str], list[str], list[str]]:
     """Imports, data constants and the line building the task (its class and arguments)."""
     task = state.task_obj
     cls = type(task)
-    module, name = cls.__module__, _ident(cls.__name__, "the task class")
+    module, name = cls.__module__, identifier(cls.__name__, "the task class")
     if not _MODULE.fullmatch(module):
         raise ValueError(f"the task must come from pyplay, got module {module!r}")
     imports = [f"from {module} import {name}"]
     constants: list[str] = []
     args = []
     for key, value in task.config.items():
-        key = _ident(key, "a task setting")
+        key = identifier(key, "a task setting")
         if isinstance(value, str | list | tuple) and len(value) > 200:  # the learner's data
             const = f"DATA_{key.upper()}"
-            size = len(value) if isinstance(value, str) else len(_lit(value, key))
+            size = len(value) if isinstance(value, str) else len(literal(value, key))
             if size <= EMBED_LIMIT:
-                constants.append(f"{const} = {_lit(value, f'the task setting {key}')}")
+                constants.append(f"{const} = {literal(value, f'the task setting {key}')}")
             elif isinstance(value, str):
                 constants.append(
                     f'{const} = Path("my_{key}.txt").read_text(encoding="utf-8")'
@@ -107,12 +114,12 @@ def _task(state: Any) -> tuple[list[str], list[str], list[str]]:
                 )
             args.append(f"{key}={const}")
         else:
-            args.append(f"{key}={_lit(value, f'the task setting {key}')}")
+            args.append(f"{key}={literal(value, f'the task setting {key}')}")
     args.append("rng=SEED")
-    return imports, constants, _call(f"task = {name}", args)
+    return imports, constants, call_lines(f"task = {name}", args)
 
 
-def _sequence_model(state: Any, model: Any = None) -> list[str]:
+def sequence_model_lines(state: Any, model: Any = None) -> list[str]:
     config = (state.model if model is None else model).config
     extra = {k: config[k] for k in ("hidden_size", "num_layers", "bidirectional")}
     if config["cell"] == "rnn":
@@ -123,11 +130,16 @@ def _sequence_model(state: Any, model: Any = None) -> list[str]:
         extra["embedding_dim"] = config["embedding_dim"]
     if config["dtype"] != "float32":
         extra["dtype"] = config["dtype"]
-    args = ["task", _lit(config["cell"], "cell"), *_kwargs(extra, "model setting"), "rng=SEED"]
-    return _call("model = SequenceModel.for_task", args)
+    args = [
+        "task",
+        literal(config["cell"], "cell"),
+        *keyword_args(extra, "model setting"),
+        "rng=SEED",
+    ]
+    return call_lines("model = SequenceModel.for_task", args)
 
 
-def _trainer(state: Any, extra: Mapping[str, Any], seeded: bool = False) -> list[str]:
+def trainer_lines(state: Any, extra: Mapping[str, Any], seeded: bool = False) -> list[str]:
     from pyplay.train import OPTIMIZERS
 
     trainer = state.trainer
@@ -136,140 +148,46 @@ def _trainer(state: Any, extra: Mapping[str, Any], seeded: bool = False) -> list
         raise ValueError(f"unknown optimiser {type(trainer.optimizer).__name__}")
     settings: dict[str, Any] = {"optimizer": names[0], "lr": float(trainer.optimizer.lr)}
     settings.update(batch_size=trainer.batch_size, clip=trainer.clip, **extra)
-    args = ["model", "task", *_kwargs(settings, "trainer setting")]
-    return _call("trainer = Trainer", args + (["rng=SEED"] if seeded else []))
+    args = ["model", "task", *keyword_args(settings, "trainer setting")]
+    return call_lines("trainer = Trainer", args + (["rng=SEED"] if seeded else []))
 
 
-def _memory_parts(state: Any) -> tuple[list[str], list[str]]:
-    """The memory lesson's network: a MemoryNet, the AttendRNN or the LSTM of equal width."""
-    c = state.net.config
-    kind = type(state.net).__name__
-    if kind == "SequenceModel":
-        return ["from pyplay.models import SequenceModel"], [
-            *_sequence_model(state, state.net),
-            *_trainer(state, {}),
-        ]
-    keys = ["hidden_size"]
-    if kind == "MemoryNet":
-        keys += ["memory_size", "memory_width", "read_heads", "write_heads", "update"]
-    elif kind != "AttendRNN":
-        raise ValueError(f"unknown memory network {kind}")
-    args = ["task", *_kwargs({k: c[k] for k in keys}, "model setting"), "rng=SEED"]
-    return [f"from pyplay.models.memory import {kind}"], [
-        *_call(f"model = {kind}.for_task", args),
-        *_trainer(state, {}),
+def recurrent_parts(state: Any) -> tuple[list[str], list[str]]:
+    """Imports and the model and trainer lines of a lesson training a ``SequenceModel`` (the
+    recurrent and CTC lessons)."""
+    extra = {"tbptt": True} if state.trainer.tbptt else {}
+    return ["from pyplay.models import SequenceModel"], [
+        *sequence_model_lines(state),
+        *trainer_lines(state, extra),
     ]
 
 
-def _lesson_parts(lesson: str, state: Any) -> tuple[list[str], list[str]]:
-    """Imports and the model and trainer lines of ``lesson``."""
-    if lesson in ("rnn", "ctc"):
-        extra = {"tbptt": True} if state.trainer.tbptt else {}
-        return ["from pyplay.models import SequenceModel"], [
-            *_sequence_model(state),
-            *_trainer(state, extra),
-        ]
-    if lesson == "seq2seq":
-        m = state.model
-        settings = {
-            "embedding_dim": m.enc_emb.embedding_dim,
-            "hidden_size": m.hidden_size,
-            "num_layers": m.num_layers,
-            "cell": m.cell,
-            "bidirectional_encoder": m.bidirectional_encoder,
-            "wiring": m.wiring,
-            "score": state.score,
-        }
-        options: dict[str, Any] = {
-            "sampling": float(state.sampling),
-            "reverse_source": bool(state.reverse_source),
-        }
-        return ["from pyplay.models.seq2seq import EncoderDecoder"], [
-            *_call(
-                "model = EncoderDecoder",
-                [
-                    "len(task.src_vocab)",
-                    "len(task.tgt_vocab)",
-                    *_kwargs(settings, "model setting"),
-                    "rng=SEED",
-                ],
-            ),
-            *_trainer(state, options, seeded=True),
-        ]
-    if lesson == "memory":
-        return _memory_parts(state)
-    if lesson == "textbook":
-        c = state.model.config
-        args = [
-            "len(task.src_vocab)",
-            "len(task.tgt_vocab)",
-            _lit(c["form"], "form"),
-            *_kwargs({"hidden_size": c["hidden_size"]}, "model setting"),
-            "rng=SEED",
-        ]
-        return ["from pyplay.dynamic.textbook_seq2seq import textbook_seq2seq"], [
-            *_call("model = textbook_seq2seq", args),
-            *_trainer(state, {}, seeded=True),
-        ]
-    m = state.model
-    settings = {
-        "d_model": m.d_model,
-        "nhead": m.nhead,
-        "num_layers": m.num_layers,
-        "positional": m.positional,
-        "causal": m.causal,
-        "max_len": m.max_len,
-    }
-    return ["from pyplay.models.transformer.lm import TransformerModel"], [
-        *_call(
-            "model = TransformerModel.for_task",
-            ["task", *_kwargs(settings, "model setting"), "rng=SEED"],
-        ),
-        *_trainer(state, {}),
-    ]
-
-
-def as_code(lesson: str, state: Any, *, steps: int = 300, log_every: int = 50) -> str:
-    """A short runnable script that rebuilds ``state``'s setup natively and trains it.
-
-    Parameters
-    ----------
-    lesson : one of :data:`CODE_LESSONS`
-        "rnn", "seq2seq", "transformer", "ctc", "memory", "textbook" (trained by a
-        ``Trainer``, written here) or "timeseries", "dynamic" (trained by
-        ``pyplay.dynamic.fit``, written by :mod:`pyplay.ui.export_dynamic`)
-    state : the lesson's state (``LessonState``, ``Seq2SeqState``, ...), with a model built
-    steps : int
-        Training steps the script runs (``STEPS`` at its top).
-    log_every : int
-        The script prints the loss every ``log_every`` steps.
-
-    Returns
-    -------
-    str
-        Python source. For the recurrent and CTC lessons it also saves the model to
-        ``pyplay-model.npz`` (loadable in the page) and compares it with its PyTorch twin.
-
-    Raises
-    ------
-    ValueError
-        Unknown lesson, no model yet, or a setting that is not a plain value.
-    """
-    if lesson not in CODE_LESSONS:
-        raise ValueError(f"lesson must be one of {', '.join(CODE_LESSONS)}, got {lesson!r}")
-    for name, value in (("steps", steps), ("log_every", log_every)):
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10**7:
-            raise ValueError(f"{name} must be an integer from 1 to 10,000,000, got {value!r}")
-    if lesson in _FIT_LESSONS:
-        from pyplay.ui.export_dynamic import as_code_dynamic
-
-        return as_code_dynamic(lesson, state, steps=steps, log_every=log_every)
-    model = getattr(state, "net" if lesson == "memory" else "model", None)
-    if model is None or getattr(state, "trainer", None) is None:
+def require_model(state: Any, attr: str | None = None, trainer: bool = True) -> Any:
+    """``state``'s model (the attribute ``attr``, by default the one its ``_model_attr``
+    names, else ``model``); ValueError when there is none (or, with ``trainer``, no
+    trainer)."""
+    model = getattr(state, str(attr or getattr(state, "_model_attr", "model")), None)
+    if model is None or (trainer and getattr(state, "trainer", None) is None):
         raise ValueError("the lesson has no model yet: fix its settings first")
-    task_imports, constants, task_lines = _task(state)
-    model_imports, model_lines = _lesson_parts(lesson, state)
-    recurrent = lesson in ("rnn", "ctc")
+    return model
+
+
+def trainer_script(
+    spec: Any,
+    state: Any,
+    parts: Callable[[Any], tuple[list[str], list[str]]],
+    *,
+    steps: int,
+    log_every: int,
+    recurrent: bool = False,
+) -> str:
+    """The script of a lesson trained by a :class:`~pyplay.train.Trainer`: the task of
+    ``state``, the model and trainer lines ``parts(state)`` writes (with their imports), the
+    training loop and the evaluation; with ``recurrent`` it also saves the model and compares
+    it with its PyTorch twin."""
+    require_model(state)
+    task_imports, constants, task_lines = task_parts(state)
+    model_imports, model_lines = parts(state)
     numpy = recurrent or any("np." in line for line in constants)
     imports = [
         *(["import numpy as np", ""] if numpy else []),
@@ -281,14 +199,14 @@ def as_code(lesson: str, state: Any, *, steps: int = 300, log_every: int = 50) -
     if any("Path(" in line for line in constants):
         imports.insert(0, "from pathlib import Path")
     lines = [
-        f'"""The "{_TITLES[lesson]}" lesson of the pyplay playground, natively (made by "Show',
+        f'"""The "{spec.title}" lesson of the pyplay playground, natively (made by "Show',
         'as code"). Run it with python; change STEPS, or set CHECKPOINT to a saved model."""',
         "",
         *imports,
         "",
         f"STEPS = {steps!r}",
         f"LOG_EVERY = {log_every!r}",
-        f"SEED = {_lit(int(state.seed), 'seed')}",
+        f"SEED = {literal(int(state.seed), 'seed')}",
     ]
     if recurrent:
         lines += [
@@ -332,6 +250,41 @@ def as_code(lesson: str, state: Any, *, steps: int = 300, log_every: int = 50) -
             *torch_part(state),
         ]
     return "\n".join(lines) + "\n"
+
+
+def as_code(lesson: str, state: Any, *, steps: int = 300, log_every: int = 50) -> str:
+    """A short runnable script that rebuilds ``state``'s setup natively and trains it.
+
+    Parameters
+    ----------
+    lesson : one of :data:`CODE_LESSONS`
+        The lesson's key; its spec's ``code`` function (``lessons/<key>/code.py``) writes
+        the script.
+    state : the lesson's state (``LessonState``, ``Seq2SeqState``, ...), with a model built
+    steps : int
+        Training steps the script runs (``STEPS`` at its top).
+    log_every : int
+        The script prints the loss every ``log_every`` steps.
+
+    Returns
+    -------
+    str
+        Python source. For the recurrent and CTC lessons it also saves the model to
+        ``pyplay-model.npz`` (loadable in the page) and compares it with its PyTorch twin.
+
+    Raises
+    ------
+    ValueError
+        Unknown lesson, no model yet, or a setting that is not a plain value.
+    """
+    if lesson not in CODE_LESSONS:
+        raise ValueError(f"lesson must be one of {', '.join(CODE_LESSONS)}, got {lesson!r}")
+    for name, value in (("steps", steps), ("log_every", log_every)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10**7:
+            raise ValueError(f"{name} must be an integer from 1 to 10,000,000, got {value!r}")
+    spec = SPECS[lesson]
+    write = spec.code_function()
+    return str(write(spec, state, steps=steps, log_every=log_every))
 
 
 def metrics_csv(history: Mapping[str, Sequence[float]]) -> str:

@@ -4,7 +4,7 @@
 module (``nn.Embedding`` + ``nn.LSTM`` / ``nn.GRU`` / ``nn.RNN`` + ``nn.Linear``), load its
 weights by name from the checkpoint the script saved (pyplay's parameter names are PyTorch's
 ``state_dict`` names), and print how far the two outputs are apart in float64. Values are
-checked and written with :func:`pyplay.ui.export._lit`.
+checked and written with :func:`pyplay.ui.export.literal`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ _TORCH_CELLS = {"lstm": "LSTM", "gru": "GRU", "rnn": "RNN"}
 
 
 def torch_part(state: Any) -> list[str]:
-    from pyplay.ui.export import _lit
+    from pyplay.ui.export import literal
 
     """The same ``SequenceModel`` in PyTorch, weights loaded by name from the checkpoint."""
     c = state.model.config
@@ -27,9 +27,9 @@ def torch_part(state: Any) -> list[str]:
     rnn_in = c["embedding_dim"] if c["input_kind"] == "tokens" else c["input_size"]
     rnn_args = f"{rnn_in}, {H}, num_layers={L}, batch_first=True, bidirectional={bi!r}"
     if c["dropout"]:
-        rnn_args += f", dropout={_lit(c['dropout'], 'dropout')}"
+        rnn_args += f", dropout={literal(c['dropout'], 'dropout')}"
     if c["cell"] == "rnn":
-        rnn_args += f", nonlinearity={_lit(c['nonlinearity'], 'nonlinearity')}"
+        rnn_args += f", nonlinearity={literal(c['nonlinearity'], 'nonlinearity')}"
     tokens = c["input_kind"] == "tokens"
     lines = [
         "",

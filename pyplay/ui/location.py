@@ -3,7 +3,7 @@
 each value is checked, is :mod:`pyplay.ui.urlstate`.
 
 A lesson may live in a sub-tab of another lesson's view (its :class:`LessonSpec` names that
-lesson as ``parent``; e.g. "Textbook seq2seq" in "Dynamic networks"). Such a view has
+lesson as ``parent``; e.g. the book's seq2seq in the dynamic networks lesson). Such a view has
 
 - ``parts``: lesson key -> the view of that sub-lesson (with its own ``state``);
 - ``show_part(key)``: show the sub-tab of ``key`` (the view's own key: its first sub-tab)

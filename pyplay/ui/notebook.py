@@ -24,7 +24,7 @@ from pyplay.models import SequenceModel
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.objectives import reverse_sources
 from pyplay.tasks.pairs import BOS, EOS, Vocab
-from pyplay.ui.beam_stepper import BeamStepper
+from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
 from pyplay.ui.plots import (
     attention_figure,
     beam_tree_figure,

@@ -42,17 +42,31 @@ _RANGES = {
 }
 
 
+def line_figure(
+    title: str,
+    x_label: str,
+    y_label: str,
+    *,
+    height: int = 260,
+    log: bool = False,
+    tools: str = "pan,wheel_zoom,reset,save",
+) -> figure:
+    """An empty figure the width of the page for lines over steps or time."""
+    return figure(
+        height=height,
+        sizing_mode="stretch_width",
+        title=title,
+        x_axis_label=x_label,
+        y_axis_label=y_label,
+        y_axis_type="log" if log else "linear",
+        tools=tools,
+    )
+
+
 def loss_figure() -> tuple[figure, ColumnDataSource, Span]:
     """Training loss against step, with the trivial baseline as a dashed line."""
     source = ColumnDataSource({"step": [], "loss": []})
-    fig = figure(
-        height=260,
-        sizing_mode="stretch_width",
-        title="Training loss",
-        x_axis_label="step",
-        y_axis_label="loss",
-        tools="pan,wheel_zoom,reset,save",
-    )
+    fig = line_figure("Training loss", "step", "loss")
     fig.line("step", "loss", source=source, line_width=2, color="#2c6fbb")
     baseline = Span(
         location=0.0, dimension="width", line_dash="dashed", line_color="#c0392b", line_width=1.5
@@ -106,15 +120,8 @@ def gradient_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
     """Norm of dL/dh_t against t on a log scale: the current model and a comparison."""
     current = ColumnDataSource({"t": [], "norm": []})
     compare = ColumnDataSource({"t": [], "rnn": [], "lstm": []})
-    fig = figure(
-        height=260,
-        sizing_mode="stretch_width",
-        y_axis_type="log",
-        title="Gradient through time: ||dL/dh_t||",
-        x_axis_label="time step t",
-        y_axis_label="norm (log scale)",
-        tools="pan,wheel_zoom,reset,save",
-    )
+    title = "Gradient through time: ||dL/dh_t||"
+    fig = line_figure(title, "time step t", "norm (log scale)", log=True)
     fig.line("t", "norm", source=current, line_width=2, color="#2c6fbb", legend_label="this model")
     fig.scatter("t", "norm", source=current, size=4, color="#2c6fbb")
     fig.line(

@@ -201,13 +201,9 @@ class SavedWork(param.Parameterized):
         if snapshot is None or self.store is None:
             self.notify("Not restored: that snapshot is no longer in the list.", "danger")
             return False
-        try:
-            data = await self.store.get(snapshot_id)
-        except StoreError as err:
-            self.notify(f"Not restored: {err}", "danger")
-            return False
+        missing = f"Not restored: '{snapshot.name}' is no longer saved."
+        data = await self._get(snapshot_id, "Not restored", missing)
         if data is None:
-            self.notify(f"Not restored: '{snapshot.name}' is no longer saved.", "danger")
             return False
         titles, tab = self._titles(), _tab_of(snapshot)
         if tab not in titles:
@@ -294,17 +290,22 @@ class SavedWork(param.Parameterized):
 
     async def download(self, snapshot_id: str) -> io.BytesIO | None:
         """The snapshot's ``.npz`` bytes for a download (None and a message if unreadable)."""
+        missing = "Not downloaded: that snapshot is no longer saved."
+        data = await self._get(snapshot_id, "Not downloaded", missing)
+        return None if data is None else io.BytesIO(data)
+
+    async def _get(self, snapshot_id: str, failed: str, missing: str) -> bytes | None:
+        """The snapshot's bytes; None and a message (``failed: why``, or ``missing``) if none."""
         if self.store is None:
             return None
         try:
             data = await self.store.get(snapshot_id)
         except StoreError as err:
-            self.notify(f"Not downloaded: {err}", "danger")
+            self.notify(f"{failed}: {err}", "danger")
             return None
         if data is None:
-            self.notify("Not downloaded: that snapshot is no longer saved.", "danger")
-            return None
-        return io.BytesIO(data)
+            self.notify(missing, "danger")
+        return data
 
     # ------------------------------------------------------------------ layout
     def _run(self, make: Callable[[], Awaitable[Any]]) -> Callable[[Any], None]:

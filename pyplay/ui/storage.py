@@ -7,7 +7,7 @@ query of :mod:`pyplay.ui.urlstate`), the step count, when it was saved and its s
 - :class:`Store` is the interface (asynchronous: the browser's IndexedDB answers with
   promises): ``put``, ``get``, ``list``, ``rename``, ``delete``.
 - :class:`MemoryStore` keeps snapshots in a dict (native runs and tests).
-- :class:`IndexedDBStore` calls ``web/store.js`` (database "pyplay"), which the page's worker
+- :class:`IndexedDBStore` calls ``web/site/store.js`` (database "pyplay"), which the page's worker
   loads; every failure of the browser's storage (private mode, quota, a blocked database)
   becomes a :class:`StoreError` with a sentence a person can read.
 - :func:`keep` applies the limits (:data:`MAX_SNAPSHOTS`, :data:`MAX_SNAPSHOT_BYTES`,
@@ -64,7 +64,7 @@ class Snapshot:
         The lesson's key (``"rnn"``, ...; see :data:`pyplay.ui.urlstate.LESSON_SPECS`) or, for
         a lesson without one, its tab title.
     title : str
-        The lesson's tab title (its sub-tab's for a lesson in one, e.g. "Textbook seq2seq").
+        The lesson's tab title (its sub-tab's for a lesson shown in one).
     query : str
         The lesson's settings as a page-address query ("" when it has none).
     step : int
@@ -88,7 +88,7 @@ class Snapshot:
     named: bool = False
 
     def to_json(self) -> str:
-        """The metadata as a JSON object (what ``web/store.js`` keeps)."""
+        """The metadata as a JSON object (what ``web/site/store.js`` keeps)."""
         return json.dumps(asdict(self))
 
     @classmethod
@@ -189,7 +189,7 @@ def _reason(err: BaseException) -> str:
 
 
 class IndexedDBStore(Store):
-    """Snapshots in the browser's IndexedDB, through ``web/store.js`` (``api`` is its
+    """Snapshots in the browser's IndexedDB, through ``web/site/store.js`` (``api`` is its
     ``self.pyplayStore`` object, reached through Pyodide's ``js`` module).
 
     The bytes are copied into a fresh ``Uint8Array`` before they are handed over, and copied
@@ -247,7 +247,7 @@ class IndexedDBStore(Store):
 
 
 def browser_store() -> Store | None:
-    """The page's store: IndexedDB when running in Pyodide with ``web/store.js`` loaded,
+    """The page's store: IndexedDB when running in Pyodide with ``web/site/store.js`` loaded,
     None in Pyodide without it (e.g. the build's profile run under Node), a
     :class:`MemoryStore` natively."""
     if sys.platform != "emscripten":

@@ -1,6 +1,8 @@
 """What the lesson states trained by a :class:`~pyplay.train.Trainer` share: rebuilding task,
-model and trainer from the settings, applying new training settings to the current model, and
-the lesson-file hooks of :class:`~pyplay.ui.checkpoint.SavableLesson`.
+model and trainer from the settings, applying new training settings to the current model, the
+step loop (:meth:`TrainerLesson.train`: view -> state -> trainer -> state -> view) and the
+lesson-file hooks of :class:`~pyplay.ui.checkpoint.SavableLesson`; and the step loop of the
+lessons trained by :func:`pyplay.dynamic.fit` (:class:`FitLesson`).
 
 A state provides ``_make_task()``, ``_build_model(task)`` and ``_make_trainer(model, task)``
 (each raising ``ValueError`` or ``TypeError`` on settings that do not fit) and
@@ -10,13 +12,16 @@ settings the page shows a message and the previous task, model and trainer stay 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from pyplay.train import Trainer
+import numpy as np
+
+from pyplay.train import StepRecord, Trainer
 from pyplay.ui.checkpoint import LoadedFile, SavableLesson, same_model
 
-__all__ = ["TrainerLesson", "carry_over"]
+__all__ = ["FitLesson", "TrainerLesson", "carry_over"]
 
 
 def carry_over(old: Trainer, new: Trainer) -> Trainer:
@@ -37,12 +42,6 @@ class TrainerLesson(SavableLesson):
     _model_attr: ClassVar[str] = "model"
     trainer: Any
     task_obj: Any
-    # from LessonBase and the state itself (annotations only: the MRO must find theirs)
-    running: bool
-    version: int
-    status: str
-    notify: Callable[..., None]
-    _status_text: Callable[[], str]
 
     # hooks --------------------------------------------------------------
     def _make_task(self) -> Any:
@@ -60,6 +59,27 @@ class TrainerLesson(SavableLesson):
         self._elapsed = 0.0
 
     # rebuild and settings -----------------------------------------------
+    def reset(self) -> bool:
+        """Rebuild task, model and trainer from the settings; on bad settings the message
+        explains and the previous model stays."""
+        built = self._rebuild()
+        if built is None:
+            return False
+        self.notify(self._built_message(*built), "info")
+        return True
+
+    def _built_message(self, task: Any, model: Any) -> str:
+        """What the page says of a new model (by default: the task's description)."""
+        return str(task.describe())
+
+    def _on_lr(self, *_: Any) -> None:
+        """A new learning rate applies to the current model."""
+        self._apply_training_settings("Learning rate applied to the current model.")
+
+    def _on_training_setting(self, *_: Any) -> None:
+        """New training settings apply to the current model."""
+        self._apply_training_settings("Training settings applied to the current model.")
+
     def _rebuild(self) -> tuple[Any, Any] | None:
         """Stop training and build task, model and trainer afresh from the settings.
 
@@ -95,6 +115,56 @@ class TrainerLesson(SavableLesson):
         self.trainer = carry_over(self.trainer, trainer)
         self.notify(done, "info")
 
+    # training -------------------------------------------------------------
+    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
+        """Run ``steps`` steps of ``self.trainer``, or as many as fit in ``budget_s`` seconds,
+        appending each to ``history``; returns the records (:class:`~pyplay.train.StepRecord`).
+
+        A diverging step stops training with a message (the trainer restores its parameters).
+        The status line follows.
+        """
+        if self.trainer is None:
+            return []
+        records = []
+        start = time.perf_counter()
+        for record in self.trainer.run(steps):
+            if record.status != "ok":
+                self.running = False
+                self.notify(record.message, "danger")
+                break
+            records.append(record)
+            self._record(record.step, record.loss, record.seconds)
+            if budget_s is not None and time.perf_counter() - start >= budget_s:
+                break
+        self.status = self._status_text()
+        return records
+
+    def step_once(self) -> list[Any]:
+        """Train on exactly one batch."""
+        return self.train(steps=1)
+
+    loss_name: ClassVar[str] = "loss"  # what the status line calls the loss
+
+    def _status_text(self) -> str:
+        """The status line: step, last loss (with :meth:`_status_extra`) and speed; before
+        training, the step and :meth:`_untrained_note`."""
+        if self.trainer is None:
+            return ""
+        n = self.trainer.step_count
+        if not self.history["loss"]:
+            return f"Step {n}: not trained yet{self._untrained_note()}"
+        rate = self.steps_per_second(n)
+        last = self.history["loss"][-1]
+        return f"Step {n}: {self.loss_name} {last:.4f}{self._status_extra()}, {rate:.1f} steps/s"
+
+    def _untrained_note(self) -> str:
+        """The end of the status line before training (e.g. the loss to beat)."""
+        return "."
+
+    def _status_extra(self) -> str:
+        """More after the last loss in the status line (nothing by default)."""
+        return ""
+
     # lesson files ---------------------------------------------------------
     def _file_model(self) -> Any:
         model = getattr(self, self._model_attr)
@@ -125,3 +195,108 @@ class TrainerLesson(SavableLesson):
             setattr(self, self._model_attr, loaded.model)
 
         return commit
+
+
+class FitLesson(SavableLesson):
+    """The step loop of a lesson trained by :func:`pyplay.dynamic.fit` (time series, dynamic
+    networks): ``_fit`` is the generator of losses over ``net``, ``_step`` counts the steps,
+    ``weights_version`` is bumped when the weights change."""
+
+    net: Any
+    lr: float
+    seed: int
+    _fit: Any
+    _optimizer: Any
+    _step: int
+    weights_version: int
+
+    loss_name: ClassVar[str] = "loss"  # what the status line calls the loss
+
+    def _status_text(self) -> str:
+        """The status line: step, last loss and speed; before training the step and
+        :meth:`_untrained_note`."""
+        if not self.history["loss"]:
+            return f"Step {self._step}: not trained yet{self._untrained_note()}"
+        rate = self.steps_per_second(self._step)
+        last = self.history["loss"][-1]
+        return f"Step {self._step}: {self.loss_name} {last:.5f}, {rate:.0f} steps/s"
+
+    def _untrained_note(self) -> str:
+        """The end of the status line before training."""
+        return "."
+
+    def _restart_training(self, *_: Any) -> None:
+        """The next step starts :func:`pyplay.dynamic.fit` and the optimiser anew (new
+        settings, same weights)."""
+        self._fit = self._optimizer = None
+
+    # lesson files: the network, its optimiser, the step count
+    def _file_model(self) -> Any:
+        return self.net
+
+    def _file_optimizer(self) -> Any:
+        return self._optimizer
+
+    def _file_step(self) -> int:
+        return self._step
+
+    def _fit_arguments(self) -> tuple[Any, Any, dict[str, Any]]:
+        """The inputs, targets and options :func:`pyplay.dynamic.fit` trains on (beyond the
+        network, the optimiser, clipping and seed)."""
+        raise NotImplementedError
+
+    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[StepRecord]:
+        """Run ``steps`` steps (Adam, clipping 1), or as many as fit in ``budget_s`` seconds;
+        the first starts :func:`pyplay.dynamic.fit` on :meth:`_fit_arguments` (settings that
+        do not fit stop training with a message)."""
+        from pyplay.dynamic import fit  # the first lesson built at start-up needs neither
+        from pyplay.dynamic.train import OPTIMIZERS
+
+        if self._fit is None:
+            try:
+                inputs, targets, options = self._fit_arguments()
+                if self._optimizer is None:
+                    self._optimizer = OPTIMIZERS["adam"](self.net.params, lr=self.lr)
+                self._fit = fit(
+                    self.net, inputs, targets, steps=10**9, optimizer=self._optimizer, clip=1.0,
+                    rng=self.seed, **options,
+                )  # fmt: skip
+            except (ValueError, TypeError) as err:
+                self.running = False
+                self.notify(f"Not trained: {err}", "danger")
+                return []
+        return self._fit_steps(steps, budget_s)
+
+    def _fit_steps(self, steps: int | None, budget_s: float | None) -> list[StepRecord]:
+        """Run ``steps`` steps of ``_fit``, or as many as fit in ``budget_s`` seconds.
+
+        A step that makes the loss or a weight non-finite is undone (the weights before it are
+        restored), training stops and the state says so."""
+        records: list[StepRecord] = []
+        start = time.perf_counter()
+        params = self.net.params
+        while steps is None or len(records) < steps:
+            saved = {k: v.copy() for k, v in params.items()}
+            t0 = time.perf_counter()
+            with np.errstate(over="ignore", invalid="ignore"):  # caught just below
+                loss = float(next(self._fit))
+            if not (np.isfinite(loss) and all(np.all(np.isfinite(v)) for v in params.values())):
+                for k, v in saved.items():
+                    params[k][...] = v
+                self._fit, self.running = None, False
+                self.notify(
+                    "Training diverged; the weights before that step are kept. "
+                    "Try a smaller learning rate.",
+                    "danger",
+                )
+                break
+            self._step += 1
+            seconds = time.perf_counter() - t0
+            records.append(StepRecord(self._step, loss, 0.0, 0.0, seconds))
+            self._record(self._step, loss, seconds)
+            if budget_s is not None and time.perf_counter() - start >= budget_s:
+                break
+        if records:
+            self.weights_version += 1
+        self.status = self._status_text()
+        return records

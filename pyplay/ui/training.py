@@ -6,83 +6,22 @@ callback. Shared by the lesson states and views."""
 from __future__ import annotations
 
 import html
-import time
 from typing import Any
 
-import numpy as np
 import panel as pn
+import param
 from bokeh.models import ColumnDataSource
 
 from pyplay.train import StepRecord
 
 __all__ = [
     "TrainingView",
+    "lr_input",
     "message_alert",
-    "run_fit_steps",
-    "run_steps",
+    "seed_input",
     "stream_losses",
+    "typed_number",
 ]
-
-
-def run_steps(state: Any, steps: int | None, budget_s: float | None) -> list[StepRecord]:
-    """Run ``steps`` steps of ``state.trainer``, or as many as fit in ``budget_s`` seconds,
-    appending to ``state.history`` and ``state._elapsed``; a diverging run stops
-    ``state.running`` with a message (the trainer restores its parameters). Updates
-    ``state.status`` and returns the records."""
-    if state.trainer is None:
-        return []
-    records = []
-    start = time.perf_counter()
-    for record in state.trainer.run(steps):
-        if record.status != "ok":
-            state.running = False
-            state.notify(record.message, "danger")
-            break
-        records.append(record)
-        state.history["step"].append(record.step)
-        state.history["loss"].append(record.loss)
-        state._elapsed += record.seconds
-        if budget_s is not None and time.perf_counter() - start >= budget_s:
-            break
-    state.status = state._status_text()
-    return records
-
-
-def run_fit_steps(state: Any, steps: int | None, budget_s: float | None) -> list[StepRecord]:
-    """As :func:`run_steps` for a dynamic network: ``state._fit`` is a
-    :func:`pyplay.dynamic.fit` generator over ``state.net``; ``state._step`` counts the steps.
-    A step that makes the loss or a weight non-finite is undone (the weights before it are
-    restored), training stops and the state says so. Bumps ``state.weights_version``."""
-    records: list[StepRecord] = []
-    start = time.perf_counter()
-    params = state.net.params
-    while steps is None or len(records) < steps:
-        saved = {k: v.copy() for k, v in params.items()}
-        t0 = time.perf_counter()
-        with np.errstate(over="ignore", invalid="ignore"):  # caught just below
-            loss = float(next(state._fit))
-        if not (np.isfinite(loss) and all(np.all(np.isfinite(v)) for v in params.values())):
-            for k, v in saved.items():
-                params[k][...] = v
-            state._fit, state.running = None, False
-            state.notify(
-                "Training diverged; the weights before that step are kept. "
-                "Try a smaller learning rate.",
-                "danger",
-            )
-            break
-        state._step += 1
-        seconds = time.perf_counter() - t0
-        records.append(StepRecord(state._step, loss, 0.0, 0.0, seconds))
-        state.history["step"].append(state._step)
-        state.history["loss"].append(loss)
-        state._elapsed += seconds
-        if budget_s is not None and time.perf_counter() - start >= budget_s:
-            break
-    if records:
-        state.weights_version += 1
-    state.status = state._status_text()
-    return records
 
 
 def stream_losses(source: ColumnDataSource, records: list[StepRecord]) -> None:
@@ -105,6 +44,24 @@ def message_alert(state: Any) -> pn.pane.Alert:
         visible=pn.bind(bool, state.param.message),
         sizing_mode="stretch_width",
     )
+
+
+def typed_number(p: Any, name: str, step: float | None = None) -> pn.widgets.Widget:
+    """An input for the number parameter ``p``, typed freely: no range (the page address's
+    is the parameter's ``softbounds``); a value the state cannot use becomes its message."""
+    kind = pn.widgets.IntInput if isinstance(p, param.Integer) else pn.widgets.FloatInput
+    options: dict[str, Any] = {} if step is None else {"step": step}
+    return kind.from_param(p, name=name, start=None, end=None, **options)
+
+
+def lr_input(state: Any) -> pn.widgets.Widget:
+    """The "Learning rate" input of a lesson's controls."""
+    return typed_number(state.param.lr, "Learning rate", step=0.001)
+
+
+def seed_input(state: Any) -> pn.widgets.Widget:
+    """The "Seed" input of a lesson's controls."""
+    return typed_number(state.param.seed, "Seed")
 
 
 class TrainingView:

@@ -1,12 +1,13 @@
 """The playground's settings in the page address: ``?lesson=rnn&task=adding&cell=lstm&...``.
 
 Copying the address bar reproduces the setup; opening it shows the same configuration. Each
-lesson has a :class:`LessonSpec` in :data:`LESSON_SPECS`: its state class, the parameters that
-belong in the address, bounds for the numbers (those of the page's sliders) and the values the
-address cannot carry (tasks that need the learner's own data). Every value read from an address
-is checked against its parameter's type, bounds and allowed values; a wrong one becomes a
-message naming the key, what was expected and what was given, and is skipped. Nothing is ever
-evaluated, and nothing raises.
+lesson has a :class:`~pyplay.ui.lessons.spec.LessonSpec` (registered in
+:data:`pyplay.ui.lessons.LESSONS`; :data:`LESSON_SPECS` maps its key to it): its state class,
+the parameters that belong in the address and the values the address cannot carry (tasks that
+need the learner's own data); bounds and allowed values are the parameters' own. Every value
+read from an address is checked against its parameter's type, bounds and allowed values; a wrong
+one becomes a message naming the key, what was expected and what was given, and is skipped.
+Nothing is ever evaluated, and nothing raises.
 
 - :func:`to_query` writes a lesson state's settings; :func:`parse_query` reads an address's
   query into checked values (:class:`ParsedQuery`); :func:`apply_query` sets them on a state.
@@ -16,7 +17,6 @@ evaluated, and nothing raises.
 from __future__ import annotations
 
 import functools
-import importlib
 import math
 import re
 from collections.abc import Mapping
@@ -25,6 +25,9 @@ from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
 
 import param
+
+from pyplay.ui.lessons import SPECS as LESSON_SPECS
+from pyplay.ui.lessons import LessonSpec
 
 __all__ = [
     "LESSON_SPECS",
@@ -42,119 +45,9 @@ SOURCE_KEY = "src"
 MAX_QUERY_CHARS = 4000  # a 200-character decode input can take 2,400 encoded
 MAX_FIELDS = 64
 MAX_SOURCE_CHARS = 200  # as the sequence-to-sequence lesson's text box
-SEED_MAX = 2**32 - 1
 _INT = re.compile(r"[+-]?\d{1,12}")
 _FLOAT = re.compile(r"[+-]?(?:\d{1,20}\.?\d{0,20}|\.\d{1,20})(?:[eE][+-]?\d{1,3})?")
 _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
-
-
-@dataclass(frozen=True)
-class LessonSpec:
-    """What of one lesson goes into the address.
-
-    ``state`` names the state class as ``"module:Class"`` (imported when first needed),
-    ``title`` is the lesson's tab title, ``params`` the parameters written and read, ``bounds``
-    the closed range of each number, ``choices`` the allowed values where the parameter itself
-    does not list them, ``exclude`` values the address cannot carry, ``aliases`` other
-    spellings accepted for a choice (``{"task": {"reverse": "reversal"}}``), ``source``
-    whether the lesson has a decode input (key ``src``), ``parent`` the lesson whose view
-    shows this one as its sub-tab ``title`` (:mod:`pyplay.ui.location`).
-    """
-
-    state: str
-    title: str
-    params: tuple[str, ...]
-    bounds: Mapping[str, tuple[float, float]] = field(default_factory=dict)
-    choices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
-    exclude: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
-    aliases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    source: bool = False
-    parent: str | None = None
-
-
-_COMMON_BOUNDS = {"lr": (1e-6, 10.0), "seed": (0, SEED_MAX)}
-LESSON_SPECS: dict[str, LessonSpec] = {
-    "rnn": LessonSpec(
-        "pyplay.ui.state:LessonState",
-        "Recurrent networks",
-        tuple(
-            "task cell nonlinearity hidden_size num_layers seq_len lr optimizer clip "
-            "batch_size seed".split()
-        ),
-        bounds={
-            **_COMMON_BOUNDS,
-            "hidden_size": (2, 128),
-            "num_layers": (1, 3),
-            "seq_len": (4, 100),
-            "clip": (0.0, 1000.0),
-            "batch_size": (1, 128),
-        },
-        exclude={"task": ("series",)},
-    ),
-    "seq2seq": LessonSpec(
-        "pyplay.ui.seq2seq_state:Seq2SeqState",
-        "Sequence to sequence",
-        tuple(
-            "task cell wiring score hidden_size lr batch_size sampling reverse_source seed".split()
-        ),
-        bounds={
-            **_COMMON_BOUNDS,
-            "hidden_size": (4, 128),
-            "batch_size": (1, 256),
-            "sampling": (0.0, 1.0),
-        },
-        exclude={"task": ("pairs",)},
-        aliases={"task": {"reverse": "reversal", "copy": "copy_var", "sort": "sorting"}},
-        source=True,
-    ),
-    "transformer": LessonSpec(
-        "pyplay.ui.transformer_state:TransformerLessonState",
-        "Transformers",
-        tuple(
-            "task d_model nhead num_layers positional causal seq_len lr seed compare_lstm".split()
-        ),
-        bounds={**_COMMON_BOUNDS, "d_model": (8, 64), "num_layers": (1, 3), "seq_len": (4, 40)},
-        choices={"nhead": (1, 2, 4)},
-    ),
-    "ctc": LessonSpec(
-        "pyplay.ui.ctc_state:CTCState",
-        "CTC",
-        ("cell", "hidden_size", "bidirectional", "noise", "lr", "seed"),
-        bounds={**_COMMON_BOUNDS, "hidden_size": (4, 96), "noise": (0.0, 1.0)},
-    ),
-    "dynamic": LessonSpec(
-        "pyplay.ui.lddn_state:LDDNLessonState",
-        "Dynamic networks",
-        ("preset", "signal", "steps", "system", "lr", "seed"),
-        bounds={**_COMMON_BOUNDS, "steps": (1, 200)},
-        exclude={"signal": ("typed",)},
-    ),
-    "textbook": LessonSpec(
-        "pyplay.ui.textbook_seq2seq_state:TextbookSeq2SeqState",
-        "Textbook seq2seq",
-        ("form", "hidden_size", "lr", "seed"),
-        bounds={**_COMMON_BOUNDS, "hidden_size": (4, 64)},
-        parent="dynamic",
-    ),
-    "timeseries": LessonSpec(
-        "pyplay.ui.narx_state:NARXState",
-        "Time series",
-        ("hidden_size", "input_delays", "feedback_delays", "lr", "seed"),
-        bounds={**_COMMON_BOUNDS, "hidden_size": (1, 64)},
-    ),
-    "memory": LessonSpec(
-        "pyplay.ui.memory_state:MemoryLessonState",
-        "Memory",
-        tuple("model update read_heads write_heads memory_size n_pairs lr seed".split()),
-        bounds={
-            **_COMMON_BOUNDS,
-            "read_heads": (1, 4),
-            "write_heads": (1, 4),
-            "memory_size": (4, 64),
-            "n_pairs": (2, 12),
-        },
-    ),
-}
 
 
 def _show(text: Any, limit: int = 40) -> str:
@@ -227,8 +120,7 @@ class Field:
 
 def state_class(lesson: str) -> type[param.Parameterized]:
     """The state class of ``lesson`` (a key of :data:`LESSON_SPECS`)."""
-    module, _, name = LESSON_SPECS[lesson].state.partition(":")
-    cls = getattr(importlib.import_module(module), name)
+    cls = LESSON_SPECS[lesson].state_class()
     assert issubclass(cls, param.Parameterized)
     return cls
 
@@ -244,19 +136,23 @@ def url_fields(lesson: str) -> dict[str, Field]:
     for name in spec.params:
         p = params[name]
         excluded = spec.exclude.get(name, ())
-        low, high = spec.bounds.get(name, getattr(p, "bounds", None) or (None, None))
-        choices = tuple(c for c in spec.choices.get(name, ()) if c not in excluded)
+        low = high = None
+        choices: tuple[Any, ...] = ()
         if isinstance(p, param.Boolean):
             kind = "bool"
-        elif isinstance(p, param.Integer):
-            kind = "int"
-        elif isinstance(p, param.Number):
-            kind = "float"
+        elif isinstance(p, param.Integer | param.Number):  # the range of the page's slider
+            kind = "int" if isinstance(p, param.Integer) else "float"
+            low, high = p.get_soft_bounds()
         elif isinstance(p, param.Selector):
-            kind = "choice"
             choices = tuple(c for c in p.objects if c not in excluded)
-            if not all(isinstance(c, str) for c in choices):
-                raise TypeError(f"{lesson}.{name}: only selectors of strings go in the address")
+            if all(isinstance(c, str) for c in choices):
+                kind = "choice"
+            elif all(isinstance(c, int) and not isinstance(c, bool) for c in choices):
+                kind = "int"
+            else:
+                raise TypeError(
+                    f"{lesson}.{name}: only selectors of strings or integers go in the address"
+                )
         else:
             raise TypeError(f"{lesson}.{name}: {type(p).__name__} cannot go in the address")
         fields[name] = Field(name, kind, choices, low, high, spec.aliases.get(name, {}))

@@ -12,7 +12,7 @@ import pytest
 
 from browserkit import wait_for
 from pyplay.io import load_model
-from pyplay.ui.ctc_state import CTCState
+from pyplay.ui.lessons.ctc.state import CTCState
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl
 import pytest
 
 from browserkit import wait_ready
-from pyplay.ui.seq2seq_state import Seq2SeqState
+from pyplay.ui.lessons.seq2seq.state import Seq2SeqState
 
 pytestmark = pytest.mark.browser
 

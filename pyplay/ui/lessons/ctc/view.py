@@ -1,7 +1,7 @@
 """The "CTC" lesson: train a recurrent network with the CTC loss to read symbols out of noisy
 frames; see its per-frame probabilities (blank included), the best path and its collapse.
 
-Rendering only: actions call :class:`~pyplay.ui.ctc_state.CTCState`.
+Rendering only: actions call :class:`~pyplay.ui.lessons.ctc.state.CTCState`.
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from typing import Any
 
 import panel as pn
 
-from pyplay.ui.ctc_state import CTCState
-from pyplay.ui.export_bar import ExportBar, curve_data
-from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
+from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.ctc.state import CTCState
+from pyplay.ui.plots import heatmap_figure, update_heatmap
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.training import lr_input, seed_input
 
 __all__ = ["CTCLesson"]
 
@@ -28,32 +28,22 @@ HELP = (
 )
 
 
-class CTCLesson(TrainingView):
+class CTCLesson(LessonView):
     """Builds the CTC lesson around a :class:`CTCState`."""
 
+    heading = "## Train with the CTC loss"
+    help_text = HELP
+    status_css = "pyplay-ctc-status"
+
     def __init__(self, state: CTCState | None = None) -> None:
-        self.state = state or CTCState()
-        self.loss_fig, self.loss_source, self.baseline = loss_figure()
+        super().__init__(state or CTCState())
         self.prob_fig, self.prob_source = heatmap_figure("p", "P(class | frame)")
         self.prob_fig.yaxis.axis_label = "class"
         self.prob_fig.xaxis.axis_label = "frame"
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
         self.example.param.watch(lambda e: self.refresh(), "value")
         self.paths = Text("", css_classes=["pyplay-ctc-paths"])
-        self.state.param.watch(self._on_version, "version")
-        self._on_version()
-
-    def _stream(self, records: list[Any]) -> None:
-        stream_losses(self.loss_source, records)
-
-    def after_training(self) -> None:
-        self.refresh()
-
-    def _on_version(self, *_: Any) -> None:
-        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
-        if self.state.task_obj is not None:
-            self.baseline.location = float(self.state.task_obj.baseline_loss())
-        self.refresh()
+        self.watch_version()
 
     def refresh(self, *_: Any) -> None:
         view = self.state.view(int(self.example.value or 0))
@@ -70,36 +60,18 @@ class CTCLesson(TrainingView):
             + ("(right)" if view.decoded == view.target else "(not yet)")
         )
 
-    def panel(self) -> pn.Row:
+    def controls(self) -> list[Any]:
         s = self.state
-        alert = message_alert(s)
-        controls = [
+        return [
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.cell, name="Cell", options={"GRU": "gru", "LSTM": "lstm", "RNN": "rnn"}
             ),
-            pn.widgets.IntSlider.from_param(
-                s.param.hidden_size, name="Hidden size", start=4, end=96
-            ),
+            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
             pn.widgets.Checkbox.from_param(s.param.bidirectional, name="Bidirectional"),
-            pn.widgets.FloatSlider.from_param(
-                s.param.noise, name="Frame noise", start=0.0, end=1.0, step=0.05
-            ),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
-            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            pn.widgets.FloatSlider.from_param(s.param.noise, name="Frame noise", step=0.05),
+            lr_input(s),
+            seed_input(s),
         ]
-        main = pn.Column(
-            alert,
-            "## Train with the CTC loss",
-            pn.pane.Markdown(HELP),
-            Text(s.param.status, css_classes=["pyplay-ctc-status"]),
-            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
-            ExportBar("ctc", s).panel(),
-            "## Frame by frame",
-            self.example,
-            pn.pane.Bokeh(self.prob_fig),
-            self.paths,
-            sizing_mode="stretch_width",
-        )
-        return pn.Row(
-            pn.Column(*controls, self.buttons(), width=320), main, sizing_mode="stretch_width"
-        )
+
+    def sections(self) -> list[Any]:
+        return ["## Frame by frame", self.example, pn.pane.Bokeh(self.prob_fig), self.paths]

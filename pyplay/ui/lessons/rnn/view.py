@@ -1,9 +1,9 @@
 """The "Recurrent networks" lesson: controls, live loss curve, look inside, sampling, data.
 
-Rendering only: every action calls :class:`~pyplay.ui.state.LessonState`. Training runs in a
-periodic callback that does as many steps as fit in ~0.1 s per tick and then leaves the worker
-idle for a moment, so clicks (Pause) are processed between ticks, natively and in the browser's
-Pyodide worker.
+Rendering only: every action calls :class:`~pyplay.ui.lessons.rnn.state.LessonState`. Training
+runs in a periodic callback that does as many steps as fit in ~0.1 s per tick and then leaves
+the worker idle for a moment, so clicks (Pause) are processed between ticks, natively and in the
+browser's Pyodide worker.
 """
 
 from __future__ import annotations
@@ -13,13 +13,14 @@ from typing import Any
 import numpy as np
 import panel as pn
 
-from pyplay.ui.export_bar import ExportBar, curve_data
-from pyplay.ui.plots import gradient_figure, heatmap_figure, loss_figure, update_heatmap
-from pyplay.ui.state import TASK_LABELS, LessonState
+from pyplay.ui.embed import widget_head
+from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.rnn.state import TASK_LABELS, LessonState
+from pyplay.ui.plots import gradient_figure, heatmap_figure, update_heatmap
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.training import lr_input, seed_input, typed_number
 
-__all__ = ["RecurrentLesson"]
+__all__ = ["RecurrentLesson", "gates_widget", "gradient_widget"]
 
 TITLES = {
     "i": "input gate i",
@@ -53,36 +54,28 @@ HELP = {
 }
 
 
-class RecurrentLesson(TrainingView):
+class RecurrentLesson(LessonView):
     """Builds the lesson's layout around a :class:`LessonState`."""
 
+    refresh_every = 5  # slices between redraws of the look-inside views while training
+    help_text = HELP["train"]
+
     def __init__(self, state: LessonState | None = None) -> None:
-        self.state = state or LessonState()
-        self.loss_fig, self.loss_source, self.baseline = loss_figure()
+        super().__init__(state or LessonState())
         self.grad_fig, self.grad_current, self.grad_compare = gradient_figure()
         self.heatmaps = pn.GridBox(ncols=3, sizing_mode="stretch_width")
         self._maps: dict[str, tuple[Any, Any]] = {}
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
         self.example.param.watch(lambda e: self.refresh_inside(), "value")
-        self.state.param.watch(self._on_version, "version")
-        self._on_version()
-
-    # ------------------------------------------------------------------ training
-    def _stream(self, records: list[Any]) -> None:
-        stream_losses(self.loss_source, records)
-
-    refresh_every = 5  # slices between redraws of the look-inside views while training
-
-    def after_training(self) -> None:
-        self.refresh_inside()
+        self.watch_version()
 
     def _on_version(self, *_: Any) -> None:
         """A new or loaded model: clear the curve, rebuild the heatmap grid, redraw."""
-        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
         self.grad_compare.data = {"t": [], "rnn": [], "lstm": []}
-        if self.state.task_obj is not None:
-            self.baseline.location = float(self.state.task_obj.baseline_loss())
         self._maps = {}
+        super()._on_version()
+
+    def refresh(self, *_: Any) -> None:
         self.refresh_inside()
 
     # ------------------------------------------------------------------ look inside
@@ -117,68 +110,71 @@ class RecurrentLesson(TrainingView):
         }
 
     # ------------------------------------------------------------------ layout
-    def controls(self) -> pn.Column:
+    def controls(self) -> list[Any]:
         s = self.state
         w: dict[str, Any] = {
             "task": pn.widgets.Select.from_param(s.param.task, name="Task", options=TASK_LABELS),
             "cell": pn.widgets.RadioButtonGroup.from_param(
                 s.param.cell, name="Cell", options={"LSTM": "lstm", "GRU": "gru", "RNN": "rnn"}
             ),
-            "hidden_size": pn.widgets.IntSlider.from_param(
-                s.param.hidden_size, name="Hidden size", start=2, end=128
-            ),
-            "num_layers": pn.widgets.IntSlider.from_param(
-                s.param.num_layers, name="Layers", start=1, end=3
-            ),
-            "seq_len": pn.widgets.IntSlider.from_param(
-                s.param.seq_len, name="Sequence length", start=4, end=100
-            ),
-            "lr": pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
+            "hidden_size": pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
+            "num_layers": pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers"),
+            "seq_len": pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length"),
+            "lr": lr_input(s),
             "optimizer": pn.widgets.Select.from_param(s.param.optimizer, name="Optimiser"),
-            "clip": pn.widgets.FloatInput.from_param(s.param.clip, name="Clip (0 = off)", step=0.5),
-            "batch_size": pn.widgets.IntSlider.from_param(
-                s.param.batch_size, name="Batch size", start=1, end=128
-            ),
-            "seed": pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            "clip": typed_number(s.param.clip, "Clip (0 = off)", step=0.5),
+            "batch_size": pn.widgets.IntSlider.from_param(s.param.batch_size, name="Batch size"),
+            "seed": seed_input(s),
         }
-        return pn.Column(*w.values(), self.buttons(), width=320)
+        return list(w.values())
 
-    def panel(self) -> pn.Row:
-        s = self.state
-        alert = message_alert(s)
-        status = Text(s.param.status, name="status", css_classes=["pyplay-status"])
-        compare = pn.widgets.Button(name="Compare RNN vs LSTM", width=200)
-        compare.on_click(self.compare)
-        refresh = pn.widgets.Button(name="Refresh", width=100)
-        refresh.on_click(self.refresh_inside)
-        self.export = ExportBar("rnn", s)
-        training = pn.Column(
-            "## Train",
-            pn.pane.Markdown(HELP["train"]),
-            status,
-            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
-            self.export.panel(),
-            sizing_mode="stretch_width",
-        )
+    def status_line(self) -> Text:
+        return Text(self.state.param.status, name="status", css_classes=[self.status_css])
+
+    def training(self) -> list[Any]:
+        return [pn.Column(*super().training(), sizing_mode="stretch_width")]
+
+    def refresh_button(self) -> pn.widgets.Button:
+        button = pn.widgets.Button(name="Refresh", width=100)
+        button.on_click(self.refresh_inside)
+        return button
+
+    def compare_button(self) -> pn.widgets.Button:
+        button = pn.widgets.Button(name="Compare RNN vs LSTM", width=200)
+        button.on_click(self.compare)
+        return button
+
+    def sections(self) -> list[Any]:
         inside = pn.Column(
             "## Look inside",
             pn.pane.Markdown(HELP["inside"]),
-            pn.Row(self.example, refresh),
+            pn.Row(self.example, self.refresh_button()),
             self.heatmaps,
             "## Gradient through time",
             pn.pane.Markdown(HELP["grad"]),
-            compare,
+            self.compare_button(),
             pn.pane.Bokeh(self.grad_fig, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
-        from pyplay.ui.data_views import data_panel, sampling_panel
+        from pyplay.ui.lessons.rnn.data_views import data_panel, sampling_panel
 
-        main = pn.Column(
-            alert,
-            training,
-            inside,
-            sampling_panel(s, HELP["sample"]),
-            data_panel(s, HELP["data"]),
-            sizing_mode="stretch_width",
-        )
-        return pn.Row(self.controls(), main, sizing_mode="stretch_width")
+        s = self.state
+        return [inside, sampling_panel(s, HELP["sample"]), data_panel(s, HELP["data"])]
+
+
+# ------------------------------------------------------------------ embedded parts
+def gates_widget(view: Any) -> pn.viewable.Viewable:
+    return pn.Column(
+        *widget_head(view),
+        pn.Row(view.example, view.refresh_button()),
+        view.heatmaps,
+        sizing_mode="stretch_width",
+    )
+
+
+def gradient_widget(view: Any) -> pn.viewable.Viewable:
+    return pn.Column(
+        *widget_head(view, view.compare_button()),
+        pn.pane.Bokeh(view.grad_fig, sizing_mode="stretch_width"),
+        sizing_mode="stretch_width",
+    )

@@ -15,9 +15,8 @@ from pyplay.losses import softmax
 from pyplay.models import SequenceModel
 from pyplay.tasks.ctc_frames import CTCFrames
 from pyplay.train import Trainer
-from pyplay.ui.base_state import LessonBase
+from pyplay.ui.base_state import LessonBase, lr_param, seed_param
 from pyplay.ui.trainer_lesson import TrainerLesson
-from pyplay.ui.training import run_steps
 
 __all__ = ["CTCState", "CTCView"]
 
@@ -42,22 +41,18 @@ class CTCState(TrainerLesson, LessonBase):
     """Settings and actions of the CTC lesson (files: ``save_bytes`` and ``load_bytes`` of
     :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
 
-    lesson_key = "ctc"
-
     cell = param.Selector(objects=["gru", "lstm", "rnn"], default="gru")
-    hidden_size = param.Integer(default=32)
+    hidden_size = param.Integer(default=32, softbounds=(4, 96))
     bidirectional = param.Boolean(default=True)
-    noise = param.Number(default=0.3)
-    lr = param.Number(default=0.02)
-    seed = param.Integer(default=0)
+    noise = param.Number(default=0.3, softbounds=(0.0, 1.0))
+    lr = lr_param(0.02)
+    seed = seed_param()
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.model: SequenceModel | None = None
         self.trainer: Trainer | None = None
         self.task_obj: CTCFrames | None = None
-        self.history: dict[str, list[float]] = {"step": [], "loss": []}
-        self._elapsed = 0.0
         self.reset()
         self.param.watch(
             self._quiet(self.reset), ["cell", "hidden_size", "bidirectional", "noise", "seed"]
@@ -76,29 +71,11 @@ class CTCState(TrainerLesson, LessonBase):
     def _make_trainer(self, model: Any, task: Any) -> Trainer:
         return Trainer(model, task, lr=self.lr, batch_size=32, clip=5.0)
 
-    def reset(self) -> bool:
-        """Rebuild task, model and trainer; on bad settings the previous model stays."""
-        built = self._rebuild()
-        if built is None:
-            return False
-        self.notify(built[0].describe(), "info")
-        return True
+    loss_name = "CTC loss"
 
-    def _on_lr(self) -> None:
-        self._apply_training_settings("Learning rate applied to the current model.")
-
-    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
-        return run_steps(self, steps, budget_s)
-
-    def _status_text(self) -> str:
-        if self.trainer is None or self.task_obj is None:
-            return ""
-        n = self.trainer.step_count
-        if not self.history["loss"]:
-            return f"Step {n}: not trained yet. Uniform guess: {self.task_obj.baseline_loss():.3f}"
-        rate = n / self._elapsed if self._elapsed else 0.0
-        last = self.history["loss"][-1]
-        return f"Step {n}: CTC loss {last:.4f}, {rate:.1f} steps/s"
+    def _untrained_note(self) -> str:
+        assert self.task_obj is not None  # built with the trainer
+        return f". Uniform guess: {self.task_obj.baseline_loss():.3f}"
 
     def view(self, index: int = 0) -> CTCView | None:
         """Example ``index`` (0..7) of a fixed batch, as the model reads it now."""

@@ -22,15 +22,14 @@ from typing import Any
 import numpy as np
 import param
 
-from pyplay.dynamic import LDDN, closeloop, fit, narxnet, preparets
+from pyplay.dynamic import LDDN, closeloop, narxnet, preparets
 from pyplay.dynamic.notation import equations
 from pyplay.dynamic.train import OPTIMIZERS
 from pyplay.tasks.sysid import load_narendra, parse_columns
-from pyplay.train import StepRecord
-from pyplay.ui.base_state import LessonBase
-from pyplay.ui.checkpoint import LoadedFile, SavableLesson, same_model
-from pyplay.ui.state import LessonState
-from pyplay.ui.training import run_fit_steps
+from pyplay.ui.base_state import LessonBase, lr_param, seed_param
+from pyplay.ui.checkpoint import LoadedFile, same_model
+from pyplay.ui.lessons.rnn.state import LessonState
+from pyplay.ui.trainer_lesson import FitLesson
 
 __all__ = ["NARXState", "Prediction"]
 
@@ -66,17 +65,15 @@ def _nar(d_y: int, hidden: int, rng: int) -> LDDN:
     )
 
 
-class NARXState(SavableLesson, LessonBase):
+class NARXState(FitLesson, LessonBase):
     """Settings and actions of the time-series lesson (files: ``save_bytes`` and
     ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
-
-    lesson_key = "timeseries"
 
     hidden_size = param.Integer(default=10, bounds=(1, 64))
     input_delays = param.Integer(default=2, bounds=(1, 10))  # u(t-1) .. u(t-d_u)
     feedback_delays = param.Integer(default=2, bounds=(1, 10))  # y(t-1) .. y(t-d_y)
-    lr = param.Number(default=0.01)
-    seed = param.Integer(default=0)
+    lr = lr_param(0.01)
+    seed = seed_param()
     loop = param.Selector(objects=["open", "closed"], default="open")
 
     weights_version = param.Integer(default=0)
@@ -89,7 +86,6 @@ class NARXState(SavableLesson, LessonBase):
         self.n_train = self.y.size - 500
         self.user_text = ""
         self.net: LDDN = _nar(1, 1, 0)
-        self.history: dict[str, list[float]] = {"step": [], "loss": []}
         self._elapsed, self._step = 0.0, 0
         self._fit: Any = None
         self._optimizer: Any = None
@@ -97,7 +93,7 @@ class NARXState(SavableLesson, LessonBase):
         self.param.watch(
             self._quiet(self.reset), ["hidden_size", "input_delays", "feedback_delays", "seed"]
         )
-        self.param.watch(self._quiet(self._on_lr), ["lr"])
+        self.param.watch(self._quiet(self._restart_training), ["lr"])
 
     @property
     def history_len(self) -> int:
@@ -122,18 +118,7 @@ class NARXState(SavableLesson, LessonBase):
         du, dy = range(1, self.input_delays + 1), range(1, self.feedback_delays + 1)
         return narxnet(du, dy, (self.hidden_size,), rng=self.seed)
 
-    def _on_lr(self) -> None:
-        self._fit = self._optimizer = None  # the next step starts a new optimiser
-
     # ------------------------------------------------------------------ files
-    def _file_model(self) -> LDDN:
-        return self.net
-
-    def _file_optimizer(self) -> Any:
-        return self._optimizer
-
-    def _file_step(self) -> int:
-        return self._step
 
     def _file_prepare(self, loaded: LoadedFile) -> Any:
         same_model(loaded.model, self._build_net())
@@ -197,36 +182,15 @@ class NARXState(SavableLesson, LessonBase):
         prepared = preparets(self.net, u, y)
         return prepared.p, prepared.p0, prepared.targets
 
-    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[StepRecord]:
-        """Open-loop training (Adam on mini-batches of windows of the training stretch)."""
-        if self._fit is None:
-            try:
-                p, p0, targets = self._windows()
-                if self._optimizer is None:
-                    self._optimizer = OPTIMIZERS["adam"](self.net.params, lr=self.lr)
-                self._fit = fit(
-                    self.net,
-                    p,
-                    targets,
-                    steps=10**9,
-                    optimizer=self._optimizer,
-                    p0=p0,
-                    batch_size=BATCH,
-                    clip=1.0,
-                    rng=self.seed,
-                )
-            except (ValueError, TypeError) as err:
-                self.running = False
-                self.notify(f"Not trained: {err}", "danger")
-                return []
-        return run_fit_steps(self, steps, budget_s)
+    def _fit_arguments(self) -> tuple[Any, Any, dict[str, Any]]:
+        """Open-loop training: mini-batches of windows of the training stretch."""
+        p, p0, targets = self._windows()
+        return p, targets, {"p0": p0, "batch_size": BATCH}
 
-    def _status_text(self) -> str:
-        if not self.history["loss"]:
-            return f"Step {self._step}: not trained yet ({self.source})."
-        rate = self._step / self._elapsed if self._elapsed else 0.0
-        last = self.history["loss"][-1]
-        return f"Step {self._step}: open-loop MSE {last:.5f}, {rate:.0f} steps/s"
+    loss_name = "open-loop MSE"
+
+    def _untrained_note(self) -> str:
+        return f" ({self.source})."
 
     # ------------------------------------------------------------------ prediction
     def equations(self) -> list[str]:

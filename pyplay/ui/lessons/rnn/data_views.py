@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import panel as pn
 
-from pyplay.ui.state import LessonState
+from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.text import Text
 
 __all__ = ["data_panel", "sampling_panel"]
@@ -38,42 +40,41 @@ def sampling_panel(state: LessonState, help_text: str) -> pn.Column:
     )
 
 
+def _data_input(
+    name: str, placeholder: str, accept: str, upload: str, button: str, use: Any
+) -> pn.Column:
+    """A text box, its "use" button and a file input; ``use(text or bytes)`` takes either."""
+    box = pn.widgets.TextAreaInput(
+        name=name, placeholder=placeholder, height=120, sizing_mode="stretch_width"
+    )
+    file = pn.widgets.FileInput(accept=accept, name=upload)
+    use_box = pn.widgets.Button(name=button, width=150)
+    use_box.on_click(lambda _: use(box.value or ""))
+    file.param.watch(lambda e: e.new is not None and use(e.new), "value")
+    return pn.Column(box, pn.Row(use_box, file))
+
+
 def data_panel(state: LessonState, help_text: str) -> pn.Column:
     """Paste or upload a text or a column of numbers; validated by the state."""
-    text = pn.widgets.TextAreaInput(
-        name="Your text",
-        placeholder="Paste a text here...",
-        height=120,
-        sizing_mode="stretch_width",
+    text = _data_input(
+        "Your text",
+        "Paste a text here...",
+        ".txt,.md",
+        "Upload a text file",
+        "Use this text",
+        state.set_user_text,
     )
-    text_file = pn.widgets.FileInput(accept=".txt,.md", name="Upload a text file")
-    use_text = pn.widgets.Button(name="Use this text", width=150)
-    numbers = pn.widgets.TextAreaInput(
-        name="Your numbers",
-        placeholder="One number per line",
-        height=120,
-        sizing_mode="stretch_width",
+    numbers = _data_input(
+        "Your numbers",
+        "One number per line",
+        ".csv,.txt",
+        "Upload numbers",
+        "Use these numbers",
+        state.set_user_numbers,
     )
-    numbers_file = pn.widgets.FileInput(accept=".csv,.txt", name="Upload numbers")
-    use_numbers = pn.widgets.Button(name="Use these numbers", width=150)
-
-    def use_typed_text(_: object) -> None:
-        state.set_user_text(text.value or "")
-
-    def use_typed_numbers(_: object) -> None:
-        state.set_user_numbers(numbers.value or "")
-
-    use_text.on_click(use_typed_text)
-    use_numbers.on_click(use_typed_numbers)
-    text_file.param.watch(lambda e: e.new is not None and state.set_user_text(e.new), "value")
-    numbers_file.param.watch(lambda e: e.new is not None and state.set_user_numbers(e.new), "value")
     return pn.Column(
         "## Your data",
         pn.pane.Markdown(help_text),
-        pn.Row(
-            pn.Column(text, pn.Row(use_text, text_file)),
-            pn.Column(numbers, pn.Row(use_numbers, numbers_file)),
-            sizing_mode="stretch_width",
-        ),
+        pn.Row(text, numbers, sizing_mode="stretch_width"),
         sizing_mode="stretch_width",
     )

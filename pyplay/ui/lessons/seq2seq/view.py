@@ -1,9 +1,9 @@
-"""The "Sequence to sequence" lesson: train an encoder-decoder, type a source, watch the
-decoder attend.
+"""The "Sequence to sequence" lesson: train an encoder-decoder, type a source, watch the decoder
+attend.
 
-Rendering only: actions call :class:`~pyplay.ui.seq2seq_state.Seq2SeqState`. Training runs in
-a periodic callback (as in the recurrent lesson); a translation is revealed one output step per
-tick, so the attention heatmap grows row by row as decoding advances.
+Rendering only: actions call :class:`~pyplay.ui.lessons.seq2seq.state.Seq2SeqState`. Training
+runs in a periodic callback (as in the recurrent lesson); a translation is revealed one output
+step per tick, so the attention heatmap grows row by row as decoding advances.
 """
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from typing import Any
 
 import panel as pn
 
-from pyplay.ui.beam_stepper import BeamStepper
-from pyplay.ui.export_bar import ExportBar, curve_data
-from pyplay.ui.plots import attention_figure, beam_tree_figure, loss_figure, update_attention
-from pyplay.ui.seq2seq_state import PAIR_LABELS, Decoding, Seq2SeqState
+from pyplay.ui.embed import widget_head
+from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
+from pyplay.ui.lessons.seq2seq.state import PAIR_LABELS, WIRING_LABELS, Decoding, Seq2SeqState
+from pyplay.ui.plots import attention_figure, beam_tree_figure, update_attention
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.training import lr_input, seed_input
 
-__all__ = ["Seq2SeqLesson"]
+__all__ = ["Seq2SeqLesson", "attention_widget", "beam_widget"]
 
 HELP = {
     "train": "An encoder reads the source; a decoder writes the target one token at a time. "
@@ -46,13 +47,15 @@ HELP = {
 }
 
 
-class Seq2SeqLesson(TrainingView):
+class Seq2SeqLesson(LessonView):
     """Builds the lesson's layout around a :class:`Seq2SeqState`."""
 
+    help_text = HELP["train"]
+    status_css = "pyplay-seq2seq-status"
+
     def __init__(self, state: Seq2SeqState | None = None) -> None:
-        self.state = state or Seq2SeqState()
+        super().__init__(state or Seq2SeqState())
         self._reveal: Any = None
-        self.loss_fig, self.loss_source, self.baseline = loss_figure()
         self.baseline.visible = False
         self.attn_fig, self.attn_source = attention_figure()
         self.source_box = pn.widgets.TextInput(
@@ -71,12 +74,9 @@ class Seq2SeqLesson(TrainingView):
         self.state.param.watch(self._on_version, "version")
 
     # ------------------------------------------------------------------ training
-    def _stream(self, records: list[Any]) -> None:
-        stream_losses(self.loss_source, records)
-
     def _on_version(self, *_: Any) -> None:
         self.pause()
-        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
+        self.reset_curve()
         self.attn_source.data = {"x": [], "y": [], "weight": [], "src": [], "out": []}
         self.output.object = ""
         self.beam = None
@@ -87,8 +87,7 @@ class Seq2SeqLesson(TrainingView):
 
     # ------------------------------------------------------------------ decoding
     def translate(self, *_: Any) -> None:
-        box = self.source_box  # value_input follows every keystroke, value only Enter/blur
-        result = self.state.translate(box.value_input or box.value or "")
+        result = self.state.translate(self.source_text())
         if result is None:
             return
         self.decoding = result
@@ -153,19 +152,12 @@ class Seq2SeqLesson(TrainingView):
         self.source_box.param.update(value=example, value_input=example)
 
     # ------------------------------------------------------------------ layout
-    def controls(self) -> pn.Column:
+    def controls(self) -> list[Any]:
         s = self.state
         widgets = [
             pn.widgets.Select.from_param(s.param.task, name="Task", options=PAIR_LABELS),
             pn.widgets.RadioButtonGroup.from_param(
-                s.param.wiring,
-                name="Wiring",
-                options={
-                    "Luong": "attention",
-                    "Bahdanau": "bahdanau",
-                    "Init": "init",
-                    "Context": "context",
-                },
+                s.param.wiring, name="Wiring", options=WIRING_LABELS
             ),
             pn.widgets.Select.from_param(
                 s.param.score,
@@ -182,31 +174,27 @@ class Seq2SeqLesson(TrainingView):
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.cell, name="Cell", options={"GRU": "gru", "LSTM": "lstm", "RNN": "rnn"}
             ),
-            pn.widgets.IntSlider.from_param(
-                s.param.hidden_size, name="Hidden size", start=4, end=128
-            ),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
+            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
+            lr_input(s),
             pn.widgets.FloatSlider.from_param(
-                s.param.sampling, name="Scheduled sampling", start=0.0, end=1.0, step=0.05
+                s.param.sampling, name="Scheduled sampling", step=0.05
             ),
             pn.widgets.Checkbox.from_param(s.param.reverse_source, name="Reverse source"),
-            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            seed_input(s),
         ]
-        return pn.Column(*widgets, self.buttons(), width=320)
+        return widgets
 
-    def panel(self) -> pn.Row:
-        s = self.state
-        alert = message_alert(s)
-        status = Text(s.param.status, css_classes=["pyplay-seq2seq-status"])
-        translate = pn.widgets.Button(name="Translate", button_type="primary", width=100)
-        translate.on_click(self.translate)
-        example = pn.widgets.Button(name="New example", width=120)
-        example.on_click(self.new_example)
-        beam_buttons = []
+    def beam_buttons(self) -> pn.Row:
+        """Beam: Start, Step, Back and Run."""
+        buttons = []
         for label, how in (("Start", ""), ("Step", "step"), ("Back", "back"), ("Run", "run")):
             button = pn.widgets.Button(name=f"Beam: {label}", width=110)
             button.on_click(self._beam_action(how))
-            beam_buttons.append(button)
+            buttons.append(button)
+        return pn.Row(*buttons)
+
+    def sections(self) -> list[Any]:
+        s = self.state
         pairs_box = pn.widgets.TextAreaInput(
             name="Your pairs (source<TAB>target per line)", height=100, width=400
         )
@@ -214,28 +202,51 @@ class Seq2SeqLesson(TrainingView):
         use_pairs.on_click(lambda *_: self.use_pairs(pairs_box.value or ""))
         upload = pn.widgets.FileInput(accept=".tsv,.txt", width=250)
         upload.param.watch(lambda e: e.new is not None and s.set_user_pairs(e.new), "value")
-        main = pn.Column(
-            alert,
-            "## Train",
-            pn.pane.Markdown(HELP["train"]),
-            status,
-            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
-            ExportBar("seq2seq", s).panel(),
+        return [
             "## Decode and look at the attention",
             pn.pane.Markdown(HELP["decode"]),
-            pn.Row(self.source_box, translate, example),
+            _decode_row(self),
             self.output,
             pn.pane.Bokeh(self.attn_fig),
             "## Beam search, step by step",
             pn.pane.Markdown(HELP["beam"]),
             pn.Row(self.beam_width, self.alpha),
-            pn.Row(*beam_buttons),
+            self.beam_buttons(),
             self.beam_text,
             pn.pane.Bokeh(self.tree_fig, sizing_mode="stretch_width"),
             "## Your pairs",
             pn.pane.Markdown(HELP["pairs"]),
             pairs_box,
             pn.Row(use_pairs, upload),
-            sizing_mode="stretch_width",
-        )
-        return pn.Row(self.controls(), main, sizing_mode="stretch_width")
+        ]
+
+
+# ------------------------------------------------------------------ embedded parts
+def _decode_row(view: Any) -> pn.Row:
+    translate = pn.widgets.Button(name="Translate", button_type="primary", width=100)
+    translate.on_click(view.translate)
+    example = pn.widgets.Button(name="New example", width=120)
+    example.on_click(view.new_example)
+    return pn.Row(view.source_box, translate, example)
+
+
+def attention_widget(view: Any) -> pn.viewable.Viewable:
+    return pn.Column(
+        *widget_head(view),
+        _decode_row(view),
+        view.output,
+        pn.pane.Bokeh(view.attn_fig),
+        sizing_mode="stretch_width",
+    )
+
+
+def beam_widget(view: Any) -> pn.viewable.Viewable:
+    return pn.Column(
+        *widget_head(view),
+        _decode_row(view),
+        pn.Row(view.beam_width, view.alpha),
+        view.beam_buttons(),
+        view.beam_text,
+        pn.pane.Bokeh(view.tree_fig, sizing_mode="stretch_width"),
+        sizing_mode="stretch_width",
+    )

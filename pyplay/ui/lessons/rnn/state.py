@@ -19,9 +19,8 @@ from pyplay.sampling import sample
 from pyplay.tasks import CharLM, NumberSeries, make_task
 from pyplay.tasks.series import parse_numbers
 from pyplay.train import OPTIMIZERS, Trainer, task_loss
-from pyplay.ui.base_state import LessonBase
+from pyplay.ui.base_state import LessonBase, lr_param, seed_param
 from pyplay.ui.trainer_lesson import TrainerLesson
-from pyplay.ui.training import run_steps
 
 __all__ = ["TASK_LABELS", "Inspection", "LessonState"]
 
@@ -57,29 +56,27 @@ class LessonState(TrainerLesson, LessonBase):
     """Settings and actions of the "Recurrent networks" lesson (files: ``save_bytes`` and
     ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
 
-    lesson_key = "rnn"
-
     task = param.Selector(objects=list(TASK_LABELS.values()), default="adding")
     cell = param.Selector(objects=["lstm", "gru", "rnn"], default="lstm")
     nonlinearity = param.Selector(objects=["tanh", "relu", "linear"], default="tanh")
-    hidden_size = param.Integer(default=32)
-    num_layers = param.Integer(default=1)
-    seq_len = param.Integer(default=10)
-    lr = param.Number(default=0.02)
+    hidden_size = param.Integer(default=32, softbounds=(2, 128))
+    num_layers = param.Integer(default=1, softbounds=(1, 3))
+    seq_len = param.Integer(default=10, softbounds=(4, 100))
+    lr = lr_param(0.02)
     optimizer = param.Selector(objects=sorted(OPTIMIZERS), default="adam")
-    clip = param.Number(default=1.0, doc="global-norm clipping threshold; 0 turns it off")
-    batch_size = param.Integer(default=32)
-    seed = param.Integer(default=0)
+    clip = param.Number(
+        default=1.0, softbounds=(0.0, 1000.0), doc="global-norm clipping threshold; 0 turns it off"
+    )
+    batch_size = param.Integer(default=32, softbounds=(1, 128))
+    seed = seed_param()
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.user_text: str | None = None
         self.user_numbers: np.ndarray | None = None
-        self.history: dict[str, list[float]] = {"step": [], "loss": []}
         self.model: SequenceModel | None = None
         self.trainer: Trainer | None = None
         self.task_obj: Any = None
-        self._elapsed = 0.0
         self.reset()
         self.param.watch(self._quiet(self.reset), list(_REBUILD))
         self.param.watch(
@@ -105,20 +102,12 @@ class LessonState(TrainerLesson, LessonBase):
             kwargs["seq_len"] = self.seq_len
         return make_task(self.task, **kwargs)
 
-    def reset(self) -> bool:
-        """Rebuild task, model and trainer from the settings. On bad settings the message
-        explains and the previous model stays."""
-        built = self._rebuild()
-        if built is None:
-            return False
-        task, model = built
-        self.notify(
+    def _built_message(self, task: Any, model: Any) -> str:
+        return (
             f"New {self.cell.upper()} with {model.num_parameters():,} parameters. "
             + task.describe().split(". ")[0]
-            + ".",
-            "info",
+            + "."
         )
-        return True
 
     def _build_model(self, task: Any) -> SequenceModel:
         return SequenceModel.for_task(
@@ -141,33 +130,13 @@ class LessonState(TrainerLesson, LessonBase):
             tbptt=(task.name == "charlm"),
         )
 
-    def _on_training_setting(self) -> None:
-        """Learning rate, optimiser, clipping and batch size apply to the current model."""
-        self._apply_training_settings("Training settings applied to the current model.")
-
     # ------------------------------------------------------------------ training
-    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
-        """Run ``steps`` steps, or as many as fit in ``budget_s`` seconds; returns the records.
 
-        A diverging run stops with a message; its parameters are restored by the trainer.
-        """
-        return run_steps(self, steps, budget_s)
+    def _untrained_note(self) -> str:
+        return f". Baseline loss {self.task_obj.baseline_loss():.4f}."
 
-    def step_once(self) -> list[Any]:
-        """Train on exactly one batch."""
-        return self.train(steps=1)
-
-    def _status_text(self) -> str:
-        if self.trainer is None:
-            return ""
-        n = self.trainer.step_count
-        if not self.history["loss"]:
-            return f"Step {n}: not trained yet. Baseline loss {self.task_obj.baseline_loss():.4f}."
-        rate = n / self._elapsed if self._elapsed else 0.0
-        return (
-            f"Step {n}: loss {self.history['loss'][-1]:.4f} (baseline "
-            f"{self.task_obj.baseline_loss():.4f}), {rate:.1f} steps/s"
-        )
+    def _status_extra(self) -> str:
+        return f" (baseline {self.task_obj.baseline_loss():.4f})"
 
     # ------------------------------------------------------------------ looking inside
     def inspection_batch(self, index: int = 0) -> Any:
@@ -267,12 +236,7 @@ class LessonState(TrainerLesson, LessonBase):
             self.notify(f"Text not used: {err}", "danger")
             return False
         self.user_text = text
-        if self.task == "charlm":
-            self.reset()
-        else:
-            self.task = "charlm"  # rebuilds through the watcher
-        self.notify(f"Using your text ({len(text):,} characters).", "success")
-        return True
+        return self._use_task("charlm", f"Using your text ({len(text):,} characters).")
 
     def set_user_numbers(self, data: bytes | str) -> bool:
         """Use a column of numbers for next-value prediction (validated)."""
@@ -283,11 +247,15 @@ class LessonState(TrainerLesson, LessonBase):
             self.notify(f"Numbers not used: {err}", "danger")
             return False
         self.user_numbers = values
-        if self.task == "series":
+        return self._use_task("series", f"Using your {values.size:,} numbers.")
+
+    def _use_task(self, task: str, done: str) -> bool:
+        """Train on ``task`` (rebuilt with the learner's data) and say ``done``."""
+        if self.task == task:
             self.reset()
         else:
-            self.task = "series"
-        self.notify(f"Using your {values.size:,} numbers.", "success")
+            self.task = task  # rebuilds through the watcher
+        self.notify(done, "success")
         return True
 
     # ------------------------------------------------------------------ files

@@ -2,7 +2,7 @@
 every head's attention, toggle the causal mask and the positional encoding, look at the
 sinusoidal encodings, sample from the character model.
 
-Rendering only: actions call :class:`~pyplay.ui.transformer_state.TransformerLessonState`.
+Rendering only: actions call :class:`~pyplay.ui.lessons.transformer.state.TransformerLessonState`.
 """
 
 from __future__ import annotations
@@ -15,19 +15,19 @@ from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, Range1d
 from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
-from pyplay.ui.export_bar import ExportBar, curve_data
+from pyplay.ui.embed import widget_head
+from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.transformer.state import TASKS, HeadView, TransformerLessonState
 from pyplay.ui.plots import (
     attention_figure,
     heatmap_figure,
-    loss_figure,
     update_attention,
     update_heatmap,
 )
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert
-from pyplay.ui.transformer_state import TASKS, HeadView, TransformerLessonState
+from pyplay.ui.training import lr_input, seed_input
 
-__all__ = ["TransformerLesson"]
+__all__ = ["TransformerLesson", "heads_widget"]
 
 HELP = {
     "train": "A transformer reads the whole sequence at once: every position **attends** to the "
@@ -77,12 +77,16 @@ def _grid_figure() -> tuple[figure, ColumnDataSource]:
     return fig, source
 
 
-class TransformerLesson(TrainingView):
+class TransformerLesson(LessonView):
     """Builds the lesson's layout around a :class:`TransformerLessonState`."""
 
+    heading = "## Train a transformer beside an LSTM"
+    help_text = HELP["train"]
+    status_css = "pyplay-transformer-status"
+    curve = ("step", "loss", "lstm")
+
     def __init__(self, state: TransformerLessonState | None = None) -> None:
-        self.state = state or TransformerLessonState()
-        self.loss_fig, self.loss_source, self.baseline = loss_figure()
+        super().__init__(state or TransformerLessonState())
         self.loss_source.data = {"step": [], "loss": [], "lstm": []}
         self.loss_fig.renderers[0].glyph.line_color = "#8e44ad"
         self.loss_fig.line(
@@ -110,8 +114,7 @@ class TransformerLesson(TrainingView):
         )
         self.sample_out = Text("", css_classes=["pyplay-transformer-sample"])
         self.view: HeadView | None = None
-        self.state.param.watch(self._on_version, "version")
-        self._on_version()
+        self.watch_version()
 
     # ------------------------------------------------------------------ training
     def _stream(self, rows: list[tuple[int, float, float]]) -> None:
@@ -123,15 +126,9 @@ class TransformerLesson(TrainingView):
 
     budget_s = 0.12
 
-    def after_training(self) -> None:
-        self.refresh()
-
     def _on_version(self, *_: Any) -> None:
         self.pause()
         s = self.state
-        self.loss_source.data = curve_data(s.history, ("step", "loss", "lstm"))
-        if s.task_obj is not None:
-            self.baseline.location = float(s.task_obj.baseline_loss())
         self.layer.options = list(range(1, s.num_layers + 1))
         self.layer.value = min(int(self.layer.value or 1), s.num_layers)
         self.head.options = list(range(1, s.nhead + 1))
@@ -139,7 +136,7 @@ class TransformerLesson(TrainingView):
         P, G = s.positional_tables()
         update_heatmap(self.pe_fig, self.pe_source, P, "pe")
         update_heatmap(self.dot_fig, self.dot_source, G, "dot")
-        self.refresh()
+        super()._on_version()  # the curve, the baseline, the heads
 
     # ------------------------------------------------------------------ looking inside
     def refresh(self, *_: Any) -> None:
@@ -181,44 +178,34 @@ class TransformerLesson(TrainingView):
             self.sample_out.object = prompt + text
 
     # ------------------------------------------------------------------ layout
-    def controls(self) -> pn.Column:
+    def controls(self) -> list[Any]:
         s = self.state
         widgets = [
             pn.widgets.Select.from_param(s.param.task, name="Task", options=TASKS),
-            pn.widgets.IntSlider.from_param(
-                s.param.d_model, name="d_model", start=8, end=64, step=8
-            ),
+            pn.widgets.IntSlider.from_param(s.param.d_model, name="d_model", step=8),
             pn.widgets.RadioButtonGroup.from_param(
-                s.param.nhead, name="Heads", options={"1 head": 1, "2 heads": 2, "4 heads": 4}
+                s.param.nhead,
+                name="Heads",
+                options={f"{n} head{'s' * (n > 1)}": n for n in s.param.nhead.objects},
             ),
-            pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers", start=1, end=3),
+            pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers"),
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.positional,
                 name="Positions",
                 options={"Sinusoidal": "sinusoidal", "Learned": "learned", "None": "none"},
             ),
             pn.widgets.Checkbox.from_param(s.param.causal, name="Causal mask"),
-            pn.widgets.IntSlider.from_param(
-                s.param.seq_len, name="Sequence length", start=4, end=40
-            ),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
-            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length"),
+            lr_input(s),
+            seed_input(s),
             pn.widgets.Checkbox.from_param(s.param.compare_lstm, name="Train an LSTM beside it"),
         ]
-        return pn.Column(*widgets, self.buttons(), width=320)
+        return widgets
 
-    def panel(self) -> pn.Row:
-        s = self.state
-        alert = message_alert(s)
+    def sections(self) -> list[Any]:
         generate = pn.widgets.Button(name="Generate", button_type="primary", width=100)
         generate.on_click(self.generate)
-        main = pn.Column(
-            alert,
-            "## Train a transformer beside an LSTM",
-            pn.pane.Markdown(HELP["train"]),
-            Text(s.param.status, css_classes=["pyplay-transformer-status"]),
-            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
-            ExportBar("transformer", s).panel(),
+        return [
             "## Open every head",
             pn.pane.Markdown(HELP["heads"]),
             pn.Row(self.layer, self.head, self.example),
@@ -231,6 +218,15 @@ class TransformerLesson(TrainingView):
             pn.pane.Markdown(HELP["sample"]),
             pn.Row(self.prompt, self.temperature, generate),
             self.sample_out,
-            sizing_mode="stretch_width",
-        )
-        return pn.Row(self.controls(), main, sizing_mode="stretch_width")
+        ]
+
+
+# ------------------------------------------------------------------ embedded parts
+def heads_widget(view: Any) -> pn.viewable.Viewable:
+    return pn.Column(
+        *widget_head(view),
+        pn.Row(view.layer, view.head, view.example),
+        view.head_title,
+        pn.Row(pn.pane.Bokeh(view.head_fig), pn.pane.Bokeh(view.grid_fig)),
+        sizing_mode="stretch_width",
+    )

@@ -2,7 +2,7 @@
 the user's own CSV, then close the loop and watch its multi-step prediction of the held-out
 stretch drift (or not) away from the measurements.
 
-Rendering only: actions call :class:`~pyplay.ui.narx_state.NARXState`.
+Rendering only: actions call :class:`~pyplay.ui.lessons.timeseries.state.NARXState`.
 """
 
 from __future__ import annotations
@@ -11,13 +11,12 @@ from typing import Any
 
 import panel as pn
 from bokeh.models import ColumnDataSource
-from bokeh.plotting import figure
 
-from pyplay.ui.export_bar import ExportBar, curve_data
-from pyplay.ui.narx_state import NARXState
-from pyplay.ui.plots import loss_figure
+from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.timeseries.state import NARXState
+from pyplay.ui.plots import line_figure
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.training import lr_input, seed_input
 
 __all__ = ["TimeSeriesLesson"]
 
@@ -38,22 +37,19 @@ DATA_HELP = (
 )
 
 
-class TimeSeriesLesson(TrainingView):
+class TimeSeriesLesson(LessonView):
     """Builds the time-series lesson around a :class:`NARXState`."""
 
     refresh_every = 10
+    heading = "## Identify a system with a NARX network"
+    help_text = HELP
+    status_css = "pyplay-narx-status"
+    controls_width = 330
 
     def __init__(self, state: NARXState | None = None) -> None:
-        self.state = state or NARXState()
-        self.loss_fig, self.loss_source, self.baseline = loss_figure()
-        self.pred_fig = figure(
-            height=280,
-            sizing_mode="stretch_width",
-            title="Held-out stretch",
-            x_axis_label="sample",
-            y_axis_label="y",
-            tools="pan,wheel_zoom,box_zoom,reset,save",
-        )
+        super().__init__(state or NARXState())
+        tools = "pan,wheel_zoom,box_zoom,reset,save"
+        self.pred_fig = line_figure("Held-out stretch", "sample", "y", height=280, tools=tools)
         self.pred_source = ColumnDataSource({"t": [], "y": [], "pred": []})
         self.pred_fig.line(
             "t",
@@ -74,19 +70,8 @@ class TimeSeriesLesson(TrainingView):
         self.pred_fig.legend.location = "top_right"
         self.scores = Text("", css_classes=["pyplay-narx-scores"])
         self.equations = Text("", css_classes=["pyplay-narx-equations"])
-        self.state.param.watch(self._on_version, "version")
         self.state.param.watch(lambda *_: self.refresh(), "loop")
-        self._on_version()
-
-    def _stream(self, records: list[Any]) -> None:
-        stream_losses(self.loss_source, records)
-
-    def after_training(self) -> None:
-        self.refresh()
-
-    def _on_version(self, *_: Any) -> None:
-        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
-        self.refresh()
+        self.watch_version()
 
     def refresh(self, *_: Any) -> None:
         s = self.state
@@ -108,9 +93,18 @@ class TimeSeriesLesson(TrainingView):
         )
         self.equations.object = "\n".join(s.equations())
 
-    def panel(self) -> pn.Row:
+    def controls(self) -> list[Any]:
         s = self.state
-        alert = message_alert(s)
+        return [
+            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden neurons"),
+            pn.widgets.IntSlider.from_param(s.param.input_delays, name="Input delays d_u"),
+            pn.widgets.IntSlider.from_param(s.param.feedback_delays, name="Feedback delays d_y"),
+            lr_input(s),
+            seed_input(s),
+        ]
+
+    def controls_below(self) -> list[Any]:
+        s = self.state
         text = pn.widgets.TextAreaInput(
             name="Your series (CSV)", height=120, placeholder="u,y\n0.1,0.0\n..."
         )
@@ -120,35 +114,18 @@ class TimeSeriesLesson(TrainingView):
         use.on_click(lambda _: s.set_user_series(text.value or ""))
         upload.param.watch(lambda e: e.new is not None and s.set_user_series(e.new), "value")
         bundled.on_click(lambda _: s.use_bundled())
-        controls = pn.Column(
-            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden neurons"),
-            pn.widgets.IntSlider.from_param(s.param.input_delays, name="Input delays d_u"),
-            pn.widgets.IntSlider.from_param(s.param.feedback_delays, name="Feedback delays d_y"),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
-            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
-            self.buttons(),
-            "### Your data",
-            pn.pane.Markdown(DATA_HELP),
-            text,
-            pn.Row(use, upload),
-            bundled,
-            width=330,
-        )
-        main = pn.Column(
-            alert,
-            "## Identify a system with a NARX network",
-            pn.pane.Markdown(HELP),
-            Text(s.param.status, css_classes=["pyplay-narx-status"]),
-            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
-            ExportBar("timeseries", s).panel(),
+        return ["### Your data", pn.pane.Markdown(DATA_HELP), text, pn.Row(use, upload), bundled]
+
+    def sections(self) -> list[Any]:
+        return [
             "## Open or closed loop",
             pn.widgets.RadioButtonGroup.from_param(
-                s.param.loop, name="Loop", options={"Open loop": "open", "Closed loop": "closed"}
+                self.state.param.loop,
+                name="Loop",
+                options={"Open loop": "open", "Closed loop": "closed"},
             ),
             pn.pane.Bokeh(self.pred_fig, sizing_mode="stretch_width"),
             self.scores,
             "### Equations",
             self.equations,
-            sizing_mode="stretch_width",
-        )
-        return pn.Row(controls, main, sizing_mode="stretch_width")
+        ]

@@ -15,16 +15,16 @@ from typing import Any
 import numpy as np
 import param
 
-from pyplay.dynamic import LDDN, fit, layrecnet, timedelaynet
+from pyplay.dynamic import LDDN, layrecnet, timedelaynet
 from pyplay.dynamic.notation import Diagram, diagram, equations
 from pyplay.dynamic.signals import SYSTEMS, random_levels, signal
 from pyplay.dynamic.spec import to_dict
 from pyplay.dynamic.train import OPTIMIZERS
 from pyplay.dynamic.transfer import TRANSFERS
 from pyplay.train import StepRecord
-from pyplay.ui.base_state import LessonBase
-from pyplay.ui.checkpoint import LoadedFile, SavableLesson
-from pyplay.ui.training import run_fit_steps
+from pyplay.ui.base_state import LessonBase, lr_param, seed_param
+from pyplay.ui.checkpoint import LoadedFile
+from pyplay.ui.trainer_lesson import FitLesson
 
 __all__ = ["PRESETS", "LDDNLessonState", "Run"]
 
@@ -84,20 +84,18 @@ class Run:
     target: np.ndarray | None
 
 
-class LDDNLessonState(SavableLesson, LessonBase):
+class LDDNLessonState(FitLesson, LessonBase):
     """Settings and actions of the LDDN part of the "Dynamic networks" lesson (files:
     ``save_bytes`` and ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`: any
     LDDN loads, the network is not rebuilt from the settings)."""
-
-    lesson_key = "dynamic"
 
     preset = param.Selector(objects=list(PRESETS.values()), default="moving average")
     signal = param.Selector(objects=["impulse", "step", "sine", "typed"], default="impulse")
     steps = param.Integer(default=12, bounds=(1, 200))
     typed = param.String(default="1, 0, 0, 2, 0, 0, -1")
     system = param.Selector(objects=list(SYSTEM_LABELS.values()), default="moving average")
-    lr = param.Number(default=0.01)
-    seed = param.Integer(default=0)
+    lr = lr_param(0.01)
+    seed = seed_param()
 
     description = param.String(default="")  # the network as JSON (editable by the user)
     weights_version = param.Integer(default=0)  # bumped when the weights change
@@ -105,8 +103,6 @@ class LDDNLessonState(SavableLesson, LessonBase):
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.net: LDDN = _preset(self.preset, self.seed)
-        self.history: dict[str, list[float]] = {"step": [], "loss": []}
-        self._elapsed = 0.0
         self._fit: Any = None
         self._step = 0
         self._adopt(self.net)
@@ -252,18 +248,7 @@ class LDDNLessonState(SavableLesson, LessonBase):
             )
         return None
 
-    def _restart_training(self) -> None:
-        self._fit = self._optimizer = None
-
     # ------------------------------------------------------------------ files
-    def _file_model(self) -> LDDN:
-        return self.net
-
-    def _file_optimizer(self) -> Any:
-        return self._optimizer
-
-    def _file_step(self) -> int:
-        return self._step
 
     def _file_prepare(self, loaded: LoadedFile) -> Any:
         if not isinstance(loaded.model, LDDN):
@@ -291,33 +276,13 @@ class LDDNLessonState(SavableLesson, LessonBase):
             self.running = False
             self.notify(f"Not trained: {why}.", "warning")
             return []
-        if self._fit is None:
-            u, y = self._data()
-            try:
-                if self._optimizer is None:
-                    self._optimizer = OPTIMIZERS["adam"](self.net.params, lr=self.lr)
-                self._fit = fit(
-                    self.net,
-                    u,
-                    y,
-                    steps=10**9,
-                    optimizer=self._optimizer,
-                    batch_size=TRAIN_BATCH,
-                    clip=1.0,
-                    rng=self.seed,
-                )
-            except (ValueError, TypeError) as err:
-                self.running = False
-                self.notify(f"Not trained: {err}", "danger")
-                return []
-        return run_fit_steps(self, steps, budget_s)
+        return super().train(steps, budget_s)
 
-    def _status_text(self) -> str:
-        if not self.history["loss"]:
-            return f"Step {self._step}: not trained yet."
-        rate = self._step / self._elapsed if self._elapsed else 0.0
-        last = self.history["loss"][-1]
-        return f"Step {self._step}: mean squared error {last:.5f}, {rate:.0f} steps/s"
+    def _fit_arguments(self) -> tuple[Any, Any, dict[str, Any]]:
+        u, y = self._data()
+        return u, y, {"batch_size": TRAIN_BATCH}
+
+    loss_name = "mean squared error"
 
     def reset(self) -> None:
         """Back to the chosen preset (fresh weights)."""

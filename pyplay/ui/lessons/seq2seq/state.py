@@ -1,8 +1,8 @@
 """State of the "Sequence to sequence" lesson: settings, the encoder-decoder being trained, and
 decoding a source the learner types, with the attention weights of every output step.
 
-As in :mod:`pyplay.ui.state`, errors become :attr:`Seq2SeqState.message` and nothing trained
-or typed is lost.
+As in :mod:`pyplay.ui.lessons.rnn.state`, errors become :attr:`Seq2SeqState.message` and nothing
+trained or typed is lost.
 """
 
 from __future__ import annotations
@@ -18,13 +18,12 @@ from pyplay.objectives import reverse_sources
 from pyplay.tasks.pairs import BOS, EOS, UserPairs
 from pyplay.tasks.seq2seq import PAIR_TASKS
 from pyplay.train import Trainer
-from pyplay.ui.base_state import LessonBase
-from pyplay.ui.beam_stepper import BeamStepper
-from pyplay.ui.state import LessonState
+from pyplay.ui.base_state import LessonBase, lr_param, seed_param
+from pyplay.ui.lessons.rnn.state import LessonState
+from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
 from pyplay.ui.trainer_lesson import TrainerLesson
-from pyplay.ui.training import run_steps
 
-__all__ = ["PAIR_LABELS", "Decoding", "Seq2SeqState"]
+__all__ = ["PAIR_LABELS", "WIRING_LABELS", "Decoding", "Seq2SeqState"]
 
 PAIR_LABELS = {
     "Reversal": "reversal",
@@ -34,6 +33,7 @@ PAIR_LABELS = {
     "English to French": "translation",
     "Your pairs": "pairs",
 }
+WIRING_LABELS = {"Luong": "attention", "Bahdanau": "bahdanau", "Init": "init", "Context": "context"}
 _REBUILD = ("task", "cell", "wiring", "score", "hidden_size", "seed", "reverse_source")
 MAX_SOURCE_CHARS = 200
 
@@ -53,32 +53,28 @@ class Seq2SeqState(TrainerLesson, LessonBase):
     """Settings and actions of the sequence-to-sequence lesson (files: ``save_bytes`` and
     ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
 
-    lesson_key = "seq2seq"
-
     task = param.Selector(objects=list(PAIR_LABELS.values()), default="reversal")
     cell = param.Selector(objects=["gru", "lstm", "rnn"], default="gru")
-    wiring = param.Selector(
-        objects=["attention", "bahdanau", "init", "context"], default="attention"
-    )
+    wiring = param.Selector(objects=list(WIRING_LABELS.values()), default="attention")
     score = param.Selector(
         objects=["general", "dot", "scaled_dot", "additive", "cosine", "location"],
         default="general",
     )
-    hidden_size = param.Integer(default=48)
-    lr = param.Number(default=0.01)
-    batch_size = param.Integer(default=32)
-    sampling = param.Number(default=0.0, doc="scheduled-sampling probability")
+    hidden_size = param.Integer(default=48, softbounds=(4, 128))
+    lr = lr_param(0.01)
+    batch_size = param.Integer(default=32, softbounds=(1, 256))
+    sampling = param.Number(
+        default=0.0, softbounds=(0.0, 1.0), doc="scheduled-sampling probability"
+    )
     reverse_source = param.Boolean(default=False)
-    seed = param.Integer(default=0)
+    seed = seed_param()
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.user_pairs: str | None = None
-        self.history: dict[str, list[float]] = {"step": [], "loss": []}
         self.model: EncoderDecoder | None = None
         self.trainer: Trainer | None = None
         self.task_obj: Any = None
-        self._elapsed = 0.0
         self.reset()
         self.param.watch(self._quiet(self.reset), list(_REBUILD))
         self.param.watch(self._quiet(self._on_training_setting), ["lr", "batch_size", "sampling"])
@@ -119,45 +115,19 @@ class Seq2SeqState(TrainerLesson, LessonBase):
             rng=self.seed,
         )
 
-    def reset(self) -> bool:
-        """Rebuild task, model and trainer from the settings; on bad settings the message
-        explains and the previous model stays."""
-        built = self._rebuild()
-        if built is None:
-            return False
-        task, model = built
+    def _built_message(self, task: Any, model: Any) -> str:
         n = sum(p.size for p in model.params.values())
         what = {
             "attention": f"Luong attention ({self.score})",
             "bahdanau": f"Bahdanau attention ({self.score})",
             "init": "no attention",
         }
-        self.notify(
+        return (
             f"New {self.cell.upper()} encoder-decoder, {what.get(self.wiring, 'context input')}"
-            f", {n:,} parameters. {task.describe()}",
-            "info",
+            f", {n:,} parameters. {task.describe()}"
         )
-        return True
-
-    def _on_training_setting(self) -> None:
-        self._apply_training_settings("Training settings applied to the current model.")
 
     # ------------------------------------------------------------------ training
-    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
-        """``steps`` steps, or as many as fit in ``budget_s`` seconds; returns the records."""
-        return run_steps(self, steps, budget_s)
-
-    def step_once(self) -> list[Any]:
-        return self.train(steps=1)
-
-    def _status_text(self) -> str:
-        if self.trainer is None:
-            return ""
-        n = self.trainer.step_count
-        if not self.history["loss"]:
-            return f"Step {n}: not trained yet."
-        rate = n / self._elapsed if self._elapsed else 0.0
-        return f"Step {n}: loss {self.history['loss'][-1]:.4f}, {rate:.1f} steps/s"
 
     def evaluate(self) -> dict[str, float]:
         """Greedy exact match and loss on fresh examples (shown after a pause)."""

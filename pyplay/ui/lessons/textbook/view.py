@@ -1,4 +1,4 @@
-"""The "Textbook seq2seq" view, a sub-tab of the "Dynamic networks" lesson: pick the score
+"""The "Textbook seq2seq" view, a sub-tab of the dynamic networks lesson: pick the score
 (context only, dot, general, concatenation), train on reversal, type a source, and read every
 textbook quantity of the decoding beside the library code that computes it, with the attention
 heatmap; download or load the model (:class:`~pyplay.ui.export_bar.ExportBar`).
@@ -6,7 +6,7 @@ heatmap; download or load the model (:class:`~pyplay.ui.export_bar.ExportBar`).
 Equations are shown as plain Unicode text (``n(t) = Aᵀ W a²(t)``), as in the rest of the
 dynamic-networks lesson: Panel's LaTeX pane loads KaTeX/MathJax from a CDN, which the offline
 page does not have. Rendering only: actions call
-:class:`~pyplay.ui.textbook_seq2seq_state.TextbookSeq2SeqState`.
+:class:`~pyplay.ui.lessons.textbook.state.TextbookSeq2SeqState`.
 """
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ from typing import Any
 
 import panel as pn
 
-from pyplay.ui.export_bar import ExportBar, curve_data
-from pyplay.ui.plots import attention_figure, loss_figure, update_attention
-from pyplay.ui.text import Text
-from pyplay.ui.textbook_seq2seq_state import (
+from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.textbook.state import (
     FORM_LABELS,
     Explanation,
     TextbookSeq2SeqState,
     format_value,
 )
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.plots import attention_figure, update_attention
+from pyplay.ui.text import Text
+from pyplay.ui.training import lr_input, seed_input
 
 __all__ = ["TextbookSeq2SeqView"]
 
@@ -65,12 +65,15 @@ def steps_text(explanation: Explanation, t: int) -> str:
     return "\n\n".join(blocks)
 
 
-class TextbookSeq2SeqView(TrainingView):
+class TextbookSeq2SeqView(LessonView):
     """The sub-tab's layout around a :class:`TextbookSeq2SeqState`; ``panel()`` returns it."""
 
+    heading = "## The textbook's seq2seq"
+    help_text = HELP
+    status_css = "pyplay-textbook-status"
+
     def __init__(self, state: TextbookSeq2SeqState | None = None) -> None:
-        self.state = state or TextbookSeq2SeqState()
-        self.loss_fig, self.loss_source, self.baseline = loss_figure()
+        super().__init__(state or TextbookSeq2SeqState())
         self.baseline.visible = False
         self.attn_fig, self.attn_source = attention_figure()
         self.source_box = pn.widgets.TextInput(
@@ -82,28 +85,23 @@ class TextbookSeq2SeqView(TrainingView):
         self.step_slider.param.watch(lambda *_: self._show_steps(), "value")
         self.steps = Text("", css_classes=["pyplay-textbook-steps"])
         self.explanation: Explanation | None = None
-        self.export = ExportBar("textbook", self.state)  # model file, metrics
         self.state.param.watch(self._on_version, "version")
 
     # ------------------------------------------------------------------ training
-    def _stream(self, records: list[Any]) -> None:
-        stream_losses(self.loss_source, records)
-
     def after_training(self) -> None:
         if self.explanation is not None:
             self.explain()
 
     def _on_version(self, *_: Any) -> None:
         self.pause()
-        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
+        self.reset_curve()
         self.attn_source.data = dict(EMPTY)
         self.explanation = None
         self.steps.object = ""
 
     # ------------------------------------------------------------------ explaining
     def explain(self, *_: Any) -> None:
-        box = self.source_box  # value_input follows every keystroke, value only Enter/blur
-        result = self.state.explain(box.value_input or box.value or "")
+        result = self.state.explain(self.source_text())
         if result is None:
             return
         self.explanation = result
@@ -127,37 +125,26 @@ class TextbookSeq2SeqView(TrainingView):
         self.source_box.value = self.state.example_source()
 
     # ------------------------------------------------------------------ layout
-    def panel(self) -> pn.Row:
+    def controls(self) -> list[Any]:
         s = self.state
-        alert = message_alert(s)
+        return [
+            pn.widgets.RadioButtonGroup.from_param(
+                s.param.form, name="Score", options=FORM_LABELS, orientation="vertical"
+            ),
+            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size S¹ = S²"),
+            lr_input(s),
+            seed_input(s),
+        ]
+
+    def sections(self) -> list[Any]:
         explain = pn.widgets.Button(name="Explain", button_type="primary", width=90)
         explain.on_click(self.explain)
         example = pn.widgets.Button(name="New example", width=110)
         example.on_click(self.new_example)
-        controls = [
-            pn.widgets.RadioButtonGroup.from_param(
-                s.param.form, name="Score", options=FORM_LABELS, orientation="vertical"
-            ),
-            pn.widgets.IntSlider.from_param(
-                s.param.hidden_size, name="Hidden size S¹ = S²", start=4, end=64
-            ),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
-            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
-        ]
-        main = pn.Column(
-            alert,
-            "## The textbook's seq2seq",
-            pn.pane.Markdown(HELP),
-            Text(s.param.status, css_classes=["pyplay-textbook-status"]),
-            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
-            self.export.panel(),
+        return [
             "## Step by step",
             pn.pane.Markdown(DECODE_HELP),
             pn.Row(self.source_box, explain, example),
             self.step_slider,
             pn.Row(self.steps, pn.pane.Bokeh(self.attn_fig)),
-            sizing_mode="stretch_width",
-        )
-        return pn.Row(
-            pn.Column(*controls, self.buttons(), width=320), main, sizing_mode="stretch_width"
-        )
+        ]

@@ -1,13 +1,13 @@
 """The "Dynamic networks" lesson, in the notation of Hagan's *Neural Network Design*: build a
-layered digital dynamic network from presets or a palette, see its diagram and equations, run
-it on a signal and train it; then the vanishing gradient of a first-order recurrent network
-with ``lw`` on a slider; and the book's sequence-to-sequence network, its attention over a
-tapped delay line of encoder states (:class:`~pyplay.ui.textbook_seq2seq_view.TextbookSeq2SeqView`).
+layered digital dynamic network from presets or a palette, see its diagram and equations, run it
+on a signal and train it; then the vanishing gradient of a first-order recurrent network with
+``lw`` on a slider; and the book's sequence-to-sequence network, its attention over a tapped
+delay line of encoder states (:class:`~pyplay.ui.lessons.textbook.view.TextbookSeq2SeqView`).
 
-Rendering only: actions call :class:`~pyplay.ui.lddn_state.LDDNLessonState` and
-:class:`~pyplay.ui.lddn_gradient.VanishingGradientState`. The "Textbook seq2seq" sub-tab is a
-lesson of its own (key ``"textbook"``, :data:`~pyplay.ui.urlstate.LESSON_SPECS`): the view
-shows it through ``parts``, ``show_part``, ``shown_part`` and ``watch_parts`` (see
+Rendering only: actions call :class:`~pyplay.ui.lessons.dynamic.state.LDDNLessonState` and
+:class:`~pyplay.ui.lessons.dynamic.lddn_gradient.VanishingGradientState`. The book's seq2seq
+sub-tab is a lesson of its own (key ``"textbook"``, :data:`~pyplay.ui.lessons.LESSONS`):
+the view shows it through ``parts``, ``show_part``, ``shown_part`` and ``watch_parts`` (see
 :mod:`pyplay.ui.location`), so the page address and autosave reach its state too.
 """
 
@@ -21,19 +21,19 @@ from bokeh.models import ColumnDataSource
 from bokeh.plotting import figure
 
 from pyplay.dynamic.transfer import TRANSFERS
-from pyplay.ui.diagram_plot import diagram_figure, update_diagram
-from pyplay.ui.export_bar import ExportBar, curve_data
-from pyplay.ui.lddn_gradient import VanishingGradientState
-from pyplay.ui.lddn_state import PRESETS, SYSTEM_LABELS, LDDNLessonState
-from pyplay.ui.plots import loss_figure
+from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons import SPECS
+from pyplay.ui.lessons.dynamic.diagram_plot import diagram_figure, update_diagram
+from pyplay.ui.lessons.dynamic.lddn_gradient import VanishingGradientState
+from pyplay.ui.lessons.dynamic.state import PRESETS, SYSTEM_LABELS, LDDNLessonState
+from pyplay.ui.lessons.textbook.view import TextbookSeq2SeqView
+from pyplay.ui.plots import line_figure
 from pyplay.ui.text import Text
-from pyplay.ui.textbook_seq2seq_view import TextbookSeq2SeqView
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
-from pyplay.ui.urlstate import LESSON_SPECS
+from pyplay.ui.training import lr_input, message_alert, seed_input
 
 __all__ = ["SUBTABS", "DynamicLesson"]
 
-SUBTABS = ("Build and run", "Vanishing gradient", "Textbook seq2seq")
+SUBTABS = ("Build and run", "Vanishing gradient", SPECS["textbook"].title)
 
 HELP = (
     "A layered digital dynamic network (LDDN) computes, for every layer m and time step t, "
@@ -53,45 +53,39 @@ GRADIENT_HELP = (
 
 
 def _line_figure(title: str, y_label: str, log: bool = False) -> figure:
-    return figure(
-        height=240,
-        sizing_mode="stretch_width",
-        title=title,
-        x_axis_label="time step t",
-        y_axis_label=y_label,
-        y_axis_type="log" if log else "linear",
-        tools="pan,wheel_zoom,reset,save",
-    )
+    return line_figure(title, "time step t", y_label, height=240, log=log)
 
 
-class DynamicLesson(TrainingView):
+def _signal_figure(
+    title: str, y_label: str, columns: tuple[str, ...], output: str, **line: Any
+) -> tuple[figure, ColumnDataSource]:
+    """A figure of the input p(t) (dots) and the output a(t) (a line labelled ``output``)."""
+    fig = _line_figure(title, y_label)
+    source = ColumnDataSource({c: [] for c in columns})
+    fig.scatter("t", "p", source=source, size=6, color="#7f8c8d", legend_label="input p(t)")
+    fig.line("t", "a", source=source, line_width=2, legend_label=output, **line)
+    return fig, source
+
+
+class DynamicLesson(LessonView):
     """Builds the "Dynamic networks" lesson around its two states."""
+
+    status_css = "pyplay-lddn-status"
 
     def __init__(
         self, state: LDDNLessonState | None = None, gradient: VanishingGradientState | None = None
     ) -> None:
-        self.state = state or LDDNLessonState()
+        super().__init__(state or LDDNLessonState())
         self.gradient = gradient or VanishingGradientState()
         self.seq2seq = TextbookSeq2SeqView()
         self.parts: dict[str, Any] = {"textbook": self.seq2seq}  # sub-tabs that are lessons
         self.subtabs: pn.Tabs | None = None
-        self.loss_fig, self.loss_source, self.baseline = loss_figure()
         self.diagram_fig, self.diagram_sources = diagram_figure()
         self.equations = Text("", css_classes=["pyplay-lddn-equations"])
         self.weights = Text("", css_classes=["pyplay-lddn-weights"])
         self.values = Text("", css_classes=["pyplay-lddn-values"])
-        self.run_fig = _line_figure("Input and output", "value")
-        self.run_source = ColumnDataSource({"t": [], "p": [], "a": [], "target": []})
-        self.run_fig.scatter(
-            "t", "p", source=self.run_source, size=6, color="#7f8c8d", legend_label="input p(t)"
-        )
-        self.run_fig.line(
-            "t",
-            "a",
-            source=self.run_source,
-            line_width=2,
-            color="#2c6fbb",
-            legend_label="output a(t)",
+        self.run_fig, self.run_source = _signal_figure(
+            "Input and output", "value", ("t", "p", "a", "target"), "output a(t)", color="#2c6fbb"
         )
         self.run_fig.line(
             "t",
@@ -116,17 +110,10 @@ class DynamicLesson(TrainingView):
         self.refresh_gradient()
 
     # ------------------------------------------------------------------ build and run
-    def _stream(self, records: list[Any]) -> None:
-        stream_losses(self.loss_source, records)
-
-    def after_training(self) -> None:
-        self.refresh()
-
     def _on_version(self, *_: Any) -> None:
-        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
         self.description.value = self.state.description
         update_diagram(self.diagram_fig, self.diagram_sources, self.state.diagram())
-        self.refresh()
+        super()._on_version()  # the curve, the run, the weights
 
     def refresh(self, *_: Any) -> None:
         s = self.state
@@ -199,8 +186,8 @@ class DynamicLesson(TrainingView):
             pn.widgets.Select.from_param(
                 s.param.system, name="Reference system", options=dict(SYSTEM_LABELS)
             ),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
-            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            lr_input(s),
+            seed_input(s),
         ]
         main = pn.Column(
             alert,
@@ -220,9 +207,9 @@ class DynamicLesson(TrainingView):
             "### Train it to imitate a reference system",
             pn.Row(*train),
             self.buttons(),
-            Text(s.param.status, css_classes=["pyplay-lddn-status"]),
-            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
-            ExportBar("dynamic", s).panel(),
+            self.status_line(),
+            self.loss_pane(),
+            self.export.panel(),
             "### Weights",
             self.weights,
             sizing_mode="stretch_width",
@@ -231,18 +218,8 @@ class DynamicLesson(TrainingView):
 
     # ------------------------------------------------------------------ vanishing gradient
     def _grad_figures(self) -> None:
-        self.response_fig = _line_figure("Response a(t)", "a(t)")
-        self.response_source = ColumnDataSource({"t": [], "a": [], "p": []})
-        self.response_fig.scatter(
-            "t",
-            "p",
-            source=self.response_source,
-            size=6,
-            color="#7f8c8d",
-            legend_label="input p(t)",
-        )
-        self.response_fig.line(
-            "t", "a", source=self.response_source, line_width=2, legend_label="a(t)"
+        self.response_fig, self.response_source = _signal_figure(
+            "Response a(t)", "a(t)", ("t", "a", "p"), "a(t)"
         )
         self.grad_fig = _line_figure(
             "Gradient through time |∂a(T)/∂a(t)|", "|∂a(T)/∂a(t)|", log=True
@@ -310,7 +287,7 @@ class DynamicLesson(TrainingView):
         sub-tab, if a part is shown) and return its view (None for another key)."""
         tabs = self.panel()
         if key in self.parts:
-            tabs.active = SUBTABS.index(LESSON_SPECS[key].title)
+            tabs.active = SUBTABS.index(SPECS[key].title)
             return self.parts[key]
         if key != self.state.lesson_key:
             return None
@@ -321,7 +298,7 @@ class DynamicLesson(TrainingView):
     def shown_part(self) -> str | None:
         """The key of the part whose sub-tab is shown (None: another sub-tab)."""
         title = SUBTABS[int(self.panel().active)]
-        return next((k for k in self.parts if LESSON_SPECS[k].title == title), None)
+        return next((k for k in self.parts if SPECS[k].title == title), None)
 
     def watch_parts(self, callback: Any) -> None:
         """Call ``callback()`` whenever another sub-tab is shown."""

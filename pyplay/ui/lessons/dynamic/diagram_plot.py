@@ -48,28 +48,13 @@ def diagram_figure() -> tuple[figure, DiagramSources]:
     fig.grid.visible = False
     fig.outline_line_color = None
     fig.rect("x", "y", BOX_W, BOX_H, source=nodes, fill_color="colour", line_color="#555555")
-    fig.add_layout(
-        LabelSet(
-            x="x",
-            y="y",
-            text="label",
-            source=nodes,
-            text_align="center",
-            text_baseline="bottom",
-            text_font_size="11pt",
-        )
-    )
-    fig.add_layout(
-        LabelSet(
-            x="x",
-            y="y",
-            text="detail",
-            source=nodes,
-            text_align="center",
-            text_baseline="top",
-            text_font_size="8pt",
-        )
-    )
+    for column, baseline, size in (("label", "bottom", "11pt"), ("detail", "top", "8pt")):
+        fig.add_layout(
+            LabelSet(
+                x="x", y="y", text=column, source=nodes, text_align="center",
+                text_baseline=baseline, text_font_size=size,
+            )
+        )  # fmt: skip
     fig.add_layout(
         Arrow(
             end=VeeHead(size=9),

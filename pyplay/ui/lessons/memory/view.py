@@ -2,7 +2,7 @@
 where each head reads and writes over the memory cells at every step, and what the memory
 holds, next to an LSTM and an LSTM that attends to its own earlier states.
 
-Rendering only: actions call :class:`~pyplay.ui.memory_state.MemoryLessonState`.
+Rendering only: actions call :class:`~pyplay.ui.lessons.memory.state.MemoryLessonState`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 import panel as pn
 
-from pyplay.ui.export_bar import ExportBar, curve_data
-from pyplay.ui.memory_state import MemoryLessonState
-from pyplay.ui.plots import heatmap_figure, loss_figure, update_heatmap
+from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.memory.state import MemoryLessonState
+from pyplay.ui.plots import heatmap_figure, update_heatmap
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.training import lr_input, seed_input
 
 __all__ = ["MemoryLesson"]
 
@@ -39,14 +39,16 @@ def _label_time_axis(fig: Any, labels: list[str]) -> None:
     fig.xaxis.major_label_overrides = {k + 0.5: text for k, text in enumerate(labels)}
 
 
-class MemoryLesson(TrainingView):
+class MemoryLesson(LessonView):
     """Builds the Memory lesson around a :class:`MemoryLessonState`."""
 
     refresh_every = 8
+    heading = "## Associative recall with an external memory"
+    help_text = HELP
+    status_css = "pyplay-memory-status"
 
     def __init__(self, state: MemoryLessonState | None = None) -> None:
-        self.state = state or MemoryLessonState()
-        self.loss_fig, self.loss_source, self.baseline = loss_figure()
+        super().__init__(state or MemoryLessonState())
         self.read_fig, self.read_source = heatmap_figure("p", "Read weights")
         self.write_fig, self.write_source = heatmap_figure("p", "Write weights")
         self.memory_fig, self.memory_source = heatmap_figure("M", "Memory contents")
@@ -69,20 +71,7 @@ class MemoryLesson(TrainingView):
         self.no_memory = pn.pane.Markdown(
             "The LSTM has no memory to look into: all it keeps is its state (h, c)."
         )
-        self.state.param.watch(self._on_version, "version")
-        self._on_version()
-
-    def _stream(self, records: list[Any]) -> None:
-        stream_losses(self.loss_source, records)
-
-    def after_training(self) -> None:
-        self.refresh()
-
-    def _on_version(self, *_: Any) -> None:
-        self.loss_source.data = curve_data(self.state.history, ("step", "loss"))
-        if self.state.task_obj is not None:
-            self.baseline.location = float(self.state.task_obj.baseline_loss())
-        self.refresh()
+        self.watch_version()
 
     def refresh(self, *_: Any) -> None:
         view = self.state.view(int(self.example.value or 0))
@@ -124,34 +113,25 @@ class MemoryLesson(TrainingView):
         self.read_pane.visible = self.state.model != "lstm"
         self.no_memory.visible = self.state.model == "lstm"
 
-    def panel(self) -> pn.Row:
+    def controls(self) -> list[Any]:
         s = self.state
-        alert = message_alert(s)
-        controls = [
+        return [
             pn.widgets.RadioButtonGroup.from_param(s.param.model, name="Model", options=MODELS),
             pn.widgets.RadioButtonGroup.from_param(
                 s.param["update"],
                 name="Write rule",
                 options={"Overwrite": "overwrite", "Residual": "residual"},
             ),
-            pn.widgets.IntSlider.from_param(s.param.read_heads, name="Read heads", start=1, end=4),
-            pn.widgets.IntSlider.from_param(
-                s.param.write_heads, name="Write heads", start=1, end=4
-            ),
-            pn.widgets.IntSlider.from_param(
-                s.param.memory_size, name="Memory cells N", start=4, end=64
-            ),
-            pn.widgets.IntSlider.from_param(s.param.n_pairs, name="Pairs", start=2, end=12),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.001),
-            pn.widgets.IntInput.from_param(s.param.seed, name="Seed"),
+            pn.widgets.IntSlider.from_param(s.param.read_heads, name="Read heads"),
+            pn.widgets.IntSlider.from_param(s.param.write_heads, name="Write heads"),
+            pn.widgets.IntSlider.from_param(s.param.memory_size, name="Memory cells N"),
+            pn.widgets.IntSlider.from_param(s.param.n_pairs, name="Pairs"),
+            lr_input(s),
+            seed_input(s),
         ]
-        main = pn.Column(
-            alert,
-            "## Associative recall with an external memory",
-            pn.pane.Markdown(HELP),
-            Text(s.param.status, css_classes=["pyplay-memory-status"]),
-            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
-            ExportBar("memory", s).panel(),
+
+    def sections(self) -> list[Any]:
+        return [
             "## Inside, step by step",
             pn.Row(self.example, self.head),
             self.answer,
@@ -159,8 +139,4 @@ class MemoryLesson(TrainingView):
             pn.Row(self.read_pane, self.write_pane),
             self.at_step,
             self.memory_pane,
-            sizing_mode="stretch_width",
-        )
-        return pn.Row(
-            pn.Column(*controls, self.buttons(), width=320), main, sizing_mode="stretch_width"
-        )
+        ]

@@ -14,9 +14,8 @@ from pyplay.models import SequenceModel
 from pyplay.models.memory import AttendRNN, MemoryNet
 from pyplay.tasks.recall import AssociativeRecall
 from pyplay.train import Trainer
-from pyplay.ui.base_state import LessonBase
+from pyplay.ui.base_state import LessonBase, lr_param, seed_param
 from pyplay.ui.trainer_lesson import TrainerLesson
-from pyplay.ui.training import run_steps
 
 __all__ = ["MemoryLessonState", "MemoryView"]
 
@@ -39,26 +38,23 @@ class MemoryLessonState(TrainerLesson, LessonBase):
     """Settings and actions of the Memory lesson (files: ``save_bytes`` and ``load_bytes`` of
     :class:`~pyplay.ui.checkpoint.SavableLesson`; the network is :attr:`net`)."""
 
-    lesson_key = "memory"
     _model_attr = "net"
 
     model = param.Selector(objects=["memnet", "lstm", "attend"], default="memnet")
     update = param.Selector(objects=["overwrite", "residual"], default="overwrite")
-    read_heads = param.Integer(default=1)
-    write_heads = param.Integer(default=1)
-    memory_size = param.Integer(default=16)
-    n_pairs = param.Integer(default=6)
-    lr = param.Number(default=0.02)
-    seed = param.Integer(default=0)
+    read_heads = param.Integer(default=1, softbounds=(1, 4))
+    write_heads = param.Integer(default=1, softbounds=(1, 4))
+    memory_size = param.Integer(default=16, softbounds=(4, 64))
+    n_pairs = param.Integer(default=6, softbounds=(2, 12))
+    lr = lr_param(0.02)
+    seed = seed_param()
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.net: Any = None
         self.trainer: Trainer | None = None
         self.task_obj: AssociativeRecall | None = None
-        self.history: dict[str, list[float]] = {"step": [], "loss": []}
         self.accuracy: float | None = None
-        self._elapsed = 0.0
         self.reset()
         self.param.watch(
             self._quiet(self.reset),
@@ -86,37 +82,23 @@ class MemoryLessonState(TrainerLesson, LessonBase):
             rng=self.seed,
         )  # fmt: skip
 
-    def reset(self) -> bool:
-        """Rebuild task, network and trainer; on bad settings the previous network stays."""
-        built = self._rebuild()
-        if built is None:
-            return False
-        self.notify(built[0].describe(), "info")
-        return True
-
     def _forget_progress(self) -> None:
         super()._forget_progress()
         self.accuracy = None
 
-    def _on_lr(self) -> None:
-        self._apply_training_settings("Learning rate applied to the current model.")
-
     def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
-        records = run_steps(self, steps, budget_s)
+        records = super().train(steps, budget_s)
         if records and "accuracy" in records[-1].metrics:
             self.accuracy = float(np.mean([r.metrics.get("accuracy", 0.0) for r in records]))
             self.status = self._status_text()
         return records
 
-    def _status_text(self) -> str:
-        if self.trainer is None or self.task_obj is None:
-            return ""
-        n = self.trainer.step_count
-        if not self.history["loss"]:
-            return f"Step {n}: not trained yet. Uniform guess: {self.task_obj.baseline_loss():.3f}"
-        rate = n / self._elapsed if self._elapsed else 0.0
-        acc = "" if self.accuracy is None else f", accuracy {self.accuracy:.2f}"
-        return f"Step {n}: loss {self.history['loss'][-1]:.4f}{acc}, {rate:.1f} steps/s"
+    def _untrained_note(self) -> str:
+        assert self.task_obj is not None  # built with the trainer
+        return f". Uniform guess: {self.task_obj.baseline_loss():.3f}"
+
+    def _status_extra(self) -> str:
+        return "" if self.accuracy is None else f", accuracy {self.accuracy:.2f}"
 
     def view(self, index: int = 0) -> MemoryView | None:
         """Example ``index`` (0..7) of a fixed batch, as the model reads it now."""

@@ -23,9 +23,9 @@ from pyplay.nn.positional import sinusoidal_table
 from pyplay.sampling import sample
 from pyplay.tasks import CharLM, make_task
 from pyplay.train import Trainer
-from pyplay.ui.base_state import LessonBase
+from pyplay.ui.base_state import LessonBase, lr_param, seed_param
 from pyplay.ui.checkpoint import LoadedFile, same_model
-from pyplay.ui.state import TASK_LABELS
+from pyplay.ui.lessons.rnn.state import TASK_LABELS
 from pyplay.ui.trainer_lesson import TrainerLesson
 
 __all__ = ["TASKS", "HeadView", "TransformerLessonState"]
@@ -51,17 +51,15 @@ class TransformerLessonState(TrainerLesson, LessonBase):
     ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`: the transformer, and the
     comparison LSTM beside it; a file without the LSTM starts it afresh)."""
 
-    lesson_key = "transformer"
-
     task = param.Selector(objects=list(TASKS.values()), default="copy")
-    d_model = param.Integer(default=32)
-    nhead = param.Integer(default=4)
-    num_layers = param.Integer(default=2)
+    d_model = param.Integer(default=32, softbounds=(8, 64))
+    nhead = param.Selector(objects=[1, 2, 4], default=4)
+    num_layers = param.Integer(default=2, softbounds=(1, 3))
     positional = param.Selector(objects=["sinusoidal", "learned", "none"], default="sinusoidal")
     causal = param.Boolean(default=True)
-    seq_len = param.Integer(default=10)
-    lr = param.Number(default=0.003)
-    seed = param.Integer(default=0)
+    seq_len = param.Integer(default=10, softbounds=(4, 40))
+    lr = lr_param(0.003)
+    seed = seed_param()
     compare_lstm = param.Boolean(default=True, doc="train an LSTM beside it, step for step")
 
     def __init__(self, **params: Any) -> None:
@@ -71,7 +69,6 @@ class TransformerLessonState(TrainerLesson, LessonBase):
         self.lstm_trainer: Trainer | None = None
         self.task_obj: Any = None
         self.history: dict[str, list[float]] = {"step": [], "loss": [], "lstm": []}
-        self._elapsed = 0.0
         self.reset()
         self.param.watch(self._quiet(self.reset), list(_REBUILD))
         self.param.watch(self._quiet(self._on_lr), ["lr"])
@@ -184,10 +181,8 @@ class TransformerLessonState(TrainerLesson, LessonBase):
                 lstm_record = next(iter(self.lstm_trainer.run(1)))
                 lstm_loss = lstm_record.loss if lstm_record.status == "ok" else float("nan")
             rows.append((record.step, record.loss, lstm_loss))
-            self.history["step"].append(record.step)
-            self.history["loss"].append(record.loss)
+            self._record(record.step, record.loss, record.seconds)
             self.history["lstm"].append(lstm_loss)
-            self._elapsed += record.seconds
             n += 1
             if budget_s is not None and time.perf_counter() - start >= budget_s:
                 break
@@ -201,7 +196,7 @@ class TransformerLessonState(TrainerLesson, LessonBase):
         base = self.task_obj.baseline_loss()
         if not self.history["loss"]:
             return f"Step {n}: not trained yet. Baseline loss {base:.4f}."
-        rate = n / self._elapsed if self._elapsed else 0.0
+        rate = self.steps_per_second(n)
         text = f"Step {n}: transformer loss {self.history['loss'][-1]:.4f}"
         lstm = self.history["lstm"][-1]
         if np.isfinite(lstm):

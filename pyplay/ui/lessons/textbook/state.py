@@ -1,4 +1,4 @@
-"""State of the "Textbook seq2seq" sub-lesson (inside "Dynamic networks"): the book's
+"""State of the "Textbook seq2seq" sub-lesson (in the dynamic networks lesson): the book's
 sequence-to-sequence network, with the context as a constant decoder input or with dot /
 general / concatenation attention over a TDL of encoder states, trained on reversal; a typed
 source is decoded greedily and every textbook quantity is listed beside the library code that
@@ -23,9 +23,8 @@ from pyplay.dynamic.textbook_seq2seq import (
 )
 from pyplay.tasks.seq2seq import Reversal
 from pyplay.train import Trainer
-from pyplay.ui.base_state import LessonBase
+from pyplay.ui.base_state import LessonBase, lr_param, seed_param
 from pyplay.ui.trainer_lesson import TrainerLesson
-from pyplay.ui.training import run_steps
 
 __all__ = ["FORM_LABELS", "Explanation", "TextbookSeq2SeqState", "format_value"]
 
@@ -68,20 +67,16 @@ class TextbookSeq2SeqState(TrainerLesson, LessonBase):
     """Settings and actions of the textbook seq2seq sub-lesson (files: ``save_bytes`` and
     ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
 
-    lesson_key = "textbook"
-
     form = param.Selector(objects=list(FORM_LABELS.values()), default="general")
-    hidden_size = param.Integer(default=32)
-    lr = param.Number(default=0.01)
-    seed = param.Integer(default=0)
+    hidden_size = param.Integer(default=32, softbounds=(4, 64))
+    lr = lr_param(0.01)
+    seed = seed_param()
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.model: TextbookSeq2Seq | None = None
         self.trainer: Trainer | None = None
         self.task_obj: Reversal | None = None
-        self.history: dict[str, list[float]] = {"step": [], "loss": []}
-        self._elapsed = 0.0
         self.reset()
         self.param.watch(self._quiet(self.reset), ["form", "hidden_size", "seed"])
         self.param.watch(self._quiet(self._on_lr), ["lr"])
@@ -95,30 +90,6 @@ class TextbookSeq2SeqState(TrainerLesson, LessonBase):
 
     def _make_trainer(self, model: TextbookSeq2Seq, task: Reversal) -> Trainer:
         return Trainer(model, task, lr=self.lr, batch_size=32, clip=1.0, rng=self.seed)
-
-    def reset(self) -> bool:
-        """Rebuild task, model and trainer; on bad settings the previous model stays."""
-        built = self._rebuild()
-        if built is None:
-            return False
-        self.notify(built[0].describe(), "info")
-        return True
-
-    def _on_lr(self, *_: Any) -> None:
-        self._apply_training_settings("Learning rate applied to the current model.")
-
-    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
-        """``steps`` steps, or as many as fit in ``budget_s`` seconds; returns the records."""
-        return run_steps(self, steps, budget_s)
-
-    def _status_text(self) -> str:
-        if self.trainer is None:
-            return ""
-        n = self.trainer.step_count
-        if not self.history["loss"]:
-            return f"Step {n}: not trained yet."
-        rate = n / self._elapsed if self._elapsed else 0.0
-        return f"Step {n}: loss {self.history['loss'][-1]:.4f}, {rate:.1f} steps/s"
 
     def example_source(self) -> str:
         """A fresh source from the task (for the text box)."""

@@ -1,0 +1,129 @@
+"""The template of a trained lesson's page: :class:`LessonView`.
+
+It owns what every such page has: the message alert, the status line, the loss curve (with
+the task's baseline), the export bar, the Train / Pause / Step / Reset buttons (from
+:class:`~pyplay.ui.training.TrainingView`) and the controls column they sit in. A lesson
+supplies its settings' widgets (:meth:`LessonView.controls`), its look-inside sections
+(:meth:`LessonView.sections`) and their redraw (:meth:`LessonView.refresh`); a step goes view
+-> ``state.train`` -> trainer -> state -> view (:meth:`LessonView._stream`).
+
+The page::
+
+    Row(Column(*controls, buttons, *controls_below),
+        Column(alert, heading, help, status, loss curve, export bar, *sections))
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import panel as pn
+
+from pyplay.ui.export_bar import ExportBar, curve_data
+from pyplay.ui.plots import loss_figure
+from pyplay.ui.text import Text
+from pyplay.ui.training import TrainingView, message_alert, stream_losses
+
+__all__ = ["LessonView"]
+
+
+class LessonView(TrainingView, pn.viewable.Viewer):
+    """A lesson's page around its ``state`` (a lesson state with ``train``, ``reset``,
+    ``history``, ``status``, ``message`` and ``version``).
+
+    Class attributes: ``heading`` and ``help_text`` open the training part, ``status_css``
+    is the status line's CSS class, ``curve`` the columns of the loss curve's source, and
+    ``controls_width`` the controls column's width.
+    """
+
+    heading: ClassVar[str] = "## Train"
+    help_text: ClassVar[str] = ""
+    status_css: ClassVar[str] = "pyplay-status"
+    curve: ClassVar[tuple[str, ...]] = ("step", "loss")
+    controls_width: ClassVar[int] = 320
+
+    def __init__(self, state: Any) -> None:
+        super().__init__()
+        self.state = state
+        self.loss_fig, self.loss_source, self.baseline = loss_figure()
+        self.export = ExportBar(state.lesson_key, state)  # model file, metrics, code
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self.panel()
+
+    # ------------------------------------------------------------------ hooks
+    def controls(self) -> list[Any]:
+        """The widgets of the lesson's settings (above the buttons)."""
+        return []
+
+    def controls_below(self) -> list[Any]:
+        """What goes under the buttons in the controls column (nothing by default)."""
+        return []
+
+    def sections(self) -> list[Any]:
+        """The lesson's parts after the export bar (look inside, decode, data ...)."""
+        return []
+
+    def refresh(self, *_: Any) -> None:
+        """Redraw the look-inside views from the current model (nothing by default)."""
+
+    def source_text(self) -> str:
+        """What is typed in the lesson's ``source_box`` (``value_input`` follows every
+        keystroke, ``value`` only Enter or leaving the box)."""
+        box = self.source_box
+        return str(box.value_input or box.value or "")
+
+    # ------------------------------------------------------------------ training
+    def _stream(self, records: list[Any]) -> None:
+        stream_losses(self.loss_source, records)
+
+    def after_training(self) -> None:
+        self.refresh()
+
+    def watch_version(self) -> None:
+        """Redraw whenever the model is rebuilt or loaded, and now."""
+        self.state.param.watch(self._on_version, "version")
+        self._on_version()
+
+    def _on_version(self, *_: Any) -> None:
+        """A new or loaded model: the curve from the state's history, the task's baseline,
+        the look-inside views redrawn."""
+        self.reset_curve()
+        task = getattr(self.state, "task_obj", None)
+        if task is not None:
+            self.baseline.location = float(task.baseline_loss())
+        self.refresh()
+
+    def reset_curve(self) -> None:
+        """The loss curve drawn afresh from ``state.history`` (after a rebuild: empty)."""
+        self.loss_source.data = curve_data(self.state.history, self.curve)
+
+    # ------------------------------------------------------------------ layout
+    def status_line(self) -> Text:
+        """The status line (step, loss, speed)."""
+        return Text(self.state.param.status, css_classes=[self.status_css])
+
+    def loss_pane(self) -> pn.pane.Bokeh:
+        return pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width")
+
+    def training(self) -> list[Any]:
+        """Heading, help, status line, loss curve and export bar."""
+        help_pane = pn.pane.Markdown(self.help_text)
+        return [self.heading, help_pane, self.status_line(), self.loss_pane(), self.export.panel()]
+
+    def controls_column(self) -> pn.Column:
+        """The settings, the four buttons and what goes below them."""
+        return pn.Column(
+            *self.controls(), self.buttons(), *self.controls_below(), width=self.controls_width
+        )
+
+    def panel(self) -> pn.viewable.Viewable:
+        """The page: the controls column beside the alert, the training part and the
+        lesson's sections."""
+        main = pn.Column(
+            message_alert(self.state),
+            *self.training(),
+            *self.sections(),
+            sizing_mode="stretch_width",
+        )
+        return pn.Row(self.controls_column(), main, sizing_mode="stretch_width")

@@ -1,0 +1,31 @@
+"""The "show as code" script of the "Textbook seq2seq" sub-lesson: the pair task, the book's
+sequence-to-sequence network in the chosen form (:func:`pyplay.dynamic.textbook_seq2seq`)
+and its ``Trainer`` (:func:`pyplay.ui.export.trainer_script`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyplay.ui.export import call_lines, keyword_args, literal, trainer_lines, trainer_script
+
+__all__ = ["as_code"]
+
+
+def _parts(state: Any) -> tuple[list[str], list[str]]:
+    c = state.model.config
+    args = [
+        "len(task.src_vocab)",
+        "len(task.tgt_vocab)",
+        literal(c["form"], "form"),
+        *keyword_args({"hidden_size": c["hidden_size"]}, "model setting"),
+        "rng=SEED",
+    ]
+    return ["from pyplay.dynamic.textbook_seq2seq import textbook_seq2seq"], [
+        *call_lines("model = textbook_seq2seq", args),
+        *trainer_lines(state, {}, seeded=True),
+    ]
+
+
+def as_code(spec: Any, state: Any, *, steps: int, log_every: int) -> str:
+    """The lesson's script (see :func:`pyplay.ui.export.as_code`)."""
+    return trainer_script(spec, state, _parts, steps=steps, log_every=log_every)
