@@ -368,3 +368,33 @@ def test_a_textbook_snapshot_holding_another_lessons_file_is_refused():
     assert "not of the Textbook seq2seq lesson" in fresh.message
     state = fresh.playground.lessons["Dynamic networks"].seq2seq.state
     assert state.trainer.step_count == 0 and state.message_kind == "danger"
+
+
+def test_a_run_that_blew_up_keeps_the_model_saved_before_it():
+    # issue 21: trained to a low loss, then learning rate 10, SGD, no clipping: the saved
+    # work held only the blown-up model. Now the good save stays, named, beside the new one.
+    saved, tasks = page()
+    state = train_and_pause(saved, tasks, 80)
+    (good,) = run(saved.store.list())
+    good_loss = saved.autosaver.entry_of("rnn").loss
+    state.param.update(lr=10.0, optimizer="sgd", clip=0.0)
+    state.running = True
+    with np.errstate(all="ignore"):  # as in the page
+        for _ in range(200):
+            state.train(steps=1)
+            saved.autosaver.clock.t += 20.0  # an autosave every slice or two
+            tasks.run()
+            if not state.running:
+                break
+    assert not state.running and "loss diverged" in state.stopped
+    tasks.run()
+    entries = {s.id: s for s in run(saved.store.list())}
+    kept = entries[good.id]
+    assert kept.named and kept.name == "LSTM on adding, before the loss rose"
+    assert kept.step <= good.step + 1  # the model from before the blow-up
+    assert len(entries) == 2  # the model now, in its own entry beside it
+    fresh = page(saved.store)[0]
+    restored = rnn(fresh).state
+    assert restored.load_bytes(run(saved.store.get(good.id)))
+    assert all(np.isfinite(v).all() for v in restored.model.params.values())
+    assert good_loss is not None and np.isfinite(good_loss)

@@ -29,7 +29,7 @@ from pyplay.dynamic.objective import Windows
 from pyplay.losses import mse as mean_squared_error
 from pyplay.train import OPTIMIZERS, Trainer
 
-__all__ = ["OPTIMIZERS", "fit", "mse"]
+__all__ = ["OPTIMIZERS", "fit", "fit_trainer", "mse"]
 
 
 def _check_targets(net: LDDN, targets: Any, shape: tuple[int, ...]) -> np.ndarray:
@@ -94,6 +94,32 @@ def fit(
     if not isinstance(net, LDDN):
         raise TypeError(f"net must be an LDDN, got {type(net).__name__}")
     steps = check_int("steps", steps, min_value=0)
+    trainer = fit_trainer(
+        net, inputs, targets, lr, optimizer, a0=a0, p0=p0, batch_size=batch_size, clip=clip,
+        optimizer_kwargs=optimizer_kwargs, rng=rng,
+    )  # fmt: skip
+    return (record.loss for record in trainer.run(steps))
+
+
+def fit_trainer(
+    net: LDDN,
+    inputs: Any,
+    targets: Any,
+    lr: float = 1e-2,
+    optimizer: Any = "adam",
+    *,
+    a0: Any = None,
+    p0: Any = None,
+    batch_size: int | None = None,
+    clip: float | None = None,
+    optimizer_kwargs: dict[str, Any] | None = None,
+    rng: np.random.Generator | int | None = 0,
+) -> Trainer:
+    """The :class:`~pyplay.train.Trainer` that :func:`fit` runs (same arguments but
+    ``steps``): for a caller that wants the trainer's records (step, loss, seconds, the
+    ``diverged`` record) rather than the losses alone, as the page's lessons do."""
+    if not isinstance(net, LDDN):
+        raise TypeError(f"net must be an LDDN, got {type(net).__name__}")
     task = Windows(inputs, targets, a0, p0, dtype=net.dtype, rng=rng)
     _check_targets(net, task.targets, (*task.p.shape[:2], net.output_size))
     N = len(task)
@@ -105,8 +131,7 @@ def fit(
             "optimizer must be a name or a pyplay optimiser built over net.params, got "
             f"{type(optimizer).__name__}"
         )
-    trainer = Trainer(
+    return Trainer(
         net, task, optimizer=optimizer, lr=lr, batch_size=B, clip=clip,
         optimizer_kwargs=optimizer_kwargs,
     )  # fmt: skip
-    return (record.loss for record in trainer.run(steps))

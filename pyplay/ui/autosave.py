@@ -11,8 +11,13 @@ and saves a snapshot (:mod:`pyplay.ui.storage`) of a lesson's model
 
 Each lesson's model has one entry, updated in place; a new model (Reset, a changed model
 setting: ``version`` changes) starts a new entry. Models that have not trained are not saved,
-nor a model saved already at the same step. Nothing here raises into the page: a lesson that
-cannot save, or a store that fails, becomes a message through ``notify``.
+nor a model saved already at the same step. A run that blew up never costs the model saved
+before it: when the recent loss has grown more than :data:`WORSE` times since the entry's
+last save, that save is kept under a name of its own ("..., before the loss rose", kept until
+the learner deletes it) and the model now goes into a new entry beside it; and a model with
+NaN or infinite weights is never saved at all (:func:`pyplay.io.save_model` refuses it).
+Nothing here raises into the page: a lesson that cannot save, or a store that fails, becomes
+a message through ``notify``.
 """
 
 from __future__ import annotations
@@ -23,9 +28,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyplay.ui.storage import Snapshot, Store, StoreError, keep
+import numpy as np
 
-__all__ = ["Autosaver", "Entry", "describe", "trained_steps"]
+from pyplay.ui.storage import MAX_NAME_CHARS, Snapshot, Store, StoreError, keep
+
+__all__ = ["WORSE", "Autosaver", "Entry", "describe", "recent_loss", "trained_steps"]
+
+WORSE = 10.0  # a recent loss this many times the saved one keeps the saved model apart
+RECENT = 10  # steps whose mean loss is a model's recent loss
 
 Schedule = Callable[[Callable[[], Awaitable[Any]]], Any]
 Notify = Callable[[str, str], None]
@@ -40,6 +50,20 @@ def trained_steps(state: Any) -> int:
         return int(count)
     except (TypeError, ValueError):
         return 0
+
+
+def recent_loss(state: Any, after: int = -1) -> float | None:
+    """The mean loss of a lesson state's last steps, at most :data:`RECENT` of those after
+    step ``after`` (the last save; all when -1); None before any, or when not finite."""
+    history = getattr(state, "history", {})
+    pairs = list(zip(history.get("step", []), history.get("loss", []), strict=False))
+    losses = [loss for step, loss in pairs if step > after][-RECENT:] or [
+        loss for _, loss in pairs[-RECENT:]
+    ]
+    if not losses:
+        return None
+    value = float(np.mean(losses))
+    return value if np.isfinite(value) else None
 
 
 def describe(state: Any, title: str) -> str:
@@ -58,6 +82,7 @@ class Entry:
     name: str
     named: bool = False
     saved: tuple[int, int] | None = None  # (version, step) of the last save
+    loss: float | None = None  # the model's recent loss at the last save
 
 
 @dataclass
@@ -67,6 +92,7 @@ class _Tracked:
     state: Any
     entry: Entry
     mark: float = 0.0  # clock reading when training started or last saved
+    best: float | None = None  # the lowest recent loss saved of the current model
     watchers: list[Any] = field(default_factory=list)
 
 
@@ -175,6 +201,7 @@ class Autosaver:
         tracked = self.tracked[key]
         entry = self.pending.pop(key, None)
         tracked.entry = entry or Entry(_new_id(), describe(tracked.state, tracked.title))
+        tracked.best = None
         if trained_steps(tracked.state) > 0:  # a loaded model (a rebuilt one has 0 steps)
             self.request(key)
 
@@ -209,6 +236,10 @@ class Autosaver:
         stamp = (int(state.version), steps)
         if steps <= 0 or entry.saved == stamp:
             return None
+        after = entry.saved[1] if entry.saved is not None else -1
+        loss = recent_loss(state, after)
+        if await self._keep_apart(tracked, loss):
+            entry = tracked.entry
         start = time.perf_counter()
         try:
             data = state.save_bytes().getvalue()
@@ -234,7 +265,9 @@ class Autosaver:
         except StoreError as err:
             self._report(f"Autosave is not working: {err}", "warning")
             return None
-        entry.saved = stamp
+        entry.saved, entry.loss = stamp, loss
+        if loss is not None and (tracked.best is None or loss < tracked.best):
+            tracked.best = loss
         self._problem = None
         if dropped:
             self.notify(
@@ -243,6 +276,34 @@ class Autosaver:
         if self.on_saved is not None:
             self.on_saved(snapshot)
         return snapshot
+
+    async def _keep_apart(self, tracked: _Tracked, loss: float | None) -> bool:
+        """When the model got much worse since its entry was last saved (a run that blew up)
+        and that save was a good one (within twice the best loss saved of this model), keep it
+        under its own name and give the model now a new entry; True if so. Once apart, the
+        worse model's entry is updated in place until the model is good again."""
+        entry = tracked.entry
+        if entry.saved is None or entry.loss is None or tracked.best is None:
+            return False
+        if entry.loss > 2.0 * tracked.best:  # that save is no good one to keep
+            return False
+        if loss is not None and loss <= WORSE * max(entry.loss, 1e-12):
+            return False
+        kept = f"{entry.name}, before the loss rose"[:MAX_NAME_CHARS]
+        try:
+            renamed = await self.store.rename(entry.id, kept)
+        except StoreError as err:
+            self._report(f"Autosave is not working: {err}", "warning")
+            renamed = False
+        if renamed:
+            now = "not finite" if loss is None else f"{loss:.4g}"
+            self.notify(
+                f"Saved work keeps '{kept}' (loss {entry.loss:.4g}); the model now (loss {now}) "
+                "is saved beside it.",
+                "info",
+            )
+        tracked.entry = Entry(_new_id(), describe(tracked.state, tracked.title))
+        return True
 
     def _report(self, text: str, kind: str) -> None:
         """``notify`` once per distinct problem (not every 15 s)."""

@@ -33,7 +33,8 @@ def seed_param() -> param.Integer:
 class LessonBase(param.Parameterized):
     """Base of the lesson states.
 
-    ``running`` is True while the page's periodic callback trains; ``message`` and
+    ``running`` is True while the page's training loop runs; ``stopped`` says why it stopped
+    by itself (diverged, too slow), shown next to Train until it starts again; ``message`` and
     ``message_kind`` are shown as an alert (:meth:`notify`); ``status`` is the line under the
     controls (step, loss, speed); ``version`` is bumped whenever the model is rebuilt or
     loaded, so views reset their plots. ``history`` is the loss curve (``step``, ``loss`` and
@@ -45,6 +46,7 @@ class LessonBase(param.Parameterized):
     message_kind = param.Selector(objects=MESSAGE_KINDS, default="info")
     status = param.String(default="")
     version = param.Integer(default=0, doc="bumped whenever the model is rebuilt or loaded")
+    stopped = param.String(default="", doc="why training stopped by itself (next to Train)")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
@@ -65,3 +67,10 @@ class LessonBase(param.Parameterized):
         """Show ``text`` in the page (kind: info, success, warning, danger)."""
         self.message_kind = kind
         self.message = text
+
+    def stop_training(self, note: str, detail: str | None = None) -> None:
+        """Training stops by itself: ``note`` goes next to the Train button (``stopped``, until
+        training starts again), ``detail`` (or the note) into the lesson's message."""
+        self.running = False
+        self.stopped = note
+        self.notify(detail or note, "danger" if detail else "warning")

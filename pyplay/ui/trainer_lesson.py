@@ -1,8 +1,14 @@
 """What the lesson states trained by a :class:`~pyplay.train.Trainer` share: rebuilding task,
 model and trainer from the settings, applying new training settings to the current model, the
-step loop (:meth:`TrainerLesson.train`: view -> state -> trainer -> state -> view) and the
-lesson-file hooks of :class:`~pyplay.ui.checkpoint.SavableLesson`; and the step loop of the
-lessons trained by :func:`pyplay.dynamic.fit` (:class:`FitLesson`).
+step loop (:func:`run_trainer`: view -> state -> trainer -> state -> view, the same for every
+lesson, the dynamic networks' :class:`FitLesson` included) and the lesson-file hooks of
+:class:`~pyplay.ui.checkpoint.SavableLesson`.
+
+Training stops by itself, with a note next to Train (``stopped``) and the details in the
+lesson's message, when the trainer reports that the loss diverged (the model before it is
+kept: the trainer restored it) and when one step took longer than :data:`SLOW_STEP_S` while
+training ran on (Pause waits for the step under way, so such settings would make the page
+slow to answer; they are named in the note).
 
 A state provides ``_make_task()``, ``_build_model(task)`` and ``_make_trainer(model, task)``
 (each raising ``ValueError`` or ``TypeError`` on settings that do not fit) and
@@ -21,7 +27,46 @@ import numpy as np
 from pyplay.train import StepRecord, Trainer
 from pyplay.ui.checkpoint import LoadedFile, SavableLesson, same_model
 
-__all__ = ["FitLesson", "TrainerLesson", "carry_over"]
+__all__ = ["SLOW_STEP_S", "FitLesson", "TrainerLesson", "carry_over", "run_trainer"]
+
+SLOW_STEP_S = 1.5  # seconds: a longer step stops continuous training (Pause waits for a step)
+
+
+def run_trainer(
+    state: Any, trainer: Trainer, steps: int | None, budget_s: float | None
+) -> list[StepRecord]:
+    """Run ``steps`` steps of ``trainer`` for lesson ``state``, or as many as fit in
+    ``budget_s`` seconds, appending each to the state's history (``state._record``); the
+    state's status line follows. Returns the records of the steps taken.
+
+    A ``diverged`` record stops training: the note next to Train says the model before it is
+    kept (the trainer has restored it), the message gives the trainer's details. A step
+    slower than :data:`SLOW_STEP_S` while training runs on stops it too, saying why.
+    """
+    records: list[StepRecord] = []
+    start = time.perf_counter()
+    for record in trainer.run(steps):
+        if record.status != "ok":
+            state.stop_training(
+                f"Training stopped: the loss diverged; the model before it is kept (step "
+                f"{record.step}). Try a smaller learning rate or gradient clipping.",
+                record.message,
+            )
+            break
+        records.append(record)
+        state._record(record.step, record.loss, record.seconds)
+        if state.running and record.seconds > SLOW_STEP_S:
+            state.stop_training(
+                f"Training paused: one step takes {record.seconds:.1f} s with these settings, "
+                f"too long for the page to answer quickly (more than {SLOW_STEP_S:g} s). "
+                "Use a smaller batch, shorter sequences, fewer or smaller layers; Step still "
+                "trains one batch at a time."
+            )
+            break
+        if budget_s is not None and time.perf_counter() - start >= budget_s:
+            break
+    state.status = state._status_text()
+    return records
 
 
 def carry_over(old: Trainer, new: Trainer) -> Trainer:
@@ -125,19 +170,7 @@ class TrainerLesson(SavableLesson):
         """
         if self.trainer is None:
             return []
-        records = []
-        start = time.perf_counter()
-        for record in self.trainer.run(steps):
-            if record.status != "ok":
-                self.running = False
-                self.notify(record.message, "danger")
-                break
-            records.append(record)
-            self._record(record.step, record.loss, record.seconds)
-            if budget_s is not None and time.perf_counter() - start >= budget_s:
-                break
-        self.status = self._status_text()
-        return records
+        return run_trainer(self, self.trainer, steps, budget_s)
 
     def step_once(self) -> list[Any]:
         """Train on exactly one batch."""
@@ -199,8 +232,11 @@ class TrainerLesson(SavableLesson):
 
 class FitLesson(SavableLesson):
     """The step loop of a lesson trained by :func:`pyplay.dynamic.fit` (time series, dynamic
-    networks): ``_fit`` is the generator of losses over ``net``, ``_step`` counts the steps,
-    ``weights_version`` is bumped when the weights change."""
+    networks): ``_fit`` is its :class:`~pyplay.train.Trainer` over ``net`` (made at the first
+    step, None after new settings), ``_step`` counts the steps, ``weights_version`` is bumped
+    when the weights change."""
+
+    _fit_steps_seen = 0
 
     net: Any
     lr: float
@@ -246,57 +282,31 @@ class FitLesson(SavableLesson):
         raise NotImplementedError
 
     def train(self, steps: int | None = None, budget_s: float | None = None) -> list[StepRecord]:
-        """Run ``steps`` steps (Adam, clipping 1), or as many as fit in ``budget_s`` seconds;
-        the first starts :func:`pyplay.dynamic.fit` on :meth:`_fit_arguments` (settings that
-        do not fit stop training with a message)."""
-        from pyplay.dynamic import fit  # the first lesson built at start-up needs neither
-        from pyplay.dynamic.train import OPTIMIZERS
+        """Run ``steps`` steps (Adam, clipping 1), or as many as fit in ``budget_s`` seconds,
+        through the same loop as every lesson (:func:`run_trainer`); the first builds the
+        trainer of :func:`pyplay.dynamic.fit` on :meth:`_fit_arguments` (settings that do not
+        fit stop training with a message). A step that diverges is undone by the trainer."""
+        from pyplay.dynamic.train import OPTIMIZERS, fit_trainer  # not needed at start-up
 
         if self._fit is None:
             try:
                 inputs, targets, options = self._fit_arguments()
                 if self._optimizer is None:
                     self._optimizer = OPTIMIZERS["adam"](self.net.params, lr=self.lr)
-                self._fit = fit(
-                    self.net, inputs, targets, steps=10**9, optimizer=self._optimizer, clip=1.0,
+                self._fit = fit_trainer(
+                    self.net, inputs, targets, optimizer=self._optimizer, clip=1.0,
                     rng=self.seed, **options,
                 )  # fmt: skip
             except (ValueError, TypeError) as err:
                 self.running = False
                 self.notify(f"Not trained: {err}", "danger")
                 return []
-        return self._fit_steps(steps, budget_s)
-
-    def _fit_steps(self, steps: int | None, budget_s: float | None) -> list[StepRecord]:
-        """Run ``steps`` steps of ``_fit``, or as many as fit in ``budget_s`` seconds.
-
-        A step that makes the loss or a weight non-finite is undone (the weights before it are
-        restored), training stops and the state says so."""
-        records: list[StepRecord] = []
-        start = time.perf_counter()
-        params = self.net.params
-        while steps is None or len(records) < steps:
-            saved = {k: v.copy() for k, v in params.items()}
-            t0 = time.perf_counter()
-            with np.errstate(over="ignore", invalid="ignore"):  # caught just below
-                loss = float(next(self._fit))
-            if not (np.isfinite(loss) and all(np.all(np.isfinite(v)) for v in params.values())):
-                for k, v in saved.items():
-                    params[k][...] = v
-                self._fit, self.running = None, False
-                self.notify(
-                    "Training diverged; the weights before that step are kept. "
-                    "Try a smaller learning rate.",
-                    "danger",
-                )
-                break
-            self._step += 1
-            seconds = time.perf_counter() - t0
-            records.append(StepRecord(self._step, loss, 0.0, 0.0, seconds))
-            self._record(self._step, loss, seconds)
-            if budget_s is not None and time.perf_counter() - start >= budget_s:
-                break
-        if records:
+            self._fit.step_count = self._step
+        with np.errstate(over="ignore", invalid="ignore"):  # the trainer checks every step
+            records = run_trainer(self, self._fit, steps, budget_s)
+        self._step = self._fit.step_count
+        if records or self._fit.step_count != self._fit_steps_seen:
             self.weights_version += 1
+        self._fit_steps_seen = self._fit.step_count
         self.status = self._status_text()
         return records

@@ -1,10 +1,10 @@
-"""What every lesson does with its :class:`~pyplay.train.Trainer`: run steps within a time
-budget (errors become messages), carry the optimiser across a settings change, stream the
-records into the loss curve, and the Train / Pause / Step / Reset buttons with their periodic
-callback. Shared by the lesson states and views."""
+"""What every lesson view does with its state's training: stream the records into the loss
+curve, the Train / Pause / Step / Reset buttons with the note of why training stopped by
+itself, and the loop that trains a slice at a time. Shared by the lesson views."""
 
 from __future__ import annotations
 
+import asyncio
 import html
 from typing import Any
 
@@ -19,6 +19,7 @@ __all__ = [
     "lr_input",
     "message_alert",
     "seed_input",
+    "stop_note",
     "stream_losses",
     "typed_number",
 ]
@@ -46,6 +47,19 @@ def message_alert(state: Any) -> pn.pane.Alert:
     )
 
 
+def stop_note(state: Any) -> pn.pane.Alert:
+    """The note under the buttons saying why training stopped by itself (``state.stopped``:
+    the loss diverged, a step too slow), escaped like :func:`message_alert`; hidden while
+    there is none."""
+    return pn.pane.Alert(
+        pn.bind(html.escape, state.param.stopped),
+        alert_type="danger",
+        visible=pn.bind(bool, state.param.stopped),
+        sizing_mode="stretch_width",
+        css_classes=["pyplay-stop-note"],
+    )
+
+
 def typed_number(p: Any, name: str, step: float | None = None) -> pn.widgets.Widget:
     """An input for the number parameter ``p``, typed freely: no range (the page address's
     is the parameter's ``softbounds``); a value the state cannot use becomes its message."""
@@ -68,14 +82,18 @@ class TrainingView:
     """Train / Pause / Step / Reset for a lesson view over a state with ``train(steps=,
     budget_s=)``, ``reset()`` and ``running``.
 
-    Training runs in a periodic callback, a ``budget_s`` slice at a time so the page stays
-    responsive; each slice's result goes to :meth:`_stream`. :meth:`after_training` redraws the
-    look-inside views after a pause or a single step, and every ``refresh_every`` slices while
-    training (0: not while training).
+    Training runs in a periodic callback, a ``budget_s`` slice at a time; each slice's result
+    goes to :meth:`_stream`. After every slice the callback sleeps ``yield_s`` seconds, always:
+    that hands the event loop back, so a click waiting (Pause) is handled before the next
+    slice. Without it a slice longer than the callback's period made Panel run the next one at
+    once, never returning to the browser's worker, and Pause waited for minutes under large
+    settings. :meth:`after_training` redraws the look-inside views after a pause or a single
+    step, and every ``refresh_every`` slices while training (0: not while training).
     """
 
     state: Any
     budget_s = 0.1
+    yield_s = 0.02
     refresh_every = 0
     _callback: Any = None
     _ticks = 0
@@ -87,8 +105,13 @@ class TrainingView:
         """Redraw what depends on the parameters (nothing by default)."""
 
     def start(self, *_: Any) -> None:
+        self.state.stopped = ""
         if self._callback is None:
-            self._callback = pn.state.add_periodic_callback(self._tick, period=180, start=False)
+            self._callback = pn.state.add_periodic_callback(
+                self._tick,  # type: ignore[arg-type]  # Panel awaits a coroutine function
+                period=180,
+                start=False,
+            )
         self.state.running = True
         self._callback.start()
 
@@ -105,9 +128,15 @@ class TrainingView:
 
     def reset(self, *_: Any) -> None:
         self.pause()
+        self.state.stopped = ""
         self.state.reset()
 
-    def _tick(self) -> None:
+    async def _tick(self) -> None:
+        self.train_slice()
+        await asyncio.sleep(self.yield_s)  # let a waiting click in before the next slice
+
+    def train_slice(self) -> None:
+        """One slice of training while ``state.running`` (the callback's work)."""
         if not self.state.running:
             self.pause()
             return
@@ -118,8 +147,8 @@ class TrainingView:
         elif self.refresh_every and self._ticks % self.refresh_every == 0:
             self.after_training()
 
-    def buttons(self) -> pn.Row:
-        """The four buttons."""
+    def buttons(self) -> pn.Column:
+        """The four buttons, and under them the note of why training stopped by itself."""
         row = []
         for label, kind, action in (
             ("Train", "primary", self.start),
@@ -130,4 +159,4 @@ class TrainingView:
             button = pn.widgets.Button(name=label, button_type=kind, width=80)
             button.on_click(action)
             row.append(button)
-        return pn.Row(*row)
+        return pn.Column(pn.Row(*row), stop_note(self.state), margin=0)
