@@ -1,0 +1,131 @@
+"""Issue 21 in the page: a run that blows up keeps the model and says so next to Train, and
+Pause pauses within one step even at the largest settings."""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+
+import pytest
+
+from browserkit import wait_ready
+
+pytestmark = pytest.mark.browser
+
+STATUS = re.compile(r"Step (\d+): loss (\S+)")
+
+
+def status(page) -> tuple[int, float]:
+    found = STATUS.search(page.locator(".pyplay-status pre").inner_text())
+    if not found:
+        return 0, math.nan
+    return int(found.group(1)), float(found.group(2).rstrip(","))
+
+
+def wait_step(page, at_least: int, timeout_s: float = 150) -> int:
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        step, _ = status(page)
+        if step >= at_least:
+            return step
+        time.sleep(0.5)
+    pytest.fail(f"training did not reach step {at_least} in {timeout_s} s")
+
+
+def set_input(page, label: str, value: str) -> None:
+    box = page.get_by_role("spinbutton", name=label).first
+    box.fill(value)
+    box.press("Enter")
+
+
+def test_a_run_that_blows_up_keeps_the_model_and_says_so_next_to_train(page, page_log, site_url):
+    page.goto(site_url + "?lesson=rnn&task=adding&cell=lstm&seq_len=10")
+    wait_ready(page)
+    page.get_by_role("button", name="Train", exact=True).click()
+    wait_step(page, 150)
+    page.get_by_role("button", name="Pause", exact=True).click()
+    time.sleep(1.5)
+    trained, _ = status(page)
+
+    set_input(page, "Learning rate", "10")
+    set_input(page, "Clip (0 = off)", "0")
+    page.get_by_role("combobox", name="Optimiser").select_option("sgd")
+    page.get_by_text("Training settings applied to the current model.").first.wait_for(
+        timeout=30_000
+    )
+    page.get_by_role("button", name="Train", exact=True).click()
+    note = page.get_by_text("Training stopped: the loss diverged; the model before it is kept")
+    note.first.wait_for(timeout=120_000)
+
+    # the note sits under the buttons, in the controls column beside the loss curve
+    train_box = page.get_by_role("button", name="Train", exact=True).bounding_box()
+    note_box = note.first.bounding_box()
+    assert note_box["y"] > train_box["y"] and abs(note_box["x"] - train_box["x"]) < 80
+    step, loss = status(page)
+    assert step >= trained and math.isfinite(loss)  # a finite model, from before the blow-up
+
+    # saved work still holds a model of this run at least as trained as the pause left it
+    page.get_by_text("Saved work", exact=True).first.click()
+    entries = page.locator(".pyplay-saved-entry")
+    entries.first.wait_for(timeout=60_000)
+    text = " ".join(entries.all_inner_texts())
+    assert "LSTM on adding" in text
+    steps = [int(s.replace(",", "")) for s in re.findall(r"([\d,]+) steps", text)]
+    assert max(steps) >= trained
+    assert page_log.errors == []
+
+
+def pause_latency(page) -> float:
+    """Click Pause; seconds until the status line last changed (the step under way may end
+    after the click, nothing more may follow)."""
+    page.get_by_role("button", name="Pause", exact=True).click()
+    clicked = time.time()
+    status_line = page.locator(".pyplay-status pre").first
+    last_text, last_change = status_line.inner_text(), clicked
+    while time.time() - last_change < 8 and time.time() - clicked < 120:
+        text = status_line.inner_text()
+        if text != last_text:
+            last_text, last_change = text, time.time()
+        time.sleep(0.2)
+    return last_change - clicked
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "?lesson=transformer",  # Pause was ignored ~8 s here
+        "?lesson=rnn&task=charlm&cell=lstm&hidden_size=128&num_layers=3&seq_len=100"
+        "&batch_size=128",  # and for 300 s here (about 6 s a step)
+    ],
+)
+def test_pause_pauses_within_a_step(page, page_log, site_url, query):
+    page.goto(site_url + query)
+    wait_ready(page)
+    page.get_by_role("button", name="Train", exact=True).click()
+    time.sleep(4.0)
+    before = status(page)[0]
+    latency = pause_latency(page)
+    after = status(page)[0]
+    print(f"Pause latency ({query}): {latency:.1f} s, {after - before} step(s) after the click")
+    assert latency < 10.0
+    time.sleep(3.0)
+    assert status(page)[0] == after  # paused
+    assert page_log.errors == []
+
+
+def test_a_step_too_slow_for_the_page_stops_training_with_a_note(page, page_log, site_url):
+    page.goto(
+        site_url + "?lesson=rnn&task=charlm&cell=lstm&hidden_size=128&num_layers=3"
+        "&seq_len=100&batch_size=128"
+    )
+    wait_ready(page)
+    page.get_by_text("New LSTM with", exact=False).first.wait_for(timeout=60_000)
+    page.get_by_role("button", name="Train", exact=True).click()
+    note = page.get_by_text(re.compile(r"Training paused: one step takes [\d.]+ s"))
+    note.first.wait_for(timeout=120_000)
+    step, _ = status(page)
+    assert step == 1  # stopped after the first step, which it took to learn the step is slow
+    time.sleep(3.0)
+    assert status(page)[0] == 1
+    assert page_log.errors == []
