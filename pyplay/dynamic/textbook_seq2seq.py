@@ -66,7 +66,7 @@ _CELL = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
 
 class TextbookSeq2Seq(EncoderDecoder):
     """The textbook's seq2seq: a library :class:`~pyplay.models.seq2seq.EncoderDecoder` with
-    one-layer encoder and decoder, in one of the book's forms (what the "Textbook seq2seq" lesson
+    one-layer encoder and decoder, in one of the book's forms (what the textbook sub-lesson
     trains; model files name it, so :func:`pyplay.io.load_model` rebuilds this class).
 
     Parameters

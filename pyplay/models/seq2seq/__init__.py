@@ -1,4 +1,4 @@
-"""Sequence to sequence: the recurrent encoder-decoder (:mod:`.encoder_decoder`) and its two
+"""Sequence-to-sequence models: the recurrent encoder-decoder (:mod:`.encoder_decoder`) and its two
 attention wirings, Luong's global attention after each decoder step (:mod:`.luong`) and
 Bahdanau's attention from the previous state fed into each step (:mod:`.bahdanau`)."""
 
