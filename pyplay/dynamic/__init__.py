@@ -1,4 +1,4 @@
-"""Dynamic neural networks in the notation of Hagan's *Neural Network Design* (and MATLAB's toolbox).
+"""Dynamic nets in the notation of Hagan's *Neural Network Design* (and MATLAB's toolbox).
 
 - :mod:`~pyplay.dynamic.transfer`: tansig, logsig, purelin, poslin, softmax by name, with
   derivatives for backpropagation.
