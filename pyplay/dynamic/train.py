@@ -52,13 +52,7 @@ def fit(
     steps: int,
     lr: float = 1e-2,
     optimizer: Any = "adam",
-    *,
-    a0: Any = None,
-    p0: Any = None,
-    batch_size: int | None = None,
-    clip: float | None = None,
-    optimizer_kwargs: dict[str, Any] | None = None,
-    rng: np.random.Generator | int | None = 0,
+    **options: Any,
 ) -> Iterator[float]:
     """Train ``net`` in place; yield the mean squared error of each step before its update.
 
@@ -73,6 +67,8 @@ def fit(
     lr : float
         Learning rate when ``optimizer`` is a name.
     optimizer : {"adam", "adamw", "sgd", "rmsprop"} or a pyplay optimiser over ``net.params``
+    **options
+        Keyword arguments of :func:`fit_trainer`:
     a0, p0 : arrays (N, DL, S) and (N, DI, R), optional
         Initial conditions of each sequence (zeros).
     batch_size : int, optional
@@ -94,10 +90,7 @@ def fit(
     if not isinstance(net, LDDN):
         raise TypeError(f"net must be an LDDN, got {type(net).__name__}")
     steps = check_int("steps", steps, min_value=0)
-    trainer = fit_trainer(
-        net, inputs, targets, lr, optimizer, a0=a0, p0=p0, batch_size=batch_size, clip=clip,
-        optimizer_kwargs=optimizer_kwargs, rng=rng,
-    )  # fmt: skip
+    trainer = fit_trainer(net, inputs, targets, lr, optimizer, **options)
     return (record.loss for record in trainer.run(steps))
 
 

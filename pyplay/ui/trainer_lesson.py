@@ -1,7 +1,7 @@
 """What the lesson states trained by a :class:`~pyplay.train.Trainer` share: rebuilding task,
 model and trainer from the settings, applying new training settings to the current model, the
-step loop (:func:`run_trainer`: view -> state -> trainer -> state -> view, the same for every
-lesson, the dynamic networks' :class:`FitLesson` included) and the lesson-file hooks of
+step loop (:meth:`StepLoop.run_trainer`: view -> state -> trainer -> state -> view, the same
+for every lesson, the dynamic networks' :class:`FitLesson` included) and the lesson-file hooks of
 :class:`~pyplay.ui.checkpoint.SavableLesson`.
 
 Training stops by itself, with a note next to Train (``stopped``) and the details in the
@@ -27,46 +27,56 @@ import numpy as np
 from pyplay.train import StepRecord, Trainer
 from pyplay.ui.checkpoint import LoadedFile, SavableLesson, same_model
 
-__all__ = ["SLOW_STEP_S", "FitLesson", "TrainerLesson", "carry_over", "run_trainer"]
+__all__ = ["SLOW_STEP_S", "FitLesson", "StepLoop", "TrainerLesson", "carry_over"]
 
 SLOW_STEP_S = 1.5  # seconds: a longer step stops continuous training (Pause waits for a step)
 
 
-def run_trainer(
-    state: Any, trainer: Trainer, steps: int | None, budget_s: float | None
-) -> list[StepRecord]:
-    """Run ``steps`` steps of ``trainer`` for lesson ``state``, or as many as fit in
-    ``budget_s`` seconds, appending each to the state's history (``state._record``); the
-    state's status line follows. Returns the records of the steps taken.
+class StepLoop:
+    """The step loop every lesson state shares (a mixin of the lesson states, which give
+    ``running``, ``status``, ``_record``, ``_status_text`` and ``stop_training``)."""
 
-    A ``diverged`` record stops training: the note next to Train says the model before it is
-    kept (the trainer has restored it), the message gives the trainer's details. A step
-    slower than :data:`SLOW_STEP_S` while training runs on stops it too, saying why.
-    """
-    records: list[StepRecord] = []
-    start = time.perf_counter()
-    for record in trainer.run(steps):
-        if record.status != "ok":
-            state.stop_training(
-                f"Training stopped: the loss diverged; the model before it is kept (step "
-                f"{record.step}). Try a smaller learning rate or gradient clipping.",
-                record.message,
-            )
-            break
-        records.append(record)
-        state._record(record.step, record.loss, record.seconds)
-        if state.running and record.seconds > SLOW_STEP_S:
-            state.stop_training(
-                f"Training paused: one step takes {record.seconds:.1f} s with these settings, "
-                f"too long for the page to answer quickly (more than {SLOW_STEP_S:g} s). "
-                "Use a smaller batch, shorter sequences, fewer or smaller layers; Step still "
-                "trains one batch at a time."
-            )
-            break
-        if budget_s is not None and time.perf_counter() - start >= budget_s:
-            break
-    state.status = state._status_text()
-    return records
+    running: bool
+    status: str
+    _record: Callable[[int, float, float], None]
+    _status_text: Callable[[], str]
+    stop_training: Callable[..., None]
+
+    def run_trainer(
+        self, trainer: Trainer, steps: int | None, budget_s: float | None
+    ) -> list[StepRecord]:
+        """Run ``steps`` steps of ``trainer``, or as many as fit in ``budget_s`` seconds,
+        appending each to the history (``_record``); the status line follows. Returns the
+        records of the steps taken.
+
+        A ``diverged`` record stops training: the note next to Train says the model before it
+        is kept (the trainer has restored it), the message gives the trainer's details. A step
+        slower than :data:`SLOW_STEP_S` while training runs on stops it too, saying why.
+        """
+        records: list[StepRecord] = []
+        start = time.perf_counter()
+        for record in trainer.run(steps):
+            if record.status != "ok":
+                self.stop_training(
+                    f"Training stopped: the loss diverged; the model before it is kept (step "
+                    f"{record.step}). Try a smaller learning rate or gradient clipping.",
+                    record.message,
+                )
+                break
+            records.append(record)
+            self._record(record.step, record.loss, record.seconds)
+            if self.running and record.seconds > SLOW_STEP_S:
+                self.stop_training(
+                    f"Training paused: one step takes {record.seconds:.1f} s with these "
+                    f"settings, too long for the page to answer quickly (more than "
+                    f"{SLOW_STEP_S:g} s). Use a smaller batch, shorter sequences, fewer or "
+                    "smaller layers; Step still trains one batch at a time."
+                )
+                break
+            if budget_s is not None and time.perf_counter() - start >= budget_s:
+                break
+        self.status = self._status_text()
+        return records
 
 
 def carry_over(old: Trainer, new: Trainer) -> Trainer:
@@ -80,7 +90,7 @@ def carry_over(old: Trainer, new: Trainer) -> Trainer:
     return new
 
 
-class TrainerLesson(SavableLesson):
+class TrainerLesson(StepLoop, SavableLesson):
     """Rebuild, training settings and the lesson-file hooks of a state trained by
     ``self.trainer`` on ``self.task_obj``; the model is the attribute ``_model_attr``."""
 
@@ -170,7 +180,7 @@ class TrainerLesson(SavableLesson):
         """
         if self.trainer is None:
             return []
-        return run_trainer(self, self.trainer, steps, budget_s)
+        return self.run_trainer(self.trainer, steps, budget_s)
 
     def step_once(self) -> list[Any]:
         """Train on exactly one batch."""
@@ -230,7 +240,7 @@ class TrainerLesson(SavableLesson):
         return commit
 
 
-class FitLesson(SavableLesson):
+class FitLesson(StepLoop, SavableLesson):
     """The step loop of a lesson trained by :func:`pyplay.dynamic.fit` (time series, dynamic
     networks): ``_fit`` is its :class:`~pyplay.train.Trainer` over ``net`` (made at the first
     step, None after new settings), ``_step`` counts the steps, ``weights_version`` is bumped
@@ -303,7 +313,7 @@ class FitLesson(SavableLesson):
                 return []
             self._fit.step_count = self._step
         with np.errstate(over="ignore", invalid="ignore"):  # the trainer checks every step
-            records = run_trainer(self, self._fit, steps, budget_s)
+            records = self.run_trainer(self._fit, steps, budget_s)
         self._step = self._fit.step_count
         if records or self._fit.step_count != self._fit_steps_seen:
             self.weights_version += 1
