@@ -167,8 +167,9 @@ def gather_params(layers: Iterable[tuple[str, Any]]) -> dict[str, np.ndarray]:
 
 
 def copy_params(model: Any, params: Mapping[str, np.ndarray]) -> None:
-    """Copy ``params`` into ``model.params`` in place: the same names, the same shapes, finite
-    numbers (ValueError naming the first that is not)."""
+    """Copy ``params`` into ``model.params`` in place: the same names, the same shapes, numbers
+    finite before and after the cast to the model's dtype (a float64 3e48 is inf in float32).
+    ValueError naming the first array that is not, and then nothing is copied."""
     missing = sorted(set(model.params) - set(params))
     extra = sorted(set(params) - set(model.params))
     if missing or extra:
@@ -176,14 +177,23 @@ def copy_params(model: Any, params: Mapping[str, np.ndarray]) -> None:
             f"the arrays do not fit the model: missing {missing[:8] or 'none'}, "
             f"unexpected {extra[:8] or 'none'}"
         )
+    cast: dict[str, np.ndarray] = {}
     for name, target in model.params.items():
         value = np.asarray(params[name])
         if value.shape != target.shape:
             raise ValueError(f"array {name!r} must have shape {target.shape}, got {value.shape}")
         if value.dtype.kind not in "fiu" or not np.isfinite(value).all():
             raise ValueError(f"array {name!r} must hold finite numbers")
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below, not warned
+            cast[name] = value.astype(target.dtype)  # in the model's dtype
+        if not np.isfinite(cast[name]).all():
+            big = float(np.abs(value.astype(np.float64)).max())
+            raise ValueError(
+                f"array {name!r} holds numbers too large for the model's {target.dtype} "
+                f"(largest magnitude {big:.3g}, at most {np.finfo(target.dtype).max:.3g})"
+            )
     for name, target in model.params.items():
-        target[...] = params[name]  # in place: layers and optimisers keep their arrays
+        target[...] = cast[name]  # in place: layers and optimisers keep their arrays
 
 
 class ModelBase:
