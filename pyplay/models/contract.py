@@ -34,7 +34,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from pyplay._checks import check_choice, check_dtype, check_int
+from pyplay._checks import check_array, check_choice, check_dtype, check_int
 
 __all__ = [
     "INPUT_KINDS",
@@ -243,6 +243,28 @@ class Seq2SeqBase(ModelBase):
         self.src_vocab_size = check_int("src_vocab_size", src_vocab_size, min_value=4)
         self.tgt_vocab_size = check_int("tgt_vocab_size", tgt_vocab_size, min_value=4)
         self.dtype = check_dtype("dtype", dtype)
+
+    def _check_tgt_in(self, tgt_in: Any, B: int) -> np.ndarray:
+        """``tgt_in`` (B, U) as int ids below ``tgt_vocab_size``: one row for each of the ``B``
+        source sequences, at least one step (BOS); errors in the caller's terms."""
+        tgt = check_array("tgt_in", tgt_in, ndim=2, kind="i", layout="(B, U)")
+        if tgt.shape[0] != B:
+            raise ValueError(
+                f"tgt_in must have one row per source sequence: src has {B} rows, tgt_in has "
+                f"{tgt.shape[0]} (shape {tgt.shape})"
+            )
+        if tgt.shape[1] == 0:
+            raise ValueError(
+                f"tgt_in must have at least one step (BOS, then the target shifted right), got "
+                f"shape {tgt.shape}"
+            )
+        if tgt.min() < 0 or tgt.max() >= self.tgt_vocab_size:
+            bad = int(tgt.min()) if tgt.min() < 0 else int(tgt.max())
+            raise ValueError(
+                f"tgt_in must hold token ids in 0..{self.tgt_vocab_size - 1} (tgt_vocab_size), "
+                f"got {bad}"
+            )
+        return tgt
 
 
 class PerStepBase(ModelBase):

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from pyplay import limits
 from pyplay.dynamic.lddn import LDDN
 from pyplay.dynamic.textbook_seq2seq import TextbookSeq2Seq
-from pyplay.limits import check_parameters
 from pyplay.models.contract import Model, config_kwargs, copy_params
 from pyplay.models.memory import AttendRNN, MemoryNet
 from pyplay.models.pointer import PointerNetwork
@@ -94,7 +94,11 @@ def build_model(entry: Any, params: Mapping[str, np.ndarray]) -> Any:
         raise ValueError(f"the model config must be a mapping, got {type(config).__name__}")
     held = int(sum(np.asarray(v).size for v in params.values()))
     described = estimate_parameters(entry["class"], config)
-    check_parameters(f"the model config ({entry['class']})", described)
+    if described > limits.MAX_PARAMETERS:
+        raise ValueError(
+            f"the model config describes about {described:,} parameters; at most "
+            f"{limits.MAX_PARAMETERS:,} are allowed in one model (pyplay.limits.MAX_PARAMETERS)"
+        )
     if described > max(_SLACK * held, _FLOOR):
         raise ValueError(
             f"the model config describes about {described:,} parameters but the file holds "

@@ -202,6 +202,10 @@ class _LayerBase:
                 f"{name} must have d_model={self.d_model} features in its last axis, "
                 f"got shape {arr.shape}"
             )
+        if arr.shape[1] == 0:
+            raise ValueError(
+                f"{name} must have at least one step to attend over (T >= 1), got shape {arr.shape}"
+            )
         return arr
 
     def _check_new_kpm(self, name: str, mask: Any, B: int, n: int) -> np.ndarray | None:

@@ -114,6 +114,10 @@ class _Attention:
         (B, Tq, Dq), (_, Tk, Dk) = Q.shape, K.shape
         if K.shape[0] != B:
             raise ValueError(f"key must have batch size B={B} like query, got shape {K.shape}")
+        if Tk == 0:
+            raise ValueError(
+                f"key must have at least one key to attend to (Tk >= 1), got {K.shape}"
+            )
         if V.shape[:2] != (B, Tk):
             raise ValueError(f"value must have shape ({B}, {Tk}, Dv) like key, got {V.shape}")
         if self.query_size is not None and Dq != self.query_size:

@@ -150,6 +150,10 @@ class MultiheadAttention:
         X_k = check_array("key", key, ndim=3, dtype=self.dtype, layout="(B, Tk, kdim)")
         X_v = check_array("value", value, ndim=3, dtype=self.dtype, layout="(B, Tk, vdim)")
         Tk = X_k.shape[1]
+        if Tk == 0:
+            raise ValueError(
+                f"key must have at least one step to attend to (Tk >= 1), got shape {X_k.shape}"
+            )
         if B is None:  # keys alone, any batch size
             B = X_k.shape[0]
             if X_k.shape[2] != self.kdim:

@@ -163,7 +163,7 @@ class TransformerSeq2Seq(Seq2SeqBase):
         cross-attention weights averaged over heads (B, U, S), and the cache. Target steps
         past ``tgt_lengths`` are computed and never read (the decoder is causal)."""
         memory, kpm, (src_emb, src_pos, enc_cache) = self.encode(src, src_lengths)
-        tgt_in = check_array("tgt_in", tgt_in, ndim=2, kind="i", layout="(B, U)")
+        tgt_in = self._check_tgt_in(tgt_in, memory.shape[0])  # (B, U)
         v, tgt_emb, tgt_pos = self._embed(self.tgt_emb, tgt_in)  # (B, U, D)
         z, dec_cache = self.decoder.forward(
             v, memory, memory_key_padding_mask=kpm, tgt_is_causal=True
