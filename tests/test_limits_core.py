@@ -50,7 +50,7 @@ def test_multihead_attention_too_large_refused():
 
 
 def test_encoder_decoder_too_large_refused():
-    _refused(lambda: EncoderDecoder(10**7, 10, embedding_dim=100), "MAX_ELEMENTS")
+    _refused(lambda: EncoderDecoder(10**7, 10, embedding_dim=100), "src_vocab_size", "MAX_")
 
 
 def test_memory_net_too_large_refused():
@@ -62,7 +62,7 @@ def test_transformer_max_len_1e9_refused(positional):
     _refused(
         lambda: TransformerModel(10, 10, positional=positional, max_len=10**9),
         "max_len",
-        "MAX_ELEMENTS",
+        "pyplay.limits.MAX_",
     )
 
 
@@ -94,6 +94,11 @@ def test_build_model_transformer_max_len_3e7_refused():
         "config": {"input_size": 10, "output_size": 10, "max_len": 30_000_000},
     }
     _refused(lambda: build_model(entry, {}), "max_len", "MAX_ELEMENTS")
+
+
+def test_encoder_decoder_whole_model_beyond_max_parameters_refused():
+    # every array under MAX_ELEMENTS, the whole model over MAX_PARAMETERS
+    _refused(lambda: EncoderDecoder(66_000, 66_000, 1000, 1000, cell="rnn"), "MAX_PARAMETERS")
 
 
 # ---------------------------------------------------------------- 2. weights in target dtype

@@ -35,6 +35,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from pyplay._checks import check_array, check_choice, check_dtype, check_int
+from pyplay.limits import check_parameters
 
 __all__ = [
     "INPUT_KINDS",
@@ -45,6 +46,7 @@ __all__ = [
     "PerStepBase",
     "Seq2SeqBase",
     "blocks",
+    "check_model_size",
     "config_int",
     "config_kwargs",
     "constructor_args",
@@ -293,6 +295,22 @@ class PerStepBase(ModelBase):
 # ------------------------------------------------------------------ size estimates
 # the pieces of each class's estimate_parameters: they read a config that came from a file,
 # so every number is checked before it is used
+def check_model_size(cls: Any, args: Mapping[str, Any]) -> None:
+    """Refuse (ValueError naming the sizes and :data:`pyplay.limits.MAX_PARAMETERS`) a model of
+    class ``cls`` whose constructor arguments ``args`` describe too many parameters (its
+    ``estimate_parameters``), before any of it is built. An argument the estimate cannot read
+    is left to the constructor's own checks, which name it in the usual words."""
+    try:
+        n = cls.estimate_parameters(args)
+    except (ValueError, TypeError):
+        return
+    names = constructor_args(cls)
+    sizes = ", ".join(
+        f"{k}={v:,}" for k, v in args.items() if k in names and type(v) is int and v > 1
+    )
+    check_parameters(f"{cls.__name__}({sizes})", n)
+
+
 def config_int(config: Mapping[str, Any], key: str, default: int) -> int:
     """``config[key]`` as a non-negative integer (``default`` when absent or None)."""
     value = config.get(key, default)

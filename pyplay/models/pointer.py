@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
-from pyplay.models.contract import Backward, ModelBase, config_int, recurrent
+from pyplay.models.contract import Backward, ModelBase, check_model_size, config_int, recurrent
 from pyplay.nn import GRU, LSTM, RNN, Embedding, init
 
 __all__ = ["PointerNetwork"]
@@ -73,6 +73,7 @@ class PointerNetwork(ModelBase):
         self.cell = check_choice("cell", cell, tuple(CELLS))
         self.vocab_size, self.embedding_dim, self.hidden_size, self.attn_size = V, E, H, A
         self.dtype = check_dtype("dtype", dtype)
+        check_model_size(type(self), locals())  # before anything is built
         gen = as_generator(rng)
         self.emb = Embedding(V, E, dtype=self.dtype, rng=gen)
         self.enc = CELLS[self.cell](E, H, dtype=self.dtype, rng=gen)

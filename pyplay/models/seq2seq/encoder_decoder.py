@@ -44,7 +44,14 @@ import numpy as np
 from pyplay._checks import as_generator, check_array, check_choice, check_int, check_rows
 from pyplay.decode.greedy import greedy_decode
 from pyplay.losses import log_softmax
-from pyplay.models.contract import Backward, Seq2SeqBase, config_int, gather_params, recurrent
+from pyplay.models.contract import (
+    Backward,
+    Seq2SeqBase,
+    check_model_size,
+    config_int,
+    gather_params,
+    recurrent,
+)
 from pyplay.models.seq2seq.bahdanau import BahdanauCache, BahdanauDecoder
 from pyplay.models.seq2seq.luong import SCORES, LuongAttention, make_scorer
 from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear
@@ -127,6 +134,7 @@ class EncoderDecoder(Seq2SeqBase):
             )
         self.bidirectional_encoder = bidirectional_encoder
         self.hidden_size, self.num_layers, self.embedding_dim = H, L, E
+        check_model_size(type(self), locals())  # before anything is built
         gen = as_generator(rng)
         kw: dict[str, Any] = dict(num_layers=L, dtype=self.dtype, rng=gen)
         self.enc_emb = Embedding(V_s, E, padding_idx=PAD, dtype=self.dtype, rng=gen)

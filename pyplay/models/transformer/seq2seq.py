@@ -30,7 +30,14 @@ import numpy as np
 from pyplay._checks import as_generator, check_array, check_int
 from pyplay.decode.greedy import greedy_decode
 from pyplay.losses import log_softmax
-from pyplay.models.contract import Backward, Seq2SeqBase, blocks, config_int, gather_params
+from pyplay.models.contract import (
+    Backward,
+    Seq2SeqBase,
+    blocks,
+    check_model_size,
+    config_int,
+    gather_params,
+)
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.linear import Linear
 from pyplay.nn.positional import make_positional
@@ -100,6 +107,7 @@ class TransformerSeq2Seq(Seq2SeqBase):
         self._set_vocabs(src_vocab_size, tgt_vocab_size, dtype)
         D = self.d_model = check_int("d_model", d_model, min_value=1)
         F = 4 * D if dim_feedforward is None else dim_feedforward
+        check_model_size(type(self), locals())  # before anything is built
         gen = as_generator(rng)
         self.src_emb = Embedding(self.src_vocab_size, D, padding_idx=PAD, dtype=self.dtype, rng=gen)
         self.tgt_emb = Embedding(self.tgt_vocab_size, D, padding_idx=PAD, dtype=self.dtype, rng=gen)
