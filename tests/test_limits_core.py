@@ -4,11 +4,13 @@ the cast. Each test is named after the case it reproduces."""
 
 from __future__ import annotations
 
+import io
 import warnings
 
 import numpy as np
 import pytest
 
+from pyplay import io as pyplay_io
 from pyplay import limits, nn
 from pyplay.decode.step import reorder_rows
 from pyplay.dynamic import narxnet
@@ -220,3 +222,22 @@ def test_loaded_float64_weight_3e48_refused_in_float32_model():
         warnings.simplefilter("error")
         _refused(lambda: copy_params(model, params), "weight", "float32")
     np.testing.assert_array_equal(model.params["weight"], before)  # nothing copied
+
+
+def test_load_model_file_with_float64_weight_3e48_refused():
+    model = TransformerModel(6, 6, d_model=8, nhead=2, num_layers=1, max_len=16)
+    params = {k: v.astype(np.float64) for k, v in model.params.items()}
+    params["head.weight"][0, 0] = 3e48
+    buffer = io.BytesIO()
+    pyplay_io.save(buffer, params, meta={"class": "TransformerModel", "config": model.config})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _refused(lambda: pyplay_io.load_model(buffer.getvalue()), "head.weight", "float32")
+
+
+def test_load_model_transformer_file_max_len_3e7_refused():
+    model = TransformerModel(6, 6, d_model=8, nhead=2, num_layers=1, max_len=16)
+    config = {**model.config, "max_len": 30_000_000}
+    buffer = io.BytesIO()
+    pyplay_io.save(buffer, model.params, meta={"class": "TransformerModel", "config": config})
+    _refused(lambda: pyplay_io.load_model(buffer.getvalue()), "max_len", "MAX_ELEMENTS")

@@ -9,6 +9,7 @@ tracemalloc sees NumPy's allocations."""
 from __future__ import annotations
 
 import contextlib
+import io
 import tracemalloc
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -18,6 +19,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pyplay import io as pyplay_io
 from pyplay import limits, nn
 from pyplay.dynamic import narxnet
 from pyplay.models.memory import MemoryNet
@@ -174,3 +176,24 @@ def test_build_model_random_configs_build_or_refuse(key, config, held):
     params = {"w": np.zeros(held, np.float32)} if held else {}
     model = _builds_or_refuses(lambda: build_model({"class": key, "config": config}, params))
     assert model is None  # the arrays never fit a random config
+
+
+def _small_file_entry() -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    model = TransformerModel(6, 6, d_model=8, nhead=2, num_layers=1, max_len=16)
+    return {"class": "TransformerModel", "config": model.config}, dict(model.params)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    changes=st.dictionaries(
+        _keys, _value.filter(lambda v: not isinstance(v, float)), min_size=1, max_size=3
+    )
+)
+def test_load_model_file_with_random_config_changes_loads_or_refuses(changes):
+    entry, params = _small_file_entry()
+    buffer = io.BytesIO()
+    pyplay_io.save(buffer, params, meta={**entry, "config": {**entry["config"], **changes}})
+    data = buffer.getvalue()
+    model = _builds_or_refuses(lambda: pyplay_io.load_model(data))
+    if model is not None:
+        assert set(model.params) == set(params)
