@@ -9,6 +9,8 @@ a tab.
 
 - :data:`MAX_ELEMENTS` numbers in one array of a model (a weight matrix, an embedding table, a
   table of positional encodings), and :data:`MAX_PARAMETERS` in a whole model;
+- :data:`MAX_STEPS` tokens a decoder writes (greedy or beam search) and :data:`MAX_BEAM_WIDTH`
+  hypotheses a beam search keeps;
 - :data:`MAX_DELAY` steps of a tapped delay line (a dynamic network keeps that many past
   inputs of every sequence);
 - :data:`MAX_FILE_BYTES` of a model file as stored, :data:`MAX_UNPACKED_BYTES` once its
@@ -31,6 +33,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "MAX_BEAM_WIDTH",
     "MAX_DELAY",
     "MAX_ELEMENTS",
     "MAX_FILE_BYTES",
@@ -38,6 +41,7 @@ __all__ = [
     "MAX_MEMBERS",
     "MAX_META_BYTES",
     "MAX_PARAMETERS",
+    "MAX_STEPS",
     "MAX_UNPACKED_BYTES",
     "check_elements",
     "check_parameters",
@@ -46,6 +50,8 @@ __all__ = [
 
 MAX_ELEMENTS = 2**26  # 67,108,864 numbers: 256 MiB in float32, 512 MiB in float64
 MAX_PARAMETERS = 2**27  # a whole model: 134,217,728 numbers
+MAX_STEPS = 10_000  # tokens one decoding writes
+MAX_BEAM_WIDTH = 100_000  # hypotheses one beam search keeps (a lexicon test enumerates 7**5)
 MAX_DELAY = 10_000  # the longest delay of a tapped delay line, in steps
 MAX_FILE_BYTES = 50_000_000  # a model file as stored (compressed or not)
 MAX_UNPACKED_BYTES = 4 * MAX_FILE_BYTES  # its members once decompressed

@@ -12,6 +12,8 @@ import pytest
 
 from pyplay import io as pyplay_io
 from pyplay import limits, nn
+from pyplay.decode.beam import BeamSearch
+from pyplay.decode.greedy import greedy_decode
 from pyplay.decode.step import reorder_rows
 from pyplay.dynamic import narxnet
 from pyplay.models.contract import copy_params
@@ -241,3 +243,30 @@ def test_load_model_transformer_file_max_len_3e7_refused():
     buffer = io.BytesIO()
     pyplay_io.save(buffer, model.params, meta={"class": "TransformerModel", "config": config})
     _refused(lambda: pyplay_io.load_model(buffer.getvalue()), "max_len", "MAX_ELEMENTS")
+
+
+# ---------------------------------------------------------------- decoding lengths and widths
+
+
+def _uniform_step(tokens, state):
+    return np.full((len(tokens), 4), -np.log(4.0)), state
+
+
+def test_beam_search_beam_width_1e9_refused():
+    _refused(
+        lambda: BeamSearch(_uniform_step, None, 1, 2, beam_width=10**9),
+        "beam_width",
+        f"{limits.MAX_BEAM_WIDTH}",
+    )
+
+
+def test_beam_search_max_length_1e12_refused():
+    _refused(lambda: BeamSearch(_uniform_step, None, 1, 2, max_length=10**12), "max_length")
+
+
+def test_greedy_decode_max_length_1e12_refused():
+    _refused(lambda: greedy_decode(_uniform_step, None, 1, 2, 10**12), "max_length")
+
+
+def test_greedy_decode_batch_size_1e12_refused():
+    _refused(lambda: greedy_decode(_uniform_step, None, 1, 2, 5, batch_size=10**12), "batch_size")

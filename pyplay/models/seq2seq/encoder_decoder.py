@@ -43,6 +43,7 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_int, check_rows
 from pyplay.decode.greedy import greedy_decode
+from pyplay.limits import MAX_STEPS
 from pyplay.losses import log_softmax
 from pyplay.models.contract import (
     Backward,
@@ -353,7 +354,7 @@ class EncoderDecoder(Seq2SeqBase):
 
     def greedy(self, src: Any, src_lengths: Any, max_length: int = 50) -> list[list[int]]:
         """Greedy decoding of a batch: the target ids of each row up to (without) EOS."""
-        max_length = check_int("max_length", max_length, min_value=1, max_value=10_000)
+        max_length = check_int("max_length", max_length, min_value=1, max_value=MAX_STEPS)
         state = self.start(src, src_lengths)
         B = len(np.asarray(src_lengths))
         results = greedy_decode(self.step, state, BOS, EOS, max_length, batch_size=B)
