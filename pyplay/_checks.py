@@ -22,6 +22,7 @@ __all__ = [
     "check_float",
     "check_int",
     "check_lengths",
+    "check_rows",
     "check_shape",
 ]
 
@@ -182,6 +183,18 @@ def check_shape(name: str, x: np.ndarray, expected: Sequence[int | None], layout
     if not ok:
         want = tuple("*" if e is None else e for e in expected)
         raise ValueError(f"{name} must have shape {layout} = {want}, got {x.shape}")
+
+
+def check_rows(name: str, index: Any, size: int) -> np.ndarray:
+    """``index`` (N',) as a 1-D int array of row numbers in ``0..size-1`` (the hypotheses a beam
+    search keeps when it reorders a decoding state of ``size`` rows)."""
+    idx = check_array(name, index, ndim=1, kind="i", layout="(N,)")
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+        raise ValueError(
+            f"{name} must hold row numbers in 0..{size - 1} (the state has {size} rows), got {bad}"
+        )
+    return idx
 
 
 def check_lengths(lengths: Any, batch: int, steps: int) -> np.ndarray:

@@ -9,13 +9,19 @@ a tab.
 
 - :data:`MAX_ELEMENTS` numbers in one array of a model (a weight matrix, an embedding table, a
   table of positional encodings), and :data:`MAX_PARAMETERS` in a whole model;
+- :data:`MAX_STEPS` tokens a decoder writes (greedy or beam search) and :data:`MAX_BEAM_WIDTH`
+  hypotheses a beam search keeps;
+- :data:`MAX_DELAY` steps of a tapped delay line (a dynamic network keeps that many past
+  inputs of every sequence);
 - :data:`MAX_FILE_BYTES` of a model file as stored, :data:`MAX_UNPACKED_BYTES` once its
   members are decompressed (a small file that unpacks to gigabytes is refused unread),
   :data:`MAX_MEMBERS` arrays in it;
 - :data:`MAX_META_BYTES` and :data:`MAX_JSON_DEPTH` of the settings a file carries (a deeply
   nested document overflows the parser's stack, fatally so in the browser).
 
-:func:`check_elements` is the one check the constructors call.
+:func:`check_elements` is the one check the constructors call for each array (through
+:mod:`pyplay.nn.init` for the random ones), :func:`check_parameters` the one for a whole model
+(before a loop over layers, and in :func:`pyplay.models.registry.build_model`).
 """
 
 from __future__ import annotations
@@ -27,19 +33,26 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "MAX_BEAM_WIDTH",
+    "MAX_DELAY",
     "MAX_ELEMENTS",
     "MAX_FILE_BYTES",
     "MAX_JSON_DEPTH",
     "MAX_MEMBERS",
     "MAX_META_BYTES",
     "MAX_PARAMETERS",
+    "MAX_STEPS",
     "MAX_UNPACKED_BYTES",
     "check_elements",
+    "check_parameters",
     "json_depth",
 ]
 
 MAX_ELEMENTS = 2**26  # 67,108,864 numbers: 256 MiB in float32, 512 MiB in float64
 MAX_PARAMETERS = 2**27  # a whole model: 134,217,728 numbers
+MAX_STEPS = 10_000  # tokens one decoding writes
+MAX_BEAM_WIDTH = 100_000  # hypotheses one beam search keeps (a lexicon test enumerates 7**5)
+MAX_DELAY = 10_000  # the longest delay of a tapped delay line, in steps
 MAX_FILE_BYTES = 50_000_000  # a model file as stored (compressed or not)
 MAX_UNPACKED_BYTES = 4 * MAX_FILE_BYTES  # its members once decompressed
 MAX_MEMBERS = 10_000  # arrays in one file
@@ -75,6 +88,31 @@ def check_elements(what: str, shape: Iterable[Any], dtype: Any = np.float32) -> 
             "(pyplay.limits.MAX_ELEMENTS): choose smaller sizes"
         )
     return dims
+
+
+def check_parameters(what: str, n: int) -> int:
+    """``n`` if a model of ``n`` parameters may be built.
+
+    Parameters
+    ----------
+    what : str
+        Names the model and the arguments that size it, for the message
+        (``"GRU (num_layers=1,000,000,000)"``).
+    n : int
+        Its number of parameters (a Python int: exact whatever the sizes).
+
+    Raises
+    ------
+    ValueError
+        When ``n`` exceeds :data:`MAX_PARAMETERS`.
+    """
+    n = int(n)
+    if n > MAX_PARAMETERS:
+        raise ValueError(
+            f"{what} would hold about {n:,} parameters; at most {MAX_PARAMETERS:,} are allowed "
+            "in one model (pyplay.limits.MAX_PARAMETERS): choose smaller sizes"
+        )
+    return n
 
 
 def json_depth(text: str) -> int:

@@ -56,6 +56,7 @@ from pyplay.decode.step import (
     constraint_masks,
     reorder_rows,
 )
+from pyplay.limits import MAX_BEAM_WIDTH, MAX_STEPS
 
 __all__ = [
     "FATES",
@@ -218,8 +219,8 @@ class BeamSearch:
     ) -> None:
         if not callable(step):
             raise TypeError(f"step must be callable, got {type(step).__name__}")
-        self.beam_width = check_int("beam_width", beam_width, min_value=1)
-        self.max_length = check_int("max_length", max_length, min_value=1)
+        self.beam_width = check_int("beam_width", beam_width, min_value=1, max_value=MAX_BEAM_WIDTH)
+        self.max_length = check_int("max_length", max_length, min_value=1, max_value=MAX_STEPS)
         self.length_penalty = check_float("length_penalty", length_penalty, min_value=0.0)
         self.n_best = self.beam_width if n_best is None else n_best
         check_int("n_best", self.n_best, min_value=1, max_value=self.beam_width)

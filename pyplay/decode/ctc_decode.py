@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import check_array, check_int
+from pyplay.limits import MAX_BEAM_WIDTH
 
 __all__ = ["ctc_best_path", "ctc_collapse", "ctc_greedy_decode", "ctc_prefix_beam_search"]
 
@@ -175,7 +176,7 @@ def ctc_prefix_beam_search(
     lists. ``log_score`` is :math:`\\log p(\\mathbf{l} \\mid \\mathbf{x})` summed over the
     paths the beam kept (exact when nothing was pruned).
     """
-    beam_width = check_int("beam_width", beam_width, min_value=1, max_value=10_000)
+    beam_width = check_int("beam_width", beam_width, min_value=1, max_value=MAX_BEAM_WIDTH)
     single = np.ndim(log_probs) == 2
     if single:
         lp2 = check_array("log_probs", log_probs, ndim=2, finite=False, layout="(T, C)")

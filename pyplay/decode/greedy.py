@@ -27,6 +27,7 @@ from pyplay.decode.step import (
     check_token,
     constraint_masks,
 )
+from pyplay.limits import MAX_ELEMENTS, MAX_STEPS
 
 __all__ = ["GreedyResult", "greedy_decode"]
 
@@ -65,8 +66,8 @@ def greedy_decode(
     allowed tokens are considered, and at the last step only those after which the
     hypothesis may end, so that ``BeamSearch`` with ``beam_width=1`` gives the same result.
     """
-    max_length = check_int("max_length", max_length, min_value=1)
-    B = check_int("batch_size", batch_size, min_value=1)
+    max_length = check_int("max_length", max_length, min_value=1, max_value=MAX_STEPS)
+    B = check_int("batch_size", batch_size, min_value=1, max_value=MAX_ELEMENTS)
     V = None if vocab_size is None else check_int("vocab_size", vocab_size, min_value=1)
     bos, eos = check_token("bos", bos, V), check_token("eos", eos, V)
     tokens = np.full(B, bos, dtype=np.int64)  # (B,)

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from pyplay._checks import check_int
+from pyplay._checks import check_int, check_rows
 
 __all__ = [
     "NORMALISED_TOL",
@@ -81,7 +81,7 @@ def reorder_rows(state: Any, index: np.ndarray) -> Any:
     if state is None:
         return None
     if isinstance(state, np.ndarray) and state.ndim > 0:
-        return state[index]
+        return state[check_rows("index", index, state.shape[0])]
     if isinstance(state, tuple):
         items = [reorder_rows(s, index) for s in state]
         return type(state)(*items) if hasattr(state, "_fields") else tuple(items)

@@ -45,6 +45,7 @@ Shapes (batch-first, features last)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -54,7 +55,9 @@ import numpy as np
 from pyplay._checks import as_generator, check_array, check_dtype, check_shape
 from pyplay.dynamic.spec import LDDNSpec, parse_spec, simulation_order, to_dict
 from pyplay.dynamic.transfer import Transfer, get_transfer
+from pyplay.limits import check_parameters
 from pyplay.models.contract import Backward, ModelBase
+from pyplay.nn import init
 
 __all__ = ["LDDN", "LDDNCache", "LDDNGrads"]
 
@@ -190,10 +193,11 @@ class LDDN(ModelBase):
             if name[0] != "b":
                 fan_in[int(name[2:].split(",")[0])] += shape[0] * shape[2]
         out = {}
+        check_parameters("this network", sum(map(math.prod, self.shapes.values())))
         for name, shape in self.shapes.items():
             m = int(name[1:]) if name[0] == "b" else int(name[2:].split(",")[0])
             bound = 1.0 / np.sqrt(max(fan_in[m], 1))
-            out[name] = gen.uniform(-bound, bound, size=shape).astype(self.dtype)
+            out[name] = init.uniform(gen, -bound, bound, shape, self.dtype, f"{name} {shape}")
         return out
 
     def _adopt(self, params: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -31,18 +31,22 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import check_array, check_int, check_shape
+from pyplay.limits import MAX_DELAY
 
 __all__ = ["TDL", "Delay", "TDL_hstack", "check_delays"]
 
 
 def check_delays(name: str, delays: Any) -> tuple[int, ...]:
-    """A non-empty, strictly increasing sequence of non-negative integer delays."""
+    """A non-empty, strictly increasing sequence of integer delays in 0..MAX_DELAY
+    (:data:`pyplay.limits.MAX_DELAY`: a network keeps that many past steps of each sequence)."""
     if isinstance(delays, str | bytes) or not isinstance(delays, Sequence | np.ndarray):
         raise TypeError(
             f"{name} must be a list of non-negative integers such as [0, 1, 2], got "
             f"{delays!r} ({type(delays).__name__})"
         )
-    out = tuple(check_int(f"{name}[{k}]", d, min_value=0) for k, d in enumerate(delays))
+    out = tuple(
+        check_int(f"{name}[{k}]", d, min_value=0, max_value=MAX_DELAY) for k, d in enumerate(delays)
+    )
     if not out:
         raise ValueError(f"{name} must hold at least one delay, got []")
     if any(b <= a for a, b in itertools.pairwise(out)):

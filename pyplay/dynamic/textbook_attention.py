@@ -58,6 +58,7 @@ from pyplay._checks import (
     check_shape,
 )
 from pyplay.dynamic.tdl import TDL_hstack
+from pyplay.nn import init
 from pyplay.nn.attention import AdditiveAttention, DotAttention, GeneralAttention
 from pyplay.nn.sdpa import masked_softmax
 
@@ -135,7 +136,7 @@ class TextbookAttention:
 
         def uniform(shape: tuple[int, ...], fan_in: int) -> np.ndarray:
             k = 1.0 / np.sqrt(fan_in)
-            return gen.uniform(-k, k, shape).astype(self.dtype)
+            return init.uniform(gen, -k, k, shape, self.dtype, f"attention weight {shape}")
 
         self.params: dict[str, np.ndarray] = {}
         if self.score == "general":

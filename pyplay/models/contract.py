@@ -34,7 +34,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from pyplay._checks import check_choice, check_dtype, check_int
+from pyplay._checks import check_array, check_choice, check_dtype, check_int
+from pyplay.limits import check_parameters
 
 __all__ = [
     "INPUT_KINDS",
@@ -45,6 +46,7 @@ __all__ = [
     "PerStepBase",
     "Seq2SeqBase",
     "blocks",
+    "check_model_size",
     "config_int",
     "config_kwargs",
     "constructor_args",
@@ -167,8 +169,9 @@ def gather_params(layers: Iterable[tuple[str, Any]]) -> dict[str, np.ndarray]:
 
 
 def copy_params(model: Any, params: Mapping[str, np.ndarray]) -> None:
-    """Copy ``params`` into ``model.params`` in place: the same names, the same shapes, finite
-    numbers (ValueError naming the first that is not)."""
+    """Copy ``params`` into ``model.params`` in place: the same names, the same shapes, numbers
+    finite before and after the cast to the model's dtype (a float64 3e48 is inf in float32).
+    ValueError naming the first array that is not, and then nothing is copied."""
     missing = sorted(set(model.params) - set(params))
     extra = sorted(set(params) - set(model.params))
     if missing or extra:
@@ -176,14 +179,23 @@ def copy_params(model: Any, params: Mapping[str, np.ndarray]) -> None:
             f"the arrays do not fit the model: missing {missing[:8] or 'none'}, "
             f"unexpected {extra[:8] or 'none'}"
         )
+    cast: dict[str, np.ndarray] = {}
     for name, target in model.params.items():
         value = np.asarray(params[name])
         if value.shape != target.shape:
             raise ValueError(f"array {name!r} must have shape {target.shape}, got {value.shape}")
         if value.dtype.kind not in "fiu" or not np.isfinite(value).all():
             raise ValueError(f"array {name!r} must hold finite numbers")
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below, not warned
+            cast[name] = value.astype(target.dtype)  # in the model's dtype
+        if not np.isfinite(cast[name]).all():
+            big = float(np.abs(value.astype(np.float64)).max())
+            raise ValueError(
+                f"array {name!r} holds numbers too large for the model's {target.dtype} "
+                f"(largest magnitude {big:.3g}, at most {np.finfo(target.dtype).max:.3g})"
+            )
     for name, target in model.params.items():
-        target[...] = params[name]  # in place: layers and optimisers keep their arrays
+        target[...] = cast[name]  # in place: layers and optimisers keep their arrays
 
 
 class ModelBase:
@@ -234,6 +246,28 @@ class Seq2SeqBase(ModelBase):
         self.tgt_vocab_size = check_int("tgt_vocab_size", tgt_vocab_size, min_value=4)
         self.dtype = check_dtype("dtype", dtype)
 
+    def _check_tgt_in(self, tgt_in: Any, B: int) -> np.ndarray:
+        """``tgt_in`` (B, U) as int ids below ``tgt_vocab_size``: one row for each of the ``B``
+        source sequences, at least one step (BOS); errors in the caller's terms."""
+        tgt = check_array("tgt_in", tgt_in, ndim=2, kind="i", layout="(B, U)")
+        if tgt.shape[0] != B:
+            raise ValueError(
+                f"tgt_in must have one row per source sequence: src has {B} rows, tgt_in has "
+                f"{tgt.shape[0]} (shape {tgt.shape})"
+            )
+        if tgt.shape[1] == 0:
+            raise ValueError(
+                f"tgt_in must have at least one step (BOS, then the target shifted right), got "
+                f"shape {tgt.shape}"
+            )
+        if tgt.min() < 0 or tgt.max() >= self.tgt_vocab_size:
+            bad = int(tgt.min()) if tgt.min() < 0 else int(tgt.max())
+            raise ValueError(
+                f"tgt_in must hold token ids in 0..{self.tgt_vocab_size - 1} (tgt_vocab_size), "
+                f"got {bad}"
+            )
+        return tgt
+
 
 class PerStepBase(ModelBase):
     """A model with one output per input step, sized for a task by :meth:`for_task`."""
@@ -261,6 +295,22 @@ class PerStepBase(ModelBase):
 # ------------------------------------------------------------------ size estimates
 # the pieces of each class's estimate_parameters: they read a config that came from a file,
 # so every number is checked before it is used
+def check_model_size(cls: Any, args: Mapping[str, Any]) -> None:
+    """Refuse (ValueError naming the sizes and :data:`pyplay.limits.MAX_PARAMETERS`) a model of
+    class ``cls`` whose constructor arguments ``args`` describe too many parameters (its
+    ``estimate_parameters``), before any of it is built. An argument the estimate cannot read
+    is left to the constructor's own checks, which name it in the usual words."""
+    try:
+        n = cls.estimate_parameters(args)
+    except (ValueError, TypeError):
+        return
+    names = constructor_args(cls)
+    sizes = ", ".join(
+        f"{k}={v:,}" for k, v in args.items() if k in names and type(v) is int and v > 1
+    )
+    check_parameters(f"{cls.__name__}({sizes})", n)
+
+
 def config_int(config: Mapping[str, Any], key: str, default: int) -> int:
     """``config[key]`` as a non-negative integer (``default`` when absent or None)."""
     value = config.get(key, default)

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
-from pyplay.models.contract import Backward, ModelBase, config_int, recurrent
-from pyplay.nn import GRU, LSTM, RNN, Embedding
+from pyplay.models.contract import Backward, ModelBase, check_model_size, config_int, recurrent
+from pyplay.nn import GRU, LSTM, RNN, Embedding, init
 
 __all__ = ["PointerNetwork"]
 
@@ -73,6 +73,7 @@ class PointerNetwork(ModelBase):
         self.cell = check_choice("cell", cell, tuple(CELLS))
         self.vocab_size, self.embedding_dim, self.hidden_size, self.attn_size = V, E, H, A
         self.dtype = check_dtype("dtype", dtype)
+        check_model_size(type(self), locals())  # before anything is built
         gen = as_generator(rng)
         self.emb = Embedding(V, E, dtype=self.dtype, rng=gen)
         self.enc = CELLS[self.cell](E, H, dtype=self.dtype, rng=gen)
@@ -80,17 +81,18 @@ class PointerNetwork(ModelBase):
         k = 1.0 / np.sqrt(H)
         self.params: dict[str, np.ndarray] = {
             "embedding.weight": self.emb.params["weight"],
-            "go": gen.uniform(-1, 1, E).astype(self.dtype),
+            "go": init.uniform(gen, -1, 1, E, self.dtype, "PointerNetwork go (embedding_dim,)"),
         }
         for name, value in self.enc.params.items():
             self.params[f"encoder.{name}"] = value
         for name, value in self.dec.params.items():
             self.params[f"decoder.{name}"] = value
         for name, shape in (("weight_key", (A, H)), ("weight_query", (A, H)), ("bias", (A,))):
-            self.params[f"attention.{name}"] = gen.uniform(-k, k, shape).astype(self.dtype)
-        self.params["attention.v"] = gen.uniform(-1 / np.sqrt(A), 1 / np.sqrt(A), A).astype(
-            self.dtype
-        )
+            what = f"PointerNetwork attention.{name} {shape}"
+            self.params[f"attention.{name}"] = init.uniform(gen, -k, k, shape, self.dtype, what)
+        what = "PointerNetwork attention.v (attn_size,)"
+        a = 1 / np.sqrt(A)
+        self.params["attention.v"] = init.uniform(gen, -a, a, A, self.dtype, what)
 
     @classmethod
     def estimate_parameters(cls, config: Mapping[str, Any]) -> int:

@@ -8,8 +8,9 @@ Loading never imports a name read from a file: the key only selects a class of t
 
 Before a model is built its size is estimated from the config (each class's
 ``estimate_parameters``, :mod:`pyplay.models.contract`): a config describing far more
-parameters than the file holds is refused, so a small corrupt file cannot make the loader
-allocate gigabytes.
+parameters than the file holds, or more than :data:`pyplay.limits.MAX_PARAMETERS`, is refused,
+so a small corrupt file cannot make the loader allocate gigabytes (and every array the
+constructor then makes is checked against :data:`pyplay.limits.MAX_ELEMENTS` first).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from pyplay import limits
 from pyplay.dynamic.lddn import LDDN
 from pyplay.dynamic.textbook_seq2seq import TextbookSeq2Seq
 from pyplay.models.contract import Model, config_kwargs, copy_params
@@ -92,6 +94,11 @@ def build_model(entry: Any, params: Mapping[str, np.ndarray]) -> Any:
         raise ValueError(f"the model config must be a mapping, got {type(config).__name__}")
     held = int(sum(np.asarray(v).size for v in params.values()))
     described = estimate_parameters(entry["class"], config)
+    if described > limits.MAX_PARAMETERS:
+        raise ValueError(
+            f"the model config describes about {described:,} parameters; at most "
+            f"{limits.MAX_PARAMETERS:,} are allowed in one model (pyplay.limits.MAX_PARAMETERS)"
+        )
     if described > max(_SLACK * held, _FLOOR):
         raise ValueError(
             f"the model config describes about {described:,} parameters but the file holds "

@@ -30,7 +30,14 @@ from pyplay._checks import (
     check_float,
     check_int,
 )
-from pyplay.models.contract import Backward, PerStepBase, config_int, gather_params, recurrent
+from pyplay.models.contract import (
+    Backward,
+    PerStepBase,
+    check_model_size,
+    config_int,
+    gather_params,
+    recurrent,
+)
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.gru import GRU
 from pyplay.nn.linear import Linear
@@ -109,6 +116,7 @@ class SequenceModel(PerStepBase):
         if embedding_dim is None:
             embedding_dim = self.hidden_size
         self.embedding_dim = check_int("embedding_dim", embedding_dim, min_value=1)
+        check_model_size(type(self), locals())  # before anything is built
         gen = as_generator(rng)
 
         self.embedding: Embedding | None = None

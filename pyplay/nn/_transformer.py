@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_float, check_int
+from pyplay.limits import check_parameters
 from pyplay.nn.cell import check_flag
 from pyplay.nn.dropout import Dropout
 from pyplay.nn.kv_cache import KVCache, LayerState, TransformerState
@@ -201,6 +202,10 @@ class _LayerBase:
                 f"{name} must have d_model={self.d_model} features in its last axis, "
                 f"got shape {arr.shape}"
             )
+        if arr.shape[1] == 0:
+            raise ValueError(
+                f"{name} must have at least one step to attend over (T >= 1), got shape {arr.shape}"
+            )
         return arr
 
     def _check_new_kpm(self, name: str, mask: Any, B: int, n: int) -> np.ndarray | None:
@@ -301,7 +306,13 @@ class _Stack:
         L = self.num_layers = check_int("num_layers", num_layers, min_value=1)
         gen = as_generator(rng)
         args = (dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias, dtype)
-        self.layers = [self._layer_class(d_model, nhead, *args, rng=gen) for _ in range(L)]
+        first = self._layer_class(d_model, nhead, *args, rng=gen)
+        per = sum(v.size for v in first.params.values())  # parameters of one layer
+        check_parameters(
+            f"{type(self).__name__}(num_layers={L:,}) of {per:,}-parameter layers", L * per
+        )
+        rest = [self._layer_class(d_model, nhead, *args, rng=gen) for _ in range(L - 1)]
+        self.layers = [first, *rest]
         self.d_model, self.dtype = self.layers[0].d_model, self.layers[0].dtype
         self.norm = self._final_norm(norm, layer_norm_eps, bias)
         self.params: dict[str, np.ndarray] = {

@@ -45,6 +45,7 @@ from pyplay._checks import (
     check_int,
     check_lengths,
 )
+from pyplay.nn import init
 from pyplay.nn.masks import check_bool_mask
 from pyplay.nn.sdpa import attend_backward, masked_softmax
 from pyplay.nn.sdpa import swap_last_axes as _T
@@ -95,7 +96,8 @@ class _Attention:
 
     def _uniform(self, gen: np.random.Generator, shape: tuple[int, ...], fan_in: int) -> Any:
         k = 1.0 / np.sqrt(fan_in)
-        return gen.uniform(-k, k, shape).astype(self.dtype)  # torch.nn.Linear's default
+        what = f"{type(self).__name__} weight {shape}"
+        return init.uniform(gen, -k, k, shape, self.dtype, what)  # torch.nn.Linear's default
 
     def forward(
         self, query: Any, key: Any, value: Any, mask: Any = None, lengths: Any = None
@@ -112,6 +114,10 @@ class _Attention:
         (B, Tq, Dq), (_, Tk, Dk) = Q.shape, K.shape
         if K.shape[0] != B:
             raise ValueError(f"key must have batch size B={B} like query, got shape {K.shape}")
+        if Tk == 0:
+            raise ValueError(
+                f"key must have at least one key to attend to (Tk >= 1), got {K.shape}"
+            )
         if V.shape[:2] != (B, Tk):
             raise ValueError(f"value must have shape ({B}, {Tk}, Dv) like key, got {V.shape}")
         if self.query_size is not None and Dq != self.query_size:

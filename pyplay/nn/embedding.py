@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_dtype, check_int
+from pyplay.nn import init
 from pyplay.nn._ops import matmul
 
 __all__ = ["Embedding"]
@@ -44,10 +45,12 @@ class Embedding:
             )
         self.padding_idx = padding_idx
         self.dtype = check_dtype("dtype", dtype)
-        weight = as_generator(rng).standard_normal((num_embeddings, embedding_dim))
+        shape = (self.num_embeddings, self.embedding_dim)
+        what = "Embedding weight (num_embeddings, embedding_dim)"
+        weight = init.normal(as_generator(rng), shape, self.dtype, what)  # (V, E)
         if padding_idx is not None:
             weight[padding_idx] = 0.0
-        self.params: dict[str, np.ndarray] = {"weight": weight.astype(self.dtype)}
+        self.params: dict[str, np.ndarray] = {"weight": weight}
 
     def forward(self, input: Any) -> tuple[np.ndarray, np.ndarray]:
         """Rows of the table for integer ``input`` of any shape: (...) -> (..., embedding_dim)."""

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import check_array
+from pyplay._checks import check_rows
 
 __all__ = ["KVCache", "LayerState", "TransformerState", "reorder"]
 
@@ -71,7 +71,7 @@ class KVCache:
     def reorder(self, index: Any) -> KVCache:
         """Keep the batch rows ``index`` (N',) in that order (rows may repeat), as beam search
         does when it reorders its hypotheses."""
-        idx = _check_index("index", index, self.batch_size)
+        idx = check_rows("index", index, self.batch_size)
         kpm = None if self.key_padding_mask is None else self.key_padding_mask[idx]  # (N', Tk)
         return KVCache(self.key[idx], self.value[idx], kpm)  # (N', h, Tk, d)
 
@@ -80,17 +80,6 @@ def _kpm_or_zeros(c: KVCache) -> np.ndarray:
     if c.key_padding_mask is not None:
         return c.key_padding_mask
     return np.zeros((c.batch_size, c.length), dtype=bool)  # (B, Tk)
-
-
-def _check_index(name: str, index: Any, size: int) -> np.ndarray:
-    """``index`` as a 1-D int64 array of rows in ``0..size-1`` (used to reorder states)."""
-    idx = check_array(name, index, ndim=1, kind="i", layout="(N,)")
-    if idx.size and (idx.min() < 0 or idx.max() >= size):
-        raise ValueError(
-            f"{name} must hold rows between 0 and {size - 1}, got min {int(idx.min())} "
-            f"and max {int(idx.max())}"
-        )
-    return idx
 
 
 # ------------------------------------------------------------------ a layer's, a stack's

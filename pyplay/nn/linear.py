@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_dtype, check_int
+from pyplay.nn import init
 from pyplay.nn._ops import matmul
 
 __all__ = ["Linear"]
@@ -47,11 +48,16 @@ class Linear:
         self.dtype = check_dtype("dtype", dtype)
         gen = as_generator(rng)
         k = 1.0 / np.sqrt(self.in_features)
+        shape = (self.out_features, self.in_features)
         self.params: dict[str, np.ndarray] = {
-            "weight": gen.uniform(-k, k, (self.out_features, self.in_features)).astype(self.dtype)
+            "weight": init.uniform(
+                gen, -k, k, shape, self.dtype, "Linear weight (out_features, in_features)"
+            )
         }
         if bias:
-            self.params["bias"] = gen.uniform(-k, k, self.out_features).astype(self.dtype)
+            self.params["bias"] = init.uniform(
+                gen, -k, k, self.out_features, self.dtype, "Linear bias (out_features,)"
+            )
 
     def forward(self, x: Any) -> tuple[np.ndarray, np.ndarray]:
         """``y = x W^T + b`` for ``x`` (..., in_features); the cache is ``x``."""

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_dtype, check_int
-from pyplay.nn import multihead_step
+from pyplay.nn import init, multihead_step
 from pyplay.nn._ops import matmul
 from pyplay.nn.masks import keep_mask
 from pyplay.nn.sdpa import (
@@ -103,22 +103,25 @@ class MultiheadAttention:
         self.dtype = check_dtype("dtype", dtype)
         gen = as_generator(rng)
 
-        def xavier(shape: tuple[int, int]) -> np.ndarray:
+        def xavier(name: str, shape: tuple[int, int]) -> np.ndarray:
             a = np.sqrt(6.0 / (shape[0] + shape[1]))
-            return gen.uniform(-a, a, shape).astype(self.dtype)
+            return init.uniform(gen, -a, a, shape, self.dtype, f"MultiheadAttention {name}")
 
         self.same_embed_dim = self.kdim == E and self.vdim == E
         self.params: dict[str, np.ndarray] = {}
         if self.same_embed_dim:
-            self.params["in_proj_weight"] = xavier((3 * E, E))
+            self.params["in_proj_weight"] = xavier(
+                "in_proj_weight (3 * embed_dim, embed_dim)", (3 * E, E)
+            )
         else:
-            self.params["q_proj_weight"] = xavier((E, E))
-            self.params["k_proj_weight"] = xavier((E, self.kdim))
-            self.params["v_proj_weight"] = xavier((E, self.vdim))
+            self.params["q_proj_weight"] = xavier("q_proj_weight (embed_dim, embed_dim)", (E, E))
+            self.params["k_proj_weight"] = xavier("k_proj_weight (embed_dim, kdim)", (E, self.kdim))
+            self.params["v_proj_weight"] = xavier("v_proj_weight (embed_dim, vdim)", (E, self.vdim))
         if bias:
             self.params["in_proj_bias"] = np.zeros(3 * E, dtype=self.dtype)
         k = 1.0 / np.sqrt(E)
-        self.params["out_proj.weight"] = gen.uniform(-k, k, (E, E)).astype(self.dtype)
+        what = "MultiheadAttention out_proj.weight (embed_dim, embed_dim)"
+        self.params["out_proj.weight"] = init.uniform(gen, -k, k, (E, E), self.dtype, what)
         if bias:
             self.params["out_proj.bias"] = np.zeros(E, dtype=self.dtype)
 
@@ -147,6 +150,10 @@ class MultiheadAttention:
         X_k = check_array("key", key, ndim=3, dtype=self.dtype, layout="(B, Tk, kdim)")
         X_v = check_array("value", value, ndim=3, dtype=self.dtype, layout="(B, Tk, vdim)")
         Tk = X_k.shape[1]
+        if Tk == 0:
+            raise ValueError(
+                f"key must have at least one step to attend to (Tk >= 1), got shape {X_k.shape}"
+            )
         if B is None:  # keys alone, any batch size
             B = X_k.shape[0]
             if X_k.shape[2] != self.kdim:

@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
+from pyplay.limits import check_elements
+from pyplay.nn import init
 
 __all__ = [
     "POSITIONAL",
@@ -48,6 +50,7 @@ def sinusoidal_table(max_len: int, d_model: int, base: float = 10000.0) -> np.nd
     ``d_model`` drops the last cosine column)."""
     T = check_int("max_len", max_len, min_value=1)
     D = check_int("d_model", d_model, min_value=1)
+    check_elements("positional table (max_len, d_model)", (T, D), np.float64)
     t = np.arange(T, dtype=np.float64)[:, None]  # (T, 1)
     inv_freq = base ** (-np.arange(0, D, 2, dtype=np.float64) / D)  # (ceil(D/2),)
     angles = t * inv_freq  # (T, ceil(D/2))
@@ -128,8 +131,9 @@ class LearnedPositionalEmbedding(_Positional):
     ) -> None:
         super().__init__(max_len, d_model, dtype)
         gen = as_generator(rng)
-        W = 0.02 * gen.standard_normal((self.max_len, self.d_model))  # (max_len, D)
-        self.params["weight"] = W.astype(self.dtype)
+        shape = (self.max_len, self.d_model)
+        what = "learned positional weight (max_len, d_model)"
+        self.params["weight"] = init.normal(gen, shape, self.dtype, what, scale=0.02)  # (T, D)
 
     def table(self) -> np.ndarray:
         return self.params["weight"]
@@ -151,7 +155,8 @@ class NoPositionalEncoding(_Positional):
 
     def __init__(self, max_len: int, d_model: int, dtype: Any = np.float32) -> None:
         super().__init__(max_len, d_model, dtype)
-        self._P = np.zeros((self.max_len, self.d_model), dtype=self.dtype)
+        shape = check_elements("positional table (max_len, d_model)", (self.max_len, self.d_model))
+        self._P = np.zeros(shape, dtype=self.dtype)
 
     def table(self) -> np.ndarray:
         return self._P

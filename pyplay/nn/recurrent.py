@@ -26,6 +26,7 @@ as a fourth field (two types, since a tuple's length is fixed).
 
 from __future__ import annotations
 
+import math
 from typing import Any, Generic, Literal, overload
 
 import numpy as np
@@ -38,6 +39,8 @@ from pyplay._checks import (
     check_int,
     check_shape,
 )
+from pyplay.limits import check_elements, check_parameters
+from pyplay.nn import init
 from pyplay.nn._ops import matmul
 from pyplay.nn.cell import (
     Cell,
@@ -108,6 +111,22 @@ class Recurrent(Generic[S]):
         self.num_directions = 2 if self.bidirectional else 1
         H, G = self.hidden_size, cell.n_gates * self.hidden_size
         k = 1.0 / np.sqrt(H)
+        D, L, name = self.num_directions, self.num_layers, type(self).__name__
+        extra = sum(math.prod(shape) for shape in cell.extra_shapes(H).values())
+        per = G * (H + 2 * self.bias) + extra  # weight_hh (G, H), biases, peepholes
+        wide = G * H * D  # weight_ih of layers >= 1: (G, D*H)
+        check_elements(
+            f"{name} weight_ih_l0 ({cell.n_gates} * hidden_size, input_size)",
+            (G, self.input_size),
+            self.dtype,
+        )
+        check_elements(
+            f"{name} weight_hh_l0 ({cell.n_gates} * hidden_size, hidden_size)", (G, H), self.dtype
+        )
+        check_parameters(
+            f"{name}(input_size={self.input_size:,}, hidden_size={H:,}, num_layers={L:,})",
+            D * (L * per + G * self.input_size + (L - 1) * wide),
+        )
         self.params: dict[str, np.ndarray] = {}
         for layer in range(self.num_layers):
             F = self.input_size if layer == 0 else H * self.num_directions
@@ -116,8 +135,9 @@ class Recurrent(Generic[S]):
                 if self.bias:
                     shapes |= {"bias_ih": (G,), "bias_hh": (G,)}
                 shapes |= cell.extra_shapes(H)
-                for name, shape in shapes.items():
-                    self.params[name + suffix] = gen.uniform(-k, k, size=shape).astype(self.dtype)
+                for base, shape in shapes.items():
+                    what = f"{name} {base + suffix} {shape}"
+                    self.params[base + suffix] = init.uniform(gen, -k, k, shape, self.dtype, what)
         self._names = ["weight_ih", "weight_hh", "bias_ih", "bias_hh", *cell.extra_shapes(H)]
         self.generator = gen.spawn(1)[0]
 

@@ -147,6 +147,8 @@ def scaled_dot_product_attention(
             f"key must have shape (*{q.shape[:-2]}, Tk, {q.shape[-1]}) to match query, "
             f"got {k.shape}"
         )
+    if k.shape[-2] == 0:
+        raise ValueError(f"key must have at least one key to attend to (Tk >= 1), got {k.shape}")
     if v.shape[:-1] != k.shape[:-1]:
         raise ValueError(f"value must have shape (*{k.shape[:-1]}, dv) like key, got {v.shape}")
     if not isinstance(is_causal, bool):

@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from pyplay._checks import check_array, check_lengths
+from pyplay.limits import check_parameters
 from pyplay.models.memory.heads import LSTMStep, lstm_step_backward
+from pyplay.nn import init
 
 __all__ = [
     "check_dy",
@@ -67,6 +70,7 @@ def init_params(
 ) -> dict[str, np.ndarray]:
     """U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for every weight and its bias (fan_in: the weight's
     columns, as torch's Linear and LSTM), and the LSTM's forget-gate bias set to 1."""
+    check_parameters(f"a model with arrays {list(shapes)}", sum(map(math.prod, shapes.values())))
     params: dict[str, np.ndarray] = {}
     fan_in = 1
     for name, shape in shapes.items():
@@ -75,7 +79,7 @@ def init_params(
         if name.endswith("weight_hh"):
             fan_in = shape[1]
         bound = 1.0 / np.sqrt(fan_in)
-        params[name] = gen.uniform(-bound, bound, shape).astype(dtype)
+        params[name] = init.uniform(gen, -bound, bound, shape, dtype, f"{name} {shape}")
     if "controller.bias" in params:
         H = params["controller.bias"].shape[0] // 4
         params["controller.bias"][H : 2 * H] = 1.0  # forget gate open at the start

@@ -63,6 +63,7 @@ from pyplay.models.memory.heads import (
     write,
     write_backward,
 )
+from pyplay.nn import init
 
 __all__ = ["BETA_BIAS", "MemoryCache", "MemoryNet", "MemoryState"]
 
@@ -168,7 +169,9 @@ class MemoryNet(PerStepBase):
         # strengths start sharp, beta = 1 + softplus(5) ~ 6: diffuse weights blur every cell
         self.params["write.bias"].reshape(E, 2 * W + 1)[:, W] = BETA_BIAS
         self.params["read.bias"].reshape(R, W + 1)[:, W] = BETA_BIAS
-        self.params["memory.init"] = (gen.standard_normal((N, W)) / np.sqrt(W)).astype(self.dtype)
+        self.params["memory.init"] = init.normal(
+            gen, (N, W), self.dtype, "MemoryNet memory.init", divisor=np.sqrt(W)
+        )
 
     @classmethod
     def estimate_parameters(cls, config: Mapping[str, Any]) -> int:

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_choice, check_dtype, check_int
+from pyplay.nn import init
 from pyplay.nn.attention import (
     AdditiveAttention,
     AttentionCache,
@@ -110,7 +111,9 @@ class LuongAttention:
         self.scorer = make_scorer(self.score, H, K, attn_size, max_len, self.dtype, gen)
         k = 1.0 / np.sqrt(K + H)
         self.params: dict[str, np.ndarray] = {
-            "weight_c": gen.uniform(-k, k, (H, K + H)).astype(self.dtype)
+            "weight_c": init.uniform(
+                gen, -k, k, (H, K + H), self.dtype, "LuongAttention weight_c (H, K + H)"
+            )
         }
         self.params.update({f"score.{n}": v for n, v in self.scorer.params.items()})
 

@@ -36,7 +36,14 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_int
-from pyplay.models.contract import Backward, PerStepBase, blocks, config_int, gather_params
+from pyplay.models.contract import (
+    Backward,
+    PerStepBase,
+    blocks,
+    check_model_size,
+    config_int,
+    gather_params,
+)
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.linear import Linear
 from pyplay.nn.positional import POSITIONAL, make_positional
@@ -133,6 +140,7 @@ class TransformerModel(PerStepBase):
                 f"{self.input_size} and {self.output_size} outputs"
             )
         self.causal, self.norm_first, self.tie_weights = causal, norm_first, tie_weights
+        check_model_size(type(self), locals())  # before anything is built
         gen = as_generator(rng)
         self.embedding: Embedding | None = None
         self.input: Linear | None = None

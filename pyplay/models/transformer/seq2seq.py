@@ -29,8 +29,16 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_int
 from pyplay.decode.greedy import greedy_decode
+from pyplay.limits import MAX_STEPS
 from pyplay.losses import log_softmax
-from pyplay.models.contract import Backward, Seq2SeqBase, blocks, config_int, gather_params
+from pyplay.models.contract import (
+    Backward,
+    Seq2SeqBase,
+    blocks,
+    check_model_size,
+    config_int,
+    gather_params,
+)
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.linear import Linear
 from pyplay.nn.positional import make_positional
@@ -100,6 +108,7 @@ class TransformerSeq2Seq(Seq2SeqBase):
         self._set_vocabs(src_vocab_size, tgt_vocab_size, dtype)
         D = self.d_model = check_int("d_model", d_model, min_value=1)
         F = 4 * D if dim_feedforward is None else dim_feedforward
+        check_model_size(type(self), locals())  # before anything is built
         gen = as_generator(rng)
         self.src_emb = Embedding(self.src_vocab_size, D, padding_idx=PAD, dtype=self.dtype, rng=gen)
         self.tgt_emb = Embedding(self.tgt_vocab_size, D, padding_idx=PAD, dtype=self.dtype, rng=gen)
@@ -163,7 +172,7 @@ class TransformerSeq2Seq(Seq2SeqBase):
         cross-attention weights averaged over heads (B, U, S), and the cache. Target steps
         past ``tgt_lengths`` are computed and never read (the decoder is causal)."""
         memory, kpm, (src_emb, src_pos, enc_cache) = self.encode(src, src_lengths)
-        tgt_in = check_array("tgt_in", tgt_in, ndim=2, kind="i", layout="(B, U)")
+        tgt_in = self._check_tgt_in(tgt_in, memory.shape[0])  # (B, U)
         v, tgt_emb, tgt_pos = self._embed(self.tgt_emb, tgt_in)  # (B, U, D)
         z, dec_cache = self.decoder.forward(
             v, memory, memory_key_padding_mask=kpm, tgt_is_causal=True
@@ -229,7 +238,7 @@ class TransformerSeq2Seq(Seq2SeqBase):
 
     def greedy(self, src: Any, src_lengths: Any, max_length: int = 50) -> list[list[int]]:
         """Greedy decoding of a batch: the target ids of each row up to (without) EOS."""
-        max_length = check_int("max_length", max_length, min_value=1, max_value=10_000)
+        max_length = check_int("max_length", max_length, min_value=1, max_value=MAX_STEPS)
         max_length = min(max_length, self.pos.max_len)
         state = self.start(src, src_lengths)
         B = len(np.asarray(src_lengths))
