@@ -198,11 +198,6 @@ def test_encoder_decoder_init_wiring_refuses_misspelt_score():
     _refused(lambda: EncoderDecoder(6, 6, wiring="init", score="dott"), "score", "dott")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pyplay/ui/seq2seq_state.py passes score for every wiring and saved files hold one: "
-    "refusing needs that call site to pass score=None without attention (outside this branch)",
-)
 def test_encoder_decoder_init_wiring_refuses_score():
     _refused(lambda: EncoderDecoder(6, 6, wiring="init", score="dot"), "score", "wiring")
 
@@ -270,3 +265,11 @@ def test_greedy_decode_max_length_1e12_refused():
 
 def test_greedy_decode_batch_size_1e12_refused():
     _refused(lambda: greedy_decode(_uniform_step, None, 1, 2, 5, batch_size=10**12), "batch_size")
+
+
+def test_an_older_file_with_an_unused_score_still_loads():
+    # pages before the refusal saved the score chosen for any wiring; it never entered a model
+    model = EncoderDecoder(6, 6, 8, 8, wiring="init")
+    config = {**model.config, "score": "dot"}
+    again = EncoderDecoder.from_config(config)
+    assert again.wiring == "init" and again.score == "general"

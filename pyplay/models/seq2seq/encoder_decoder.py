@@ -61,6 +61,8 @@ from pyplay.tasks.pairs import BOS, EOS, PAD
 __all__ = ["WIRINGS", "DecodeState", "EncoderDecoder"]
 
 WIRINGS = ("init", "context", "attention", "bahdanau")
+ATTENDING = ("attention", "bahdanau")  # the wirings that use a score
+NO_ATTENTION_SCORE = "general"  # what the other wirings record as their (unused) score
 CELLS = {"rnn": RNN, "lstm": LSTM, "gru": GRU}
 
 
@@ -151,12 +153,18 @@ class EncoderDecoder(Seq2SeqBase):
         self.dec = CELLS[self.cell](dec_in, H, **kw)
         self.attn: LuongAttention | None = None
         self.bahdanau: BahdanauDecoder | None = None
-        if score is None:
-            score = "additive" if self.wiring == "bahdanau" else "general"
-        # checked whatever the wiring (a misspelt score was silently ignored by "init" and
-        # "context"); a valid score with those wirings is still accepted, as the page and
-        # saved files pass one for every wiring (issue 21 left open: see the xfail test)
-        self.score = check_choice("score", score, SCORES)
+        attends = self.wiring in ATTENDING
+        if score is not None:
+            check_choice("score", score, SCORES)  # a misspelt one, whatever the wiring
+            if not attends and score != NO_ATTENTION_SCORE:
+                raise ValueError(
+                    f"score is used only by the wirings {', '.join(map(repr, ATTENDING))}; "
+                    f"wiring={self.wiring!r} has no attention, so leave score out, got "
+                    f"score={score!r}"
+                )
+        else:
+            score = "additive" if self.wiring == "bahdanau" else NO_ATTENTION_SCORE
+        self.score = score
         if self.wiring == "attention":
             self.attn = LuongAttention(H, K, score, dtype=self.dtype, rng=gen)
         elif self.wiring == "bahdanau":
@@ -165,6 +173,15 @@ class EncoderDecoder(Seq2SeqBase):
             )
         self.head = Linear(H, V_t, dtype=self.dtype, rng=gen)
         self.params: dict[str, np.ndarray] = gather_params(self._layers())
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0) -> Any:
+        """As :meth:`ModelBase.from_config`; a file written before an unused score was refused
+        (a wiring without attention and the page's score at the time) still loads: that score
+        never entered the model."""
+        if isinstance(config, dict) and config.get("wiring") not in ATTENDING and "score" in config:
+            config = {**config, "score": None}
+        return super().from_config(config, rng)
 
     @classmethod
     def estimate_parameters(cls, config: Mapping[str, Any]) -> int:

@@ -14,6 +14,7 @@ import numpy as np
 import param
 
 from pyplay.models.seq2seq import EncoderDecoder
+from pyplay.models.seq2seq.encoder_decoder import ATTENDING
 from pyplay.objectives import reverse_sources
 from pyplay.tasks.pairs import BOS, EOS, UserPairs
 from pyplay.tasks.seq2seq import PAIR_TASKS
@@ -99,7 +100,7 @@ class Seq2SeqState(TrainerLesson, LessonBase):
             hidden_size=self.hidden_size,
             cell=self.cell,
             wiring=self.wiring,
-            score=self.score,
+            score=self.score if self.wiring in ATTENDING else None,  # only attention scores
             rng=self.seed,
         )
 
