@@ -26,8 +26,9 @@ LESSONS: dict[str, LessonSpec] = {s.title: s for s in REGISTERED if s.parent is 
 
 ABOUT = f"""
 **pyplay** trains small sequence models right here, in your browser: the Python runs on this
-page (Pyodide), nothing is sent to a server. The same NumPy code is a Python library
-(`pip install pyplay`), with hand-written backward passes checked against PyTorch.
+page (Pyodide), nothing is sent to a server. The same NumPy code is a Python library, used
+natively from a clone of pyplay's repository (`pip install -e .` there; the `pyplay` on PyPI
+is another project), with hand-written backward passes checked against PyTorch.
 
 Lessons: {"; ".join(f"**{s.title}** ({s.about})" for s in REGISTERED if s.about)}.
 """
