@@ -361,3 +361,23 @@ def test_sub_tab_helpers_for_views_without_parts():
     assert shown_lesson("rnn", plain) == "rnn"
     assert lesson_states("Recurrent networks", plain) == [("rnn", "Recurrent networks", "s")]
     assert lesson_states("About", SimpleNamespace()) == []
+
+
+@pytest.mark.parametrize(
+    ("search", "expected"),
+    [
+        ("?lesson=__proto__", "lesson must be one of"),
+        ("?lesson=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E", "got '<img src=x onerror"),
+        ("?" + "&".join(f"a{i}=1" for i in range(70)), "more than 64 settings"),
+        ("?lesson=rnn&src=" + "x" * 5000, "the settings are too long"),
+    ],
+)
+def test_an_address_that_opens_nothing_is_still_explained(search: str, expected: str):
+    # issue 21: these were dropped without a message; now the open lesson says why
+    page = _Page()
+    location = Location()
+    bind_location(page.tabs, page.open, location)
+    _arrive(location, search)
+    state = page.lessons[0].state
+    assert expected in state.message and state.message_kind == "warning"
+    assert page.tabs.active == 0

@@ -146,7 +146,8 @@ class LocationSync:
     def apply(self, query: str) -> str | None:
         """Open the lesson ``query`` names, apply its settings and decode input; returns the
         lesson key (None if the query names none). Messages go to :attr:`messages` and to
-        the lesson's state as a warning."""
+        the lesson's state as a warning (to the open lesson's when the address names no
+        lesson it can open: a wrong lesson, too many settings, too long)."""
         parsed = parse_query(query)
         self.messages = list(parsed.messages)
         key = parsed.lesson
@@ -169,8 +170,11 @@ class LocationSync:
                         box.param.update(value=parsed.source, value_input=parsed.source)
             finally:
                 self._writing = False
-        if lesson is not None and self.messages:
-            lesson.state.notify(" ".join(self.messages), "warning")
+        if self.messages:  # the named lesson's, or else the open one's: never dropped silently
+            target = lesson if lesson is not None else self.open_lesson(int(self.tabs.active))
+            state = getattr(target, "state", None)
+            if state is not None:
+                state.notify(" ".join(self.messages), "warning")
         current = self._key(int(self.tabs.active))
         if current is not None:  # the open lesson's changes go to the address from now on
             self._attach(current, self.open_lesson(int(self.tabs.active)))
