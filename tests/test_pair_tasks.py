@@ -146,3 +146,18 @@ def test_task_argument_errors() -> None:
         Sorting(output="ranks")
     with pytest.raises(ValueError, match="batch_size"):
         Reversal().batch(0)
+
+
+def test_pairs_box_takes_what_the_help_promises_and_lines_are_named_right() -> None:
+    # issue 21: a line a<TAB>b<TAB>c made the target 'b<TAB>c'; U+2028 split a line and the
+    # message then pointed at the wrong text; the box cut a 60k paste at 5,000 characters
+    with pytest.raises(ValueError, match=r"line 2 must be 'source<TAB>target' with one tab, got 2"):
+        parse_pairs("x\ty\na\tb\tc")
+    assert parse_pairs("ab\u2028c\td\ne\tf") == [("ab\u2028c", "d"), ("e", "f")]
+    with pytest.raises(ValueError, match=r"line 3 must be"):
+        parse_pairs("a\tb\r\nc\td\rno tab")
+    from pyplay.tasks.pairs import MAX_PAIR_CHARS, MAX_PAIRS, MAX_PAIRS_TEXT
+
+    longest = "\n".join(["a" * MAX_PAIR_CHARS + "\t" + "b" * MAX_PAIR_CHARS] * MAX_PAIRS)
+    assert len(longest) <= MAX_PAIRS_TEXT  # the page's box holds the most the help promises
+    assert len(parse_pairs(longest)) == MAX_PAIRS

@@ -333,3 +333,18 @@ def test_every_lesson_plot_has_the_png_save_tool():
         for pane in plots:
             for plot in pane.object.select({"type": Plot}):
                 assert any(isinstance(t, SaveTool) for t in plot.toolbar.tools), (name, plot)
+
+
+def test_an_empty_upload_is_a_message_and_nothing_changes():
+    # issue 21: an empty .npz upload did nothing at all
+    from pyplay.ui.export_bar import ExportBar
+    from pyplay.ui.lessons.rnn.state import LessonState
+
+    state = LessonState()
+    state.train(steps=2)
+    before = {k: v.copy() for k, v in state.model.params.items()}
+    assert ExportBar("rnn", state).load(b"") is False
+    assert state.message == "Not loaded: the file is empty (0 bytes)."
+    assert state.message_kind == "danger" and state.trainer.step_count == 2
+    for name, value in state.model.params.items():
+        assert (value == before[name]).all()

@@ -26,6 +26,9 @@ from pyplay._checks import as_generator, check_int
 __all__ = [
     "BOS",
     "EOS",
+    "MAX_PAIRS",
+    "MAX_PAIRS_TEXT",
+    "MAX_PAIR_CHARS",
     "PAD",
     "PairBatch",
     "PairTask",
@@ -39,6 +42,7 @@ PAD, BOS, EOS = 0, 1, 2
 SPECIALS = ("<pad>", "<bos>", "<eos>")
 MAX_PAIRS = 20_000
 MAX_PAIR_CHARS = 200
+MAX_PAIRS_TEXT = MAX_PAIRS * (2 * MAX_PAIR_CHARS + 2)  # characters of the most pairs allowed
 
 
 @dataclass(frozen=True)
@@ -174,12 +178,19 @@ def parse_pairs(text: str, max_pairs: int = MAX_PAIRS) -> list[tuple[str, str]]:
     if not isinstance(text, str):
         raise TypeError(f"pairs must be text (str), got {type(text).__name__}")
     pairs = []
-    for n, line in enumerate(text.splitlines(), start=1):
+    # lines end at \n, \r\n or \r only: str.splitlines would also split at U+2028 and other
+    # separators inside a line, and the message would then name the wrong line
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        if "\t" not in line:
-            raise ValueError(f"line {n} must be 'source<TAB>target', got no tab in {line[:40]!r}")
-        src, tgt = (part.strip() for part in line.split("\t", 1))
+        tabs = line.count("\t")
+        if tabs != 1:
+            got = "no tab" if tabs == 0 else f"{tabs} tabs"
+            raise ValueError(
+                f"line {n} must be 'source<TAB>target' with one tab, got {got} in {line[:40]!r}"
+            )
+        src, tgt = (part.strip() for part in line.split("\t"))
         if not src or not tgt:
             raise ValueError(f"line {n} must have text on both sides of the tab, got {line[:40]!r}")
         if max(len(src), len(tgt)) > MAX_PAIR_CHARS:

@@ -88,7 +88,11 @@ class ExportBar:
             return io.StringIO()
 
     def load(self, data: bytes) -> bool:
-        """Load a model file into the state (its message says how it went)."""
+        """Load a model file into the state (its message says how it went; an empty file is a
+        message too, and nothing changes)."""
+        if not data:
+            self.state.notify("Not loaded: the file is empty (0 bytes).", "danger")
+            return False
         ok = bool(self.state.load_bytes(data))
         self.refresh_code()
         return ok

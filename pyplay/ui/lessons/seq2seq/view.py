@@ -12,6 +12,7 @@ from typing import Any
 
 import panel as pn
 
+from pyplay.tasks.pairs import MAX_PAIR_CHARS, MAX_PAIRS, MAX_PAIRS_TEXT
 from pyplay.ui.embed import widget_head
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
@@ -43,7 +44,8 @@ HELP = {
     "(and why they were pruned); scores are log-probabilities divided by the length penalty "
     "((5 + length) / 6)^alpha, so alpha > 0 favours longer outputs.",
     "pairs": "Paste or upload your own pairs, one per line: source, a tab, target (UTF-8, up to "
-    "20,000 lines, 200 characters a side). They are read character by character.",
+    f"{MAX_PAIRS:,} lines, {MAX_PAIR_CHARS} characters a side). They are read character by "
+    "character.",
 }
 
 
@@ -195,9 +197,10 @@ class Seq2SeqLesson(LessonView):
 
     def sections(self) -> list[Any]:
         s = self.state
-        pairs_box = pn.widgets.TextAreaInput(
-            name="Your pairs (source<TAB>target per line)", height=100, width=400
-        )
+        pairs_box = pn.widgets.TextAreaInput(  # room for all the pairs the help promises
+            name="Your pairs (source<TAB>target per line)", height=100, width=400,
+            max_length=MAX_PAIRS_TEXT,
+        )  # fmt: skip
         use_pairs = pn.widgets.Button(name="Use these pairs", width=140)
         use_pairs.on_click(lambda *_: self.use_pairs(pairs_box.value or ""))
         upload = pn.widgets.FileInput(accept=".tsv,.txt", width=250)
