@@ -348,3 +348,20 @@ def test_an_empty_upload_is_a_message_and_nothing_changes():
     assert state.message_kind == "danger" and state.trainer.step_count == 2
     for name, value in state.model.params.items():
         assert (value == before[name]).all()
+
+
+def test_a_file_optimiser_rate_other_than_its_settings_is_not_used():
+    # issue 21: optim/lr=1e6 in a file trained at 1e6 while the page showed 0.02
+    import io as _io
+
+    from pyplay.io import load, save
+    from pyplay.ui.lessons.rnn.state import LessonState
+
+    state = LessonState()
+    state.train(steps=2)
+    ckpt = load(state.save_bytes().getvalue())
+    buffer = _io.BytesIO()
+    save(buffer, ckpt.params, optimizer_state={**ckpt.optimizer_state, "lr": 1e6}, meta=ckpt.meta)
+    fresh = LessonState()
+    assert fresh.load_bytes(buffer.getvalue())
+    assert fresh.trainer.optimizer.lr == fresh.lr == state.lr

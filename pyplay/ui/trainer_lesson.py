@@ -231,6 +231,7 @@ class TrainerLesson(StepLoop, SavableLesson):
             except (ValueError, TypeError) as err:
                 if not loaded.native:  # a native file's optimiser may differ: start afresh
                     raise ValueError(f"its optimiser state does not fit: {err}") from err
+        trainer.optimizer.lr = float(self.lr)  # the rate the page shows, not one hidden in it
         trainer.step_count = loaded.step
 
         def commit() -> None:

@@ -257,6 +257,7 @@ class LDDNLessonState(FitLesson, LessonBase):
         optimizer = OPTIMIZERS["adam"](loaded.model.params, lr=self.lr)
         if loaded.optimizer_state:
             optimizer.load_state_dict(loaded.optimizer_state)
+            optimizer.lr = float(self.lr)  # the rate the page shows, not one hidden in the file
 
         def commit() -> None:
             self._adopt(loaded.model)

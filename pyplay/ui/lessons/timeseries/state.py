@@ -125,6 +125,7 @@ class NARXState(FitLesson, LessonBase):
         optimizer = OPTIMIZERS["adam"](loaded.model.params, lr=self.lr)
         if loaded.optimizer_state:
             optimizer.load_state_dict(loaded.optimizer_state)
+            optimizer.lr = float(self.lr)  # the rate the page shows, not one hidden in the file
 
         def commit() -> None:
             self.net, self._optimizer, self._fit = loaded.model, optimizer, None
