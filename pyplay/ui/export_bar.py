@@ -56,6 +56,8 @@ class ExportBar:
         )
         self.upload = pn.widgets.FileInput(accept=".npz", name="Load model (.npz)", width=250)
         self.upload.param.watch(self._on_upload, "value")
+        # an empty file leaves the value unset (Panel sends no bytes): only its name arrives
+        self.upload.param.watch(self._on_filename, "filename")
         self.metrics = pn.widgets.FileDownload(
             callback=self.metrics_file,
             filename=f"pyplay-{lesson}-metrics.csv",
@@ -100,6 +102,10 @@ class ExportBar:
     def _on_upload(self, event: Any) -> None:
         if event.new is not None:
             self.load(event.new)
+
+    def _on_filename(self, event: Any) -> None:
+        if event.new and not self.upload.value:  # a file came, and no bytes with it
+            self.load(b"")
 
     def code_text(self) -> str:
         """The lesson as a runnable script, or why it cannot be written."""

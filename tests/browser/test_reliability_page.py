@@ -129,3 +129,14 @@ def test_a_step_too_slow_for_the_page_stops_training_with_a_note(page, page_log,
     time.sleep(3.0)
     assert status(page)[0] == 1
     assert page_log.errors == []
+
+
+def test_an_empty_model_upload_is_a_message(ready_page, page_log, tmp_path):
+    # issue 21: an empty .npz upload did nothing (Panel sends a file name and no bytes)
+    empty = tmp_path / "empty.npz"
+    empty.write_bytes(b"")
+    ready_page.locator('input[type="file"][accept=".npz"]').first.set_input_files(str(empty))
+    ready_page.get_by_text("Not loaded: the file is empty (0 bytes).").first.wait_for(
+        timeout=30_000
+    )
+    assert page_log.errors == []
