@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -37,6 +38,25 @@ def wait_ready(page: Any) -> None:
     if page.evaluate(FAILED):
         message = page.evaluate("document.getElementById('pyplay-loader-msg').textContent")
         pytest.fail(f"the playground did not start: {message}")
+
+
+def step_count(page: Any) -> int:
+    """The step the lesson's status line shows ("Step N: ...")."""
+    text = page.locator(".pyplay-status pre").inner_text()
+    found = re.search(r"Step (\d+)", text)
+    return int(found.group(1)) if found else 0
+
+
+def wait_step(page: Any, at_least: int, timeout_s: float = 150) -> int:
+    """Poll the status line until it shows step ``at_least`` or later; fail after
+    ``timeout_s``."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        step = step_count(page)
+        if step >= at_least:
+            return step
+        time.sleep(0.5)
+    pytest.fail(f"training did not reach step {at_least} in {timeout_s} s")
 
 
 def wait_for(page: Any, condition: Any, what: str, timeout_s: float = 150) -> None:

@@ -8,26 +8,11 @@ import time
 
 import pytest
 
-from browserkit import wait_ready
+from browserkit import step_count, wait_ready, wait_step
 
 pytestmark = pytest.mark.browser
 
 OFFER = re.compile(r"Restore your work from \d\d:\d\d: LSTM on adding, ([\d,]+) steps")
-
-
-def step_count(page) -> int:
-    text = page.locator(".pyplay-status pre").inner_text()
-    return int(re.search(r"Step (\d+)", text).group(1))
-
-
-def wait_step(page, at_least: int, timeout_s: float = 150) -> int:
-    deadline = time.time() + timeout_s
-    while time.time() < deadline:
-        step = step_count(page)
-        if step >= at_least:
-            return step
-        time.sleep(0.5)
-    pytest.fail(f"training did not reach step {at_least} in {timeout_s} s")
 
 
 def open_saved_work(page) -> None:

@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from browserkit import wait_step
+
 pytestmark = pytest.mark.browser
 
 # read what Bokeh draws: lengths of data columns in the page's document
@@ -37,16 +39,6 @@ def status(page) -> tuple[int, float | None]:
     step = int(re.search(r"Step (\d+)", text).group(1))
     loss = re.search(r": loss ([0-9]+\.[0-9]+)", text)
     return step, float(loss.group(1)) if loss else None
-
-
-def wait_step(page, at_least: int, timeout_s: float = 150) -> int:
-    deadline = time.time() + timeout_s
-    while time.time() < deadline:
-        step, _ = status(page)
-        if step >= at_least:
-            return step
-        time.sleep(0.5)
-    pytest.fail(f"training did not reach step {at_least} in {timeout_s} s")
 
 
 def test_train_makes_the_loss_fall_and_the_gates_render(ready_page, page_log):

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from browserkit import wait_ready
+from browserkit import wait_ready, wait_step
 
 pytestmark = pytest.mark.browser
 
@@ -21,16 +21,6 @@ def status(page) -> tuple[int, float]:
     if not found:
         return 0, math.nan
     return int(found.group(1)), float(found.group(2).rstrip(","))
-
-
-def wait_step(page, at_least: int, timeout_s: float = 150) -> int:
-    deadline = time.time() + timeout_s
-    while time.time() < deadline:
-        step, _ = status(page)
-        if step >= at_least:
-            return step
-        time.sleep(0.5)
-    pytest.fail(f"training did not reach step {at_least} in {timeout_s} s")
 
 
 def set_input(page, label: str, value: str) -> None:
