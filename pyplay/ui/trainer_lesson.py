@@ -22,8 +22,6 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-import numpy as np
-
 from pyplay.train import StepRecord, Trainer
 from pyplay.ui.checkpoint import LoadedFile, SavableLesson, same_model
 
@@ -247,8 +245,6 @@ class FitLesson(StepLoop, SavableLesson):
     step, None after new settings), ``_step`` counts the steps, ``weights_version`` is bumped
     when the weights change."""
 
-    _fit_steps_seen = 0
-
     net: Any
     lr: float
     seed: int
@@ -313,11 +309,9 @@ class FitLesson(StepLoop, SavableLesson):
                 self.notify(f"Not trained: {err}", "danger")
                 return []
             self._fit.step_count = self._step
-        with np.errstate(over="ignore", invalid="ignore"):  # the trainer checks every step
-            records = self.run_trainer(self._fit, steps, budget_s)
-        self._step = self._fit.step_count
-        if records or self._fit.step_count != self._fit_steps_seen:
+        records = self.run_trainer(self._fit, steps, budget_s)
+        if records or self._fit.step_count != self._step:  # trained, or a diverged step undone
             self.weights_version += 1
-        self._fit_steps_seen = self._fit.step_count
-        self.status = self._status_text()
+        self._step = self._fit.step_count
+        self.status = self._status_text()  # with the step count the status line reads
         return records
