@@ -197,19 +197,26 @@ def check_rows(name: str, index: Any, size: int) -> np.ndarray:
     return idx
 
 
-def check_lengths(lengths: Any, batch: int, steps: int) -> np.ndarray:
+def check_lengths(
+    lengths: Any,
+    batch: int,
+    steps: int,
+    *,
+    name: str = "lengths",
+    min_value: int = 1,
+    axis: str = "T",
+) -> np.ndarray:
     """Validate per-sequence lengths for a padded batch of ``steps`` time steps.
 
-    Returns an int64 array of shape (B,). Each length must lie in ``1..T``.
+    Returns an int64 array of shape (B,). Each length must lie in ``min_value..steps``;
+    ``name`` and ``axis`` (the padded axis's letter) are how a message names them.
     """
-    arr = check_array("lengths", lengths, ndim=1, kind="i", layout="(B,)")
+    arr = check_array(name, lengths, ndim=1, kind="i", layout="(B,)")
     if arr.shape[0] != batch:
+        raise ValueError(f"{name} must have one entry per sequence (B={batch}), got {arr.shape[0]}")
+    if arr.size and (arr.min() < min_value or arr.max() > steps):
         raise ValueError(
-            f"lengths must have one entry per sequence (B={batch}), got {arr.shape[0]}"
-        )
-    if arr.size and (arr.min() < 1 or arr.max() > steps):
-        raise ValueError(
-            f"lengths must lie between 1 and T={steps}, got min {int(arr.min())} "
+            f"{name} must lie between {min_value} and {axis}={steps}, got min {int(arr.min())} "
             f"and max {int(arr.max())}"
         )
     return arr

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import check_array, check_choice, check_int
+from pyplay._checks import check_array, check_choice, check_int, check_lengths
 from pyplay.losses import log_softmax, softmax
 
 __all__ = ["ctc_loss", "ctc_loss_logits"]
@@ -52,21 +52,8 @@ def _check_inputs(
         raise ValueError(f"targets must have one row per sequence (B={B}), got {y.shape[0]}")
     S = y.shape[1]
     blank = check_int("blank", blank, min_value=0, max_value=C - 1)
-    lengths = []
-    for name, value, top, axis in (
-        ("input_lengths", input_lengths, T, "T"),
-        ("target_lengths", target_lengths, S, "S"),
-    ):
-        arr = check_array(name, value, ndim=1, kind="i", layout="(B,)")
-        if arr.shape[0] != B:
-            raise ValueError(f"{name} must have one entry per sequence (B={B}), got {arr.shape[0]}")
-        if arr.size and (arr.min() < 0 or arr.max() > top):
-            raise ValueError(
-                f"{name} must lie between 0 and {axis}={top}, got min {int(arr.min())} "
-                f"and max {int(arr.max())}"
-            )
-        lengths.append(arr)
-    in_len, tgt_len = lengths
+    in_len = check_lengths(input_lengths, B, T, name="input_lengths", min_value=0)
+    tgt_len = check_lengths(target_lengths, B, S, name="target_lengths", min_value=0, axis="S")
     valid = np.arange(S)[None, :] < tgt_len[:, None]  # (B, S)
     bad = valid & ((y < 0) | (y >= C) | (y == blank))
     if bad.any():
@@ -232,15 +219,7 @@ def ctc_loss(
     return loss, (grad * scale[:, None, None]).astype(lp.dtype)
 
 
-def ctc_loss_logits(
-    logits: Any,
-    targets: Any,
-    input_lengths: Any,
-    target_lengths: Any,
-    blank: int = 0,
-    reduction: str = "mean",
-    zero_infinity: bool = False,
-) -> tuple[Any, np.ndarray]:
+def ctc_loss_logits(logits: Any, *args: Any, **kwargs: Any) -> tuple[Any, np.ndarray]:
     """:func:`ctc_loss` of ``log_softmax(logits)``, and d(loss)/d(logits).
 
     The log-softmax backward turns the gradient :math:`g` with respect to the log-probabilities
@@ -251,12 +230,13 @@ def ctc_loss_logits(
     Parameters
     ----------
     logits : (B, T, C) float array
-        Unnormalised scores; other arguments as in :func:`ctc_loss`.
+        Unnormalised scores.
+    *args, **kwargs
+        The other arguments of :func:`ctc_loss` (``targets, input_lengths, target_lengths,
+        blank=0, reduction="mean", zero_infinity=False``), passed on as given.
     """
     z = check_array("logits", logits, ndim=3, layout="(B, T, C)")
-    loss, g = ctc_loss(
-        log_softmax(z), targets, input_lengths, target_lengths, blank, reduction, zero_infinity
-    )
+    loss, g = ctc_loss(log_softmax(z), *args, **kwargs)
     with np.errstate(under="ignore"):
         dz = g - softmax(z) * g.sum(axis=-1, keepdims=True)  # (B, T, C)
     return loss, dz.astype(z.dtype, copy=False)

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import check_array, check_int
+from pyplay._checks import check_array, check_int, check_lengths
 from pyplay.limits import MAX_BEAM_WIDTH
 
 __all__ = ["ctc_best_path", "ctc_collapse", "ctc_greedy_decode", "ctc_prefix_beam_search"]
@@ -53,16 +53,7 @@ def _check_scores(
     if input_lengths is None:
         lengths = np.full(B, T, dtype=np.int64)
     else:
-        lengths = check_array("input_lengths", input_lengths, ndim=1, kind="i", layout="(B,)")
-        if lengths.shape[0] != B:
-            raise ValueError(
-                f"input_lengths must have one entry per sequence (B={B}), got {lengths.shape[0]}"
-            )
-        if lengths.size and (lengths.min() < 0 or lengths.max() > T):
-            raise ValueError(
-                f"input_lengths must lie between 0 and T={T}, got min {int(lengths.min())} "
-                f"and max {int(lengths.max())}"
-            )
+        lengths = check_lengths(input_lengths, B, T, name="input_lengths", min_value=0)
     return lp, lengths, blank
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
@@ -38,6 +38,8 @@ from pyplay.dynamic.lddn import LDDN
 from pyplay.dynamic.tdl import check_delays
 
 __all__ = [
+    "DEFAULTS",
+    "NetOptions",
     "Prepared",
     "closeloop",
     "distdelaynet",
@@ -49,20 +51,34 @@ __all__ = [
 ]
 
 
+class NetOptions(TypedDict, total=False):
+    """The options every builder takes by keyword, with their defaults in :data:`DEFAULTS`:
+    ``input_size`` and ``output_size`` (1), ``transfer`` of the hidden layers ("tansig"),
+    ``output_transfer`` ("purelin"), ``dtype`` (numpy.float64) and ``rng`` (0: a seed or a
+    numpy Generator)."""
+
+    input_size: int
+    output_size: int
+    transfer: str
+    output_transfer: str
+    dtype: Any
+    rng: np.random.Generator | int | None
+
+
+DEFAULTS: NetOptions = {
+    "input_size": 1,
+    "output_size": 1,
+    "transfer": "tansig",
+    "output_transfer": "purelin",
+    "dtype": np.float64,
+    "rng": 0,
+}
+
+
 def _sizes(hidden_sizes: Any) -> list[int]:
     if not isinstance(hidden_sizes, Sequence) or isinstance(hidden_sizes, str):
         raise TypeError(f"hidden_sizes must be a list of layer sizes, got {hidden_sizes!r}")
     return [check_int(f"hidden_sizes[{k}]", s, min_value=1) for k, s in enumerate(hidden_sizes)]
-
-
-def _layers(
-    hidden: list[int], output_size: int, transfer: str, output_transfer: str
-) -> list[dict[str, Any]]:
-    out = [{"size": s, "transfer": transfer} for s in hidden]
-    return [
-        *out,
-        {"size": check_int("output_size", output_size, min_value=1), "transfer": output_transfer},
-    ]
 
 
 def _chain(n_layers: int, delays: list[tuple[int, ...]] | None = None) -> list[dict[str, Any]]:
@@ -71,6 +87,35 @@ def _chain(n_layers: int, delays: list[tuple[int, ...]] | None = None) -> list[d
         {"to": m + 1, "from": m, "delays": list(delays[m - 1]) if delays else [0]}
         for m in range(1, n_layers)
     ]
+
+
+def _network(
+    hidden: list[int],
+    options: NetOptions,
+    input_weights: list[dict[str, Any]],
+    layer_weights: list[dict[str, Any]],
+    **more: Any,
+) -> LDDN:
+    """The LDDN of hidden layers ``hidden`` and an output layer (``options`` over
+    :data:`DEFAULTS`) with these weights; ``more`` adds description entries (``feedback``)."""
+    unknown = sorted(set(options) - set(DEFAULTS))
+    if unknown:
+        raise TypeError(f"unexpected keyword arguments {unknown}; the options are {list(DEFAULTS)}")
+    o: NetOptions = {**DEFAULTS, **options}
+    layers = [{"size": size, "transfer": o["transfer"]} for size in hidden]
+    output_size = check_int("output_size", o["output_size"], min_value=1)
+    layers.append({"size": output_size, "transfer": o["output_transfer"]})
+    inputs = [check_int("input_size", o["input_size"], min_value=1)]
+    if "feedback" in more:  # the measured output is input 2 (open-loop NARX)
+        inputs.append(output_size)
+    desc = {
+        "inputs": inputs,
+        "layers": layers,
+        "input_weights": input_weights,
+        "layer_weights": layer_weights,
+        **more,
+    }
+    return LDDN(desc, dtype=o["dtype"], rng=o["rng"])
 
 
 def _at_least_one(name: str, delays: tuple[int, ...]) -> tuple[int, ...]:
@@ -84,112 +129,71 @@ def _at_least_one(name: str, delays: tuple[int, ...]) -> tuple[int, ...]:
 def timedelaynet(
     input_delays: Sequence[int] = (0, 1),
     hidden_sizes: Sequence[int] = (10,),
-    input_size: int = 1,
-    output_size: int = 1,
-    transfer: str = "tansig",
-    output_transfer: str = "purelin",
-    dtype: Any = np.float64,
-    rng: np.random.Generator | int | None = 0,
+    **options: Unpack[NetOptions],
 ) -> LDDN:
-    """Focused time-delay network: a TDL on the input, then a static feed-forward network."""
-    layers = _layers(_sizes(hidden_sizes), output_size, transfer, output_transfer)
-    desc = {
-        "inputs": [check_int("input_size", input_size, min_value=1)],
-        "layers": layers,
-        "input_weights": [
-            {"to": 1, "from": 1, "delays": list(check_delays("input_delays", input_delays))}
-        ],
-        "layer_weights": _chain(len(layers)),
-    }
-    return LDDN(desc, dtype=dtype, rng=rng)
+    """Focused time-delay network: a TDL on the input, then a static feed-forward network.
+    ``options``: :class:`NetOptions`."""
+    hidden = _sizes(hidden_sizes)
+    delays = list(check_delays("input_delays", input_delays))
+    iw = [{"to": 1, "from": 1, "delays": delays}]
+    return _network(hidden, options, iw, _chain(len(hidden) + 1))
 
 
 def distdelaynet(
     delays: Sequence[Sequence[int]] = ((0, 1), (0, 1)),
     hidden_sizes: Sequence[int] = (10,),
-    input_size: int = 1,
-    output_size: int = 1,
-    transfer: str = "tansig",
-    output_transfer: str = "purelin",
-    dtype: Any = np.float64,
-    rng: np.random.Generator | int | None = 0,
+    **options: Unpack[NetOptions],
 ) -> LDDN:
     """Distributed time-delay network: ``delays[0]`` on the input weight, ``delays[m]`` on
-    :math:`LW^{m+1,m}`; one delay list per layer (``len(hidden_sizes) + 1`` of them)."""
-    layers = _layers(_sizes(hidden_sizes), output_size, transfer, output_transfer)
-    if not isinstance(delays, Sequence) or len(delays) != len(layers):
+    :math:`LW^{m+1,m}`; one delay list per layer (``len(hidden_sizes) + 1`` of them).
+    ``options``: :class:`NetOptions`."""
+    hidden = _sizes(hidden_sizes)
+    M = len(hidden) + 1
+    if not isinstance(delays, Sequence) or len(delays) != M:
         raise ValueError(
-            f"delays must hold one delay list per layer ({len(layers)}: the input weight and "
+            f"delays must hold one delay list per layer ({M}: the input weight and "
             f"each layer weight), got {delays!r}"
         )
     sets = [check_delays(f"delays[{k}]", d) for k, d in enumerate(delays)]
-    desc = {
-        "inputs": [check_int("input_size", input_size, min_value=1)],
-        "layers": layers,
-        "input_weights": [{"to": 1, "from": 1, "delays": list(sets[0])}],
-        "layer_weights": _chain(len(layers), sets[1:]),
-    }
-    return LDDN(desc, dtype=dtype, rng=rng)
+    iw = [{"to": 1, "from": 1, "delays": list(sets[0])}]
+    return _network(hidden, options, iw, _chain(M, sets[1:]))
 
 
 def layrecnet(
     layer_delays: Sequence[int] = (1,),
     hidden_sizes: Sequence[int] = (10,),
-    input_size: int = 1,
-    output_size: int = 1,
-    transfer: str = "tansig",
-    output_transfer: str = "purelin",
-    dtype: Any = np.float64,
-    rng: np.random.Generator | int | None = 0,
+    **options: Unpack[NetOptions],
 ) -> LDDN:
     """Layered recurrent network: every hidden layer feeds back to itself on ``layer_delays``
-    (all >= 1); ``layer_delays=[1]`` with one hidden layer is Elman's network."""
+    (all >= 1); ``layer_delays=[1]`` with one hidden layer is Elman's network.
+    ``options``: :class:`NetOptions`."""
     hidden = _sizes(hidden_sizes)
     if not hidden:
         raise ValueError(
             "hidden_sizes must hold at least one layer for a recurrent network, got []"
         )
     fb = _at_least_one("layer_delays", check_delays("layer_delays", layer_delays))
-    layers = _layers(hidden, output_size, transfer, output_transfer)
     loops = [{"to": m, "from": m, "delays": list(fb)} for m in range(1, len(hidden) + 1)]
-    desc = {
-        "inputs": [check_int("input_size", input_size, min_value=1)],
-        "layers": layers,
-        "input_weights": [{"to": 1, "from": 1, "delays": [0]}],
-        "layer_weights": loops + _chain(len(layers)),
-    }
-    return LDDN(desc, dtype=dtype, rng=rng)
+    iw = [{"to": 1, "from": 1, "delays": [0]}]
+    return _network(hidden, options, iw, loops + _chain(len(hidden) + 1))
 
 
 def narxnet(
     input_delays: Sequence[int] = (1, 2),
     feedback_delays: Sequence[int] = (1, 2),
     hidden_sizes: Sequence[int] = (10,),
-    input_size: int = 1,
-    output_size: int = 1,
     loop: str = "open",
-    transfer: str = "tansig",
-    output_transfer: str = "purelin",
-    dtype: Any = np.float64,
-    rng: np.random.Generator | int | None = 0,
+    **options: Unpack[NetOptions],
 ) -> LDDN:
     """NARX network, open loop (input 1: ``u``, input 2: the measured ``y``) or closed loop
-    (input ``u`` only, output fed back). The same ``rng`` gives the same weights in both."""
+    (input ``u`` only, output fed back). The same ``rng`` gives the same weights in both.
+    ``options``: :class:`NetOptions`."""
     du = check_delays("input_delays", input_delays)
     dy = _at_least_one("feedback_delays", check_delays("feedback_delays", feedback_delays))
-    layers = _layers(_sizes(hidden_sizes), output_size, transfer, output_transfer)
-    M = len(layers)
-    desc = {
-        "inputs": [check_int("input_size", input_size, min_value=1), output_size],
-        "layers": layers,
-        "input_weights": [
-            {"to": 1, "from": 1, "delays": list(du)},
-            {"to": 1, "from": 2, "delays": list(dy)},
-        ],
-        "layer_weights": _chain(M),
-        "feedback": [{"input": 2, "layer": M}],
-    }
-    net = LDDN(desc, dtype=dtype, rng=rng)
+    hidden = _sizes(hidden_sizes)
+    M = len(hidden) + 1
+    iw = [{"to": 1, "from": 1, "delays": list(du)}, {"to": 1, "from": 2, "delays": list(dy)}]
+    net = _network(hidden, options, iw, _chain(M), feedback=[{"input": 2, "layer": M}])
     if loop == "open":
         return net
     if loop == "closed":

@@ -138,16 +138,8 @@ def _weights(field: str, items: Any, n_from: int, what: str, M: int) -> tuple[We
     for k, obj in enumerate(_list(field, items)):
         name = f"{field}[{k}]"
         _fields(name, obj, _WEIGHT, _WEIGHT)
-        to = check_int(f"{name}.to", obj["to"], min_value=1)
-        if to > M:
-            raise ValueError(f"{name}.to must be a layer number between 1 and {M}, got {to}")
-        source = check_int(f"{name}.from", obj["from"], min_value=1)
-        if source > n_from:
-            raise ValueError(
-                f"{name}.from must be {what} number between 1 and {n_from}, got {source}"
-                if n_from
-                else f"{name}.from refers to {what} {source}, but the network has none"
-            )
+        to = _number(f"{name}.to", obj["to"], M, "a layer")
+        source = _number(f"{name}.from", obj["from"], n_from, what)
         if (to, source) in seen:
             raise ValueError(
                 f"{name} repeats the connection {kind}{to},{source} of "
@@ -158,11 +150,20 @@ def _weights(field: str, items: Any, n_from: int, what: str, M: int) -> tuple[We
     return tuple(out)
 
 
+def _number(name: str, value: Any, high: int, what: str) -> int:
+    """``value`` as the number of one of the ``high`` inputs or layers (``what``: "a layer")."""
+    v = check_int(name, value, min_value=1)
+    if v > high:
+        raise ValueError(
+            f"{name} must be {what} number between 1 and {high}, got {v}"
+            if high
+            else f"{name} refers to {what} {v}, but the network has none"
+        )
+    return v
+
+
 def _numbers(name: str, items: Any, high: int, what: str) -> tuple[int, ...]:
-    out = tuple(check_int(f"{name}[{k}]", v, min_value=1) for k, v in enumerate(_list(name, items)))
-    for k, v in enumerate(out):
-        if v > high:
-            raise ValueError(f"{name}[{k}] must be {what} number between 1 and {high}, got {v}")
+    out = tuple(_number(f"{name}[{k}]", v, high, what) for k, v in enumerate(_list(name, items)))
     if len(set(out)) != len(out):
         raise ValueError(f"{name} must not repeat a number, got {list(out)}")
     return out
@@ -237,9 +238,7 @@ def parse_spec(description: Any) -> LDDNSpec:
     for k, obj in enumerate(_list("feedback", description.get("feedback", []))):
         name = f"feedback[{k}]"
         _fields(name, obj, _FEEDBACK, _FEEDBACK)
-        i = check_int(f"{name}.input", obj["input"], min_value=1)
-        if i > n_open:
-            raise ValueError(f"{name}.input must be between 1 and {n_open}, got {i}")
+        i = _number(f"{name}.input", obj["input"], n_open, "an input")
         m = check_int(f"{name}.layer", obj["layer"], min_value=1)
         if m not in outputs:
             raise ValueError(f"{name}.layer must be one of the outputs {list(outputs)}, got {m}")

@@ -235,11 +235,12 @@ class LSTM(Recurrent[tuple[np.ndarray, np.ndarray]]):
     Parameters
     ----------
     input_size, hidden_size, num_layers, bias, dropout, bidirectional, dtype, rng
-        As :class:`~pyplay.nn.recurrent.Recurrent` (``torch.nn.LSTM``'s, always ``batch_first``).
-    peephole : bool
+        As :class:`~pyplay.nn.recurrent.Recurrent` (``torch.nn.LSTM``'s, always ``batch_first``),
+        in that order.
+    peephole : bool, keyword only
         Add diagonal peepholes ``weight_ci_l{k}``, ``weight_cf_l{k}``, ``weight_co_l{k}`` (H,):
         ``i`` and ``f`` see ``c_{t-1}``, ``o`` sees ``c_t``. No torch counterpart.
-    forget_bias : float
+    forget_bias : float, keyword only
         Added to the initial forget-gate slice of ``bias_ih`` (a plain parameter afterwards).
 
     Attributes
@@ -251,27 +252,15 @@ class LSTM(Recurrent[tuple[np.ndarray, np.ndarray]]):
     """
 
     def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        num_layers: int = 1,
-        bias: bool = True,
-        dropout: float = 0.0,
-        bidirectional: bool = False,
-        dtype: Any = np.float32,
-        rng: np.random.Generator | int | None = 0,
-        peephole: bool = False,
-        forget_bias: float = 0.0,
+        self, *args: Any, peephole: bool = False, forget_bias: float = 0.0, **kwargs: Any
     ) -> None:
-        self.peephole = check_flag("peephole", peephole)
+        self.peephole = check_flag("peephole", peephole)  # read by _make_cell
         self.forget_bias = check_float("forget_bias", forget_bias)
-        if self.forget_bias and not bias:
+        super().__init__(*args, **kwargs)
+        if self.forget_bias and not self.bias:
             raise ValueError(
                 f"forget_bias needs bias=True (it initialises bias_ih), got {forget_bias!r}"
             )
-        super().__init__(
-            input_size, hidden_size, num_layers, bias, dropout, bidirectional, dtype, rng
-        )
         H = self.hidden_size
         for name, value in self.params.items():
             if name.startswith("bias_ih"):

@@ -143,7 +143,8 @@ class RNN(Recurrent[np.ndarray]):
     Parameters
     ----------
     input_size, hidden_size, num_layers, bias, dropout, bidirectional, dtype, rng
-        As :class:`~pyplay.nn.recurrent.Recurrent` (``torch.nn.RNN``'s, always ``batch_first``).
+        As :class:`~pyplay.nn.recurrent.Recurrent` (``torch.nn.RNN``'s, always ``batch_first``),
+        in torch's order, with ``nonlinearity`` fourth.
     nonlinearity : {"tanh", "relu", "linear"}
         "tanh" and "relu" as torch; "linear" is the textbook's purelin (no torch counterpart).
 
@@ -160,16 +161,11 @@ class RNN(Recurrent[np.ndarray]):
         hidden_size: int,
         num_layers: int = 1,
         nonlinearity: str = "tanh",
-        bias: bool = True,
-        dropout: float = 0.0,
-        bidirectional: bool = False,
-        dtype: Any = np.float32,
-        rng: np.random.Generator | int | None = 0,
+        *args: Any,
+        **kwargs: Any,
     ) -> None:
         self.nonlinearity = check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
-        super().__init__(
-            input_size, hidden_size, num_layers, bias, dropout, bidirectional, dtype, rng
-        )
+        super().__init__(input_size, hidden_size, num_layers, *args, **kwargs)
 
     def _make_cell(self) -> RNNCell:
         return RNNCell(self.nonlinearity)

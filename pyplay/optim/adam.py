@@ -14,6 +14,7 @@ Adam adds ``weight_decay * p`` to the gradient (L2); AdamW instead shrinks
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -87,17 +88,10 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
-    """``torch.optim.AdamW``: Adam with decoupled weight decay (default 1e-2)."""
+    """``torch.optim.AdamW``: Adam with decoupled weight decay (the module docstring);
+    ``weight_decay`` by keyword (default 1e-2), the other arguments as :class:`Adam`'s."""
 
     decoupled = True
 
-    def __init__(
-        self,
-        params: Mapping[str, np.ndarray],
-        lr: float = 1e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 1e-2,
-        amsgrad: bool = False,
-    ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad)
+    def __init__(self, *args: Any, weight_decay: float = 1e-2, **kwargs: Any) -> None:
+        super().__init__(*args, weight_decay=weight_decay, **kwargs)
