@@ -15,6 +15,9 @@ model's class declares (:mod:`pyplay.models.contract`), never from the class its
 :class:`PointerObjective`
     A :class:`~pyplay.models.pointer.PointerNetwork` on a pair task whose targets are source
     positions: cross-entropy of the positions, with teacher forcing.
+:class:`~pyplay.models.recursive.objective.TreeObjective`
+    A :class:`~pyplay.models.recursive.RecursiveNet` on a tree task: cross-entropy of the
+    classes of the trees' labelled nodes.
 :class:`Seq2SeqObjective`
     An :class:`~pyplay.models.seq2seq.EncoderDecoder` or a
     :class:`~pyplay.models.transformer.seq2seq.TransformerSeq2Seq` on a pair task: masked
@@ -297,6 +300,10 @@ def make_objective(
     kind = getattr(type(model), "objective", None)
     if kind == "pointer" and not (tbptt or sampling or reverse_source):
         return PointerObjective(model, task)
+    if kind == "tree" and not (tbptt or sampling or reverse_source):
+        from pyplay.models.recursive.objective import TreeObjective
+
+        return TreeObjective(model, task)
     if kind == "seq2seq":
         if tbptt:
             raise ValueError("tbptt=True is for character models, not for an EncoderDecoder")

@@ -15,11 +15,13 @@ from pyplay.models import (
     EncoderDecoder,
     MemoryNet,
     PointerNetwork,
+    RecursiveNet,
     SequenceModel,
     TransformerModel,
     TransformerSeq2Seq,
 )
 from pyplay.models.contract import OBJECTIVES, Backward, Model
+from pyplay.models.recursive import batch_trees, parse
 from pyplay.models.registry import MODEL_CLASSES, REGISTERED
 
 SMALL: dict[str, Callable[[], Any]] = {
@@ -34,6 +36,7 @@ SMALL: dict[str, Callable[[], Any]] = {
     "LDDN": lambda: narxnet((0, 1), (1, 2), (4,), rng=1),
     "TextbookSeq2Seq": lambda: TextbookSeq2Seq(9, 8, "concat", embedding_dim=4, hidden_size=5),
     "PointerNetwork": lambda: PointerNetwork(9, embedding_dim=4, hidden_size=5, rng=1),
+    "RecursiveNet": lambda: RecursiveNet(9, 3, hidden_size=5, rng=1),
 }
 
 
@@ -68,6 +71,9 @@ def _outputs_and_cache(model: Any) -> tuple[np.ndarray, Any]:
     elif model.objective == "pointer":
         src, ptr_in = np.array([[3, 4, 5], [5, 6, 0]]), np.array([[-1, 0, 2], [-1, 1, 0]])
         out, cache = model.forward(src, np.array([3, 2]), ptr_in)
+    elif model.objective == "tree":
+        trees = [parse("((a b) c)"), parse("(a + b)")]
+        out, cache = model.forward(batch_trees(trees, {"a": 0, "b": 1, "c": 2, "+": 3}))
     else:
         out, cache = model.forward(np.ones((2, 4, model.input_size)))
     return out, cache

@@ -13,7 +13,7 @@ import pytest
 
 from pyplay.dynamic import TextbookSeq2Seq, book_form, narxnet, textbook_seq2seq, textbook_trace
 from pyplay.io import Checkpoint, load, load_model, resume, save, save_model
-from pyplay.models import SequenceModel
+from pyplay.models import RecursiveNet, SequenceModel
 from pyplay.models.memory import AttendRNN, MemoryNet
 from pyplay.models.registry import MODEL_CLASSES, describe_model, estimate_parameters
 from pyplay.models.seq2seq import WIRINGS, EncoderDecoder
@@ -44,6 +44,7 @@ MODELS = {
     "narx": lambda: narxnet(range(1, 3), range(1, 3), (5,), rng=1),
     "textbook context": lambda: TextbookSeq2Seq(9, 9, "context", embedding_dim=6, hidden_size=8),
     "textbook concat lstm": lambda: textbook_seq2seq(9, 10, "concat", hidden_size=8, cell="lstm"),
+    "recursive": lambda: RecursiveNet(12, 3, hidden_size=6, dtype=np.float64, rng=2),
 }
 
 

@@ -8,11 +8,13 @@
 - :mod:`.seq2seq` the recurrent encoder-decoder with its Luong and Bahdanau wirings;
 - :mod:`.transformer` the decoder-only :class:`TransformerModel` and :class:`TransformerSeq2Seq`;
 - :mod:`.pointer` the pointer network; :mod:`.memory` networks with an external memory;
+- :mod:`.recursive` the recursive network over binary trees (:class:`RecursiveNet`);
 - :mod:`.registry` the model classes a file may name, and how one is rebuilt from a file.
 """
 
 from pyplay.models.memory import AttendRNN, MemoryNet
 from pyplay.models.pointer import PointerNetwork
+from pyplay.models.recursive import RecursiveNet
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.models.sequence import SequenceModel
 from pyplay.models.transformer import TransformerModel, TransformerSeq2Seq
@@ -22,6 +24,7 @@ __all__ = [
     "EncoderDecoder",
     "MemoryNet",
     "PointerNetwork",
+    "RecursiveNet",
     "SequenceModel",
     "TransformerModel",
     "TransformerSeq2Seq",

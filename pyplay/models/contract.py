@@ -16,7 +16,8 @@ by the optimisers), and
 - the class attribute ``objective`` names what trains it (:data:`OBJECTIVES`, read by
   :func:`pyplay.objectives.make_objective`): ``"per_step"`` one target per input step,
   ``"seq2seq"`` a target sequence given a source, ``"pointer"`` positions of the source,
-  ``"lddn"`` the mean squared error of a dynamic network over windows of a series.
+  ``"lddn"`` the mean squared error of a dynamic network over windows of a series, ``"tree"``
+  the classes of the nodes of binary trees (a recursive network).
 
 :class:`ModelBase` gives ``config`` (read from the attributes named as the constructor's
 arguments), ``from_config``, ``num_parameters`` and ``load_params``; :class:`PerStepBase`
@@ -55,7 +56,7 @@ __all__ = [
     "recurrent",
 ]
 
-OBJECTIVES = ("per_step", "seq2seq", "pointer", "lddn")
+OBJECTIVES = ("per_step", "seq2seq", "pointer", "lddn", "tree")
 INPUT_KINDS = ("tokens", "real")
 _PLAIN = (str, int, float, bool, type(None))
 _NOT_CONFIG = ("self", "rng", "params")  # never read from, nor written to, a config

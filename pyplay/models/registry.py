@@ -26,6 +26,7 @@ from pyplay.dynamic.textbook_seq2seq import TextbookSeq2Seq
 from pyplay.models.contract import Model, config_kwargs, copy_params
 from pyplay.models.memory import AttendRNN, MemoryNet
 from pyplay.models.pointer import PointerNetwork
+from pyplay.models.recursive import RecursiveNet
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.models.sequence import SequenceModel
 from pyplay.models.transformer import TransformerModel, TransformerSeq2Seq
@@ -52,6 +53,7 @@ REGISTERED: tuple[type[Model], ...] = (
     LDDN,
     TextbookSeq2Seq,
     PointerNetwork,
+    RecursiveNet,
 )
 MODEL_CLASSES: dict[str, type[Model]] = {cls.__name__: cls for cls in REGISTERED}  # key: class name
 _SLACK, _FLOOR = 4, 1_000_000  # a config may describe at most max(4 x the file, 1e6) numbers

@@ -89,9 +89,10 @@ class Adam(Optimizer):
 
 class AdamW(Adam):
     """``torch.optim.AdamW``: Adam with decoupled weight decay (the module docstring);
-    ``weight_decay`` by keyword (default 1e-2), the other arguments as :class:`Adam`'s."""
+    ``weight_decay`` defaults to 1e-2; the arguments after ``lr`` by keyword, as :class:`Adam`'s."""
 
     decoupled = True
 
-    def __init__(self, *args: Any, weight_decay: float = 1e-2, **kwargs: Any) -> None:
-        super().__init__(*args, weight_decay=weight_decay, **kwargs)
+    def __init__(self, params: Mapping[str, np.ndarray], lr: float = 1e-3, **kwargs: Any) -> None:
+        kwargs.setdefault("weight_decay", 1e-2)
+        super().__init__(params, lr, **kwargs)
