@@ -18,6 +18,9 @@ model's class declares (:mod:`pyplay.models.contract`), never from the class its
 :class:`~pyplay.models.recursive.objective.TreeObjective`
     A :class:`~pyplay.models.recursive.RecursiveNet` on a tree task: cross-entropy of the
     classes of the trees' labelled nodes.
+:class:`~pyplay.models.glimpse_objective.GlimpseObjective`
+    A :class:`~pyplay.models.glimpse.GlimpseNet` on a glimpse task: cross-entropy, and for hard
+    attention the score-function (REINFORCE) term with a running-mean baseline.
 :class:`Seq2SeqObjective`
     An :class:`~pyplay.models.seq2seq.EncoderDecoder` or a
     :class:`~pyplay.models.transformer.seq2seq.TransformerSeq2Seq` on a pair task: masked
@@ -304,6 +307,10 @@ def make_objective(
         from pyplay.models.recursive.objective import TreeObjective
 
         return TreeObjective(model, task)
+    if kind == "glimpse" and not (tbptt or sampling or reverse_source):
+        from pyplay.models.glimpse_objective import GlimpseObjective
+
+        return GlimpseObjective(model, task)
     if kind == "seq2seq":
         if tbptt:
             raise ValueError("tbptt=True is for character models, not for an EncoderDecoder")

@@ -13,6 +13,7 @@ from pyplay.dynamic import TextbookSeq2Seq, narxnet
 from pyplay.models import (
     AttendRNN,
     EncoderDecoder,
+    GlimpseNet,
     MemoryNet,
     PointerNetwork,
     RecursiveNet,
@@ -37,6 +38,7 @@ SMALL: dict[str, Callable[[], Any]] = {
     "TextbookSeq2Seq": lambda: TextbookSeq2Seq(9, 8, "concat", embedding_dim=4, hidden_size=5),
     "PointerNetwork": lambda: PointerNetwork(9, embedding_dim=4, hidden_size=5, rng=1),
     "RecursiveNet": lambda: RecursiveNet(9, 3, hidden_size=5, rng=1),
+    "GlimpseNet": lambda: GlimpseNet(5, 3, "soft", attn_size=3, hidden_size=4, rng=1),
 }
 
 
@@ -71,6 +73,8 @@ def _outputs_and_cache(model: Any) -> tuple[np.ndarray, Any]:
     elif model.objective == "pointer":
         src, ptr_in = np.array([[3, 4, 5], [5, 6, 0]]), np.array([[-1, 0, 2], [-1, 1, 0]])
         out, cache = model.forward(src, np.array([3, 2]), ptr_in)
+    elif model.objective == "glimpse":
+        out, cache = model.forward(np.ones((2, 4, model.input_size), dtype=np.float32))
     elif model.objective == "tree":
         trees = [parse("((a b) c)"), parse("(a + b)")]
         out, cache = model.forward(batch_trees(trees, {"a": 0, "b": 1, "c": 2, "+": 3}))

@@ -13,7 +13,7 @@ import pytest
 
 from pyplay.dynamic import TextbookSeq2Seq, book_form, narxnet, textbook_seq2seq, textbook_trace
 from pyplay.io import Checkpoint, load, load_model, resume, save, save_model
-from pyplay.models import RecursiveNet, SequenceModel
+from pyplay.models import GlimpseNet, RecursiveNet, SequenceModel
 from pyplay.models.memory import AttendRNN, MemoryNet
 from pyplay.models.registry import MODEL_CLASSES, describe_model, estimate_parameters
 from pyplay.models.seq2seq import WIRINGS, EncoderDecoder
@@ -45,6 +45,7 @@ MODELS = {
     "textbook context": lambda: TextbookSeq2Seq(9, 9, "context", embedding_dim=6, hidden_size=8),
     "textbook concat lstm": lambda: textbook_seq2seq(9, 10, "concat", hidden_size=8, cell="lstm"),
     "recursive": lambda: RecursiveNet(12, 3, hidden_size=6, dtype=np.float64, rng=2),
+    "glimpse hard": lambda: GlimpseNet(9, 8, "hard", attn_size=4, hidden_size=5, rng=3),
 }
 
 

@@ -9,9 +9,11 @@
 - :mod:`.transformer` the decoder-only :class:`TransformerModel` and :class:`TransformerSeq2Seq`;
 - :mod:`.pointer` the pointer network; :mod:`.memory` networks with an external memory;
 - :mod:`.recursive` the recursive network over binary trees (:class:`RecursiveNet`);
+- :mod:`.glimpse` soft and hard attention on one glimpse (:class:`GlimpseNet`);
 - :mod:`.registry` the model classes a file may name, and how one is rebuilt from a file.
 """
 
+from pyplay.models.glimpse import GlimpseNet
 from pyplay.models.memory import AttendRNN, MemoryNet
 from pyplay.models.pointer import PointerNetwork
 from pyplay.models.recursive import RecursiveNet
@@ -22,6 +24,7 @@ from pyplay.models.transformer import TransformerModel, TransformerSeq2Seq
 __all__ = [
     "AttendRNN",
     "EncoderDecoder",
+    "GlimpseNet",
     "MemoryNet",
     "PointerNetwork",
     "RecursiveNet",

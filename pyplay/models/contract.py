@@ -17,7 +17,8 @@ by the optimisers), and
   :func:`pyplay.objectives.make_objective`): ``"per_step"`` one target per input step,
   ``"seq2seq"`` a target sequence given a source, ``"pointer"`` positions of the source,
   ``"lddn"`` the mean squared error of a dynamic network over windows of a series, ``"tree"``
-  the classes of the nodes of binary trees (a recursive network).
+  the classes of the nodes of binary trees (a recursive network), ``"glimpse"`` one class per
+  sequence read by soft or hard attention (hard: the score-function gradient).
 
 :class:`ModelBase` gives ``config`` (read from the attributes named as the constructor's
 arguments), ``from_config``, ``num_parameters`` and ``load_params``; :class:`PerStepBase`
@@ -56,7 +57,7 @@ __all__ = [
     "recurrent",
 ]
 
-OBJECTIVES = ("per_step", "seq2seq", "pointer", "lddn", "tree")
+OBJECTIVES = ("per_step", "seq2seq", "pointer", "lddn", "tree", "glimpse")
 INPUT_KINDS = ("tokens", "real")
 _PLAIN = (str, int, float, bool, type(None))
 _NOT_CONFIG = ("self", "rng", "params")  # never read from, nor written to, a config

@@ -24,6 +24,7 @@ from pyplay import limits
 from pyplay.dynamic.lddn import LDDN
 from pyplay.dynamic.textbook_seq2seq import TextbookSeq2Seq
 from pyplay.models.contract import Model, config_kwargs, copy_params
+from pyplay.models.glimpse import GlimpseNet
 from pyplay.models.memory import AttendRNN, MemoryNet
 from pyplay.models.pointer import PointerNetwork
 from pyplay.models.recursive import RecursiveNet
@@ -54,6 +55,7 @@ REGISTERED: tuple[type[Model], ...] = (
     TextbookSeq2Seq,
     PointerNetwork,
     RecursiveNet,
+    GlimpseNet,
 )
 MODEL_CLASSES: dict[str, type[Model]] = {cls.__name__: cls for cls in REGISTERED}  # key: class name
 _SLACK, _FLOOR = 4, 1_000_000  # a config may describe at most max(4 x the file, 1e6) numbers

@@ -1,0 +1,70 @@
+"""What one training step of a :class:`~pyplay.models.glimpse.GlimpseNet` computes: the mean
+cross-entropy of its classes, and for hard attention the score-function term with a baseline,
+the strategy of :class:`pyplay.train.Trainer` for models whose ``objective`` is ``"glimpse"``.
+
+The baseline :math:`b` is a running mean of the batches' mean losses,
+:math:`b \\leftarrow 0.9\\, b + 0.1\\, \\bar L` after each applied step (0 before the first), so
+it never depends on the position a row looked at, and the estimator stays unbiased.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pyplay.losses import cross_entropy
+
+__all__ = ["GlimpseObjective"]
+
+DECAY = 0.9  # of the baseline's running mean
+
+
+class GlimpseObjective:
+    """Cross-entropy of a glimpse task's targets (module docstring)."""
+
+    tbptt = False
+    carry = None
+
+    def __init__(self, model: Any, task: Any) -> None:
+        if getattr(task, "output_kind", None) != "glimpse classes":
+            raise TypeError(
+                f"task must be a glimpse task (MarkedSymbol), got {type(task).__name__}"
+            )
+        if (task.input_size, task.num_classes) != (model.input_size, model.num_classes):
+            raise ValueError(
+                f"model does not fit task: task has {task.input_size} features and "
+                f"{task.num_classes} classes, model expects {model.input_size} and "
+                f"{model.num_classes}"
+            )
+        self.model, self.task = model, task
+        self.baseline = 0.0
+        self._pending = 0.0
+
+    def step(self, batch: Any) -> tuple[float, dict[str, np.ndarray], dict[str, float]]:
+        """Loss, gradients (the score-function term for hard attention) and accuracy."""
+        y, cache = self.model.forward(batch.inputs)  # (B, C)
+        losses, _ = cross_entropy(y, batch.targets, reduction="none")  # (B,)
+        loss, dy = cross_entropy(y, batch.targets)
+        grads = self.model.backward(dy, cache, losses=losses, baseline=self.baseline).grads
+        self._pending = float(loss)
+        return float(loss), grads, self._metrics(y, batch, cache)
+
+    @staticmethod
+    def _metrics(y: np.ndarray, batch: Any, cache: Any) -> dict[str, float]:
+        looked = cache.alpha.argmax(axis=1) if cache.index is None else cache.index
+        return {
+            "accuracy": float((y.argmax(axis=1) == batch.targets).mean()),
+            "on_mark": float((looked == batch.marked).mean()),  # glimpses at the answer
+        }
+
+    def accept(self) -> None:
+        """The step was applied: move the baseline toward its loss."""
+        self.baseline = DECAY * self.baseline + (1 - DECAY) * self._pending
+
+    def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
+        """Loss and accuracy on a fresh batch, a hard model looking where alpha is largest."""
+        batch = task.batch(batch_size)
+        y, cache = self.model.forward(batch.inputs, training=False)
+        loss, _ = cross_entropy(y, batch.targets)
+        return {"loss": float(loss), **self._metrics(y, batch, cache)}
