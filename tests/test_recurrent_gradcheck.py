@@ -206,3 +206,27 @@ def test_gradients_are_separate_arrays(cell: str) -> None:
     for a in range(len(arrays)):
         for b in range(a + 1, len(arrays)):
             assert not np.shares_memory(arrays[a], arrays[b])
+
+
+@pytest.mark.parametrize("bidirectional", [False, True], ids=["uni", "bi"])
+@pytest.mark.parametrize("cell", ["rnn-tanh", "lstm", "gru"])
+def test_gradients_with_residual_connections_between_layers(cell: str, bidirectional: bool) -> None:
+    """GNMT's residual stack: the second layer adds its input to its output (with dropout)."""
+    kw: dict[str, Any] = dict(num_layers=2, bidirectional=bidirectional, dtype=np.float64)
+    layer = CELLS[cell](residual=True, dropout=0.3, rng=4, **kw)
+    problem = Problem(layer, LENGTHS)
+    start = layer.generator.bit_generator.state
+
+    def loss() -> float:
+        layer.generator.bit_generator.state = start
+        return problem.loss(training=True)
+
+    layer.generator.bit_generator.state = start
+    problem.check(loss, training=True)
+    # the residual sum is the only difference: out - out_plain is the first layer's output
+    D = layer.num_directions
+    residual, _, _ = problem.forward()
+    plain, _, _ = Problem(CELLS[cell](rng=4, **kw), LENGTHS).forward()
+    first = CELLS[cell](num_layers=1, bidirectional=bidirectional, dtype=np.float64, rng=4)
+    below, _, _ = first.forward(problem.x, problem.pack([s[:D] for s in problem.state]), LENGTHS)
+    np.testing.assert_allclose(residual - plain, below, atol=1e-12)

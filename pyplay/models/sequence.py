@@ -38,6 +38,7 @@ from pyplay.models.contract import (
     gather_params,
     recurrent,
 )
+from pyplay.nn.cell import check_flag
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.gru import GRU
 from pyplay.nn.linear import Linear
@@ -80,6 +81,8 @@ class SequenceModel(PerStepBase):
         Size of the token embedding (default: ``hidden_size``). Ignored for real inputs.
     nonlinearity : {"tanh", "relu", "linear"}
         Only for ``cell="rnn"``.
+    residual : bool
+        Residual connections between the stacked layers (:class:`~pyplay.nn.recurrent.Recurrent`).
     dtype : numpy.float32 or numpy.float64
     rng : numpy.random.Generator or int seed
     """
@@ -99,10 +102,12 @@ class SequenceModel(PerStepBase):
         dropout: float = 0.0,
         embedding_dim: int | None = None,
         nonlinearity: str = "tanh",
+        residual: bool = False,
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
         self.cell = check_choice("cell", cell, CELLS)
+        self.residual = check_flag("residual", residual)
         self._set_io(input_size, output_size, input_kind, dtype)
         self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
         self.num_layers = check_int("num_layers", num_layers, min_value=1)
@@ -132,6 +137,7 @@ class SequenceModel(PerStepBase):
             dropout=self.dropout,
             dtype=self.dtype,
             rng=gen,
+            residual=self.residual,
         )
         self.rnn: RNN | LSTM | GRU
         if self.cell == "lstm":

@@ -57,7 +57,7 @@ __all__ = ["Gradients", "RecordedGradients", "Recurrent", "RecurrentCache"]
 
 
 class Recurrent(Generic[S]):
-    """Multi-layer (bidirectional) recurrent layer of one cell; batch-first ``(B, T, F)``.
+    r"""Multi-layer (bidirectional) recurrent layer of one cell; batch-first ``(B, T, F)``.
 
     The public classes :class:`~pyplay.nn.RNN`, :class:`~pyplay.nn.GRU` and
     :class:`~pyplay.nn.LSTM` are this class with their cell (:meth:`_make_cell`) and
@@ -72,6 +72,11 @@ class Recurrent(Generic[S]):
     rng : numpy.random.Generator or int seed
         Initialisation U(-1/sqrt(H), 1/sqrt(H)) like torch; the dropout masks come from a
         Generator spawned from it at construction (:attr:`generator`).
+    residual : bool, keyword only
+        Residual connections between stacked layers (Wu et al. 2016, GNMT): every layer after
+        the first adds its input to its output, :math:`x^{(l+1)}_t = \mathrm{cell}_l(x^{(l)})_t
+        + x^{(l)}_t`, so the gradient reaches lower layers unchanged along the sum (before
+        inter-layer dropout). No torch counterpart.
 
     Attributes
     ----------
@@ -96,7 +101,10 @@ class Recurrent(Generic[S]):
         bidirectional: bool = False,
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
+        *,
+        residual: bool = False,
     ) -> None:
+        self.residual = check_flag("residual", residual)
         self.input_size = check_int("input_size", input_size, min_value=1)
         self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
         self.num_layers = check_int("num_layers", num_layers, min_value=1)
@@ -243,6 +251,7 @@ class Recurrent(Generic[S]):
         drops: list[np.ndarray | None] = []
         records: dict[str, dict[str, np.ndarray]] = {}
         for layer in range(self.num_layers):
+            X_in = X  # (T, B, F_l)
             directions, outs = [], []
             for d, suffix in enumerate(self.suffixes(layer)):
                 k = layer * D + d
@@ -262,6 +271,8 @@ class Recurrent(Generic[S]):
                 if record:
                     records[suffix[1:]] = self._record(self.cell.record(kc), batch, d)
             X = outs[0] if D == 1 else np.concatenate(outs, axis=2)  # (T, B, D*H)
+            if self.residual and layer > 0:
+                X = X + X_in  # (T, B, D*H): zero at padding, like both terms
             drop = None
             if training and self.dropout > 0 and layer < self.num_layers - 1:
                 keep = self.generator.random(X.shape, dtype=self.dtype) >= self.dropout
@@ -352,6 +363,7 @@ class Recurrent(Generic[S]):
             drop = cache.drops[layer]
             if drop is not None:
                 dY = dY * drop  # (T, B, D*H)
+            skip = dY if self.residual and layer > 0 else None  # the residual path's share
             dX_parts = []
             for d, suffix in enumerate(self.suffixes(layer)):
                 k = layer * D + d
@@ -377,6 +389,8 @@ class Recurrent(Generic[S]):
                         (nrm if d == 0 else batch.reverse(nrm)).T
                     )  # (B, T)
             dY = dX_parts[0] if D == 1 else dX_parts[0] + batch.reverse(dX_parts[1])
+            if skip is not None:
+                dY = dY + skip  # (T, B, D*H)
         dx = np.ascontiguousarray(dY.transpose(1, 0, 2))  # (B, T, F)
         dstate_0: Any = (dh0, dc0) if dc0 is not None else dh0
         grads = {name: grads[name] for name in self.params}  # the order of params
