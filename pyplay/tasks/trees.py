@@ -198,32 +198,42 @@ class SentimentTrees(TreeTask):
     def _pick(self, words: tuple[str, ...]) -> str:
         return words[int(self.rng.integers(len(words)))]
 
-    def _adjective(self) -> Tree:
-        positive = bool(self.rng.random() < 0.5)
-        tree = Tree(self._pick(POSITIVE if positive else NEGATIVE), (), POS if positive else NEG)
-        for _ in range(int(self.rng.integers(self.max_modifiers + 1))):
-            word = "not" if self.rng.random() < 0.5 else "very"
-            label = 2 - int(tree.label or 0) if word == "not" else tree.label  # not: 0 <-> 2
-            tree = Tree(None, (Tree(word, (), NEUTRAL), tree), label)
-        return tree
-
-    def _phrase(self) -> Tree:
-        adjective = self._adjective()
-        return Tree(None, (adjective, Tree(self._pick(NOUNS), (), NEUTRAL)), adjective.label)
-
     def sample(self) -> Tree:
-        first = self._phrase()
-        kind = self.rng.random()
+        def adjective() -> Tree:
+            tree = Tree(self._pick(POSITIVE if self.rng.random() < 0.5 else NEGATIVE))
+            for _ in range(int(self.rng.integers(self.max_modifiers + 1))):
+                tree = Tree(None, (Tree("not" if self.rng.random() < 0.5 else "very"), tree))
+            return tree
+
+        def phrase() -> Tree:
+            return Tree(None, (adjective(), Tree(self._pick(NOUNS))))
+
+        first, kind = phrase(), self.rng.random()
         if kind < 0.4:
-            return first
-        second = self._phrase()
-        word = "but" if kind < 0.7 else "and"
-        joined = Tree(None, (Tree(word, (), NEUTRAL), second), second.label)
-        if word == "but":
-            label = second.label
-        else:
-            label = first.label if first.label == second.label else NEUTRAL
-        return Tree(None, (first, joined), label)
+            return self.label(first)
+        joined = Tree(None, (Tree("but" if kind < 0.7 else "and"), phrase()))
+        return self.label(Tree(None, (first, joined)))
+
+    @staticmethod
+    def label(tree: Tree) -> Tree:
+        """``tree`` with every node labelled by the rules (module docstring): a leaf by its
+        word; *not Y* the opposite of Y; *very Y*, *but Y*, *and Y* and *Y noun* as Y;
+        *X (but Y)* as Y; *X (and Y)*, and any other pair, as what they agree on, the one
+        that is not neutral, or neutral."""
+        if tree.is_leaf:
+            word = tree.token
+            return Tree(word, (), POS if word in POSITIVE else NEG if word in NEGATIVE else NEUTRAL)
+        left, right = (SentimentTrees.label(c) for c in tree.children)
+        a, b = int(left.label or 0), int(right.label or 0)
+        if left.token == "not":
+            label = 2 - b  # 0 <-> 2, neutral stays
+        elif left.token in ("very", "but", "and") or (right.is_leaf and right.token in NOUNS):
+            label = b if left.token in ("very", "but", "and") else a
+        elif right.children and right.children[0].token == "but":
+            label = b
+        else:  # agreement, else the one that is not neutral, else neutral
+            label = a if a == b else (b if a == NEUTRAL else a if b == NEUTRAL else NEUTRAL)
+        return Tree(tree.token, (left, right), label)
 
     def describe(self) -> str:
         return (

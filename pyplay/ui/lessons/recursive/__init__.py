@@ -1,0 +1,1 @@
+"""The "Recursive networks" lesson: state, view and "show as code"."""
