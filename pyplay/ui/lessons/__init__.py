@@ -71,6 +71,12 @@ LESSONS: tuple[LessonSpec, ...] = (
         "read and write, overwrite or residual writes, against an LSTM and an LSTM attending "
         "to its past",
     ),
+    LessonSpec(
+        "recursive", "Recursive networks", "state:RecursiveLessonState", "view:RecursiveLesson",
+        "task max_depth hidden_size compare_chain lr seed", source=True,
+        about="one composition over the nodes of a tree learns arithmetic and the sentiment of "
+        "phrases, beside a chain LSTM reading the same text; type an expression, see its tree",
+    ),
 )
 # fmt: on
 

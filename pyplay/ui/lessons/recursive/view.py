@@ -1,0 +1,143 @@
+"""The "Recursive networks" lesson: one composition shared by every node of a tree learns to
+evaluate arithmetic expressions (or the sentiment of parsed phrases) while a chain LSTM reads
+the same examples left to right; type an expression and see its tree, every node's class,
+vector and the gradient reaching it.
+
+Rendering only: actions call :class:`~pyplay.ui.lessons.recursive.state.RecursiveLessonState`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import panel as pn
+
+from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.recursive.state import EXAMPLES, RecursiveLessonState, TreeView
+from pyplay.ui.lessons.recursive.tree_plot import tree_figure, update_tree
+from pyplay.ui.plots import heatmap_figure, update_heatmap
+from pyplay.ui.text import Text
+from pyplay.ui.training import lr_input, seed_input
+
+__all__ = ["RecursiveLesson"]
+
+HELP = (
+    "A **recursive network** applies one composition to every node of a tree, children first: "
+    "a leaf's vector is its word's embedding, h = E[w]; a parent's is "
+    "h = tanh(W [h_left; h_right] + b), plus E[op] when the node has an operator of its own. "
+    "Every node gets class scores y = U h + c (the value of a sub-expression modulo 10, or "
+    "a phrase's sentiment). Training is **backpropagation through structure**: the gradient "
+    "runs back down the same tree, parents before children. The **chain LSTM** beside it "
+    "reads the very same examples as bracketed text, one token at a time, and answers at the "
+    "end: it has to discover the structure the tree hands the recursive net."
+)
+TASKS = {"Expressions": "expressions", "Sentiment": "sentiment"}
+
+
+class RecursiveLesson(LessonView):
+    """Builds the Recursive networks lesson around a :class:`RecursiveLessonState`."""
+
+    heading = "## Trees, not chains"
+    help_text = HELP
+    status_css = "pyplay-recursive-status"
+    curve = ("step", "loss", "chain")
+
+    def __init__(self, state: RecursiveLessonState | None = None) -> None:
+        super().__init__(state or RecursiveLessonState())
+        self.loss_source.data = {"step": [], "loss": [], "chain": []}
+        self.loss_fig.line(
+            "step", "chain", source=self.loss_source, line_width=2, color="#27ae60",
+            line_dash="dotted", legend_label="chain LSTM",
+        )  # fmt: skip
+        self.tree_fig, self.tree_nodes, self.tree_edges = tree_figure()
+        self.vec_fig, self.vec_source = heatmap_figure("h", "Node vectors h")
+        self.grad_fig, self.grad_source = heatmap_figure("dh", "Gradient dL/dh reaching each node")
+        for fig in (self.vec_fig, self.grad_fig):
+            fig.xaxis.axis_label, fig.yaxis.axis_label = "node", "unit"
+            fig.width = 420
+        self.source_box = pn.widgets.TextInput(
+            name="Your expression", value=EXAMPLES["expressions"], width=260
+        )
+        self.source_box.param.watch(lambda e: self.refresh(), "value")
+        self.answer = Text("", css_classes=["pyplay-recursive-answer"])
+        self.watch_version()
+
+    # ------------------------------------------------------------------ training
+    def _stream(self, records: list[Any]) -> None:
+        if records:
+            chain = self.state.history["chain"][-len(records) :]
+            self.loss_source.stream(
+                {
+                    "step": [r.step for r in records],
+                    "loss": [r.loss for r in records],
+                    "chain": chain,
+                },
+                rollover=20_000,
+            )
+
+    def _example(self, *_: Any) -> None:
+        text = EXAMPLES[self.state.task]
+        self.source_box.param.update(value=text, value_input=text)
+
+    def _on_version(self, *_: Any) -> None:
+        """A new model: the box is named for the task, and shows the task's example unless
+        the learner typed their own text."""
+        expressions = self.state.task == "expressions"
+        self.source_box.name = "Your expression" if expressions else "Your phrase (bracketed)"
+        if self.source_text() in ("", *EXAMPLES.values()):
+            self._example()
+        super()._on_version()
+
+    def refresh(self, *_: Any) -> None:
+        view = self.state.explain(self.source_text())
+        if view is None:
+            return
+        update_tree(self.tree_fig, self.tree_nodes, self.tree_edges, view)
+        labels = [f"{k}:{t}" for k, t in enumerate(view.text)]
+        for fig, source, values, name in (
+            (self.vec_fig, self.vec_source, view.vectors, "h"),
+            (self.grad_fig, self.grad_source, view.grads, "dh"),
+        ):
+            update_heatmap(fig, source, np.asarray(values), name)
+            fig.xaxis.ticker = [k + 0.5 for k in range(len(labels))]
+            fig.xaxis.major_label_overrides = {k + 0.5: t for k, t in enumerate(labels)}
+        self.answer.object = self._answer(view)
+
+    def _answer(self, view: TreeView) -> str:
+        truth, mine = int(view.target[-1]), int(view.predicted[-1])
+        lines = [
+            f"read as     : {view.bracketed}",
+            f"true class  : {truth}",
+            f"recursive   : {mine} ({'right' if mine == truth else 'wrong'}, "
+            f"probability {view.probability[-1]:.2f})",
+        ]
+        if view.chain is not None:
+            ok = "right" if view.chain == truth else "wrong"
+            lines.append(f"chain LSTM  : {view.chain} ({ok})")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ layout
+    def controls(self) -> list[Any]:
+        s = self.state
+        return [
+            pn.widgets.RadioButtonGroup.from_param(s.param.task, name="Task", options=TASKS),
+            pn.widgets.IntSlider.from_param(s.param.max_depth, name="Deepest expression"),
+            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Vector size H"),
+            pn.widgets.Checkbox.from_param(
+                s.param.compare_chain, name="Train a chain LSTM beside it"
+            ),
+            lr_input(s),
+            seed_input(s),
+        ]
+
+    def sections(self) -> list[Any]:
+        example = pn.widgets.Button(name="Example", width=90)
+        example.on_click(self._example)
+        return [
+            "## Type an expression, see its tree",
+            pn.Row(self.source_box, example),
+            self.answer,
+            pn.pane.Bokeh(self.tree_fig, sizing_mode="stretch_width"),
+            pn.Row(pn.pane.Bokeh(self.vec_fig), pn.pane.Bokeh(self.grad_fig)),
+        ]
