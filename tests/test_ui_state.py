@@ -30,12 +30,13 @@ def test_app_assembles_and_builds_each_lesson_when_first_opened():
         "Dynamic networks",
         "Time series",
         "Memory",
+        "Recursive networks",
         "About",
         "Saved work",
     ]
     playground = Playground()
     assert list(playground.lessons) == ["Recurrent networks"]  # only the first, at start
-    assert [len(slot.objects) for slot in playground.slots.values()] == [1, 0, 0, 0, 0, 0, 0]
+    assert [len(slot.objects) for slot in playground.slots.values()] == [1, 0, 0, 0, 0, 0, 0, 0]
     for index, title in enumerate(LESSONS):
         playground.tabs.active = index
         lesson = playground.lessons[title]

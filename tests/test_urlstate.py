@@ -17,6 +17,7 @@ from panel.io.location import Location
 from panel.util import edit_readonly
 
 from pyplay.ui.app import LESSONS
+from pyplay.ui.lessons import SPECS
 from pyplay.ui.location import bind_location
 from pyplay.ui.urlstate import (
     LESSON_SPECS,
@@ -184,8 +185,7 @@ def test_applied_settings_build_the_model_they_describe():
         ("lesson=seq2seq&src=" + "a" * 201, "src must be a text of at most 200 characters"),
         (
             "lesson=<script>",
-            "lesson must be one of rnn, seq2seq, transformer, ctc, dynamic, textbook, timeseries, "
-            "memory, got '<script>'",
+            f"lesson must be one of {', '.join(SPECS)}, got '<script>'",
         ),
         ("cell=gru&cell=rnn", "'cell' is given more than once; the last is used"),
         ("x=" + "a" * MAX_QUERY_CHARS, "the settings are too long"),
