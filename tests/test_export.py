@@ -26,6 +26,7 @@ from pyplay.train import Trainer
 from pyplay.ui.export import EMBED_LIMIT, as_code, metrics_csv
 from pyplay.ui.lessons.ctc.state import CTCState
 from pyplay.ui.lessons.memory.state import MemoryLessonState
+from pyplay.ui.lessons.recursive.state import RecursiveLessonState
 from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.lessons.seq2seq.state import Seq2SeqState
 from pyplay.ui.lessons.textbook.state import TextbookSeq2SeqState
@@ -69,6 +70,10 @@ CASES: dict[str, tuple[str, Any]] = {
     "textbook-concat": ("textbook", lambda: TextbookSeq2SeqState(form="concat", hidden_size=8)),
     "textbook-context": (
         "textbook", lambda: TextbookSeq2SeqState(form="context", hidden_size=12, seed=4)
+    ),
+    "recursive-expressions": ("recursive", lambda: RecursiveLessonState(hidden_size=8, seed=3)),
+    "recursive-sentiment": (
+        "recursive", lambda: RecursiveLessonState(task="sentiment", hidden_size=6)
     ),
 }  # fmt: skip
 
