@@ -81,11 +81,12 @@ class RecursiveLesson(LessonView):
         self.source_box.param.update(value=text, value_input=text)
 
     def _on_version(self, *_: Any) -> None:
-        """A new model: the box is named for the task, and shows the task's example unless
-        the learner typed their own text."""
-        expressions = self.state.task == "expressions"
-        self.source_box.name = "Your expression" if expressions else "Your phrase (bracketed)"
-        if self.source_text() in ("", *EXAMPLES.values()):
+        """A new model: the box is named for the task; a new task shows its example (an
+        expression is no phrase), a new model of the same task keeps what was typed."""
+        task = self.state.task
+        self.source_box.name = "Your expression" if task == "expressions" else "Your phrase"
+        if task != getattr(self, "_task", None) or not self.source_text():
+            self._task = task
             self._example()
         super()._on_version()
 
