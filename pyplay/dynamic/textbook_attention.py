@@ -181,9 +181,8 @@ class TextbookAttention:
         check_shape("a1", a1, (None, None, self.S1), "(B, S, S1)")
         B, S, _ = a1.shape
         L = np.full(B, S) if lengths is None else check_lengths(lengths, B, S)  # (B,)
-        z = TDL_hstack(self.S1, S).forward(a1)  # (B, S, S*S1): [a1(t) a1(t-1) ...]
-        zL = z[np.arange(B), L - 1]  # (B, S*S1) the line at t = L
-        return zL.reshape(B, S, self.S1).transpose(0, 2, 1)  # (B, S1, S) columns a^1_j
+        z = TDL_hstack(self.S1, S).forward(a1)  # (B, S, S1, S): [a1(t) a1(t-1) ...]
+        return z[np.arange(B), L - 1]  # (B, S1, S) the line at t = L, columns a^1_j
 
     def forward(
         self, a2: Any, a1: Any, lengths: Any = None
@@ -279,7 +278,7 @@ class TextbookAttention:
             grads["b"] = dN2.sum(axis=(0, 1))  # (Sa,)
             da2 = dN2 @ W2  # (B, U, S2)
             dA += (dN1 @ W1).transpose(0, 2, 1)  # (B, S1, S)
-        dz = np.zeros((B, S, S * self.S1), dtype=dA.dtype)  # (B, S, S*S1)
-        dz[np.arange(B), cache.lengths - 1] = dA.transpose(0, 2, 1).reshape(B, S * self.S1)
+        dz = np.zeros((B, S, self.S1, S), dtype=dA.dtype)  # (B, S, S1, S)
+        dz[np.arange(B), cache.lengths - 1] = dA
         da1, _ = TDL_hstack(self.S1, S).backward(dz)  # (B, S, S1); initial conditions dropped
         return da2, da1, {k: grads[k] for k in self.params}
