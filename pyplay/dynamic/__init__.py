@@ -14,6 +14,11 @@
   :mod:`~pyplay.dynamic.textbook_seq2seq`: the book's seq2seq exactly as eq. 6.5-6.18 write
   it (context; dot / general / concat attention over a TDL of D encoder states, queried with
   the decoder's previous output), and its equation-by-equation trace.
+- :mod:`~pyplay.dynamic.rtrl`: real-time recurrent learning beside BPTT, and their costs.
+- :mod:`~pyplay.dynamic.adaptive`: the adaptive filter (a TDL adapting online by LMS) and the
+  noise-cancellation setting.
+- :mod:`~pyplay.dynamic.stability`: eigenvalues / spectral radius of LW^{1,1}, impulse
+  response, gradient through time.
 - :mod:`~pyplay.dynamic.luong_attention`, :mod:`~pyplay.dynamic.luong_seq2seq`: Luong's form
   in the same notation (scored with :math:`a^2(t)`, an extra layer), on a library
   :class:`pyplay.models.seq2seq.EncoderDecoder`; earlier textbook model files load as it.
