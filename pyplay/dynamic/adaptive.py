@@ -39,6 +39,8 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_int
 
+_F64 = np.dtype(np.float64)  # the algorithms run in float64
+
 __all__ = ["LMSRecord", "NoiseCancellation", "lms_filter", "noise_cancellation", "wiener_solution"]
 
 
@@ -85,14 +87,14 @@ def lms_filter(
     LMSRecord
         One per sample, in order.
     """
-    y = check_array("y", y, ndim=1, dtype=np.float64, layout="(K,)")
-    t = check_array("t", t, ndim=1, dtype=np.float64, layout="(K,)")
+    y = check_array("y", y, ndim=1, dtype=_F64, layout="(K,)")
+    t = check_array("t", t, ndim=1, dtype=_F64, layout="(K,)")
     if t.shape != y.shape:
         raise ValueError(f"t must have the shape of y {y.shape}, got {t.shape}")
     R = check_int("n_taps", n_taps, min_value=1)
     if isinstance(lr, bool) or not isinstance(lr, int | float) or not 0 < lr < np.inf:
         raise ValueError(f"lr must be a positive number, got {lr!r}")
-    w = np.zeros(R) if w0 is None else check_array("w0", w0, ndim=1, dtype=np.float64).copy()
+    w = np.zeros(R) if w0 is None else check_array("w0", w0, ndim=1, dtype=_F64).copy()
     if w.shape != (R,):
         raise ValueError(f"w0 must have shape ({R},), got {w.shape}")
     b = 0.0
@@ -112,8 +114,8 @@ def wiener_solution(y: Any, t: Any, n_taps: int) -> tuple[np.ndarray, np.ndarray
     """``(x_star (R,), R (R, R), h (R,))`` from sample averages over the whole signal:
     :math:`R = \\langle p p^T \\rangle`, :math:`h = \\langle t p \\rangle`, :math:`x^* = R^{-1}h`
     (no bias)."""
-    y = check_array("y", y, ndim=1, dtype=np.float64, layout="(K,)")
-    t = check_array("t", t, ndim=1, dtype=np.float64, layout="(K,)")
+    y = check_array("y", y, ndim=1, dtype=_F64, layout="(K,)")
+    t = check_array("t", t, ndim=1, dtype=_F64, layout="(K,)")
     P = _taps(y, check_int("n_taps", n_taps, min_value=1))  # (K, R)
     Rm = P.T @ P / P.shape[0]  # (R, R)
     h = P.T @ t / P.shape[0]  # (R,)

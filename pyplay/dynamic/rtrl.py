@@ -44,6 +44,8 @@ import numpy as np
 from pyplay._checks import check_array, check_int
 from pyplay.dynamic.lddn import LDDN
 
+_F64 = np.dtype(np.float64)  # the algorithms run in float64
+
 __all__ = ["CostFigures", "bptt_gradient", "cost_figures", "rtrl_gradient"]
 
 _PARAMS = ("IW1,1", "LW1,1", "b1", "LW2,1", "b2")
@@ -68,8 +70,8 @@ def _check_net(net: Any) -> tuple[int, int, int]:
 
 def _check_data(net: LDDN, p: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     R, _, O = _check_net(net)
-    p = check_array("p", p, ndim=3, dtype=np.float64, layout="(B, T, R)")
-    y = check_array("y", y, ndim=3, dtype=np.float64, layout="(B, T, O)")
+    p = check_array("p", p, ndim=3, dtype=_F64, layout="(B, T, R)")
+    y = check_array("y", y, ndim=3, dtype=_F64, layout="(B, T, O)")
     if p.shape[2] != R or y.shape != (*p.shape[:2], O):
         raise ValueError(
             f"p must have shape (B, T, {R}) and y (B, T, {O}) with the same B, T, got "

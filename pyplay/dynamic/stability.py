@@ -35,13 +35,15 @@ import numpy as np
 
 from pyplay._checks import check_array, check_choice, check_int
 
+_F64 = np.dtype(np.float64)  # the algorithms run in float64
+
 __all__ = ["eigenvalues", "gradient_through_time", "impulse_response", "spectral_radius"]
 
 _TRANSFERS = ("purelin", "tansig")
 
 
 def _check_lw(LW: Any) -> np.ndarray:
-    LW = check_array("LW", LW, dtype=np.float64, layout="(S, S)")
+    LW = check_array("LW", LW, dtype=_F64, layout="(S, S)")
     if LW.ndim == 0:
         LW = LW.reshape(1, 1)  # a scalar lw_{1,1}
     if LW.ndim != 2 or LW.shape[0] != LW.shape[1]:
@@ -63,7 +65,7 @@ def spectral_radius(LW: Any) -> float:
 def _iw(IW: Any, S: int) -> np.ndarray:
     if IW is None:
         return np.ones(S)  # (S,)
-    iw = check_array("IW", IW, dtype=np.float64, layout="(S,)").reshape(-1)
+    iw = check_array("IW", IW, dtype=_F64, layout="(S,)").reshape(-1)
     if iw.shape != (S,):
         raise ValueError(f"IW must have {S} entries (one input), got shape {iw.shape}")
     return iw
@@ -98,7 +100,7 @@ def gradient_through_time(
     S = LW.shape[0]
     a = impulse_response(LW, T, IW, f)  # (T, S)
     g = np.zeros((T, S))  # (T, S)
-    g[-1] = np.ones(S) if dF is None else check_array("dF", dF, dtype=np.float64).reshape(S)
+    g[-1] = np.ones(S) if dF is None else check_array("dF", dF, dtype=_F64).reshape(S)
     with np.errstate(over="ignore", invalid="ignore"):
         for t in range(T - 2, -1, -1):
             fdot = 1.0 - a[t + 1] ** 2 if f == "tansig" else np.ones(S)  # f'(n^1(t+1))
