@@ -70,8 +70,8 @@ TEXTBOOK_FORMS = ("context", *ATTENTION_FORMS)
 CONTEXT_LAYER = {"context": 1, "dot": 5, "general": 5, "concat": 6}  # c(t) = a^l, via LW^{2,l}
 BOOK_CHOICES = (
     "eq. 6.6 prints b¹ and eq. 6.7 LW³˒² a¹: read as b² and LW³˒² a²(t)",
-    "a³(t) = softmax(n³(t)); a³(t−1) fed back is the one-hot of the word emitted at t−1 "
-    "(the target word while training), a³(T) the one-hot of BOS",
+    "a³(t) = softmax(n³(t)); the a³(t−1) fed back is the one-hot of the word emitted at t−1 "
+    "(of the target word while training); a³(T) is the one-hot of BOS",
     "general: W_a = L_a L_aᵀ + εI, positive definite as the book asks",
     "taps of A¹(T) before t = 1 (D > T) are masked out of the softmax",
     "S¹ = S² (= S⁴ for concat) = hidden size",

@@ -130,7 +130,7 @@ def _equations(form: str, T: int, D: int, t: int) -> dict[str, tuple[str, str]]:
         "general": (f"a^5({t})", f"a⁵({t})"),
         "concat": (f"a^6({t})", f"a⁶({t})"),
     }[form]
-    start = f"   [a²({T}) = a¹({T}), a³({T}) = one-hot BOS]" if t == T + 1 else ""
+    start = f"\n    from a²({T}) = a¹({T}), a³({T}) = one-hot BOS" if t == T + 1 else ""
     A_l, A_t = rf"[A^1({T})]", f"[A¹({T})]"
     return {
         "enc": (

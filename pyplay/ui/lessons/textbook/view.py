@@ -11,6 +11,7 @@ page does not have. Rendering only: actions call
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import panel as pn
@@ -64,10 +65,13 @@ def steps_text(explanation: Explanation, t: int) -> str:
             continue
         blocks.append(f"{step.text}\n    code : {step.code}\n    value: {format_value(step.value)}")
     blocks.append(
-        "library TextbookSeq2Seq.forward (batched) vs the equations one by one: largest "
-        f"difference {explanation.max_difference:.1e}"
+        "library TextbookSeq2Seq.forward (batched) vs the equations one by one:\n"
+        f"    largest difference {explanation.max_difference:.1e}"
     )
-    blocks.append("choices the book leaves open:\n" + "\n".join(f"  • {c}" for c in trace.choices))
+    choices = [
+        textwrap.fill(c, 72, initial_indent="  • ", subsequent_indent="    ") for c in trace.choices
+    ]
+    blocks.append("choices the book leaves open:\n" + "\n".join(choices))
     return "\n\n".join(blocks)
 
 
