@@ -18,7 +18,7 @@ import pytest
 
 from gradcheck import max_rel_error
 from pyplay.dynamic.lddn import LDDN
-from pyplay.dynamic.tdl import TDL, TDL_hstack
+from pyplay.dynamic.tdl import TDL, Delay, TDL_hstack
 from pyplay.nn.rnn import RNN
 
 SQUARE = np.array([1, 1, 1, -1, -1, -1] * 3, dtype=np.float64)  # period 6, t = 1..18
@@ -62,6 +62,13 @@ def test_moving_average_is_a_weighted_tapped_delay_line() -> None:
     iw_row = net.params["IW1,1"].transpose(1, 0, 2).reshape(1, 3)  # [IW(0) IW(1) IW(2)]
     flat = TDL_hstack.vec(stacked)[0]  # (T, 3)
     np.testing.assert_allclose(flat @ iw_row.T, run(net, SQUARE)[:, None], atol=1e-15)
+
+
+def test_eq_6_1_the_delay_outputs_its_previous_input() -> None:
+    """Eq. 6.1: a(t) = u(t - 1), with the initial condition a(1) = u(0)."""
+    u = np.array([[[1.0, -1.0], [2.0, -2.0], [3.0, -3.0]]])  # (1, T, S)
+    a = Delay(2).forward(u, u0=np.array([[7.0, -7.0]]))
+    np.testing.assert_array_equal(a[0], [[7.0, -7.0], [1.0, -1.0], [2.0, -2.0]])
 
 
 def test_eq_6_2_tdl_hstack_is_the_books_S_by_D_matrix() -> None:
