@@ -97,7 +97,7 @@ def test_delay_and_tdl_backward_are_the_adjoint() -> None:
         check(dv0, numeric_grad(loss, v0), f"TDL{delays} du0", "tdl")
     hs = TDL_hstack(3, 3)
     w0 = rng.standard_normal((B, 2, 3))
-    Rh = rng.standard_normal((B, T, 9))
+    Rh = rng.standard_normal((B, T, 3, 3))  # (B, T, S, D)
     du, dw0 = hs.backward(Rh)
     check(du, numeric_grad(lambda: float(np.sum(hs.forward(u, w0) * Rh)), u), "hstack du", "tdl")
     check(dw0, numeric_grad(lambda: float(np.sum(hs.forward(u, w0) * Rh)), w0), "hstack du0", "tdl")

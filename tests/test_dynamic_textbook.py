@@ -18,7 +18,7 @@ import pytest
 
 from gradcheck import max_rel_error
 from pyplay.dynamic.lddn import LDDN
-from pyplay.dynamic.tdl import TDL, TDL_hstack
+from pyplay.dynamic.tdl import TDL, Delay, TDL_hstack
 from pyplay.nn.rnn import RNN
 
 SQUARE = np.array([1, 1, 1, -1, -1, -1] * 3, dtype=np.float64)  # period 6, t = 1..18
@@ -56,11 +56,31 @@ def test_three_tap_moving_average_on_a_square_wave() -> None:
 
 def test_moving_average_is_a_weighted_tapped_delay_line() -> None:
     taps = TDL(1, (0, 1, 2)).forward(SQUARE[None, :, None])  # (1, T, 3, 1)
-    stacked = TDL_hstack(1, 3).forward(SQUARE[None, :, None])  # (1, T, 3)
-    np.testing.assert_array_equal(taps[..., 0], stacked)
+    stacked = TDL_hstack(1, 3).forward(SQUARE[None, :, None])  # (1, T, 1, 3) S x D matrices
+    np.testing.assert_array_equal(taps[..., 0], stacked[:, :, 0, :])
     net = linear_net([1 / 3, 1 / 3, 1 / 3], [0, 1, 2])
     iw_row = net.params["IW1,1"].transpose(1, 0, 2).reshape(1, 3)  # [IW(0) IW(1) IW(2)]
-    np.testing.assert_allclose(stacked[0] @ iw_row.T, run(net, SQUARE)[:, None], atol=1e-15)
+    flat = TDL_hstack.vec(stacked)[0]  # (T, 3)
+    np.testing.assert_allclose(flat @ iw_row.T, run(net, SQUARE)[:, None], atol=1e-15)
+
+
+def test_eq_6_1_the_delay_outputs_its_previous_input() -> None:
+    """Eq. 6.1: a(t) = u(t - 1), with the initial condition a(1) = u(0)."""
+    u = np.array([[[1.0, -1.0], [2.0, -2.0], [3.0, -3.0]]])  # (1, T, S)
+    a = Delay(2).forward(u, u0=np.array([[7.0, -7.0]]))
+    np.testing.assert_array_equal(a[0], [[7.0, -7.0], [1.0, -1.0], [2.0, -2.0]])
+
+
+def test_eq_6_2_tdl_hstack_is_the_books_S_by_D_matrix() -> None:
+    """Eq. 6.2: one S x 1 vector in, the S x D matrix [a(t) a(t-1) ... a(t-D+1)] out."""
+    S, D, T = 2, 3, 5
+    a = np.arange(1, T + 1, dtype=np.float64)[:, None] * np.array([1.0, -10.0])  # (T, S)
+    a0 = np.array([[[0.25, -2.5], [0.5, -5.0]]])  # (1, D-1, S) a(-1), a(0)
+    A = TDL_hstack(S, D).forward(a[None], a0)  # (1, T, S, D)
+    assert A.shape == (1, T, S, D)
+    np.testing.assert_array_equal(A[0, 4], np.stack([a[4], a[3], a[2]], axis=1))  # A(5)
+    np.testing.assert_array_equal(A[0, 0], np.stack([a[0], a0[0, 1], a0[0, 0]], axis=1))
+    np.testing.assert_array_equal(TDL_hstack.vec(A)[0, 4], np.concatenate([a[4], a[3], a[2]]))
 
 
 def test_first_order_recurrent_net_step_response() -> None:

@@ -12,8 +12,8 @@ pytest.importorskip("panel")
 
 import panel as pn
 
-from pyplay.dynamic import TextbookSeq2Seq, book_form, textbook_seq2seq, textbook_trace
-from pyplay.io import load_model, save_model
+from pyplay.dynamic import TextbookSeq2Seq, luong_seq2seq, textbook_seq2seq, textbook_trace
+from pyplay.io import load_model, save, save_model
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.ui.embed import widget_view
 from pyplay.ui.lessons.dynamic.state import LDDNLessonState
@@ -25,18 +25,21 @@ from pyplay.ui.training import message_alert
 
 def test_settings_rebuild_and_bad_values_are_messages() -> None:
     state = TextbookSeq2SeqState()
-    assert state.model is not None and book_form(state.model) == "general"
+    assert state.model is not None and state.model.form == "general"
     version = state.version
     state.form = "concat"
-    assert state.version == version + 1 and book_form(state.model) == "concat"
+    assert state.version == version + 1 and state.model.form == "concat"
     state.form = "context"
-    assert book_form(state.model) == "context" and state.model.wiring == "context"
+    assert state.model.form == "context" and state.model.context_key == "LW2,1"
     state.train(steps=2)
     state.lr = 0.0
     assert state.message_kind == "danger" and "lr must be > 0" in state.message
     assert state.trainer is not None and state.trainer.step_count == 2
     state.hidden_size = 0
     assert "Not rebuilt" in state.message and state.version == version + 2
+    state.lr, state.hidden_size = 0.01, 8
+    state.D = 3  # the delay line's length is a setting
+    assert state.model.D == 3 and state.version == version + 4
 
 
 def test_a_train_step_advances() -> None:
@@ -67,16 +70,18 @@ def test_step_list_matches_the_model(form: str) -> None:
     logits, weights, _ = model.forward(np.array([ids]), [4], [[1, *out]])
     np.testing.assert_allclose(e.trace.logits, logits[0], atol=1e-12)
     text = view.steps.object
-    assert "a¹(4)" in text and "code : pyplay.models.seq2seq.EncoderDecoder" in text
-    assert "a²(1)" in text and "a²(2) =" not in text  # only decoder step t = 1
+    assert "a¹(4)" in text and "code : pyplay.dynamic.book_seq2seq.TextbookSeq2Seq" in text
+    assert "a²(5) =" in text and "a²(6) =" not in text  # only decoder step 1, book time T+1
     if e.trace.logits.shape[0] >= 2:
         view.step_slider.value = 2
-        assert "a²(2) =" in view.steps.object and "a²(1) =" not in view.steps.object
+        assert "a²(6) =" in view.steps.object and "a²(5) =" not in view.steps.object
     if form == "context":
         assert weights is None and e.weights is None and view.attn_source.data["x"] == []
-        assert "c = a¹(4)" in text and "Context only" in view.state.message
+        assert "LW²˒¹ a¹(4)" in text and "Context only" in view.state.message
     else:
-        assert "A = [a¹(4) a¹(3) … a¹(1)]" in text and "α(1) = softmax(n(1))" in text
+        assert "A¹(4) = [a¹(4) a¹(3) a¹(2) … 0]   (6.8, TDL_hstack, D = 8" in text
+        softmax = "a⁵(5) = softmax([N⁵(5)]ᵀ)" if form == "concat" else "a⁴(5) = softmax(n⁴(5))"
+        assert softmax in text
         U = e.trace.logits.shape[0]
         assert len(view.attn_source.data["weight"]) == U * 4
         np.testing.assert_allclose(view.attn_source.data["weight"], weights[0].reshape(-1))
@@ -107,8 +112,9 @@ def test_format_value_and_steps_text() -> None:
     e = state.explain("abc")
     assert e is not None
     text = steps_text(e, 1)
-    assert text.startswith("source a b c") and "n(1) = Aᵀ a²(1)" in text
-    assert "DotAttention._score" in text and "largest difference" in text
+    assert text.startswith("source a b c") and "n⁴(4) = [A¹(3)]ᵀ a²(3)   (6.9)" in text
+    assert "book_attention.attend" in text and "largest difference" in text
+    assert "choices the book leaves open" in text and "W_a = L_a L_aᵀ + εI" in text
 
 
 def test_the_sub_tab_downloads_and_loads_its_model() -> None:
@@ -124,7 +130,7 @@ def test_the_sub_tab_downloads_and_loads_its_model() -> None:
     assert csv_rows[0] == "step,loss" and [r.split(",")[0] for r in csv_rows[1:]] == ["1", "2", "3"]
     data = source.export.model_file().getvalue()
     native = load_model(data)  # one call, natively
-    assert type(native) is TextbookSeq2Seq and book_form(native) == "concat"
+    assert type(native) is TextbookSeq2Seq and native.form == "concat"
 
     view = TextbookSeq2SeqView()  # the default settings: general, 32
     view.export.upload.value = data  # as the file input does
@@ -150,11 +156,16 @@ def test_bad_and_foreign_files_are_messages_and_nothing_changes() -> None:
     lddn.train(steps=1)
     library = io.BytesIO()  # the library's own EncoderDecoder, not the textbook class
     save_model(library, EncoderDecoder(9, 9, 16, 8, cell="rnn", wiring="attention", score="dot"))
+    earlier = io.BytesIO()  # a file of the earlier (Luong's form) textbook model
+    old = luong_seq2seq(9, 9, "dot", hidden_size=8)
+    save(earlier, old.params, meta={"class": "TextbookSeq2Seq", "config": old.config})
     for data, words in (
         (b"junk", "not a zip archive"),
         (lddn.save_bytes().getvalue(), "a model of the Dynamic networks lesson, not of the "
                                        "Textbook seq2seq lesson"),
         (library.getvalue(), "its model is a EncoderDecoder; with these settings the lesson "
+                             "trains a TextbookSeq2Seq"),
+        (earlier.getvalue(), "its model is a LuongSeq2Seq; with these settings the lesson "
                              "trains a TextbookSeq2Seq"),
     ):  # fmt: skip
         assert view.export.load(data) is False

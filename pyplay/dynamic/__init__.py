@@ -10,12 +10,32 @@
 - :mod:`~pyplay.dynamic.objective`: the LDDN's training objective (mean squared error) and its
   task, :class:`Windows` of a series, for :class:`pyplay.train.Trainer`.
 - :mod:`~pyplay.dynamic.train`: :func:`fit`, a generator of losses over the trainer.
-- :mod:`~pyplay.dynamic.textbook_attention`, :mod:`~pyplay.dynamic.textbook_seq2seq`: the
-  textbook's seq2seq (context as a constant input; dot / general / concat attention over a TDL
-  of encoder states), traced step by step on a :class:`pyplay.models.seq2seq.EncoderDecoder`.
+- :mod:`~pyplay.dynamic.book_attention`, :mod:`~pyplay.dynamic.book_seq2seq`,
+  :mod:`~pyplay.dynamic.textbook_seq2seq`: the book's seq2seq exactly as eq. 6.5-6.18 write
+  it (context; dot / general / concat attention over a TDL of D encoder states, queried with
+  the decoder's previous output), and its equation-by-equation trace.
+- :mod:`~pyplay.dynamic.rtrl`: real-time recurrent learning beside BPTT, and their costs.
+- :mod:`~pyplay.dynamic.adaptive`: the adaptive filter (a TDL adapting online by LMS) and the
+  noise-cancellation setting.
+- :mod:`~pyplay.dynamic.stability`: eigenvalues / spectral radius of LW^{1,1}, impulse
+  response, gradient through time.
+- :mod:`~pyplay.dynamic.luong_attention`, :mod:`~pyplay.dynamic.luong_seq2seq`: Luong's form
+  in the same notation (scored with :math:`a^2(t)`, an extra layer), on a library
+  :class:`pyplay.models.seq2seq.EncoderDecoder`; earlier textbook model files load as it.
 """
 
+from pyplay.dynamic.book_seq2seq import BOOK_CHOICES, TEXTBOOK_FORMS, TextbookSeq2Seq
 from pyplay.dynamic.lddn import LDDN, LDDNCache, LDDNGrads
+from pyplay.dynamic.luong_attention import LuongTDLAttention, source_order
+from pyplay.dynamic.luong_seq2seq import (
+    LUONG_FORMS,
+    LuongSeq2Seq,
+    LuongStep,
+    LuongTrace,
+    luong_form,
+    luong_seq2seq,
+    luong_trace,
+)
 from pyplay.dynamic.networks import (
     Prepared,
     closeloop,
@@ -29,13 +49,9 @@ from pyplay.dynamic.networks import (
 from pyplay.dynamic.objective import LDDNObjective, WindowBatch, Windows
 from pyplay.dynamic.spec import LDDNSpec, parse_spec, to_dict
 from pyplay.dynamic.tdl import TDL, Delay, TDL_hstack
-from pyplay.dynamic.textbook_attention import TextbookAttention, source_order
 from pyplay.dynamic.textbook_seq2seq import (
-    TEXTBOOK_FORMS,
-    TextbookSeq2Seq,
     TextbookStep,
     TextbookTrace,
-    book_form,
     textbook_seq2seq,
     textbook_trace,
 )
@@ -43,7 +59,9 @@ from pyplay.dynamic.train import fit, mse
 from pyplay.dynamic.transfer import TRANSFERS, Transfer, get_transfer
 
 __all__ = [
+    "BOOK_CHOICES",
     "LDDN",
+    "LUONG_FORMS",
     "TDL",
     "TEXTBOOK_FORMS",
     "TRANSFERS",
@@ -52,21 +70,26 @@ __all__ = [
     "LDDNGrads",
     "LDDNObjective",
     "LDDNSpec",
+    "LuongSeq2Seq",
+    "LuongStep",
+    "LuongTDLAttention",
+    "LuongTrace",
     "Prepared",
     "TDL_hstack",
-    "TextbookAttention",
     "TextbookSeq2Seq",
     "TextbookStep",
     "TextbookTrace",
     "Transfer",
     "WindowBatch",
     "Windows",
-    "book_form",
     "closeloop",
     "distdelaynet",
     "fit",
     "get_transfer",
     "layrecnet",
+    "luong_form",
+    "luong_seq2seq",
+    "luong_trace",
     "mse",
     "narxnet",
     "openloop",

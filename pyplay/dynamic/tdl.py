@@ -12,10 +12,11 @@ Tapped delay line (TDL)
     For a delay set :math:`\{d_1 < \dots < d_K\}` (``0`` allowed: the undelayed tap), the taps
     :math:`u(t - d_1), \dots, u(t - d_K)`, needing :math:`D = d_K` initial conditions.
 
-Horizontally stacked TDL
-    The taps of delays :math:`0, 1, \dots, D - 1` side by side in one vector,
-    :math:`[u(t)\; u(t-1)\; \cdots\; u(t - D + 1)]`, so that a layer reads them with one
-    weight matrix :math:`[IW(0)\; IW(1)\; \cdots\; IW(D-1)]` (the MATLAB layout of ``net.IW``).
+Horizontally stacked TDL (TDL_hstack, eq. 6.2)
+    The taps of delays :math:`0, 1, \dots, D - 1` side by side as the columns of an
+    :math:`S \times D` matrix :math:`[u(t)\; u(t-1)\; \cdots\; u(t - D + 1)]`; its columns
+    stacked (``vec``) are what a layer reads with one weight matrix
+    :math:`[IW(0)\; IW(1)\; \cdots\; IW(D-1)]` (the MATLAB layout of ``net.IW``).
 
 Every operator here is linear, so its backward is the adjoint and needs no cache:
 :math:`\partial L / \partial u(t) = \sum_k \partial L / \partial \text{tap}_k(t + d_k)`, where
@@ -159,12 +160,18 @@ class TDL:
 
 
 class TDL_hstack:  # the textbook's name, not CapWords
-    """The ``D`` taps :math:`[u(t)\\; u(t-1)\\; \\cdots\\; u(t-D+1)]` side by side.
+    r"""The ``D`` taps side by side as the book's :math:`S \times D` matrix (eq. 6.2):
 
-    ``forward(u, u0)`` with ``u`` (B, T, S) and ``u0`` (B, D - 1, S) returns ``z`` (B, T, D*S),
-    where ``z[:, t-1, k*S:(k+1)*S]`` :math:`= u(t - k)`. A weight matrix
-    :math:`W = [W(0)\\; W(1)\\; \\cdots\\; W(D-1)]` (S', D*S) then gives
-    :math:`W z(t) = \\sum_k W(k)\\, u(t - k)` in one product.
+    .. math::
+
+        A(t) = [u(t)\; u(t-1)\; \cdots\; u(t-D+1)],
+
+    one :math:`S \times 1` vector in, one :math:`S \times D` matrix out (:math:`D - 1` delays).
+    ``forward(u, u0)`` with ``u`` (B, T, S) and ``u0`` (B, D - 1, S) returns ``A`` (B, T, S, D),
+    where ``A[:, t-1, :, k]`` :math:`= u(t - k)` (column ``k + 1`` of the book's matrix).
+    :meth:`vec` stacks the columns into one vector (B, T, D*S), :math:`[u(t); u(t-1); \dots]`,
+    so that a weight matrix :math:`W = [W(0)\; W(1)\; \cdots\; W(D-1)]` (S', D*S) gives
+    :math:`W\, \mathrm{vec}(A(t)) = \sum_k W(k)\, u(t - k)` in one product.
     """
 
     def __init__(self, size: int, D: int) -> None:
@@ -173,17 +180,22 @@ class TDL_hstack:  # the textbook's name, not CapWords
         self._tdl = TDL(self.size, tuple(range(self.D)))
 
     def forward(self, u: Any, u0: Any = None) -> np.ndarray:
-        """``z`` (B, T, D*S) from ``u`` (B, T, S) and ``u0`` (B, D-1, S)."""
+        """``A`` (B, T, S, D) from ``u`` (B, T, S) and ``u0`` (B, D-1, S)."""
         taps = self._tdl.forward(u, u0)  # (B, T, D, S)
-        B, T, D, S = taps.shape
-        return taps.reshape(B, T, D * S)  # (B, T, D*S)
+        return taps.transpose(0, 1, 3, 2)  # (B, T, S, D) columns u(t), u(t-1), ...
 
-    def backward(self, dz: Any) -> tuple[np.ndarray, np.ndarray]:
-        """``(du (B, T, S), du0 (B, D-1, S))`` from ``dz`` (B, T, D*S)."""
-        dz = check_array("dz", dz, ndim=3, layout="(B, T, D*S)")
-        check_shape("dz", dz, (None, None, self.D * self.size), "(B, T, D*S)")
-        B, T, _ = dz.shape
-        return self._tdl.backward(dz.reshape(B, T, self.D, self.size))  # (B, T, D, S) in
+    def backward(self, dA: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(du (B, T, S), du0 (B, D-1, S))`` from ``dA`` (B, T, S, D)."""
+        dA = check_array("dA", dA, ndim=4, layout="(B, T, S, D)")
+        check_shape("dA", dA, (None, None, self.size, self.D), "(B, T, S, D)")
+        return self._tdl.backward(dA.transpose(0, 1, 3, 2))  # (B, T, D, S) in
+
+    @staticmethod
+    def vec(A: Any) -> np.ndarray:
+        r"""The columns of ``A`` (..., S, D) stacked into one vector (..., D*S): MATLAB's
+        ``A(:)``, :math:`[u(t); u(t-1); \dots; u(t-D+1)]`."""
+        A = np.asarray(A)
+        return np.swapaxes(A, -1, -2).reshape(*A.shape[:-2], -1)  # (..., D*S)
 
     def next_initial(self, u: Any, u0: Any = None) -> np.ndarray:
         """The initial conditions (B, D-1, S) that continue the sequence after ``u``."""

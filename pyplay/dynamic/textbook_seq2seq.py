@@ -1,52 +1,39 @@
-r"""The textbook's sequence-to-sequence network, step by step, in the notation of Hagan's book.
+r"""The book's seq2seq (:class:`~pyplay.dynamic.book_seq2seq.TextbookSeq2Seq`) traced equation
+by equation, with the book's layer numbers and symbols.
 
-Layer 1 (the encoder) reads the source :math:`p^1(1..S)` (embedded tokens); layer 2 (the
-decoder) reads the previous target token :math:`p^2(t)` (:math:`y(t-1)` embedded, :math:`y(0)`
-= BOS). With tansig cells (``cell="rnn"``):
+:func:`textbook_trace` recomputes one source/target pair from the chapter's equations alone:
+one sequence, explicit one-hot vectors :math:`p(t)` and :math:`a^3(t-1)`, matrix-vector
+products, :math:`A^1(T)` read from a :class:`~pyplay.dynamic.tdl.TDL_hstack`, in the book's
+time (encoder :math:`t = 1..T`, decoder :math:`t = T+1, \dots`, from :math:`a^2(T) = a^1(T)`).
+Every quantity comes with its equation (numbered as in the chapter), the library code that
+computes the same number in the batched model, and its value; the choices the book leaves open
+are listed in :data:`~pyplay.dynamic.book_seq2seq.BOOK_CHOICES` (``trace.choices``).
 
-.. math::
-
-    a^1(t) = \mathrm{tansig}(IW^{1,1} p^1(t) + LW^{1,1} a^1(t-1) + b^1), \quad t = 1..S.
-
-**Context as a constant decoder input** (``score="context"``, the library's
-``wiring="context"``): :math:`c = a^1(S)` enters every decoder step,
-
-.. math::
-
-    a^2(t) = \mathrm{tansig}(IW^{2,2} p^2(t) + LW^{2,1} c + LW^{2,2} a^2(t-1) + b^2), \quad
-    n^3(t) = LW^{3,2} a^2(t) + b^3 .
-
-**Attention** (``score`` "dot", "general" or "concat", the library's ``wiring="attention"``
-with Luong's scores): :math:`a^2(0) = a^1(S)`, the memory :math:`A` is the TDL of the encoder
-states (:mod:`pyplay.dynamic.textbook_attention`), then
-
-.. math::
-
-    n(t) = \mathrm{score}(A, a^2(t)), \quad \alpha(t) = \mathrm{softmax}(n(t)), \quad
-    c(t) = A \alpha(t), \quad a^3(t) = \mathrm{tansig}(LW^{3} [c(t); a^2(t)]), \quad
-    n^4(t) = LW^{4,3} a^3(t) + b^4 .
-
-The network *is* a :class:`pyplay.models.seq2seq.EncoderDecoder` (:class:`TextbookSeq2Seq`, named in
-model files; trained by :class:`pyplay.train.Trainer`): :func:`textbook_trace` runs its own
-recurrent layers and computes the attention the book's way, through the delay line, returning
-every quantity with its equation and the library code that computes the same number. LSTM and
-GRU cells are accepted too (their steps are named, not expanded).
+======================  ==========================================================  ======
+form                    score and context                                           eq.
+======================  ==========================================================  ======
+``"context"``           :math:`LW^{2,1} a^1(T)` into layer 2                        6.6
+``"dot"``               :math:`n^4 = [A^1(T)]^T a^2(t-1)`, :math:`a^4`, :math:`a^5`  6.9-11
+``"general"``           :math:`n^4 = [A^1(T)]^T W_a a^2(t-1)`                        6.12
+``"concat"``            :math:`\bar A^{1,2}`, :math:`A^4`, :math:`N^5`, :math:`a^5`,   6.13-18
+                        :math:`a^6`
+======================  ==========================================================  ======
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from pyplay._checks import check_array, check_choice, check_dtype
+from pyplay._checks import check_array
+from pyplay.dynamic.book_attention import EPS_PD, general_weight
+from pyplay.dynamic.book_seq2seq import BOOK_CHOICES, CONTEXT_LAYER, TEXTBOOK_FORMS
+from pyplay.dynamic.book_seq2seq import TextbookSeq2Seq as TextbookSeq2Seq
 from pyplay.dynamic.notation import sup
-from pyplay.dynamic.textbook_attention import LIBRARY_SCORE, TextbookAttention, source_order
+from pyplay.dynamic.tdl import TDL_hstack
 from pyplay.losses import softmax
-from pyplay.models.contract import config_int, recurrent
-from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import BOS, EOS
 
 __all__ = [
@@ -54,112 +41,27 @@ __all__ = [
     "TextbookSeq2Seq",
     "TextbookStep",
     "TextbookTrace",
-    "book_form",
     "textbook_seq2seq",
     "textbook_trace",
 ]
 
-TEXTBOOK_FORMS = ("context", "dot", "general", "concat")
-_SCORER = {"dot": "DotAttention", "general": "GeneralAttention", "concat": "AdditiveAttention"}
-_CELL = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
-
-
-class TextbookSeq2Seq(EncoderDecoder):
-    """The textbook's seq2seq: a library :class:`~pyplay.models.seq2seq.EncoderDecoder` with
-    one-layer encoder and decoder, in one of the book's forms (what the textbook sub-lesson
-    trains; model files name it, so :func:`pyplay.io.load_model` rebuilds this class).
-
-    Parameters
-    ----------
-    src_vocab_size, tgt_vocab_size : int
-        Vocabulary sizes (PAD, BOS, EOS included).
-    form : str
-        One of ``TEXTBOOK_FORMS``: "context" (the context as a constant decoder input, the
-        library's ``wiring="context"``) or "dot", "general", "concat" (attention over the
-        encoder states, the library's scores "dot", "general", "additive").
-    embedding_dim, hidden_size : int
-        Sizes of the embeddings and of both layers (:math:`S^1 = S^2`).
-    cell : str
-        "rnn" (tansig, the book's), "lstm" or "gru".
-    dtype, rng : as everywhere in pyplay (float64 by default: the trace compares exactly).
-    """
-
-    def __init__(
-        self,
-        src_vocab_size: int,
-        tgt_vocab_size: int,
-        form: str = "general",
-        embedding_dim: int = 16,
-        hidden_size: int = 32,
-        cell: str = "rnn",
-        dtype: Any = np.float64,
-        rng: np.random.Generator | int | None = 0,
-    ) -> None:
-        form = check_choice("form", form, TEXTBOOK_FORMS)
-        super().__init__(
-            src_vocab_size,
-            tgt_vocab_size,
-            embedding_dim=embedding_dim,
-            hidden_size=hidden_size,
-            cell=cell,
-            wiring="context" if form == "context" else "attention",
-            score=None if form == "context" else LIBRARY_SCORE[form],
-            dtype=check_dtype("dtype", dtype),
-            rng=rng,
-        )
-        self.form = form
-
-    @classmethod
-    def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
-        """An upper estimate of the parameter count ``config`` describes (without building)."""
-        E, H = config_int(config, "embedding_dim", 16), config_int(config, "hidden_size", 32)
-        Vs, Vt = config_int(config, "src_vocab_size", 4), config_int(config, "tgt_vocab_size", 4)
-        cell, context = config.get("cell"), config.get("form") == "context"
-        n = (Vs + Vt) * E + recurrent(cell, E, H, 1, 1) + (H + 1) * Vt
-        n += recurrent(cell, E + H, H, 1, 1) if context else recurrent(cell, E, H, 1, 1)
-        return n if context else n + (2 * H + 1) * (2 * H + 1)  # score and LW^3
+_MODEL = "pyplay.dynamic.book_seq2seq.TextbookSeq2Seq"
+_ATTEND = "pyplay.dynamic.book_attention.attend"
 
 
 def textbook_seq2seq(
-    src_vocab_size: int, tgt_vocab_size: int, score: str = "general", **kwargs: Any
+    src_vocab_size: int, tgt_vocab_size: int, form: str = "general", **kwargs: Any
 ) -> TextbookSeq2Seq:
-    """The textbook's seq2seq (:class:`TextbookSeq2Seq`, the same arguments) with the book's
-    form ``score``, one of ``TEXTBOOK_FORMS``."""
-    score = check_choice("score", score, TEXTBOOK_FORMS)
-    return TextbookSeq2Seq(src_vocab_size, tgt_vocab_size, score, **kwargs)
-
-
-def book_form(model: Any) -> str:
-    """Which of ``TEXTBOOK_FORMS`` ``model`` computes; TypeError/ValueError when it is not one
-    (another class, wiring "init"/"bahdanau", another score, a stacked or bidirectional
-    encoder)."""
-    if not isinstance(model, EncoderDecoder):
-        raise TypeError(
-            f"model must be a pyplay.models.seq2seq.EncoderDecoder, got {type(model).__name__}"
-        )
-    if model.num_layers != 1 or model.bidirectional_encoder:
-        raise ValueError(
-            "model must have one-layer, one-direction encoder and decoder (the textbook's "
-            f"form), got num_layers={model.num_layers}, "
-            f"bidirectional_encoder={model.bidirectional_encoder}"
-        )
-    if model.wiring == "context":
-        return "context"
-    if model.wiring != "attention" or model.attn is None:
-        raise ValueError(f"model must have wiring 'context' or 'attention', got {model.wiring!r}")
-    book = {v: k for k, v in LIBRARY_SCORE.items()}
-    if model.attn.score not in book:
-        raise ValueError(
-            "model must use the score 'dot', 'general' or 'additive' (the book's concat), "
-            f"got {model.attn.score!r}"
-        )
-    return book[model.attn.score]
+    """The book's seq2seq (:class:`TextbookSeq2Seq`, the same arguments: ``hidden_size``,
+    ``D``, ``dtype``, ``rng``) in ``form``, one of ``TEXTBOOK_FORMS``."""
+    return TextbookSeq2Seq(src_vocab_size, tgt_vocab_size, form, **kwargs)
 
 
 @dataclass(frozen=True)
 class TextbookStep:
-    """One quantity: its ``symbol`` (e.g. "α(3)"), the decoder step ``t`` (None for the
-    encoder side), the equation in LaTeX and in plain Unicode, the library ``code`` path that
+    """One quantity: its ``symbol`` in the book's time (e.g. "a⁴(7)"), the decoder step
+    ``t`` = 1, 2, ... (book time :math:`T + t`; None on the encoder side), the equation in
+    LaTeX and in plain Unicode (with the chapter's equation number), the library ``code`` that
     computes the same number, and its ``value``."""
 
     symbol: str
@@ -172,17 +74,15 @@ class TextbookStep:
 
 @dataclass(frozen=True)
 class TextbookTrace:
-    """Every quantity of one source/target pair (arrays without the batch axis).
-
-    ``a1`` (S, S1) encoder outputs :math:`a^1(1..S)`; ``a2`` (U, S2) decoder outputs; ``A``
-    (S1, S) the memory, newest column first (None for "context"); ``n``, ``alpha`` (U, S)
-    scores and weights over the columns of ``A``; ``weights`` (U, S) the same weights in
-    source order (as :meth:`EncoderDecoder.forward` returns them); ``c`` (U, S1) the context of
-    every step (the constant :math:`a^1(S)` repeated for "context"); ``logits`` (U, V);
-    ``probs`` (U, V); ``steps`` the list of :class:`TextbookStep`.
-    """
+    """Every quantity of one pair (no batch axis): ``a1`` (T, S1) :math:`a^1(1..T)`; ``a2``
+    (U, S2) :math:`a^2(T+1..T+U)`; ``A`` (S1, D) :math:`A^1(T)` (None for "context"); ``n``
+    (U, D) the scores :math:`n^4` or :math:`N^5`; ``alpha`` (U, D) the weights :math:`a^4` or
+    :math:`a^5` over the columns of ``A`` (newest first); ``weights`` (U, T) the same in source
+    order; ``c`` (U, S1) the context entering layer 2; ``logits`` (U, V) :math:`n^3`;
+    ``probs`` (U, V) :math:`a^3`; ``steps``; ``choices`` (the book's open choices taken)."""
 
     form: str
+    D: int
     a1: np.ndarray
     a2: np.ndarray
     A: np.ndarray | None
@@ -193,6 +93,7 @@ class TextbookTrace:
     logits: np.ndarray
     probs: np.ndarray
     steps: list[TextbookStep]
+    choices: tuple[str, ...]
 
 
 def _ids(name: str, ids: Any, vocab_size: int, source: bool) -> np.ndarray:
@@ -213,187 +114,178 @@ def _ids(name: str, ids: Any, vocab_size: int, source: bool) -> np.ndarray:
     return arr
 
 
-def _equations(form: str, cell: str, t: int, S: int) -> dict[str, tuple[str, str]]:
-    """(LaTeX, Unicode) of every quantity at step ``t`` (encoder step or decoder step)."""
-    tm, s1, s2 = t - 1, sup(1), sup(2)
-    if cell == "rnn":
-        enc = (
-            rf"a^1({t}) = \mathrm{{tansig}}(IW^{{1,1}} p^1({t}) + LW^{{1,1}} a^1({tm}) + b^1)",
-            f"a{s1}({t}) = tansig(IW{sup('1,1')} p{s1}({t}) + LW{sup('1,1')} a{s1}({tm}) + b{s1})",
-        )
-        ctx_l, ctx_t = (r" + LW^{2,1} c", f" + LW{sup('2,1')} c") if form == "context" else ("", "")
-        dec = (
-            rf"a^2({t}) = \mathrm{{tansig}}(IW^{{2,2}} p^2({t}){ctx_l} + LW^{{2,2}} a^2({tm})"
-            r" + b^2)",
-            f"a{s2}({t}) = tansig(IW{sup('2,2')} p{s2}({t}){ctx_t} + LW{sup('2,2')} a{s2}({tm})"
-            f" + b{s2})",
-        )
-    else:
-        name = _CELL[cell]
-        enc = (
-            rf"a^1({t}) = \mathrm{{{name}}}(p^1({t}), a^1({tm}))",
-            f"a{s1}({t}) = {name}(p{s1}({t}), a{s1}({tm}))",
-        )
-        extra = (", c", ", c") if form == "context" else ("", "")
-        dec = (
-            rf"a^2({t}) = \mathrm{{{name}}}(p^2({t}){extra[0]}, a^2({tm}))",
-            f"a{s2}({t}) = {name}(p{s2}({t}){extra[1]}, a{s2}({tm}))",
-        )
-    if t == 1 and form != "context":
-        dec = (dec[0] + r",\; a^2(0) = a^1(" + f"{S})", dec[1] + f",  a{s2}(0) = a{s1}({S})")
-    out = 3 if form == "context" else 4
-    o = sup(out)
-    hidden = 2 if form == "context" else 3
-    score = {
-        "dot": (rf"n({t}) = A^T a^2({t})", f"n({t}) = Aᵀ a{s2}({t})"),
-        "general": (rf"n({t}) = A^T W a^2({t})", f"n({t}) = Aᵀ W a{s2}({t})"),
-        "concat": (
-            rf"n_j({t}) = v^T \mathrm{{tansig}}(W [a^1_j; a^2({t})] + b)",
-            f"nⱼ({t}) = vᵀ tansig(W [a{s1}ⱼ; a{s2}({t})] + b)",
-        ),
-        "context": ("", ""),
+def _columns(T: int, D: int) -> str:
+    """``a¹(5) a¹(4) … a¹(1) 0 0`` : the columns of A¹(T), initial conditions as 0."""
+    cols = [f"a¹({T - j})" if T - j >= 1 else "0" for j in range(D)]
+    return " ".join(cols) if D <= 6 else " ".join([*cols[:3], "…", cols[-1]])
+
+
+def _equations(form: str, T: int, D: int, t: int) -> dict[str, tuple[str, str]]:
+    """(LaTeX, Unicode) of every quantity at book time ``t``."""
+    tm, s2 = t - 1, sup(2)
+    lc = CONTEXT_LAYER[form]
+    ctx_l, ctx_t = {
+        "context": (f"a^1({T})", f"a¹({T})"),
+        "dot": (f"a^5({t})", f"a⁵({t})"),
+        "general": (f"a^5({t})", f"a⁵({t})"),
+        "concat": (f"a^6({t})", f"a⁶({t})"),
     }[form]
+    start = f"\n    from a²({T}) = a¹({T}), a³({T}) = one-hot BOS" if t == T + 1 else ""
+    A_l, A_t = rf"[A^1({T})]", f"[A¹({T})]"
     return {
-        "enc": enc,
-        "dec": dec,
+        "enc": (
+            rf"a^1({t}) = \mathrm{{tansig}}(IW^{{1,1}} p({t}) + LW^{{1,1}} a^1({tm}) + b^1)",
+            f"a¹({t}) = tansig(IW¹˒¹ p({t}) + LW¹˒¹ a¹({tm}) + b¹)   (6.5)",
+        ),
         "A": (
-            rf"A = [a^1({S})\; a^1({S - 1})\; \cdots\; a^1(1)]",
-            f"A = [a{s1}({S}) a{s1}({S - 1}) … a{s1}(1)]   (TDL, D = {S}, read at t = {S})"
-            if S > 1
-            else f"A = [a{s1}(1)]   (TDL, D = 1)",
+            rf"A^1({T}) = [a^1({T})\; \cdots\; a^1({T - D + 1})]",
+            f"A¹({T}) = [{_columns(T, D)}]   (6.8, TDL_hstack, D = {D}"
+            + ("; taps before t = 1 are zero and masked)" if D > T else ")"),
         ),
-        "c0": (rf"c = a^1({S})", f"c = a{s1}({S})"),
-        "n": score,
-        "alpha": (
-            rf"\alpha({t}) = \mathrm{{softmax}}(n({t}))",
-            f"α({t}) = softmax(n({t}))",
+        "W": (
+            r"W_a = L_a L_a^T + \epsilon I",
+            f"W_a = L_a L_aᵀ + εI, ε = {EPS_PD:g}   (positive definite, as eq. 6.12 asks)",
         ),
-        "c": (rf"c({t}) = A \alpha({t})", f"c({t}) = A α({t})"),
-        "a3": (
-            rf"a^3({t}) = \mathrm{{tansig}}(LW^3 [c({t}); a^2({t})])",
-            f"a{sup(3)}({t}) = tansig(LW{sup(3)} [c({t}); a{s2}({t})])",
+        "n4": {
+            "dot": (rf"n^4({t}) = {A_l}^T a^2({tm})", f"n⁴({t}) = {A_t}ᵀ a²({tm})   (6.9)"),
+            "general": (
+                rf"n^4({t}) = {A_l}^T W_a a^2({tm})",
+                f"n⁴({t}) = {A_t}ᵀ W_a a²({tm})   (6.12)",
+            ),
+        }.get(form, ("", "")),
+        "a4": (rf"a^4({t}) = \mathrm{{softmax}}(n^4({t}))", f"a⁴({t}) = softmax(n⁴({t}))   (6.10)"),
+        "a5": (rf"a^5({t}) = A^1({T})\, a^4({t})", f"a⁵({t}) = A¹({T}) a⁴({t})   (6.11)"),
+        "Abar": (
+            rf"\bar A^{{1,2}}({t}) = [A^1({T});\; a^2({tm}) \cdots a^2({tm})]",
+            f"Ā¹˒²({t}) = [A¹({T}); a²({tm}) … a²({tm})]   (6.13-6.14)",
         ),
-        "out": (
-            rf"n^{out}({t}) = LW^{{{out},{hidden}}} a^{hidden}({t}) + b^{out}",
-            f"n{o}({t}) = LW{sup(f'{out},{hidden}')} a{sup(hidden)}({t}) + b{o}",
+        "A4": (
+            rf"A^4({t}) = \mathrm{{tansig}}(LW^{{4,2}} \bar A^{{1,2}}({t}) + b^4)",
+            f"A⁴({t}) = tansig(LW⁴˒² Ā¹˒²({t}) + b⁴)   (6.15)",
         ),
-        "y": (
-            rf"a^{out}({t}) = \mathrm{{softmax}}(n^{out}({t}))",
-            f"a{o}({t}) = softmax(n{o}({t}))",
+        "N5": (
+            rf"N^5({t}) = LW^{{5,4}} A^4({t}) + b^5",
+            f"N⁵({t}) = LW⁵˒⁴ A⁴({t}) + b⁵   (6.16)",
         ),
+        "a5c": (
+            rf"a^5({t}) = \mathrm{{softmax}}([N^5({t})]^T)",
+            f"a⁵({t}) = softmax([N⁵({t})]ᵀ)   (6.17)",
+        ),
+        "a6": (rf"a^6({t}) = A^1({T})\, a^5({t})", f"a⁶({t}) = A¹({T}) a⁵({t})   (6.18)"),
+        "dec": (
+            rf"a^2({t}) = \mathrm{{tansig}}(LW^{{2,3}} a^3({tm}) + LW^{{2,{lc}}} {ctx_l}"
+            rf" + LW^{{2,2}} a^2({tm}) + b^2)",
+            f"a{s2}({t}) = tansig(LW²˒³ a³({tm}) + LW{sup(f'2,{lc}')} {ctx_t} + LW²˒² a²({tm})"
+            f" + b²)   (6.6){start}",
+        ),
+        "n3": (rf"n^3({t}) = LW^{{3,2}} a^2({t}) + b^3", f"n³({t}) = LW³˒² a²({t}) + b³   (6.7)"),
+        "a3": (rf"a^3({t}) = \mathrm{{softmax}}(n^3({t}))", f"a³({t}) = softmax(n³({t}))"),
     }
 
 
+def _softmax(n: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """exp(n_j) / sum_k exp(n_k) over the kept columns; 0 elsewhere."""
+    e = np.where(keep, np.exp(n - n[keep].max()), 0.0)  # (D,)
+    return e / e.sum()
+
+
 def textbook_trace(model: Any, source: Any, target: Any) -> TextbookTrace:
-    r"""Every textbook quantity of ``model`` on one pair, step by step.
+    """Every quantity of the book's seq2seq ``model`` on one pair, from the equations alone.
 
     Parameters
     ----------
-    model : EncoderDecoder
-        Wiring "context", or "attention" with score "dot", "general" or "additive", one layer,
-        one direction (:func:`book_form`); fresh or trained.
-    source : sequence of int (S,)
+    model : TextbookSeq2Seq
+    source : sequence of int (T,)
         Source symbol ids (3..V-1, no BOS/EOS).
     target : sequence of int (n,)
-        Target ids the decoder reads after BOS (teacher forcing), EOS excluded; the trace has
-        :math:`U = n + 1` decoder steps (the last one predicts EOS). To follow a greedy
-        decoding, pass its output (an untrained model's may hold PAD or BOS: accepted).
+        The words fed back after BOS (teacher forcing), EOS excluded: :math:`U = n + 1`
+        decoder steps (the last predicts EOS). A greedy decoding's output may be passed.
 
     Returns
     -------
     TextbookTrace
-        Equal to the model's own :meth:`~EncoderDecoder.forward` (weights, contexts, logits)
-        up to rounding: the same computation, written the book's way.
+        Equal to ``model.forward`` (logits, weights) up to rounding.
     """
-    form = book_form(model)
+    if not isinstance(model, TextbookSeq2Seq):
+        raise TypeError(
+            "model must be a pyplay.dynamic.TextbookSeq2Seq (the book's network), got "
+            f"{type(model).__name__}"
+        )
     src = _ids("source", source, model.src_vocab_size, source=True)
     tgt = _ids("target", target, model.tgt_vocab_size, source=False)
-    S, cell = src.shape[0], model.cell
-    state0, enc_out, _, _, _ = model.encode(src[None, :], np.array([S]))  # (1, S, S1)
-    a1 = enc_out  # (1, S, S1) a^1(1..S)
-    tgt_in = np.concatenate([[BOS], tgt])[None, :]  # (1, U) y(0..n)
-    p2, _ = model.dec_emb.forward(tgt_in)  # (1, U, E) p^2(t)
-    U = tgt_in.shape[1]
-    h0 = state0[0] if isinstance(state0, tuple) else state0  # (1, 1, S2)
-    if form == "context":
-        c0 = h0[-1]  # (1, S1) c = a^1(S)
-        p2 = np.concatenate([p2, np.broadcast_to(c0[:, None, :], (1, U, c0.shape[1]))], axis=2)
-    a2, _, _ = model.dec.forward(p2, state=state0, training=False)  # (1, U, S2)
-    A = n = alpha = weights = None
-    if form == "context":
-        c = np.broadcast_to(c0[:, None, :], (1, U, c0.shape[1]))  # (1, U, S1)
-        hidden = a2  # (1, U, S2)
-    else:
-        assert model.attn is not None
-        tb = TextbookAttention.from_scorer(model.attn.scorer, a1.shape[2], a2.shape[2])
-        A = tb.memory(a1)  # (1, S1, S) through TDL_hstack
-        n = tb.net_input(a2, a1)  # (1, U, S)
-        c, alpha, _ = tb.forward(a2, a1)  # (1, U, S1), (1, U, S)
-        weights = source_order(alpha)  # (1, U, S)
-        W3 = model.attn.params["weight_c"]  # (S2, S1 + S2) LW^3 = [LW^{3,c} LW^{3,2}]
-        hidden = np.tanh(np.concatenate([c, a2], axis=2) @ W3.T)  # (1, U, S2) a^3(t)
-    head = model.head.params
-    logits = hidden @ head["weight"].T + head["bias"]  # (1, U, V) n^out(t)
-    probs = softmax(logits.astype(np.float64), axis=2)  # (1, U, V)
-
-    enc_code = f"pyplay.models.seq2seq.EncoderDecoder.encode -> pyplay.nn.{_CELL[cell]}.forward"
-    dec_code = f"pyplay.models.seq2seq.EncoderDecoder.forward -> pyplay.nn.{_CELL[cell]}.forward"
-    luong = (
-        "pyplay.models.seq2seq.EncoderDecoder.forward -> "
-        "pyplay.models.seq2seq.luong.LuongAttention.forward"
-    )
+    p, form, D, H = model.params, model.form, model.D, model.hidden_size
+    T, fed = src.shape[0], np.concatenate([[BOS], tgt]).astype(np.int64)  # (U,) a^3(t-1)
+    U, Vs, Vt = fed.shape[0], model.src_vocab_size, model.tgt_vocab_size
+    a1 = np.zeros((T + 1, H))  # (T+1, S1) a^1(0..T)
+    for t in range(1, T + 1):
+        pt = np.eye(Vs)[src[t - 1]]  # (Vs,) one-hot p(t)
+        a1[t] = np.tanh(p["IW1,1"] @ pt + p["LW1,1"] @ a1[t - 1] + p["b1"])  # eq. 6.5
+    A = TDL_hstack(H, D).forward(a1[None, 1:])[0, T - 1]  # (S1, D) eq. 6.8
+    keep = np.arange(D) < T  # (D,) taps at t >= 1
+    W = general_weight(p["L_a"]) if form == "general" else None  # (S1, S1)
+    a2 = np.zeros((U + 1, H))  # (U+1, S2) a^2(T..T+U)
+    a2[0] = a1[T]
+    n, alpha = np.zeros((U, D)), np.zeros((U, D))
+    c, logits = np.zeros((U, H)), np.zeros((U, Vt))
     steps: list[TextbookStep] = []
 
-    def add(key: str, symbol: str, t: int | None, code: str, value: np.ndarray, k: int) -> None:
-        latex, text = _equations(form, cell, k, S)[key]
-        steps.append(TextbookStep(symbol, t, latex, text, code, np.array(value)))
+    def add(key: str, symbol: str, k: int | None, t: int, code: str, value: np.ndarray) -> None:
+        latex, text = _equations(form, T, D, t)[key]
+        steps.append(TextbookStep(symbol, k, latex, text, code, np.array(value)))
 
-    for k in range(1, S + 1):
-        add("enc", f"a{sup(1)}({k})", None, f"{enc_code} (encoder.rnn)", a1[0, k - 1], k)
-    if form == "context":
-        add(
-            "c0",
-            "c",
-            None,
-            "pyplay.models.seq2seq.EncoderDecoder.forward: context = h0[-1]",
-            c[0, 0],
-            1,
-        )
-    elif A is not None:
-        add("A", "A", None, "pyplay.dynamic.tdl.TDL_hstack(S1, D=S).forward(a1) at t = S", A[0], 1)
-    out = sup(3 if form == "context" else 4)
-    scorer = f"{luong} -> pyplay.nn.attention.{_SCORER.get(form, '')}"
-    for t in range(1, U + 1):
-        u = t - 1
-        add("dec", f"a{sup(2)}({t})", t, f"{dec_code} (decoder.rnn)", a2[0, u], t)
-        if form != "context":
-            assert n is not None and alpha is not None
-            add("n", f"n({t})", t, f"{scorer}._score", n[0, u], t)
-            add("alpha", f"α({t})", t, f"{scorer}.forward -> masked_softmax", alpha[0, u], t)
-            add("c", f"c({t})", t, f"{scorer}.forward (weights @ value)", c[0, u], t)
-            add("a3", f"a{sup(3)}({t})", t, f"{luong} (tanh(cs @ weight_c.T))", hidden[0, u], t)
-        head_code = (
-            "pyplay.models.seq2seq.EncoderDecoder.forward -> pyplay.nn.Linear.forward (head)"
-        )
-        add("out", f"n{out}({t})", t, head_code, logits[0, u], t)
-        add(
-            "y",
-            f"a{out}({t})",
-            t,
-            "pyplay.losses.log_softmax (EncoderDecoder.step)",
-            probs[0, u],
-            t,
-        )
+    for t in range(1, T + 1):
+        add("enc", f"a¹({t})", None, t, f"{_MODEL}.encode", a1[t])
+    if form != "context":
+        add("A", f"A¹({T})", None, T, f"pyplay.dynamic.tdl.TDL_hstack({H}, D={D})", A)
+    if W is not None:
+        add("W", "W_a", None, T, "pyplay.dynamic.book_attention.general_weight", W)
+    for k in range(1, U + 1):
+        t, q = T + k, a2[k - 1]  # book time, query a^2(t-1)
+        if form == "context":
+            c[k - 1] = a1[T]
+        elif form == "concat":
+            Abar = np.vstack([A, np.tile(q[:, None], (1, D))])  # (S1+S2, D) eq. 6.13
+            A4 = np.tanh(p["LW4,2"] @ Abar + p["b4"][:, None])  # (S4, D) eq. 6.15
+            N5 = p["LW5,4"] @ A4 + p["b5"][:, None]  # (1, D) eq. 6.16
+            n[k - 1] = N5[0]
+            alpha[k - 1] = _softmax(N5[0], keep)  # eq. 6.17
+            c[k - 1] = A @ alpha[k - 1]  # (S1,) eq. 6.18
+            add("Abar", f"Ā¹˒²({t})", k, t, f"{_ATTEND} (concatenate)", Abar)
+            add("A4", f"A⁴({t})", k, t, f"{_ATTEND} (tanh)", A4)
+            add("N5", f"N⁵({t})", k, t, f"{_ATTEND} (n)", N5)
+            add("a5c", f"a⁵({t})", k, t, f"{_ATTEND} -> masked_softmax", alpha[k - 1])
+            add("a6", f"a⁶({t})", k, t, f"{_ATTEND} (ctx)", c[k - 1])
+        else:
+            n[k - 1] = A.T @ (q if W is None else W @ q)  # (D,) eq. 6.9 / 6.12
+            alpha[k - 1] = _softmax(n[k - 1], keep)  # eq. 6.10
+            c[k - 1] = A @ alpha[k - 1]  # (S1,) eq. 6.11
+            add("n4", f"n⁴({t})", k, t, f"{_ATTEND} (n)", n[k - 1])
+            add("a4", f"a⁴({t})", k, t, f"{_ATTEND} -> masked_softmax", alpha[k - 1])
+            add("a5", f"a⁵({t})", k, t, f"{_ATTEND} (ctx)", c[k - 1])
+        y = np.eye(Vt)[fed[k - 1]]  # (Vt,) one-hot a^3(t-1)
+        net2 = p["LW2,3"] @ y + p[model.context_key] @ c[k - 1] + p["LW2,2"] @ q + p["b2"]
+        a2[k] = np.tanh(net2)  # eq. 6.6
+        logits[k - 1] = p["LW3,2"] @ a2[k] + p["b3"]  # eq. 6.7
+        add("dec", f"a²({t})", k, t, f"{_MODEL}._step", a2[k])
+        add("n3", f"n³({t})", k, t, f"{_MODEL}.forward (logits)", logits[k - 1])
+        probs_k = softmax(logits[k - 1 : k], axis=1)[0]
+        add("a3", f"a³({t})", k, t, "pyplay.losses.log_softmax (TextbookSeq2Seq.step)", probs_k)
+    attn = form != "context"
+    weights = None
+    if attn:
+        weights = model.source_order(alpha[None], np.array([T]))[0]  # (U, T)
     return TextbookTrace(
         form,
-        a1[0],
-        a2[0],
-        None if A is None else A[0],
-        None if n is None else n[0],
-        None if alpha is None else alpha[0],
-        None if weights is None else weights[0],
-        np.array(c[0]),
-        logits[0],
-        probs[0],
+        D,
+        a1[1:],
+        a2[1:],
+        A if attn else None,
+        n if attn else None,
+        alpha if attn else None,
+        weights,
+        c,
+        logits,
+        softmax(logits, axis=1),
         steps,
+        BOOK_CHOICES,
     )

@@ -21,8 +21,9 @@ from typing import Any
 import numpy as np
 
 from pyplay import limits
+from pyplay.dynamic.book_seq2seq import TextbookSeq2Seq
 from pyplay.dynamic.lddn import LDDN
-from pyplay.dynamic.textbook_seq2seq import TextbookSeq2Seq
+from pyplay.dynamic.luong_seq2seq import LuongSeq2Seq
 from pyplay.models.contract import Model, config_kwargs, copy_params
 from pyplay.models.glimpse import GlimpseNet
 from pyplay.models.memory import AttendRNN, MemoryNet
@@ -53,6 +54,7 @@ REGISTERED: tuple[type[Model], ...] = (
     AttendRNN,
     LDDN,
     TextbookSeq2Seq,
+    LuongSeq2Seq,
     PointerNetwork,
     RecursiveNet,
     GlimpseNet,

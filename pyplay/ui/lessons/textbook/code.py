@@ -17,7 +17,7 @@ def _parts(state: Any) -> tuple[list[str], list[str]]:
         "len(task.src_vocab)",
         "len(task.tgt_vocab)",
         literal(c["form"], "form"),
-        *keyword_args({"hidden_size": c["hidden_size"]}, "model setting"),
+        *keyword_args({"hidden_size": c["hidden_size"], "D": c["D"]}, "model setting"),
         "rng=SEED",
     ]
     return ["from pyplay.dynamic.textbook_seq2seq import textbook_seq2seq"], [

@@ -1,6 +1,7 @@
 """State of the "Textbook seq2seq" sub-lesson (in the dynamic networks lesson): the book's
-sequence-to-sequence network, with the context as a constant decoder input or with dot /
-general / concatenation attention over a TDL of encoder states, trained on reversal; a typed
+sequence-to-sequence network (eq. 6.5-6.18, :class:`~pyplay.dynamic.TextbookSeq2Seq`), with
+the context as a constant decoder input or with dot / general / concatenation attention over a
+TDL of ``D`` encoder states, trained on reversal; a typed
 source is decoded greedily and every textbook quantity is listed beside the library code that
 computes it (:func:`pyplay.dynamic.textbook_trace`). Files: ``save_bytes`` / ``load_bytes`` of
 :class:`~pyplay.ui.checkpoint.SavableLesson` (lesson key ``"textbook"``). No Panel here; errors
@@ -15,12 +16,8 @@ from typing import Any
 import numpy as np
 import param
 
-from pyplay.dynamic.textbook_seq2seq import (
-    TextbookSeq2Seq,
-    TextbookTrace,
-    textbook_seq2seq,
-    textbook_trace,
-)
+from pyplay.dynamic.book_seq2seq import TextbookSeq2Seq
+from pyplay.dynamic.textbook_seq2seq import TextbookTrace, textbook_seq2seq, textbook_trace
 from pyplay.tasks.seq2seq import Reversal
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
@@ -69,6 +66,7 @@ class TextbookSeq2SeqState(TrainerLesson, LessonBase):
 
     form = param.Selector(objects=list(FORM_LABELS.values()), default="general")
     hidden_size = param.Integer(default=32, softbounds=(4, 64))
+    D = param.Integer(default=8, bounds=(1, MAX_SOURCE), doc="columns of the delay line A¹(T)")
     lr = lr_param(0.01)
     seed = seed_param()
 
@@ -78,7 +76,7 @@ class TextbookSeq2SeqState(TrainerLesson, LessonBase):
         self.trainer: Trainer | None = None
         self.task_obj: Reversal | None = None
         self.reset()
-        self.param.watch(self._quiet(self.reset), ["form", "hidden_size", "seed"])
+        self.param.watch(self._quiet(self.reset), ["form", "hidden_size", "D", "seed"])
         self.param.watch(self._quiet(self._on_lr), ["lr"])
 
     def _make_task(self) -> Reversal:
@@ -86,7 +84,9 @@ class TextbookSeq2SeqState(TrainerLesson, LessonBase):
 
     def _build_model(self, task: Reversal) -> TextbookSeq2Seq:
         V = len(task.src_vocab)
-        return textbook_seq2seq(V, V, self.form, hidden_size=self.hidden_size, rng=self.seed)
+        return textbook_seq2seq(
+            V, V, self.form, hidden_size=self.hidden_size, D=self.D, rng=self.seed
+        )
 
     def _make_trainer(self, model: TextbookSeq2Seq, task: Reversal) -> Trainer:
         return Trainer(model, task, lr=self.lr, batch_size=32, clip=1.0, rng=self.seed)

@@ -3,7 +3,7 @@
 textbook quantity of the decoding beside the library code that computes it, with the attention
 heatmap; download or load the model (:class:`~pyplay.ui.export_bar.ExportBar`).
 
-Equations are shown as plain Unicode text (``n(t) = Aᵀ W a²(t)``), as in the rest of the
+Equations are shown as plain Unicode text (``n⁴(t) = [A¹(T)]ᵀ W_a a²(t−1)``), as in the rest of the
 dynamic-networks lesson: Panel's LaTeX pane loads KaTeX/MathJax from a CDN, which the offline
 page does not have. Rendering only: actions call
 :class:`~pyplay.ui.lessons.textbook.state.TextbookSeq2SeqState`.
@@ -11,6 +11,7 @@ page does not have. Rendering only: actions call
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import panel as pn
@@ -29,22 +30,27 @@ from pyplay.ui.training import lr_input, seed_input
 __all__ = ["TextbookSeq2SeqView"]
 
 HELP = (
-    "The book's sequence-to-sequence network: layer 1 (the encoder) reads the source, layer 2 "
-    "(the decoder) writes the target one symbol at a time. **Context only** hands the "
-    "encoder's last output c = a¹(S) to every decoder step as a constant input. With "
-    "**attention**, a tapped delay line of D = S taps holds all encoder outputs, read as the "
-    "memory matrix A = [a¹(S) a¹(S−1) … a¹(1)] (newest first); at every step the decoder "
-    "output a²(t) scores each column (**dot** Aᵀ a²(t), **general** Aᵀ W a²(t), "
-    "**concatenation** vᵀ tansig(W [a¹ⱼ; a²(t)] + b)), the softmax turns the scores into "
-    "weights α(t), and the context is c(t) = A α(t). Train on reversal with each score: the "
-    "constant context has to squeeze the whole source into one vector, attention looks it up."
+    "The book's sequence-to-sequence network (Hagan, eq. 6.5-6.18): layer 1, the encoder, reads "
+    "the source, a¹(t) = tansig(IW¹˒¹ p(t) + LW¹˒¹ a¹(t−1) + b¹), t = 1…T; layer 2, the "
+    "decoder, starts from a²(T) = a¹(T) and writes one symbol a step, a²(t) = tansig(LW²˒³ "
+    "a³(t−1) + LW²˒ᶜ c(t) + LW²˒² a²(t−1) + b²), read out by layer 3, n³(t) = LW³˒² a²(t) + b³. "
+    "**Context only**: c = a¹(T) through LW²˒¹ (eq. 6.6). With **attention** a TDL_hstack of D "
+    "columns holds the encoder's last outputs, A¹(T) = [a¹(T) … a¹(T−D+1)] (eq. 6.8), and "
+    "the decoder's *previous* output a²(t−1) scores each column: **dot** n⁴(t) = [A¹(T)]ᵀ "
+    "a²(t−1) (6.9), **general** n⁴(t) = [A¹(T)]ᵀ W_a a²(t−1) with W_a = L_a L_aᵀ + εI kept "
+    "positive definite (6.12); a⁴(t) = softmax(n⁴(t)) and the context a⁵(t) = A¹(T) a⁴(t) "
+    "enters layer 2 through LW²˒⁵ (6.10-6.11). **Concatenation**: A⁴(t) = tansig(LW⁴˒² "
+    "[A¹(T); a²(t−1) …] + b⁴), N⁵(t) = LW⁵˒⁴ A⁴(t) + b⁵, a⁵(t) = softmax([N⁵(t)]ᵀ), context "
+    "a⁶(t) = A¹(T) a⁵(t) through LW²˒⁶ (6.13-6.18). A D shorter than the source hides its "
+    "first symbols from the attention. Train on reversal with each form and D."
 )
 DECODE_HELP = (
     "Type a source (letters a-f) and **Explain**: the network decodes it greedily and every "
-    "quantity is listed with its equation, the library code that computes it, and its value. "
-    "α(t) and n(t) list the columns of A, newest first; the heatmap shows the same weights in "
-    "source order. The last line checks that the library's own forward pass gives the same "
-    "numbers."
+    "quantity is listed with its equation (numbered as in the chapter, in the book's time: "
+    "the decoder continues at t = T+1), the library code that computes it, and its value. "
+    "a⁴(t) and n⁴(t) list the columns of A¹(T), newest first; the heatmap shows the same "
+    "weights in source order. The last lines check that the batched model gives the same "
+    "numbers and say which choices the book leaves open were taken."
 )
 EMPTY = {"x": [], "y": [], "weight": [], "src": [], "out": []}
 
@@ -59,9 +65,13 @@ def steps_text(explanation: Explanation, t: int) -> str:
             continue
         blocks.append(f"{step.text}\n    code : {step.code}\n    value: {format_value(step.value)}")
     blocks.append(
-        "library EncoderDecoder.forward vs the textbook path: largest difference "
-        f"{explanation.max_difference:.1e}"
+        "library TextbookSeq2Seq.forward (batched) vs the equations one by one:\n"
+        f"    largest difference {explanation.max_difference:.1e}"
     )
+    choices = [
+        textwrap.fill(c, 72, initial_indent="  • ", subsequent_indent="    ") for c in trace.choices
+    ]
+    blocks.append("choices the book leaves open:\n" + "\n".join(choices))
     return "\n\n".join(blocks)
 
 
@@ -111,7 +121,7 @@ class TextbookSeq2SeqView(LessonView):
         self._show_steps()
         if result.weights is None:
             self.attn_source.data = dict(EMPTY)
-            self.state.notify("Context only: no attention, the same c = a¹(S) at every step.")
+            self.state.notify("Context only: no attention, the same c = a¹(T) at every step.")
         else:
             update_attention(
                 self.attn_fig, self.attn_source, result.weights, result.source, result.output
@@ -132,6 +142,7 @@ class TextbookSeq2SeqView(LessonView):
                 s.param.form, name="Score", options=FORM_LABELS, orientation="vertical"
             ),
             pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size S¹ = S²"),
+            pn.widgets.IntSlider.from_param(s.param.D, name="Delay line D (columns of A¹(T))"),
             lr_input(s),
             seed_input(s),
         ]

@@ -1,4 +1,6 @@
-r"""Attention over a tapped delay line of encoder states, in the notation of Hagan's book.
+r"""Luong's attention (query :math:`a^2(t)`, the decoder's *current* output) over a tapped
+delay line of encoder states, in Hagan's notation; the book's own attention, queried with
+:math:`a^2(t-1)`, is :mod:`pyplay.dynamic.book_attention`.
 
 The encoder's layer-1 outputs :math:`a^1(1), \dots, a^1(S)` (each :math:`S^1` wide) go through a
 horizontally stacked tapped delay line with :math:`D = S` taps (:class:`~pyplay.dynamic.tdl.
@@ -62,7 +64,7 @@ from pyplay.nn import init
 from pyplay.nn.attention import AdditiveAttention, DotAttention, GeneralAttention
 from pyplay.nn.sdpa import masked_softmax
 
-__all__ = ["BOOK_SCORES", "TextbookAttention", "TextbookAttentionCache", "source_order"]
+__all__ = ["BOOK_SCORES", "LuongTDLAttention", "LuongTDLAttentionCache", "source_order"]
 
 BOOK_SCORES = ("dot", "general", "concat")  # the book's names
 LIBRARY_SCORE = {
@@ -85,8 +87,8 @@ def source_order(alpha: Any, lengths: Any = None) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class TextbookAttentionCache:
-    """What :meth:`TextbookAttention.backward` needs from the forward pass."""
+class LuongTDLAttentionCache:
+    """What :meth:`LuongTDLAttention.backward` needs from the forward pass."""
 
     a2: np.ndarray  # (B, U, S2) the queries a^2(t)
     A: np.ndarray  # (B, S1, S) the memory matrices
@@ -95,7 +97,7 @@ class TextbookAttentionCache:
     Z: np.ndarray | None  # (B, U, S, Sa) tansig output of "concat"
 
 
-class TextbookAttention:
+class LuongTDLAttention:
     r"""Scores, softmax and context of one decoder over a TDL of encoder states.
 
     Parameters
@@ -147,7 +149,7 @@ class TextbookAttention:
             self.params["v"] = uniform((self.Sa,), self.Sa)
 
     @classmethod
-    def from_scorer(cls, scorer: Any, S1: int, S2: int) -> TextbookAttention:
+    def from_scorer(cls, scorer: Any, S1: int, S2: int) -> LuongTDLAttention:
         """The book's form of a library scorer (its parameters copied in the book's layout).
 
         ``scorer`` is a :class:`~pyplay.nn.attention.DotAttention`, ``GeneralAttention`` or
@@ -181,13 +183,12 @@ class TextbookAttention:
         check_shape("a1", a1, (None, None, self.S1), "(B, S, S1)")
         B, S, _ = a1.shape
         L = np.full(B, S) if lengths is None else check_lengths(lengths, B, S)  # (B,)
-        z = TDL_hstack(self.S1, S).forward(a1)  # (B, S, S*S1): [a1(t) a1(t-1) ...]
-        zL = z[np.arange(B), L - 1]  # (B, S*S1) the line at t = L
-        return zL.reshape(B, S, self.S1).transpose(0, 2, 1)  # (B, S1, S) columns a^1_j
+        z = TDL_hstack(self.S1, S).forward(a1)  # (B, S, S1, S): [a1(t) a1(t-1) ...]
+        return z[np.arange(B), L - 1]  # (B, S1, S) the line at t = L, columns a^1_j
 
     def forward(
         self, a2: Any, a1: Any, lengths: Any = None
-    ) -> tuple[np.ndarray, np.ndarray, TextbookAttentionCache]:
+    ) -> tuple[np.ndarray, np.ndarray, LuongTDLAttentionCache]:
         r"""Contexts ``c`` (B, U, S1), weights ``alpha`` (B, U, S) (column ``j`` weighs
         :math:`a^1_j`, newest first) and the cache, for queries ``a2`` (B, U, S2) over the
         encoder outputs ``a1`` (B, S, S1); ``lengths`` (B,) of the sources (default all S).
@@ -206,7 +207,7 @@ class TextbookAttention:
         keep = (np.arange(S)[None, :] < L[:, None])[:, None, :]  # (B, 1, S)
         alpha = masked_softmax(n, keep)  # (B, U, S) alpha(t) = softmax(n(t))
         c = alpha @ A.transpose(0, 2, 1)  # (B, U, S1) c(t) = A alpha(t)
-        return c, alpha, TextbookAttentionCache(a2, A, alpha, L, Z)
+        return c, alpha, LuongTDLAttentionCache(a2, A, alpha, L, Z)
 
     def net_input(self, a2: Any, a1: Any, lengths: Any = None) -> np.ndarray:
         """The scores :math:`n(t)` (B, U, S) before the softmax (padded columns included)."""
@@ -228,7 +229,7 @@ class TextbookAttention:
 
     # ------------------------------------------------------------------ backward
     def backward(
-        self, dc: Any, cache: TextbookAttentionCache, dalpha: Any = None
+        self, dc: Any, cache: LuongTDLAttentionCache, dalpha: Any = None
     ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         r"""``(da2 (B, U, S2), da1 (B, S, S1), grads)`` from d(loss)/d(c) (B, U, S1) and,
         optionally, d(loss)/d(alpha) (B, U, S).
@@ -279,7 +280,7 @@ class TextbookAttention:
             grads["b"] = dN2.sum(axis=(0, 1))  # (Sa,)
             da2 = dN2 @ W2  # (B, U, S2)
             dA += (dN1 @ W1).transpose(0, 2, 1)  # (B, S1, S)
-        dz = np.zeros((B, S, S * self.S1), dtype=dA.dtype)  # (B, S, S*S1)
-        dz[np.arange(B), cache.lengths - 1] = dA.transpose(0, 2, 1).reshape(B, S * self.S1)
+        dz = np.zeros((B, S, self.S1, S), dtype=dA.dtype)  # (B, S, S1, S)
+        dz[np.arange(B), cache.lengths - 1] = dA
         da1, _ = TDL_hstack(self.S1, S).backward(dz)  # (B, S, S1); initial conditions dropped
         return da2, da1, {k: grads[k] for k in self.params}
