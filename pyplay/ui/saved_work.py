@@ -12,9 +12,8 @@
 Every savable state of a built lesson is autosaved as its own entry: the lesson's ``state``
 and those of its sub-tab lessons (:func:`pyplay.ui.location.lesson_states`). Restoring opens
 the snapshot's lesson tab (and sub-tab) and hands the bytes to that state's ``load_bytes``
-(which validates them); every failure is a message. Names are shown as text, never HTML or
-Markdown: they go into :class:`pyplay.ui.text.Text` panes (Panel 1.7's own ``Str`` would put
-them into the page as HTML).
+(which validates them); every failure is a message. Names are shown as text (never HTML or
+Markdown) in :class:`pyplay.ui.text.Text` panes (Panel 1.7's ``Str`` would inject them).
 """
 
 from __future__ import annotations
@@ -379,13 +378,14 @@ def _tab_of(snapshot: Snapshot) -> str:
     return snapshot.title
 
 
-def attach_saved_work(playground: Any, store: Store | None = None) -> SavedWork:
-    """Autosave and the saved-work tab for ``playground`` (what ``create_app`` calls):
-    adds the tab, and checks for work to offer back once the page's address is known (after
-    the first render in the browser). Returns the :class:`SavedWork`; put its ``top`` above
-    the tabs."""
+def attach_saved_work(playground: Any, store: Store | None = None, into: Any = None) -> SavedWork:
+    """Autosave and the "Saved work" tab (appended, or filling the column ``into``) for
+    ``playground``; offers work back once the page's address is known. Returns the
+    :class:`SavedWork`: put its ``top`` above the tabs."""
     saved = SavedWork(playground, store if store is not None else browser_store())
-    playground.tabs.append((TAB_TITLE, saved.panel()))
+    if into is None:
+        playground.tabs.append((TAB_TITLE, into := pn.Column(sizing_mode="stretch_width")))
+    into.objects = [saved.panel()]  # in the page: after the first render (pyplay.ui.later)
     location = pn.state.location
     if location is not None and saved.store is not None:
         started: list[bool] = []

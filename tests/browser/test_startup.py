@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from browserkit import wait_for
+from browserkit import READY, wait_for, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -82,3 +82,40 @@ def test_no_pandas_at_start_nor_in_a_tour_of_every_lesson(ready_page, page_log):
     assert never_loaded(page) == []
     assert page_log.errors == []
     assert page.locator("#pyplay-notice").count() == 0
+
+
+LOADER = """() => {
+  const loader = document.getElementById("pyplay-loader");
+  if (!loader) return null;
+  const active = loader.querySelector("li.active");
+  return {
+    active: active ? active.dataset.stage : null,
+    done: [...loader.querySelectorAll("li.done")].map((li) => li.dataset.stage),
+    took: [...loader.querySelectorAll("li.done .took")].map((s) => s.textContent),
+    value: document.getElementById("pyplay-progress").value,
+    elapsed: document.getElementById("pyplay-elapsed").textContent,
+  };
+}"""
+
+
+def test_the_loader_shows_its_stages_a_progress_bar_and_the_seconds(page, site_url):
+    page.goto(site_url)
+    samples = []
+    while not page.evaluate(f"() => {READY}"):
+        sample = page.evaluate(LOADER)
+        if sample is not None:
+            samples.append(sample)
+        time.sleep(0.1)
+    wait_ready(page)
+    seen = [s["active"] for s in samples]
+    assert seen[0] == "runtime"
+    assert {"runtime", "packages", "modules", "app"} <= set(seen), seen
+    values = [s["value"] for s in samples]
+    assert values == sorted(values) and values[-1] > values[0], values  # forwards only
+    seconds = [float(s["elapsed"].removesuffix(" s")) for s in samples]
+    assert seconds == sorted(seconds) and seconds[-1] > seconds[0], seconds  # ticking
+    last = samples[-1]
+    assert last["done"] and all(re.fullmatch(r"\d+\.\d s", t) for t in last["took"]), last
+    remembered = json.loads(page.evaluate("localStorage.getItem('pyplay-stage-seconds')"))
+    assert set(remembered) == {"runtime", "packages", "modules", "app", "draw"}
+    assert all(v >= 0 for v in remembered.values())

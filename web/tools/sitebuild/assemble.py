@@ -220,6 +220,7 @@ def _build(dist: Path) -> Path:
     prof = profile(tmp, [*OFFICIAL, *PYPI, "pyplay"])
     shutil.copy2(prof["stdlib"], tmp / "pyodide" / "python_stdlib_compiled.zip")
     shutil.copy2(prof["bytecode"], tmp / "pyodide" / "site-bytecode.zip")
+    shutil.copy2(prof["bytecode_later"], tmp / "pyodide" / "site-bytecode-later.zip")
     lock_hash = hashlib.sha256(json.dumps(pins, sort_keys=True).encode()).hexdigest()[:16]
     write_sources(
         tmp,
