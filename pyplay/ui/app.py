@@ -14,6 +14,7 @@ the setup.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import panel as pn
@@ -38,6 +39,7 @@ Lessons: {"; ".join(f"**{s.title}** ({s.about})" for s in REGISTERED if s.about)
 
 
 SLOT = {"sizing_mode": "stretch_width", "css_classes": ["pyplay-lesson"]}
+SAVED_WORK = "Saved work"  # the tab of pyplay.ui.saved_work (imported after the first render)
 
 
 def loading(what: str) -> pn.viewable.Viewable:
@@ -109,9 +111,7 @@ def create_app(defer: bool = False) -> pn.viewable.Viewable:
 
         top.objects = [attach_saved_work(playground, into=saved_tab).top]
 
-    from pyplay.ui.saved_work import TAB_TITLE
-
-    playground.tabs.append((TAB_TITLE, saved_tab))
+    playground.tabs.append((SAVED_WORK, saved_tab))
     if not defer:
         saved_work()
         return pn.Column(header, top, playground.tabs, sizing_mode="stretch_width")
@@ -119,7 +119,7 @@ def create_app(defer: bool = False) -> pn.viewable.Viewable:
 
     later.defer("saved work", saved_work)
     for index, title in list(enumerate(LESSONS))[1:]:  # the first is built already
-        later.defer(f"the {title} lesson", lambda index=index: playground.prepare(index))
+        later.defer(f"the {title} lesson", partial(playground.prepare, index))
     return pn.Column(header, top, playground.tabs, sizing_mode="stretch_width")
 
 

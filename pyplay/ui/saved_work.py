@@ -28,6 +28,7 @@ from typing import Any
 import panel as pn
 import param
 
+from pyplay.ui.app import SAVED_WORK
 from pyplay.ui.autosave import Autosaver, Entry
 from pyplay.ui.location import lesson_states, show_part, tab_title
 from pyplay.ui.storage import Snapshot, Store, StoreError, browser_store, check_name
@@ -36,7 +37,7 @@ from pyplay.ui.urlstate import LESSON_SPECS
 
 __all__ = ["TAB_TITLE", "SavedWork", "attach_saved_work", "format_time"]
 
-TAB_TITLE = "Saved work"
+TAB_TITLE = SAVED_WORK  # the tab is made by the app before this module is imported
 HELP = (
     "Models you train are saved in this browser as you go (every 15 s of training, when "
     "training stops, and after loading a model), one entry per model. Nothing leaves your "
@@ -379,9 +380,8 @@ def _tab_of(snapshot: Snapshot) -> str:
 
 
 def attach_saved_work(playground: Any, store: Store | None = None, into: Any = None) -> SavedWork:
-    """Autosave and the "Saved work" tab (appended, or filling the column ``into``) for
-    ``playground``; offers work back once the page's address is known. Returns the
-    :class:`SavedWork`: put its ``top`` above the tabs."""
+    """Autosave, the restore offer (once the address is known) and the "Saved work" tab
+    (appended, or filling ``into``) for ``playground``. Put the result's ``top`` above it."""
     saved = SavedWork(playground, store if store is not None else browser_store())
     if into is None:
         playground.tabs.append((TAB_TITLE, into := pn.Column(sizing_mode="stretch_width")))

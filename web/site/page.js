@@ -193,5 +193,8 @@
     }
   }
   setStage("runtime", "Starting Python (Pyodide)");
-  underServiceWorker().then(startClient);
+  underServiceWorker().then(() => {
+    timings.serviceWorker = performance.now() - t0;  // the wait for its control (first visit)
+    startClient();
+  });
 })();

@@ -3,8 +3,10 @@
 Prints, measured in one browser run of ``ROUNDS`` rounds (medians, and the range of the
 ratios): bare Pyodide + NumPy start (``baseline.html``), time to first paint and to interactive
 for the playground cold (fresh profile, empty cache) and on a second visit (service worker),
-each ratio against the same round's bare start, bytes transferred, the start-up stages of the
-last round, and the time of one
+each ratio against the same round's bare start, bytes transferred (gzip where the server
+compresses, as static hosts do), the seconds from clicking a lesson's tab to its plots (the
+last lesson right after the start, and every lesson once the page has settled), the start-up
+stages of the last round, and the time of one
 pyplay training step in the page (``pyplay.bench.report.page_figures``, once the page has
 settled) against the same step natively, in alternating rounds. The site's wheel leaves the
 benchmarks out (they are a developer's tool): :func:`install_bench` copies ``pyplay/bench/``
@@ -201,6 +203,7 @@ def main() -> int:
             f"  {visit} stages (s since page start): "
             + ", ".join(f"{k} {v / 1000:.1f}" for k, v in marks.items())
             + f", ready {timings['ready'] / 1000:.1f}"
+            + f" (service worker control after {timings.get('serviceWorker', 0) / 1000:.1f})"
         )
         print(
             "    worker (s since worker start): "

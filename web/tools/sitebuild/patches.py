@@ -1,13 +1,13 @@
 """Named source rewrites of the served Bokeh and Panel wheels: no pandas unless it is in use.
 
-Bokeh 3.7.3 and Panel 1.7.5 import pandas (and with it pytz and dateutil) on paths every page
-takes: Panel's ``panel.io.pyodide`` at import when ``pyodide_http`` is missing, Bokeh's
-``ColumnDataSource.__init__``, figure range handling and ``stream()``. Each of these only tests
-whether an object is a pandas object, or converts pandas input. When pandas was never imported
-(``"pandas" not in sys.modules``), no object can be a pandas object, so the page can skip the
-test; when it was imported (a learner's own code), the original test runs unchanged. Loading
-pandas costs the page about 1.5 s and 6 MB, so the site serves neither it nor what only it
-needs.
+The pinned Bokeh and Panel (the ``ui`` extra) import pandas (and with it pytz and dateutil) on
+paths every page takes: Panel's ``panel.io.pyodide`` at import when ``pyodide_http`` is missing,
+Bokeh's ``ColumnDataSource.__init__``, figure ranges, ``stream()``, date and time validation and
+the DataFrame/GroupBy properties. Each of these only tests whether an object is a pandas
+object, or converts pandas input. When pandas was never imported (``"pandas" not in
+sys.modules``), no object can be a pandas object, so the page can skip the test; when it was
+imported, the original test runs unchanged. Loading pandas cost the page about 1.5 s and 6 MB,
+and nothing in it uses pandas, so the site serves neither it nor what only it needs.
 
 Each :class:`Patch` replaces one exact piece of text in one file. :func:`apply` refuses (the
 build stops, :class:`PatchError`) when that text is not found exactly once: a new Bokeh or
