@@ -16,6 +16,7 @@ import time
 import pytest
 
 from browserkit import READY, wait_for, wait_ready
+from pyplay.ui.lessons import LESSONS, SPECS
 
 pytestmark = pytest.mark.browser
 
@@ -25,17 +26,8 @@ LOADED = (
     "import json, sys\n"
     f"json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({list(NEVER)!r})))"
 )
-# tab title, then the sub-tab inside it (None: the tab is the lesson)
-TOUR = (
-    ("Recurrent networks", None),
-    ("Sequence to sequence", None),
-    ("Transformers", None),
-    ("CTC", None),
-    ("Dynamic networks", None),
-    ("Dynamic networks", "Textbook seq2seq"),
-    ("Time series", None),
-    ("Memory", None),
-)
+# every lesson: its tab's title, then the sub-tab inside it (None: the tab is the lesson)
+TOUR = tuple((SPECS[s.parent].title, s.title) if s.parent else (s.title, None) for s in LESSONS)
 STEP = re.compile(r"Step [1-9]")
 
 
