@@ -80,3 +80,32 @@ def test_build_py_is_the_entry_point_of_the_package():
     text = (ROOT / "build.py").read_text()
     assert "from sitebuild import main" in text
     assert len(text.splitlines()) < 40
+
+
+def test_the_server_sends_gzip_for_what_compresses_as_static_hosts_do(tmp_path):
+    import gzip
+    import urllib.request
+
+    from sitebuild.serve import Handler, serve_in_thread
+
+    runtime = bytes(range(256)) * 400  # compresses
+    (tmp_path / "a.wasm").write_bytes(runtime)
+    (tmp_path / "b.whl").write_bytes(runtime)  # a zip already: sent as it is
+    server, url = serve_in_thread(tmp_path)
+    try:
+        for name, accept, encoded in (
+            ("a.wasm", "gzip, deflate", True),
+            ("a.wasm", "identity", False),
+            ("b.whl", "gzip", False),
+        ):
+            before = Handler.bytes_sent
+            request = urllib.request.Request(url + name, headers={"Accept-Encoding": accept})
+            with urllib.request.urlopen(request) as response:
+                body = response.read()
+                assert (response.headers.get("Content-Encoding") == "gzip") is encoded, name
+            sent = Handler.bytes_sent - before
+            assert (gzip.decompress(body) if encoded else body) == runtime
+            assert sent == len(body) and (sent < len(runtime) / 10) is encoded
+    finally:
+        server.shutdown()
+        server.server_close()

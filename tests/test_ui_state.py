@@ -36,7 +36,8 @@ def test_app_assembles_and_builds_each_lesson_when_first_opened():
     ]
     playground = Playground()
     assert list(playground.lessons) == ["Recurrent networks"]  # only the first, at start
-    assert [len(slot.objects) for slot in playground.slots.values()] == [1, 0, 0, 0, 0, 0, 0, 0]
+    waiting = [o.css_classes == ["pyplay-loading"] for s in playground.slots.values() for o in s]
+    assert waiting == [False, True, True, True, True, True, True, True]  # "Loading ..." until built
     for index, title in enumerate(LESSONS):
         playground.tabs.active = index
         lesson = playground.lessons[title]

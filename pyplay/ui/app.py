@@ -5,12 +5,16 @@ calls it (see ``web/site/worker.js``); natively ``panel serve pyplay/ui/app.py``
 
 Only the first lesson is built for the first render; each other lesson is imported and built
 the first time its tab is opened, so the page becomes interactive sooner (the start-up target
-of the playground) and lessons nobody opens cost nothing. The open lesson's settings follow
-the page address (:mod:`pyplay.ui.location`): copying it reproduces the setup.
+of the playground). In the page (``create_app(defer=True)``) the saved-work machinery and then
+the other lessons are built after the first render, one at a time (:mod:`pyplay.ui.later`), so
+that opening a tab later only draws it; a tab opened before shows a loading message. The open
+lesson's settings follow the page address (:mod:`pyplay.ui.location`): copying it reproduces
+the setup.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import panel as pn
@@ -34,15 +38,26 @@ Lessons: {"; ".join(f"**{s.title}** ({s.about})" for s in REGISTERED if s.about)
 """
 
 
+SLOT = {"sizing_mode": "stretch_width", "css_classes": ["pyplay-lesson"]}
+SAVED_WORK = "Saved work"  # the tab of pyplay.ui.saved_work (imported after the first render)
+
+
+def loading(what: str) -> pn.viewable.Viewable:
+    """What a tab shows until its content is built: a spinner and "Loading <what>..."."""
+    return pn.Row(
+        pn.indicators.LoadingSpinner(value=True, size=24, name=""),
+        pn.pane.Markdown(f"Loading {what}...", margin=(4, 10)),
+        css_classes=["pyplay-loading"],
+    )
+
+
 class Playground:
     """The tabs of the playground; ``lessons`` maps a tab title to its lesson once built."""
 
     def __init__(self) -> None:
         self.lessons: dict[str, Any] = {}
-        self.slots = {
-            title: pn.Column(sizing_mode="stretch_width", css_classes=["pyplay-lesson"])
-            for title in LESSONS
-        }
+        self.prepared: dict[str, tuple[Any, Any]] = {}  # title -> (lesson, its layout), unshown
+        self.slots = {title: pn.Column(loading(f"the {title} lesson"), **SLOT) for title in LESSONS}
         self.tabs = pn.Tabs(
             *self.slots.items(),
             ("About", pn.pane.Markdown(ABOUT)),
@@ -60,22 +75,52 @@ class Playground:
             return None
         title = titles[index]
         if title not in self.lessons:
-            lesson = LESSONS[title].view_class()()
+            lesson, layout = self.prepare(index)
+            del self.prepared[title]
             self.lessons[title] = lesson
-            self.slots[title].objects = [lesson.panel()]
+            self.slots[title].objects = [layout]
         return self.lessons[title]
 
+    def prepare(self, index: int) -> tuple[Any, Any]:
+        """Build the lesson of tab ``index`` and its layout without showing it (the page does
+        this after the first render): opening its tab then only draws it. Showing a hidden tab's
+        plots would cost the page's main thread far more (Bokeh lays out hidden plots again and
+        again)."""
+        title = list(LESSONS)[index]
+        if title not in self.prepared and title not in self.lessons:
+            lesson = LESSONS[title].view_class()()
+            self.prepared[title] = (lesson, lesson.panel())
+        return self.prepared.get(title) or (self.lessons[title], self.slots[title].objects[0])
 
-def create_app() -> pn.viewable.Viewable:
-    """The whole playground: a header and one tab per lesson (built when first opened)."""
+
+def create_app(defer: bool = False) -> pn.viewable.Viewable:
+    """The whole playground: a header and one tab per lesson (built when first opened).
+
+    ``defer`` (the page's worker): build the saved-work machinery and the other lessons after
+    the first render (:mod:`pyplay.ui.later`) instead of now and when opened.
+    """
     pn.extension(notifications=False)
     playground = Playground()
     bind_location(playground.tabs, playground.open)  # the settings in the page address
     header = pn.pane.Markdown("# pyplay: sequence models, live", sizing_mode="stretch_width")
-    from pyplay.ui.saved_work import attach_saved_work
+    top = pn.Column(sizing_mode="stretch_width")  # the saved-work banner, once attached
+    saved_tab = pn.Column(loading("saved work"), sizing_mode="stretch_width")
 
-    saved = attach_saved_work(playground)  # autosave, the restore offer, the "Saved work" tab
-    return pn.Column(header, saved.top, playground.tabs, sizing_mode="stretch_width")
+    def saved_work() -> None:  # autosave, the restore offer, the "Saved work" tab
+        from pyplay.ui.saved_work import attach_saved_work
+
+        top.objects = [attach_saved_work(playground, into=saved_tab).top]
+
+    playground.tabs.append((SAVED_WORK, saved_tab))
+    if not defer:
+        saved_work()
+        return pn.Column(header, top, playground.tabs, sizing_mode="stretch_width")
+    from pyplay.ui import later
+
+    later.defer("saved work", saved_work)
+    for index, title in list(enumerate(LESSONS))[1:]:  # the first is built already
+        later.defer(f"the {title} lesson", partial(playground.prepare, index))
+    return pn.Column(header, top, playground.tabs, sizing_mode="stretch_width")
 
 
 if __name__.startswith("bokeh"):

@@ -12,9 +12,8 @@
 Every savable state of a built lesson is autosaved as its own entry: the lesson's ``state``
 and those of its sub-tab lessons (:func:`pyplay.ui.location.lesson_states`). Restoring opens
 the snapshot's lesson tab (and sub-tab) and hands the bytes to that state's ``load_bytes``
-(which validates them); every failure is a message. Names are shown as text, never HTML or
-Markdown: they go into :class:`pyplay.ui.text.Text` panes (Panel 1.7's own ``Str`` would put
-them into the page as HTML).
+(which validates them); every failure is a message. Names are shown as text (never HTML or
+Markdown) in :class:`pyplay.ui.text.Text` panes (Panel 1.7's ``Str`` would inject them).
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ from typing import Any
 import panel as pn
 import param
 
+from pyplay.ui.app import SAVED_WORK
 from pyplay.ui.autosave import Autosaver, Entry
 from pyplay.ui.location import lesson_states, show_part, tab_title
 from pyplay.ui.storage import Snapshot, Store, StoreError, browser_store, check_name
@@ -37,7 +37,7 @@ from pyplay.ui.urlstate import LESSON_SPECS
 
 __all__ = ["TAB_TITLE", "SavedWork", "attach_saved_work", "format_time"]
 
-TAB_TITLE = "Saved work"
+TAB_TITLE = SAVED_WORK  # the tab is made by the app before this module is imported
 HELP = (
     "Models you train are saved in this browser as you go (every 15 s of training, when "
     "training stops, and after loading a model), one entry per model. Nothing leaves your "
@@ -379,13 +379,13 @@ def _tab_of(snapshot: Snapshot) -> str:
     return snapshot.title
 
 
-def attach_saved_work(playground: Any, store: Store | None = None) -> SavedWork:
-    """Autosave and the saved-work tab for ``playground`` (what ``create_app`` calls):
-    adds the tab, and checks for work to offer back once the page's address is known (after
-    the first render in the browser). Returns the :class:`SavedWork`; put its ``top`` above
-    the tabs."""
+def attach_saved_work(playground: Any, store: Store | None = None, into: Any = None) -> SavedWork:
+    """Autosave, the restore offer (once the address is known) and the "Saved work" tab
+    (appended, or filling ``into``) for ``playground``. Put the result's ``top`` above it."""
     saved = SavedWork(playground, store if store is not None else browser_store())
-    playground.tabs.append((TAB_TITLE, saved.panel()))
+    if into is None:
+        playground.tabs.append((TAB_TITLE, into := pn.Column(sizing_mode="stretch_width")))
+    into.objects = [saved.panel()]  # in the page: after the first render (pyplay.ui.later)
     location = pn.state.location
     if location is not None and saved.store is not None:
         started: list[bool] = []

@@ -90,7 +90,7 @@ def test_one_build_at_a_time(site, build, tmp_path, monkeypatch):
 
 def test_page_starts_offline_with_stages_and_no_errors(ready_page, page_log, site_url):
     timings = ready_page.evaluate("window.pyplayTimings")
-    assert set(timings["stages"]) == {"runtime", "packages", "pyplay", "app"}
+    assert set(timings["stages"]) == {"runtime", "packages", "modules", "app", "draw"}
     assert page_log.external(site_url.rstrip("/")) == []
     assert page_log.failures == []
     assert page_log.errors == []

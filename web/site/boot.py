@@ -12,6 +12,14 @@ import importlib
 import json
 from typing import Any
 
+_DOCUMENT: list[Any] = []  # the app's Bokeh document, once start_app made it
+
+
+def import_app(app_spec: str) -> None:
+    """Import the module of ``app_spec`` (``"module:function"``), and with it NumPy, Bokeh
+    and Panel: a stage of its own in the page's loader."""
+    importlib.import_module(app_spec.partition(":")[0])
+
 
 async def start_app(app_spec: str, dist_url: str | None, options: str = "{}") -> Any:
     """Create the app named by ``app_spec`` (``"module:function"``) in a fresh Bokeh document
@@ -29,6 +37,7 @@ async def start_app(app_spec: str, dist_url: str | None, options: str = "{}") ->
     from panel.io.state import state
 
     init_doc()
+    _DOCUMENT[:] = [state.curdoc]
     if dist_url:
         state.curdoc._template_variables["dist_url"] = dist_url
     module_name, _, function_name = app_spec.partition(":")
@@ -51,3 +60,20 @@ def apply_patch(patch: Any) -> None:
     from panel.io.state import state
 
     state.curdoc.apply_json_patch(_convert_json_patch(patch), setter="js")
+
+
+def run_later() -> int:
+    """Run the next job the app queued for after the first render (:mod:`pyplay.ui.later`)
+    in the app's document, and return how many remain (0: all done).
+
+    The page's worker calls it once per turn of its event loop after the page reported
+    'rendered': Panel's worker link sends the changes a job makes to the page, and messages
+    from the page (a click) are handled between two jobs.
+    """
+    from panel.io.state import set_curdoc
+
+    from pyplay.ui import later
+
+    with set_curdoc(_DOCUMENT[0] if _DOCUMENT else None):
+        later.run_next()
+    return later.pending()

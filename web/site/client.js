@@ -16,7 +16,7 @@
   }
 
   // options: {base: the site's address (ending "/"), embed: null or [widget requests],
-  //   mount(rootIds) -> [element per root], onStage(stage, text), onRendered(),
+  //   mount(rootIds) -> [element per root], onStage(stage, text, weights), onRendered(),
   //   onError(text), onNotice(text), onSettled()}
   function PyplayClient(options) {
     const base = new URL(options.base || "./", window.location.href).href;
@@ -78,6 +78,7 @@
       });
       renderItems[0].roots = roots;
       renderItems[0].root_ids = rootIds;
+      if (options.onStage) options.onStage("draw", "Drawing the page");
       const [views] = await Bokeh.embed.embed_items(docsJson, renderItems);
       client.document = [...views.roots.values()][0].model.document;
       client.document.on_change(sendChange, false);
@@ -105,7 +106,7 @@
         }
       } else if (msg.type === "status") {
         client.timings[msg.stage] = performance.now() - t0;
-        if (options.onStage) options.onStage(msg.stage, msg.msg);
+        if (options.onStage) options.onStage(msg.stage, msg.msg, msg.weights);
       } else if (msg.type === "render") {
         try {
           await render(msg);

@@ -5,7 +5,7 @@
   "use strict";
   // index.html shows the whole playground, or with ?embed=<widget>&<settings> a single widget
   // (the iframe form of embedding; see pyplay/ui/embed.py and the README).
-  const STAGES = ["runtime", "packages", "pyplay", "app"];
+  const STAGES = ["runtime", "packages", "modules", "app", "draw"];
   const t0 = performance.now();
   const timings = (window.pyplayTimings = {stages: {}});
   const root = document.documentElement;
@@ -24,14 +24,85 @@
     return [{widget: embedded, settings: settings, height: height}];
   }
 
-  function setStage(stage, text) {
+  // The loader: the stage under way, each finished stage's seconds, the seconds so far, and a
+  // progress bar weighed by how long each stage took on this browser's last visit (or, on a
+  // first visit, in the build's profile of the start: the worker sends those weights). Inside
+  // a stage the bar moves with the time the stage is expected to take and stops short of its
+  // end until the stage is done.
+  const SAVED = "pyplay-stage-seconds";
+  let weights = null;  // stage -> expected seconds (relative on a first visit)
+  let current = -1;
+  let stageStart = 0;
+  let ticker = null;
+  try {
+    weights = JSON.parse(window.localStorage.getItem(SAVED) || "null");
+  } catch (err) {
+    weights = null;  // no storage (some private windows, blocked in an iframe): weigh evenly
+  }
+
+  function weight(stage) {
+    return weights && weights[stage] > 0 ? weights[stage] : 1;
+  }
+
+  function progress() {
+    const now = performance.now();
+    const seconds = (now - t0) / 1000;
+    document.getElementById("pyplay-elapsed").textContent = seconds.toFixed(1) + " s";
+    if (current < 0) return;
+    const total = STAGES.reduce((sum, s) => sum + weight(s), 0);
+    let done = 0;
+    let spent = 0;  // seconds the finished stages took, against their weights: the scale
+    for (let k = 0; k < current; k++) {
+      done += weight(STAGES[k]);
+      spent += (timings.stages[STAGES[k + 1]] - timings.stages[STAGES[k]]) / 1000;
+    }
+    const scale = done > 0 ? spent / done : 1;
+    const within = Math.min(0.9, (now - stageStart) / 1000 / (weight(STAGES[current]) * scale));
+    const value = (done + within * weight(STAGES[current])) / total;
+    const bar = document.getElementById("pyplay-progress");
+    bar.value = Math.max(bar.value, Math.round(1000 * value));  // never backwards
+  }
+
+  function setStage(stage, text, stageWeights) {
     const k = STAGES.indexOf(stage);
-    timings.stages[stage] = performance.now() - t0;
+    if (k < 0) return;
+    if (stageWeights && !weights) weights = stageWeights;
+    if (k <= current) {  // the stage under way (the page starts "runtime" before the worker)
+      document.getElementById("pyplay-loader-msg").textContent = text || "";
+      return;
+    }
+    const now = performance.now();
+    timings.stages[stage] = now - t0;
     document.querySelectorAll("#pyplay-loader li").forEach((li, i) => {
       li.className = i < k ? "done" : i === k ? "active" : "";
+      if (i === k - 1 || (i < k && !li.querySelector(".took").textContent)) {
+        const from = timings.stages[STAGES[i]];
+        const to = timings.stages[STAGES[i + 1]];
+        if (from !== undefined && to !== undefined) {
+          li.querySelector(".took").textContent = ((to - from) / 1000).toFixed(1) + " s";
+        }
+      }
     });
-    document.getElementById("pyplay-progress").value = k;
+    current = k;
+    stageStart = now;
     document.getElementById("pyplay-loader-msg").textContent = text || "";
+    if (!ticker) ticker = setInterval(progress, 100);
+    progress();
+  }
+
+  function rememberStages() {  // this visit's seconds per stage weigh the next visit's bar
+    const seconds = {};
+    STAGES.forEach((stage, k) => {
+      const end = k + 1 < STAGES.length ? timings.stages[STAGES[k + 1]] : timings.ready;
+      if (timings.stages[stage] !== undefined && end !== undefined) {
+        seconds[stage] = (end - timings.stages[stage]) / 1000;
+      }
+    });
+    try {
+      window.localStorage.setItem(SAVED, JSON.stringify(seconds));
+    } catch (err) {
+      // no storage: the next visit weighs its bar with the build's profile again
+    }
   }
 
   function showNotice(text) {  // text only: never parsed as HTML
@@ -49,6 +120,7 @@
   }
 
   function showError(text) {
+    if (ticker) clearInterval(ticker);
     const msg = document.getElementById("pyplay-loader-msg");
     if (msg) {
       msg.textContent = "The playground could not start: " + text;
@@ -59,6 +131,7 @@
   }
 
   function rendered() {
+    if (ticker) clearInterval(ticker);
     document.getElementById("pyplay-loader").remove();
     window.pyplay.document = client.document;
     if (!embedded) {  // the address carries the playground's settings (pyplay/ui/location.py)
@@ -66,6 +139,7 @@
     }
     timings.ready = performance.now() - t0;
     timings.worker = client.timings.worker;
+    rememberStages();
     root.dataset.pyplayReady = "true";
   }
 
@@ -118,5 +192,9 @@
       console.warn("service worker not available:", err);
     }
   }
-  underServiceWorker().then(startClient);
+  setStage("runtime", "Starting Python (Pyodide)");
+  underServiceWorker().then(() => {
+    timings.serviceWorker = performance.now() - t0;  // the wait for its control (first visit)
+    startClient();
+  });
 })();

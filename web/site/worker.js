@@ -1,12 +1,16 @@
 // Runs Python (Pyodide + NumPy + Panel + pyplay) off the main thread, so the page stays
 // responsive while a model trains. Talks to index.html with Bokeh document patches.
 //
-// Start-up, in the offline build (build.py fills in CONFIG: web/tools/sitebuild):
-//   1. the runtime, with a copy of the standard library that carries compiled bytecode;
-//   2. the packages the first render needs (build.py found them by starting the app once in
-//      Pyodide under Node), while the archive of their compiled bytecode downloads;
-//   3. the app (web/site/boot.py), rendered by the page;
-//   4. after the render: the packages the start did not import, so that later imports work.
+// Start-up, in the offline build (build.py fills in CONFIG: web/tools/sitebuild), each stage
+// reported to the page's loader (status messages):
+//   1. "runtime": Pyodide, with a copy of the standard library that carries compiled bytecode;
+//   2. "packages": the packages the first render needs (build.py found them by starting the
+//      app once in Pyodide under Node), while the archive of their compiled bytecode downloads;
+//   3. "modules": importing the app's module, and with it NumPy, Bokeh and Panel;
+//   4. "app": the app with its first lesson (web/site/boot.py), then the page draws it;
+//   5. after the render: the packages and bytecode the queued work needs, that work one job
+//      per turn of the event loop (saved work, the other lessons: pyplay.ui.later), then the
+//      packages nothing imported yet, so that later imports work ("settled").
 "use strict";
 const CONFIG = __CONFIG__;
 const PYODIDE_URL = "__PYODIDE_URL__";
@@ -22,6 +26,7 @@ const quiet = {messageCallback: () => {}};
 const t0 = performance.now();
 const timings = {};
 let applyPatch = null;  // web/site/boot.py's apply_patch, once the app has started
+let runLater = null;  // and its run_later
 // What to start, from the page's "start" message: {embed: null} for the whole playground, or
 // {embed: [widget requests]} for embedded widgets (pyplay.ui.embed). The runtime and packages
 // load while the page is still deciding.
@@ -32,8 +37,8 @@ function sendPatch(patch, buffers, msgId) {
   self.postMessage({type: "patch", patch: patch, buffers: buffers});
 }
 
-function status(stage, msg) {
-  self.postMessage({type: "status", stage: stage, msg: msg});
+function status(stage, msg) {  // the build's profile weighs the loader's stages (page.js)
+  self.postMessage({type: "status", stage: stage, msg: msg, weights: CONFIG.weights || null});
 }
 
 function absolute(url) {
@@ -46,25 +51,21 @@ async function fetchBytes(url) {
   return response.arrayBuffer();
 }
 
+async function unpack(bytes) {
+  const site = self.pyodide.runPython("import site; site.getsitepackages()[0]");
+  self.pyodide.unpackArchive(await bytes, "zip", {extractDir: site});
+}
+
 async function loadPackages() {
   const bytecode = CONFIG.bytecode ? fetchBytes(absolute(CONFIG.bytecode)) : null;
-  const own = CONFIG.startup.includes("pyplay") ? ["pyplay"] : [];
-  await self.pyodide.loadPackage(CONFIG.startup.filter((p) => p !== "pyplay"), quiet);
-  if (CONFIG.micropip) {  // CDN variant: pure wheels from PyPI at exact versions
+  await self.pyodide.loadPackage(CONFIG.startup, quiet);
+  if (CONFIG.micropip) {  // CDN variant: pure wheels from PyPI at exact versions, and pyplay
     const micropip = self.pyodide.pyimport("micropip");
     await micropip.install(CONFIG.micropip, {deps: false});
+    for (const wheel of CONFIG.own || []) await micropip.install(absolute(wheel), {deps: false});
   }
+  if (bytecode) await unpack(bytecode);
   timings.packages = performance.now() - t0;
-  status("pyplay", "Loading pyplay");
-  if (own.length) await self.pyodide.loadPackage(own, quiet);
-  for (const wheel of CONFIG.own || []) {
-    await self.pyodide.pyimport("micropip").install(absolute(wheel), {deps: false});
-  }
-  if (bytecode) {
-    const site = self.pyodide.runPython("import site; site.getsitepackages()[0]");
-    self.pyodide.unpackArchive(await bytecode, "zip", {extractDir: site});
-  }
-  timings.pyplay = performance.now() - t0;
 }
 
 async function startApplication() {
@@ -77,12 +78,17 @@ async function startApplication() {
   status("packages", "Loading NumPy, Panel and Bokeh");
   await loadPackages();
   const start = await started;
-  status("app", start.embed ? "Starting the widgets" : "Starting the playground");
+  const app = start.embed ? EMBED_APP : CONFIG.app;
+  status("modules", "Importing NumPy, Bokeh, Panel and pyplay");
   self.pyodide.runPython(CONFIG.boot);
   applyPatch = self.pyodide.globals.get("apply_patch");
-  self.pyodide.globals.set("PYPLAY_APP", start.embed ? EMBED_APP : CONFIG.app);
-  self.pyodide.globals.set("PYPLAY_OPTIONS",
-                           JSON.stringify(start.embed ? {widgets: start.embed} : {}));
+  runLater = self.pyodide.globals.get("run_later");
+  self.pyodide.globals.set("PYPLAY_APP", app);
+  self.pyodide.runPython("import_app(PYPLAY_APP)");
+  timings.modules = performance.now() - t0;
+  status("app", start.embed ? "Building the widgets" : "Building the first lesson");
+  self.pyodide.globals.set("PYPLAY_OPTIONS", JSON.stringify(
+    start.embed ? {widgets: start.embed} : (CONFIG.appOptions || {})));
   self.pyodide.globals.set("PYPLAY_DIST_URL", absolute(CONFIG.panelDist));
   const result = await self.pyodide.runPythonAsync(
     "await start_app(PYPLAY_APP, PYPLAY_DIST_URL, PYPLAY_OPTIONS)");
@@ -93,8 +99,19 @@ async function startApplication() {
                     root_ids: rootIds, timings: timings});
 }
 
-// After the first render: the packages it did not need.
+// One turn of the event loop: messages from the page (a click, typing) are handled first.
+const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+// After the first render: what the queued work needs, the work, then the other packages.
 async function finishStart() {
+  const bytecode = CONFIG.bytecodeLater ? fetchBytes(absolute(CONFIG.bytecodeLater)) : null;
+  if ((CONFIG.later || []).length) await self.pyodide.loadPackage(CONFIG.later, quiet);
+  if (bytecode) await unpack(bytecode);
+  timings.later = performance.now() - t0;
+  do {
+    await nextTurn();
+  } while (runLater() > 0);
+  timings.built = performance.now() - t0;
   if (CONFIG.deferred.length) await self.pyodide.loadPackage(CONFIG.deferred, quiet);
   timings.settled = performance.now() - t0;
   self.postMessage({type: "settled", timings: timings});
@@ -114,7 +131,7 @@ _link_docs_worker(state.curdoc, sendPatch, setter="js")
 # (a lesson built when its tab is first opened) would never update in the page.
 state._on_load(state.curdoc)
 `);
-    finishStart().catch((err) => console.error("pyplay: loading the remaining packages failed:", err));
+    finishStart().catch((err) => console.error("pyplay: finishing the start failed:", err));
   } else if (msg.type === "patch") {
     try {
       applyPatch(msg.patch);  // synchronous: one patch at a time, each exactly once

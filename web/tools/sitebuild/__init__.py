@@ -1,7 +1,7 @@
 """sitebuild: builds (and serves) pyplay's static playground; run as ``python build.py``.
 
 The offline site ``web/dist/`` makes no request outside its own origin: the Pyodide runtime
-(from npm), the official Pyodide wasm wheels of NumPy and pandas & co. (each checked against
+(from npm), the official Pyodide wasm wheels of NumPy and packaging (each checked against
 the sha256 of the official ``pyodide-lock.json``, refused on mismatch), Panel, Bokeh and their
 pure-Python dependencies as pinned PyPI wheels, BokehJS and Panel's JS/CSS, and pyplay itself
 as a wheel made from the working tree (without its benchmarks). Every version is pinned once,
@@ -14,6 +14,7 @@ One module per job:
 - :mod:`sitebuild.fetch`: downloading and verifying (npm, the carrier of the official wheels,
   PyPI);
 - :mod:`sitebuild.wheels`: wheel surgery (pure repacks, slimmed Panel/Bokeh, pyplay's wheel);
+- :mod:`sitebuild.patches`: the named source rewrites of Bokeh and Panel (no pandas);
 - :mod:`sitebuild.profile`: starting the app in Pyodide under Node (``web/tools/profile.mjs``)
   to learn the start's packages and compile its bytecode;
 - :mod:`sitebuild.assemble`: the offline site, its lock and stamp, one build at a time;
@@ -24,7 +25,7 @@ One module per job:
 
 from __future__ import annotations
 
-from . import assemble, cdn, config, fetch, profile, serve, wheels
+from . import assemble, cdn, config, fetch, patches, profile, serve, wheels
 from .assemble import build, build_lock, inputs_digest, is_fresh
 from .cdn import build_cdn
 from .cli import main
@@ -54,6 +55,7 @@ __all__ = [
     "main",
     "make_server",
     "official_wheels",
+    "patches",
     "profile",
     "pyodide_core",
     "pypi_wheel",

@@ -52,6 +52,7 @@ from .config import (
 )
 from .csp import PLACEHOLDER, policy
 from .fetch import official_lock, official_wheels, pyodide_core, pypi_wheel
+from .patches import PatchError, patches_for
 from .profile import offline_start, profile, worker_config
 from .wheels import lock_entry, pyplay_files, pyplay_wheel, slim_wheel
 
@@ -164,8 +165,14 @@ def _copy_wheels(pyodide_dir: Path) -> tuple[dict, dict[str, dict]]:
         source = "pypi" + (" (compiled parts removed)" if strip else "")
         if name in SLIM:
             original = sha256(path)
-            path = slim_wheel(path, SLIM[name])
+            patches = patches_for(name)
+            try:
+                path = slim_wheel(path, SLIM[name], patches)
+            except PatchError as err:
+                sys.exit(f"build.py: {err}")
             source = f"pypi sha256 {original}, without {', '.join(SLIM[name])}"
+            if patches:
+                source += f"; patched: {', '.join(p.name for p in patches)}"
         shutil.copy2(path, pyodide_dir / path.name)
         served["packages"][name] = lock_entry(name, version, path, imports)
         pins[name] = {"version": version, "file": path.name, "sha256": sha256(path)}
@@ -213,6 +220,7 @@ def _build(dist: Path) -> Path:
     prof = profile(tmp, [*OFFICIAL, *PYPI, "pyplay"])
     shutil.copy2(prof["stdlib"], tmp / "pyodide" / "python_stdlib_compiled.zip")
     shutil.copy2(prof["bytecode"], tmp / "pyodide" / "site-bytecode.zip")
+    shutil.copy2(prof["bytecode_later"], tmp / "pyodide" / "site-bytecode-later.zip")
     lock_hash = hashlib.sha256(json.dumps(pins, sort_keys=True).encode()).hexdigest()[:16]
     write_sources(
         tmp,

@@ -38,12 +38,18 @@ CDN_ORIGINS = (
 )
 
 
+# what the unpatched Panel and Bokeh from PyPI import at start besides the official wheels the
+# offline site serves (its own copies are patched not to: sitebuild.patches); Pyodide's CDN
+# brings pandas' dependencies along
+UNPATCHED_NEEDS = ("pandas",)
+
+
 def cdn_start(own_wheel: str) -> dict:
     """The worker's start-up configuration of the CDN variant."""
     micropip = [f"{n}=={w.version}" for n, w in PYPI.items() if not w.strip and n not in OFFICIAL]
     stripped = [n for n, w in PYPI.items() if w.strip]  # Pyodide's own builds of these
     return {
-        "startup": [*OFFICIAL, "micropip", *stripped],
+        "startup": [*OFFICIAL, *UNPATCHED_NEEDS, "micropip", *stripped],
         "micropip": micropip,
         "own": [own_wheel],
         "deferred": [],

@@ -64,6 +64,8 @@ SOURCES = (
 BOOT = SITE / "boot.py"
 PROFILE_JS = TOOLS / "profile.mjs"
 APP = "pyplay.ui.app:create_app"
+# its keyword arguments in the page: the saved work and the other lessons after the first render
+APP_OPTIONS = {"defer": True}
 # files of pure wheels that Python in the page never reads, left out of the served wheels:
 # Panel's bundled third-party JS (the page serves Panel's own JS/CSS from ./panel/), BokehJS
 # (served from ./bokeh/), and test suites

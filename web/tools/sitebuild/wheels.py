@@ -3,8 +3,9 @@
 - :func:`strip_to_pure`: a binary wheel repacked as ``py3-none-any`` without its compiled
   extensions (packages such as markupsafe and pyyaml fall back to their pure-Python modules).
 - :func:`slim_wheel`: a copy of a wheel without the files Python in the page never reads
-  (Panel's bundled JS, BokehJS: the page serves those from ``./panel/`` and ``./bokeh/``),
-  its ``RECORD`` listing what remains.
+  (Panel's bundled JS, BokehJS: the page serves those from ``./panel/`` and ``./bokeh/``)
+  and with the named source rewrites of :mod:`sitebuild.patches` applied (no pandas unless it
+  is in use), its ``RECORD`` listing what remains.
 - :func:`pyplay_wheel`: pyplay's own wheel, written straight from the working tree (pure
   Python, no network, fixed timestamps) without the developer-only parts (``NOT_SHIPPED``:
   the benchmarks).
@@ -24,6 +25,7 @@ import zipfile
 from pathlib import Path
 
 from .config import CACHE, NOT_SHIPPED, PYPLAY_VERSION, ROOT, sha256
+from .patches import Patch, PatchError, apply
 
 DATE = (2020, 1, 1, 0, 0, 0)  # every file of pyplay's wheel: the same bytes for the same tree
 
@@ -68,23 +70,50 @@ def strip_to_pure(binary: Path, out_dir: Path) -> Path:
     return target
 
 
-def slim_wheel(wheel: Path, drop: tuple[str, ...]) -> Path:
-    """A copy of ``wheel`` without the files under the ``drop`` prefixes (cached); its RECORD
-    lists what remains."""
-    target = CACHE / "slim" / wheel.name
+def slim_wheel(wheel: Path, drop: tuple[str, ...], patches: tuple[Patch, ...] = ()) -> Path:
+    """A copy of ``wheel`` without the files under the ``drop`` prefixes and with ``patches``
+    applied (:mod:`sitebuild.patches`; a patch whose target moved stops the build); its RECORD
+    lists what remains with the patched files' hashes. Cached under a key of ``drop`` and the
+    patches."""
+    key = hashlib.sha256(repr((drop, patches)).encode()).hexdigest()[:12]
+    target = CACHE / "slim" / key / wheel.name
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(".tmp")
+    by_path: dict[str, list[Patch]] = {}
+    for patch in patches:
+        by_path.setdefault(patch.path, []).append(patch)
     with zipfile.ZipFile(wheel) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
         record_name = next(n for n in src.namelist() if n.endswith(".dist-info/RECORD"))
+        missing = sorted(set(by_path) - set(src.namelist()))
+        if missing:
+            tmp.unlink()
+            raise PatchError(f"{wheel.name} has no {', '.join(missing)} to patch")
         kept = [i for i in src.infolist() if not i.filename.startswith(drop)]
+        changed: dict[str, bytes] = {}
         for info in kept:
-            data = src.read(info)
+            if info.filename in by_path:
+                text = src.read(info).decode()
+                for patch in by_path[info.filename]:
+                    try:
+                        text = apply(text, patch)
+                    except PatchError:
+                        tmp.unlink()
+                        raise
+                changed[info.filename] = text.encode()
+        for info in kept:
+            data = changed.get(info.filename) or src.read(info)
             if info.filename == record_name:
                 rows = csv.reader(io.StringIO(data.decode()))
                 buf = io.StringIO()
-                csv.writer(buf).writerows(r for r in rows if r and not r[0].startswith(drop))
+                csv.writer(buf).writerows(
+                    [r[0], _record_hash(changed[r[0]]), str(len(changed[r[0]]))]
+                    if r[0] in changed
+                    else r
+                    for r in rows
+                    if r and not r[0].startswith(drop)
+                )
                 data = buf.getvalue().encode()
             dst.writestr(info, data)
     tmp.rename(target)

@@ -1,0 +1,156 @@
+"""The build's source rewrites of Bokeh and Panel (``web/tools/sitebuild/patches.py``).
+
+Each patch must find its target exactly once (or the build stops), and the patched packages
+must work without pandas: run natively in a subprocess whose imports of pandas & co. fail,
+they import, build figures and data sources, stream, validate and serialise dates. With pandas
+imported first, pandas input still takes the original paths. The page itself is tested in
+``tests/browser/test_startup.py``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from sitebuild import config, patches
+from sitebuild.fetch import pypi_wheel
+from sitebuild.patches import PATCHES, Patch, PatchError, apply
+from sitebuild.wheels import slim_wheel
+
+BLOCK = """
+import importlib.abc, sys
+NEVER = {"pandas", "PIL", "contourpy", "pytz", "dateutil"}
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in NEVER:
+            raise ImportError(f"the page must not import {name}")
+sys.meta_path.insert(0, Block())
+"""
+USE = """
+import datetime as dt
+import numpy as np
+import panel
+from bokeh.document import Document
+from bokeh.models import ColumnDataSource, DataRange1d, DateRangeSlider, DatetimeTickFormatter
+from bokeh.plotting import figure
+from bokeh.plotting._plot import get_range
+from bokeh.util.serialization import convert_datetime_type, is_datetime_type
+
+source = ColumnDataSource(data={"x": [0.0, 1.0], "y": [1.0, 2.0]})
+source.stream({"x": [2.0], "y": [3.0]}, rollover=10)
+source.stream({"x": np.array([3.0]), "y": np.array([4.0])})
+assert list(source.data["x"]) == [0.0, 1.0, 2.0, 3.0], source.data
+fig = figure(x_range=(0, 4), y_range=["a", "b"])
+fig.line("x", "y", source=source)
+assert isinstance(get_range(None), DataRange1d)
+assert get_range(["a", "b"]).factors == ["a", "b"]
+fig.xaxis.formatter = DatetimeTickFormatter()
+day = dt.datetime(2020, 1, 2)
+slider = DateRangeSlider(start=day, end=dt.datetime(2020, 2, 1), value=(day, day))
+assert is_datetime_type(day) and not is_datetime_type(1.0)
+assert convert_datetime_type(day) == 1577923200000.0
+doc = Document()
+doc.add_root(panel.Column(fig, slider).get_root(doc))
+doc.to_json()
+"""
+
+
+@pytest.fixture(scope="module")
+def patched(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The served Bokeh and Panel (slimmed and patched as the build does), unpacked."""
+    folder = tmp_path_factory.mktemp("patched")
+    for name in ("bokeh", "panel"):
+        wheel = pypi_wheel(name, config.PYPI[name].version, False)
+        served = slim_wheel(wheel, config.SLIM[name], patches.patches_for(name))
+        with zipfile.ZipFile(served) as z:
+            z.extractall(folder)
+    return folder
+
+
+def run_python(path: Path, code: str) -> subprocess.CompletedProcess:
+    prelude = f"import sys\nsys.path.insert(0, {str(path)!r})\n"
+    return subprocess.run(
+        [sys.executable, "-c", prelude + code], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_every_patch_belongs_to_a_served_slimmed_wheel():
+    names = [p.name for p in PATCHES]
+    assert len(names) == len(set(names))
+    for patch in PATCHES:
+        assert patch.package in config.SLIM and patch.old != patch.new and patch.why
+
+
+def test_a_patch_whose_target_moved_is_refused():
+    patch = Patch("p", "bokeh", "a.py", "import pandas as pd\n", "pd = None\n", "test")
+    assert apply("x = 1\nimport pandas as pd\n", patch) == "x = 1\npd = None\n"
+    with pytest.raises(PatchError, match="occurs 0 times"):
+        apply("import pandas\n", patch)
+    with pytest.raises(PatchError, match="occurs 2 times"):
+        apply("import pandas as pd\n" * 2, patch)
+
+
+def test_a_wheel_without_the_patched_file_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr("sitebuild.wheels.CACHE", tmp_path / "cache")
+    wheel = tmp_path / "demo-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("demo/a.py", "import pandas as pd\n")
+        z.writestr("demo-1.0.dist-info/RECORD", "demo/a.py,,\n")
+    moved = Patch("moved", "demo", "demo/a.py", "import pandas\n", "", "test")
+    with pytest.raises(PatchError, match="'moved'"):
+        slim_wheel(wheel, (), (moved,))
+    elsewhere = Patch("elsewhere", "demo", "demo/b.py", "x", "y", "test")
+    with pytest.raises(PatchError, match=r"no demo/b\.py"):
+        slim_wheel(wheel, (), (elsewhere,))
+    assert not list((tmp_path / "cache").rglob("*.whl"))
+    fine = Patch("fine", "demo", "demo/a.py", "import pandas as pd\n", "pd = None\n", "test")
+    out = slim_wheel(wheel, (), (fine,))
+    with zipfile.ZipFile(out) as z:
+        assert z.read("demo/a.py") == b"pd = None\n"
+        record = z.read("demo-1.0.dist-info/RECORD").decode()
+    assert record.startswith("demo/a.py,sha256=") and ",10\r\n" in record
+
+
+def test_the_patched_packages_work_without_pandas(patched):
+    result = run_python(patched, BLOCK + USE + "print(sorted(sys.modules)[:0], 'ok')")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().endswith("ok")
+
+
+def test_the_unpatched_packages_import_pandas():
+    """The patches are needed: the installed (unpatched) Bokeh's data source imports pandas,
+    so the check above can fail."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            BLOCK + "from bokeh.models import ColumnDataSource\n"
+            "ColumnDataSource(data={'x': [1]})\n",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode != 0 and "must not import pandas" in result.stderr
+
+
+def test_pandas_input_still_works_once_pandas_is_in_use(patched):
+    pytest.importorskip("pandas")
+    code = (
+        "import pandas as pd\n"
+        "from bokeh.models import ColumnDataSource\n"
+        "from bokeh.util.serialization import is_datetime_type\n"
+        "s = ColumnDataSource(data={'index': [0], 'x': [1.0]})\n"
+        "s.stream(pd.DataFrame({'x': [2.0]}))\n"
+        "assert list(s.data['x']) == [1.0, 2.0], s.data\n"
+        "from bokeh.plotting._plot import get_range\n"
+        "assert get_range(pd.Series([0.0, 2.0])).end == 2.0\n"
+        "assert is_datetime_type(pd.Timestamp('2020-01-01'))\n"
+        "print('ok')\n"
+    )
+    result = run_python(patched, code)
+    assert result.returncode == 0, result.stderr[-3000:]

@@ -1,0 +1,98 @@
+"""The first lesson first: ``create_app(defer=True)`` builds the rest after the first render.
+
+In the page the worker runs :func:`pyplay.ui.later.run_next` once per turn of its event loop
+after the render (``web/site/boot.py``); here the queue is run by hand.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("panel")
+
+import panel as pn
+
+from pyplay.ui import later
+from pyplay.ui.app import LESSONS, create_app
+from pyplay.ui.saved_work import TAB_TITLE
+
+
+def _tabs(app: pn.Column) -> pn.Tabs:
+    return next(obj for obj in app if isinstance(obj, pn.Tabs))
+
+
+def _loading(column: pn.Column) -> bool:
+    return [o.css_classes for o in column] == [["pyplay-loading"]]
+
+
+@pytest.fixture
+def queue():
+    while later.pending():  # nothing left over from another test
+        later.run_next()
+    yield later
+    while later.pending():
+        later.run_next()
+
+
+def test_the_page_starts_with_the_first_lesson_and_builds_the_rest_after(queue):
+    app = create_app(defer=True)
+    tabs = _tabs(app)
+    titles = list(LESSONS)
+    assert tabs._names == [*titles, "About", TAB_TITLE]
+    slots = [tabs[i] for i in range(len(titles))]
+    assert not _loading(slots[0])  # the first lesson is built
+    assert all(_loading(slot) for slot in slots[1:])  # the others say they are loading
+    saved_tab = tabs[len(titles) + 1]
+    assert _loading(saved_tab)
+    top = app[1]
+    assert list(top) == []  # the saved-work banner comes with saved work
+    assert queue.pending() == len(titles)  # saved work, then every other lesson
+    assert queue.run_next() == "saved work"
+    assert not _loading(saved_tab) and len(top) == 1
+    assert "Models saved in this browser" in str(saved_tab[0][0].object)
+    labels = []
+    while queue.pending():
+        labels.append(queue.run_next())
+    assert labels == [f"the {t} lesson" for t in titles[1:]]
+    assert all(_loading(slot) for slot in slots[1:])  # built, not shown: Bokeh would lay
+    assert tabs.active == 0  # out hidden plots again and again; building opened none of them
+    assert queue.run_next() is None
+    for index in range(1, len(titles)):  # opening a tab shows the lesson built for it
+        tabs.active = index
+        assert not _loading(slots[index])
+
+
+def test_a_tab_opened_before_its_turn_is_built_then_and_once(queue):
+    app = create_app(defer=True)
+    tabs = _tabs(app)
+    titles = list(LESSONS)
+    tabs.active = len(titles) - 1  # the last lesson, before the queue reached it
+    built = tabs[len(titles) - 1][0]
+    assert not _loading(tabs[len(titles) - 1])
+    while queue.pending():
+        queue.run_next()
+    assert tabs[len(titles) - 1][0] is built  # the queued job found it built
+    tabs.active = 0
+    tabs.active = len(titles) - 1
+    assert tabs[len(titles) - 1][0] is built  # and opening it again changes nothing
+
+
+def test_a_failing_job_is_reported_and_the_queue_goes_on(queue, capsys):
+    done = []
+
+    def broken() -> None:
+        raise RuntimeError("deliberately broken")
+
+    queue.defer("a broken job", broken)
+    queue.defer("a good job", lambda: done.append(True))
+    assert queue.run_next() == "a broken job"
+    assert "a broken job failed" in capsys.readouterr().err
+    assert queue.run_next() == "a good job" and done == [True]
+
+
+def test_natively_nothing_is_deferred(queue):
+    app = create_app()
+    tabs = _tabs(app)
+    assert queue.pending() == 0
+    assert not _loading(tabs[len(LESSONS) + 1])  # saved work at once
+    assert len(app[1]) == 1

@@ -1,0 +1,222 @@
+"""Named source rewrites of the served Bokeh and Panel wheels: no pandas unless it is in use.
+
+The pinned Bokeh and Panel (the ``ui`` extra) import pandas (and with it pytz and dateutil) on
+paths every page takes: Panel's ``panel.io.pyodide`` at import when ``pyodide_http`` is missing,
+Bokeh's ``ColumnDataSource.__init__``, figure ranges, ``stream()``, date and time validation and
+the DataFrame/GroupBy properties. Each of these only tests whether an object is a pandas
+object, or converts pandas input. When pandas was never imported (``"pandas" not in
+sys.modules``), no object can be a pandas object, so the page can skip the test; when it was
+imported, the original test runs unchanged. Loading pandas cost the page about 1.5 s and 6 MB,
+and nothing in it uses pandas, so the site serves neither it nor what only it needs.
+
+Each :class:`Patch` replaces one exact piece of text in one file. :func:`apply` refuses (the
+build stops, :class:`PatchError`) when that text is not found exactly once: a new Bokeh or
+Panel whose code moved must be looked at again, not patched blindly. The patched wheels keep
+their names; ``pyplay-lock.json`` records the original wheel's sha256 and the patches applied.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+__all__ = ["PATCHES", "Patch", "PatchError", "apply", "patches_for"]
+
+
+class PatchError(RuntimeError):
+    """A patch's target text is missing or not unique: the wheel is not the one it was
+    written for."""
+
+
+class Patch(NamedTuple):
+    """Replace ``old`` by ``new`` (exactly one occurrence) in ``path`` of package ``package``'s
+    wheel; ``why`` says what it avoids."""
+
+    name: str
+    package: str
+    path: str
+    old: str
+    new: str
+    why: str
+
+
+# "pandas" in sys.modules: the one test every rewrite below uses (sys is imported by each
+# patched module already, or by the patch)
+PATCHES: tuple[Patch, ...] = (
+    Patch(
+        "panel-pyodide-read-csv",
+        "panel",
+        "panel/io/pyodide.py",
+        "if pyodide_http is None:\n    import pandas\n",
+        "if pyodide_http is None and 'pandas' in sys.modules:  # pyplay: no pandas unless in use\n"
+        "    import pandas\n",
+        "panel.io.pyodide imports pandas at import to wrap read_csv/read_json for URLs",
+    ),
+    Patch(
+        "bokeh-cds-init",
+        "bokeh",
+        "bokeh/models/sources.py",
+        "        import narwhals.stable.v1 as nw\n"
+        "        import pandas as pd\n"
+        "\n"
+        "        if not isinstance(raw_data, dict):\n",
+        "        import narwhals.stable.v1 as nw\n"
+        "\n"
+        "        if not isinstance(raw_data, dict):  # pyplay: pandas imported only for non-dicts\n"
+        "            import pandas as pd\n",
+        "ColumnDataSource(data=dict) imported pandas for a GroupBy test only non-dicts reach",
+    ),
+    Patch(
+        "bokeh-cds-stream",
+        "bokeh",
+        "bokeh/models/sources.py",
+        "        import pandas as pd\n"
+        "\n"
+        "        needs_length_check = True\n"
+        "\n"
+        "        if isinstance(new_data, pd.Series | pd.DataFrame):\n",
+        "        import sys  # pyplay: no pandas unless in use\n"
+        "\n"
+        "        pd = sys.modules.get('pandas')\n"
+        "        needs_length_check = True\n"
+        "\n"
+        "        if pd is not None and isinstance(new_data, pd.Series | pd.DataFrame):\n",
+        "ColumnDataSource.stream() imported pandas to test for a Series or DataFrame",
+    ),
+    Patch(
+        "bokeh-cds-stream-lengths",
+        "bokeh",
+        "bokeh/models/sources.py",
+        "            arr_types = (np.ndarray, pd.Series)\n",
+        "            arr_types = (np.ndarray, pd.Series) if pd is not None else (np.ndarray,)\n",
+        "stream()'s length check names pd.Series (pd is None without pandas: bokeh-cds-stream)",
+    ),
+    Patch(
+        "bokeh-stream-event",
+        "bokeh",
+        "bokeh/document/events.py",
+        "        import pandas as pd\n        if isinstance(data, pd.DataFrame):\n",
+        "        import sys  # pyplay: no pandas unless in use\n"
+        "        pd = sys.modules.get('pandas')\n"
+        "        if pd is not None and isinstance(data, pd.DataFrame):\n",
+        "ColumnsStreamedEvent imported pandas to test for a DataFrame",
+    ),
+    Patch(
+        "bokeh-get-range",
+        "bokeh",
+        "bokeh/plotting/_plot.py",
+        "    import pandas as pd\n"
+        "    from pandas.core.groupby import GroupBy\n"
+        "\n"
+        "    if range_input is None:\n"
+        "        return DataRange1d()\n"
+        "    if isinstance(range_input, GroupBy):\n"
+        "        return FactorRange(factors=sorted(list(range_input.groups.keys())))\n"
+        "    if isinstance(range_input, Range):\n"
+        "        return range_input\n"
+        "    if isinstance(range_input, pd.Series):\n",
+        "    import sys  # pyplay: no pandas unless in use\n"
+        "\n"
+        "    pd = sys.modules.get('pandas')\n"
+        "    if range_input is None:\n"
+        "        return DataRange1d()\n"
+        "    if pd is not None and isinstance(range_input, pd.core.groupby.GroupBy):\n"
+        "        return FactorRange(factors=sorted(list(range_input.groups.keys())))\n"
+        "    if isinstance(range_input, Range):\n"
+        "        return range_input\n"
+        "    if pd is not None and isinstance(range_input, pd.Series):\n",
+        "figure(x_range=...) imported pandas to test for a GroupBy or a Series",
+    ),
+    Patch(
+        "bokeh-datetime-types",
+        "bokeh",
+        "bokeh/util/serialization.py",
+        "@lru_cache(None)\ndef _compute_datetime_types() -> set[type]:\n    import pandas as pd\n",
+        "def _compute_datetime_types() -> set[type]:  # pyplay: no pandas unless in use\n"
+        "    import sys\n"
+        "    if 'pandas' not in sys.modules:\n"
+        "        return {dt.time, dt.datetime, np.datetime64}\n"
+        "    return _compute_pandas_datetime_types()\n"
+        "\n"
+        "@lru_cache(None)\n"
+        "def _compute_pandas_datetime_types() -> set[type]:\n"
+        "    import pandas as pd\n",
+        "is_datetime_type (every Datetime property's validation) imported pandas for its types",
+    ),
+    Patch(
+        "bokeh-convert-datetime",
+        "bokeh",
+        "bokeh/util/serialization.py",
+        "    import pandas as pd\n"
+        "\n"
+        "    # Pandas NaT\n"
+        "    if obj is pd.NaT:\n"
+        "        return np.nan\n"
+        "\n"
+        "    # Pandas Period\n"
+        "    if isinstance(obj, pd.Period):\n"
+        "        return obj.to_timestamp().value / 10**6.0\n"
+        "\n"
+        "    # Pandas Timestamp\n"
+        "    if isinstance(obj, pd.Timestamp):\n"
+        "        return obj.value / 10**6.0\n"
+        "\n"
+        "    # Pandas Timedelta\n"
+        "    elif isinstance(obj, pd.Timedelta):\n",
+        "    import sys  # pyplay: no pandas unless in use\n"
+        "\n"
+        "    pd = sys.modules.get('pandas')\n"
+        "    # Pandas NaT\n"
+        "    if pd is not None and obj is pd.NaT:\n"
+        "        return np.nan\n"
+        "\n"
+        "    # Pandas Period\n"
+        "    if pd is not None and isinstance(obj, pd.Period):\n"
+        "        return obj.to_timestamp().value / 10**6.0\n"
+        "\n"
+        "    # Pandas Timestamp\n"
+        "    if pd is not None and isinstance(obj, pd.Timestamp):\n"
+        "        return obj.value / 10**6.0\n"
+        "\n"
+        "    # Pandas Timedelta\n"
+        "    elif pd is not None and isinstance(obj, pd.Timedelta):\n",
+        "serialising a date or time imported pandas to test for its NaT, Period and Timestamp",
+    ),
+    Patch(
+        "bokeh-dataframe-property",
+        "bokeh",
+        "bokeh/core/property/data_frame.py",
+        "        import pandas as pd\n        if isinstance(value, pd.DataFrame):\n",
+        "        import sys  # pyplay: no pandas unless in use\n"
+        "        pd = sys.modules.get('pandas')\n"
+        "        if pd is not None and isinstance(value, pd.DataFrame):\n",
+        "validating a property that accepts a DataFrame imported pandas",
+    ),
+    Patch(
+        "bokeh-groupby-property",
+        "bokeh",
+        "bokeh/core/property/data_frame.py",
+        "        from pandas.core.groupby import GroupBy\n        if isinstance(value, GroupBy):\n",
+        "        import sys  # pyplay: no pandas unless in use\n"
+        "        pd = sys.modules.get('pandas')\n"
+        "        if pd is not None and isinstance(value, pd.core.groupby.GroupBy):\n",
+        "validating a figure's range (RangeLike accepts a GroupBy) imported pandas",
+    ),
+)
+
+
+def apply(text: str, patch: Patch) -> str:
+    """``text`` with ``patch`` applied; :class:`PatchError` unless its ``old`` text occurs
+    exactly once."""
+    found = text.count(patch.old)
+    if found != 1:
+        raise PatchError(
+            f"patch {patch.name!r}: its target text occurs {found} times in {patch.path} "
+            f"(expected exactly once); the {patch.package} wheel is not the one it was written "
+            "for: check the patch against the new source"
+        )
+    return text.replace(patch.old, patch.new)
+
+
+def patches_for(package: str) -> tuple[Patch, ...]:
+    """The patches of ``package``'s wheel."""
+    return tuple(p for p in PATCHES if p.package == package)
