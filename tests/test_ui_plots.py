@@ -26,6 +26,7 @@ from pyplay.ui.plot_tree import BEAM_STATUSES
 
 
 def placeholder_rows(fig) -> int:
+    """2: the placeholder's box; 1: a point of the real data (it adds nothing to the ranges)."""
     (r,) = [r for r in fig.renderers if r.name == plots.PLACEHOLDER]
     assert not r.visible
     return len(r.data_source.data["x"])
@@ -67,7 +68,7 @@ def test_token_labels_sit_on_the_cells_they_name():
 
 
 def test_loss_is_on_a_log_scale_with_a_labelled_baseline_and_can_switch():
-    fig, source, baseline = plots.loss_figure()
+    fig, _source, baseline = plots.loss_figure()
     assert isinstance(fig.y_scale, LogScale) and isinstance(fig.yaxis[0].ticker, LogTicker)
     (legend,) = fig.legend
     assert legend in fig.right and legend not in fig.center  # outside the data
@@ -87,18 +88,20 @@ def test_placeholder_keeps_ranges_finite_until_data_comes():
     fig, source, _ = plots.loss_figure()
     Document().add_root(fig)
     assert placeholder_rows(fig) == 2  # empty curve: the ranges fit the placeholder
-    source.stream({"step": [1], "loss": [0.5]})
-    assert placeholder_rows(fig) == 0  # real data: the placeholder no longer counts
+    source.stream({"step": [3, 4], "loss": [0.5, 0.4]})
+    assert placeholder_rows(fig) == 1  # real data: the placeholder is its first point
+    (r,) = [r for r in fig.renderers if r.name == plots.PLACEHOLDER]
+    assert r.data_source.data == {"x": [3.0], "y": [0.5]}
     source.data = {"step": [], "loss": []}
     assert placeholder_rows(fig) == 2
-    grad, current, compare = plots.gradient_figure()
+    grad, current, _compare = plots.gradient_figure()
     assert placeholder_rows(grad) == 2
-    plots.set_data(current, {"t": np.arange(3), "norm": np.ones(3)})
-    assert placeholder_rows(grad) == 0
+    plots.set_data(current, {"t": np.arange(3), "norm": np.array([np.nan, 0.5, 1.0])})
+    assert placeholder_rows(grad) == 1
 
 
 def test_line_figures_have_integer_x_ticks_and_legends_outside():
-    fig, current, _ = plots.gradient_figure()
+    fig, _current, _ = plots.gradient_figure()
     assert fig.xaxis[0].ticker.min_interval == 1
     (legend,) = fig.legend
     assert legend in fig.right
@@ -107,7 +110,7 @@ def test_line_figures_have_integer_x_ticks_and_legends_outside():
 
 
 def test_beam_tree_nodes_show_their_tokens_and_only_they_have_a_hover():
-    fig, nodes, edges = plots.beam_tree_figure()
+    fig, nodes, _edges = plots.beam_tree_figure()
     (labels,) = fig.select(LabelSet)
     assert labels.text == "token" and labels.source is nodes
     (hover,) = fig.select(HoverTool)
@@ -135,6 +138,6 @@ def test_beam_stepper_tree_names_the_token_each_node_added():
     assert tree.nodes["token"][0] == "<bos>"
     for label, token in zip(tree.nodes["label"][1:], tree.nodes["token"][1:], strict=True):
         assert token and (label.endswith(token) or token == "␣")
-    fig, nodes, edges = plots.beam_tree_figure()
+    _fig, nodes, edges = plots.beam_tree_figure()
     plots.update_beam_tree(nodes, edges, tree)
     assert nodes.data["token"] == tree.nodes["token"]

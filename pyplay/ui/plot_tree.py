@@ -80,9 +80,7 @@ def beam_tree_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
     return fig, nodes, edges
 
 
-def update_beam_tree(
-    nodes: ColumnDataSource, edges: ColumnDataSource, tree: Any | None
-) -> None:
+def update_beam_tree(nodes: ColumnDataSource, edges: ColumnDataSource, tree: Any | None) -> None:
     """Show ``tree`` (a :class:`~pyplay.ui.lessons.seq2seq.beam_stepper.TreeData`; None: only
     the start node)."""
     if tree is None:

@@ -20,30 +20,34 @@ every figure for readers and tests.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from bokeh.core.property.validation import without_property_validation
 from bokeh.models import (
     BasicTicker,
-    ColorBar,
     ColumnDataSource,
-    FixedTicker,
     HoverTool,
     Legend,
     LegendItem,
-    LinearColorMapper,
     LinearScale,
     LogScale,
     LogTicker,
-    Range1d,
     Span,
+    Title,
 )
 from bokeh.models.formatters import BasicTickFormatter, LogTickFormatter
-from bokeh.palettes import RdBu11, Viridis256
 from bokeh.plotting import figure
 
+from pyplay.ui.plot_maps import (
+    attention_figure,
+    colour_bar,
+    heatmap_figure,
+    integer_axis,
+    label_axis,
+    update_attention,
+    update_heatmap,
+)
 from pyplay.ui.plot_tree import beam_tree_figure, update_beam_tree
 
 __all__ = [
@@ -62,6 +66,7 @@ __all__ = [
     "set_data",
     "set_log",
     "set_placeholder",
+    "set_title",
     "update_attention",
     "update_beam_tree",
     "update_heatmap",
@@ -69,19 +74,7 @@ __all__ = [
 ]
 
 PLACEHOLDER = "pyplay-placeholder"  # the name of a figure's invisible placeholder renderer
-LEGEND_SIDE = "right"
-
-# which quantities are bounded, and so get a fixed colour range
-_RANGES = {
-    "i": (0, 1),
-    "f": (0, 1),
-    "o": (0, 1),
-    "r": (0, 1),
-    "z": (0, 1),
-    "g": (-1, 1),
-    "n": (-1, 1),
-    "p": (0, 1),  # probabilities
-}
+LEGEND_SIDE: Literal["right", "below"] = "right"
 
 
 # ---------------------------------------------------------------------------- conventions
@@ -94,20 +87,41 @@ def placeholder(fig: figure, x: tuple[float, float], y: tuple[float, float]) -> 
 
 
 def set_placeholder(fig: figure, on: bool) -> None:
-    """Let ``fig``'s placeholder count for the axes (``on``: no real data yet) or not."""
+    """Let ``fig``'s placeholder hold its box (``on``: no real data yet) or one point of the
+    real data, which leaves the ranges as the data makes them. It is never emptied: the
+    page may draw the placeholder's change before the data's, and an empty placeholder
+    there would leave nothing to fit."""
     for r in fig.renderers:
-        if r.name == PLACEHOLDER:
-            box = r.tags[0] if r.tags else None
-            if box is None:  # keep the box the first time, to put it back later
-                r.tags = [dict(r.data_source.data)]
-                box = r.tags[0]
-            data = box if on else {"x": [], "y": []}
-            if len(r.data_source.data["x"]) != len(data["x"]):
-                r.data_source.data = dict(data)
+        if r.name != PLACEHOLDER:
+            continue
+        if not r.tags:  # keep the box the first time, to put it back later
+            r.tags = [dict(r.data_source.data)]
+        data = r.tags[0] if on else _data_point(fig)
+        if data is not None and r.data_source.data != data:
+            r.data_source.data = data
+
+
+def _data_point(fig: figure) -> dict[str, list[float]] | None:
+    """The first point of ``fig``'s lines and dots that a log axis can show too."""
+    log = isinstance(fig.y_scale, LogScale)
+    for r in fig.renderers:
+        x, y = getattr(r.glyph, "x", None), getattr(r.glyph, "y", None)
+        if r.name == PLACEHOLDER or not isinstance(x, str) or not isinstance(y, str):
+            continue
+        data = r.data_source.data
+        if x not in data or y not in data or not len(data[y]):
+            continue
+        xs = np.asarray(data[x], dtype=np.float64)
+        ys = np.asarray(data[y], dtype=np.float64)
+        ok = np.isfinite(xs) & np.isfinite(ys) & ((ys > 0) if log else True)
+        if ok.any():
+            k = int(np.argmax(ok))
+            return {"x": [float(xs[k])], "y": [float(ys[k])]}
+    return None
 
 
 def watch_placeholder(fig: figure, *sources: ColumnDataSource) -> None:
-    """Show ``fig``'s placeholder exactly while every one of ``sources`` is empty."""
+    """Show ``fig``'s placeholder box exactly while every one of ``sources`` is empty."""
 
     def check(attr: str, old: Any, new: Any) -> None:
         set_placeholder(fig, all(not len(next(iter(s.data.values()), [])) for s in sources))
@@ -116,7 +130,14 @@ def watch_placeholder(fig: figure, *sources: ColumnDataSource) -> None:
         source.on_change("data", check)
 
 
-def legend_outside(fig: figure, side: str = LEGEND_SIDE) -> Legend:
+def set_title(fig: figure, text: str) -> None:
+    """Change the text of ``fig``'s title in place (a new Title model is not redrawn)."""
+    title = fig.title
+    if isinstance(title, Title) and title.text != text:
+        title.text = text
+
+
+def legend_outside(fig: figure, side: Literal["right", "below"] = LEGEND_SIDE) -> Legend:
     """A legend beside the plot area (``side``: "right" or "below"), never over the data;
     glyphs added later with ``legend_label`` join it."""
     legends = list(fig.legend)
@@ -130,18 +151,6 @@ def legend_outside(fig: figure, side: str = LEGEND_SIDE) -> Legend:
     legend.spacing = 2
     fig.add_layout(legend, side)
     return legend
-
-
-def integer_axis(axis: Any) -> None:
-    """Ticks only on whole numbers (steps, positions, units): never a half-step tick."""
-    axis.ticker = BasicTicker(min_interval=1, desired_num_ticks=8)
-    axis.formatter = BasicTickFormatter(use_scientific=False)
-
-
-def label_axis(axis: Any, labels: Sequence[str]) -> None:
-    """Name position k of ``axis`` ``labels[k]``: one tick in the middle of every cell."""
-    axis.ticker = FixedTicker(ticks=list(range(len(labels))))
-    axis.major_label_overrides = {k: str(t) for k, t in enumerate(labels)}
 
 
 def set_log(fig: figure, on: bool) -> None:
@@ -214,10 +223,13 @@ def loss_figure(log: bool = True) -> tuple[figure, ColumnDataSource, Span]:
     source = ColumnDataSource({"step": [], "loss": []})
     fig = line_figure("Training loss", "step", "loss", log=log, box=((0.0, 1.0), (0.01, 1.0)))
     line = fig.line("step", "loss", source=source, line_width=2, color="#2c6fbb")
-    style = {"line_dash": "dashed", "line_color": "#c0392b", "line_width": 1.5}
-    baseline = Span(location=1.0, dimension="width", **style)
+    baseline = Span(
+        location=1.0, dimension="width", line_dash="dashed", line_color="#c0392b", line_width=1.5
+    )
     fig.add_layout(baseline)
-    key = fig.line([], [], name="baseline-key", **style)  # draws nothing: the legend's sample
+    key = fig.line(  # draws nothing: the legend's sample of the baseline
+        [], [], name="baseline-key", line_dash="dashed", line_color="#c0392b", line_width=1.5
+    )
     legend = legend_outside(fig)
     legend.items = [
         LegendItem(label="training loss", renderers=[line]),
@@ -241,7 +253,8 @@ def gradient_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
     title = "Gradient through time: ||dL/dh_t||"
     fig = line_figure(title, "time step t", "norm (log scale)", log=True)
     legend_outside(fig)
-    this = fig.line("t", "norm", source=current, line_width=2, color="#2c6fbb", legend_label="this model")  # fmt: skip
+    this = fig.line("t", "norm", source=current, line_width=2, color="#2c6fbb",
+                    legend_label="this model")  # fmt: skip
     fig.scatter("t", "norm", source=current, size=4, color="#2c6fbb", legend_label="this model")
     rnn = fig.line("t", "rnn", source=compare, line_width=2, color="#c0392b", line_dash="dashed",
                    legend_label="tanh RNN (fresh)")  # fmt: skip
@@ -258,138 +271,3 @@ def positive(values: np.ndarray) -> np.ndarray:
     """``values`` for a log axis: zeros and negatives become NaN (drawn as a gap)."""
     v = np.asarray(values, dtype=np.float64)
     return np.where(v > 0, v, np.nan)
-
-
-# ---------------------------------------------------------------------------- heatmaps
-def heatmap_figure(
-    name: str, title: str, x_label: str = "time step t", y_label: str = "unit"
-) -> tuple[figure, ColumnDataSource]:
-    """A (time x unit) heatmap: a colour bar, cell k centred on k (integer ticks), and hover
-    showing both positions and the value. ``name`` picks the colour range: gates and
-    probabilities 0..1, candidates -1..1, anything else symmetric about 0."""
-    source = ColumnDataSource(
-        {"image": [np.zeros((1, 1))], "x": [-0.5], "y": [-0.5], "dw": [1], "dh": [1]}
-    )
-    lo, hi = _RANGES.get(name, (-1, 1))
-    palette = Viridis256 if name in ("i", "f", "o", "r", "z", "p") else list(reversed(RdBu11))
-    mapper = LinearColorMapper(palette=palette, low=lo, high=hi)
-    fig = figure(
-        height=210,
-        width=360,
-        title=title,
-        x_axis_label=x_label,
-        y_axis_label=y_label,
-        tools="save,reset",
-        x_range=Range1d(-0.5, 0.5),
-        y_range=Range1d(-0.5, 0.5),
-    )
-    fig.image(image="image", x="x", y="y", dw="dw", dh="dh", source=source, color_mapper=mapper)
-    fig.add_tools(
-        HoverTool(tooltips=[("x", "$x{0}"), ("y", "$y{0}"), ("value", "@image{0.000}")])
-    )
-    colour_bar(fig, mapper)
-    integer_axis(fig.xaxis[0])
-    integer_axis(fig.yaxis[0])
-    fig.grid.visible = False
-    return fig, source
-
-
-def colour_bar(fig: figure, mapper: LinearColorMapper) -> ColorBar:
-    """A colour bar for ``mapper`` on the right of ``fig``."""
-    bar = ColorBar(color_mapper=mapper, width=10, padding=4, label_standoff=4)
-    bar.major_label_text_font_size = "8pt"
-    fig.add_layout(bar, "right")
-    return bar
-
-
-@without_property_validation
-def update_heatmap(fig: figure, source: ColumnDataSource, values: np.ndarray, name: str) -> None:
-    """Show ``values`` (T, H): time along x, units along y, cell (t, j) centred on (t, j)."""
-    T, H = values.shape
-    source.data = {
-        "image": [np.ascontiguousarray(values.T, dtype=np.float64)],  # (H, T)
-        "x": [-0.5],
-        "y": [-0.5],
-        "dw": [T],
-        "dh": [H],
-    }
-    if (fig.x_range.start, fig.x_range.end) != (-0.5, T - 0.5):
-        fig.x_range.update(start=-0.5, end=T - 0.5)
-    if (fig.y_range.start, fig.y_range.end) != (-0.5, H - 0.5):
-        fig.y_range.update(start=-0.5, end=H - 0.5)
-    if name not in _RANGES:  # unbounded (cell state, linear units): symmetric range
-        mapper = fig.renderers[0].glyph.color_mapper
-        bound = float(np.max(np.abs(values))) or 1.0
-        if abs(bound - mapper.high) > 1e-3 * bound:
-            mapper.update(low=-bound, high=bound)
-
-
-def attention_figure(
-    title: str = "Attention weights",
-    x_label: str = "source position",
-    y_label: str = "output step",
-    height: int = 320,
-    width: int = 440,
-) -> tuple[figure, ColumnDataSource]:
-    """Attention weights: keys along x, queries down y (first at the top), one cell per pair,
-    a colour bar 0..1, the two tokens and the weight on hover."""
-    source = ColumnDataSource({"x": [], "y": [], "weight": [], "src": [], "out": []})
-    mapper = LinearColorMapper(palette=Viridis256, low=0.0, high=1.0)
-    fig = figure(
-        height=height,
-        width=width,
-        x_range=Range1d(-0.5, 0.5),
-        y_range=Range1d(0.5, -0.5),  # first output step at the top
-        title=title,
-        x_axis_label=x_label,
-        y_axis_label=y_label,
-        tools="save,reset",
-    )
-    fig.rect(
-        "x", "y", 1, 1, source=source, fill_color={"field": "weight", "transform": mapper},
-        line_color=None,
-    )  # fmt: skip
-    fig.add_tools(
-        HoverTool(tooltips=[(x_label, "@src"), (y_label, "@out"), ("weight", "@weight{0.000}")])
-    )
-    colour_bar(fig, mapper)
-    fig.grid.visible = False
-    return fig, source
-
-
-@without_property_validation
-def update_attention(
-    fig: figure,
-    source: ColumnDataSource,
-    weights: np.ndarray,
-    src: list[str],
-    out: list[str],
-    rows: int | None = None,
-) -> None:
-    """Show the first ``rows`` rows (all by default) of ``weights`` (U, S): row u is output
-    step u (``out[u]``, or EOS past the end). The axes are labelled for all U rows at once, so
-    revealing rows one by one only sends the new data; labels and ranges are sent only when
-    they change."""
-    U, S = weights.shape
-    n = U if rows is None else max(0, min(rows, U))
-    labels = [*out, "<eos>"][:U]
-    ys, xs = np.divmod(np.arange(n * S), S)  # (n*S,) each
-    source.data = {
-        "x": xs,
-        "y": ys,
-        "weight": np.asarray(weights[:n], dtype=np.float64).reshape(-1),  # (n*S,)
-        "src": [src[x] for x in xs],
-        "out": [labels[y] for y in ys],
-    }
-    if rows is None or rows <= 1:
-        x_labels = {k: str(t) for k, t in enumerate(src)}
-        if fig.xaxis[0].major_label_overrides != x_labels:
-            label_axis(fig.xaxis[0], src)
-        y_labels = {k: str(t) for k, t in enumerate(labels)}
-        if fig.yaxis[0].major_label_overrides != y_labels:
-            label_axis(fig.yaxis[0], labels)
-        if (fig.x_range.start, fig.x_range.end) != (-0.5, S - 0.5):
-            fig.x_range.update(start=-0.5, end=S - 0.5)
-        if (fig.y_range.start, fig.y_range.end) != (U - 0.5, -0.5):
-            fig.y_range.update(start=U - 0.5, end=-0.5)
-

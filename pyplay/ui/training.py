@@ -157,14 +157,16 @@ class TrainingView:
             self.state.notify(f"Training stopped by an error: {err}", "danger")
 
     def train_slice(self) -> None:
-        """One slice of training while ``state.running`` (the task's work)."""
+        """One slice of training while ``state.running`` (the task's work). A live redraw
+        that is due comes first, so what the page receives from a slice ends with its status
+        and losses, and a click handled between two slices answers right after them."""
         if not self.state.running:
             return
+        if self.live and time.perf_counter() >= self._next_refresh:
+            self.live_refresh()
         self._stream(self.state.train(budget_s=self.budget_s))
         if not self.state.running:
             self.after_training()  # stopped by itself (diverged, too slow)
-        elif self.live and time.perf_counter() >= self._next_refresh:
-            self.live_refresh()
 
     def live_refresh(self) -> float:
         """Redraw the look-inside views now and schedule the next redraw; returns the

@@ -14,7 +14,7 @@ import panel as pn
 
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.memory.state import MemoryLessonState
-from pyplay.ui.plots import heatmap_figure, label_axis, update_heatmap
+from pyplay.ui.plots import heatmap_figure, label_axis, set_title, update_heatmap
 from pyplay.ui.text import Text
 from pyplay.ui.training import lr_input, seed_input
 
@@ -37,12 +37,6 @@ def _label_time_axis(fig: Any, labels: list[str]) -> None:
     """Put the input of every step under its column (cell k is centred on x = k)."""
     if fig.xaxis[0].major_label_overrides != {k: str(t) for k, t in enumerate(labels)}:
         label_axis(fig.xaxis[0], labels)
-
-
-def _set_title(fig: Any, text: str) -> None:
-    """Change the text of ``fig``'s title (its Title model stays: the page redraws it)."""
-    if fig.title.text != text:
-        fig.title.text = text
 
 
 class MemoryLesson(LessonView):
@@ -95,7 +89,7 @@ class MemoryLesson(LessonView):
         self.head.end = max(heads, 2)  # a slider needs start < end; heads count from 1
         self.head.disabled = heads == 1
         h = min(int(self.head.value or 1), heads) - 1
-        _set_title(self.read_fig, f"Read weights, head {h + 1}")
+        set_title(self.read_fig, f"Read weights, head {h + 1}")
         if view.memory is None and view.write is None and view.read.shape[-1] == T:
             self.read_fig.yaxis.axis_label = "earlier step attended"
         else:
@@ -105,7 +99,7 @@ class MemoryLesson(LessonView):
         self.write_pane.visible = view.write is not None
         if view.write is not None:
             hw = min(h, view.write.shape[1] - 1)
-            _set_title(self.write_fig, f"Write weights, head {hw + 1}")
+            set_title(self.write_fig, f"Write weights, head {hw + 1}")
             update_heatmap(self.write_fig, self.write_source, view.write[:, hw, :], "p")
             _label_time_axis(self.write_fig, view.labels)
         has_memory = view.memory is not None
@@ -114,7 +108,7 @@ class MemoryLesson(LessonView):
             self.at_step.end = T
             t = min(int(self.at_step.value or 0), T)
             update_heatmap(self.memory_fig, self.memory_source, np.asarray(view.memory[t]), "M")
-            _set_title(
+            set_title(
                 self.memory_fig,
                 "Memory before the first step"
                 if t == 0

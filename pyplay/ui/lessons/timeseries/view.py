@@ -15,7 +15,13 @@ from bokeh.models import ColumnDataSource
 
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.timeseries.state import NARXState
-from pyplay.ui.plots import legend_outside, line_figure, set_data, watch_placeholder
+from pyplay.ui.plots import (
+    legend_outside,
+    line_figure,
+    set_data,
+    set_title,
+    watch_placeholder,
+)
 from pyplay.ui.text import Text
 from pyplay.ui.training import lr_input, seed_input
 
@@ -87,8 +93,7 @@ class TimeSeriesLesson(LessonView):
         title = "Held-out stretch: " + (
             "closed loop (free run)" if closed else "open loop (one step ahead)"
         )
-        if self.pred_fig.title.text != title:
-            self.pred_fig.title.text = title
+        set_title(self.pred_fig, title)
         self.pred_line.glyph.line_color = "#c0392b" if closed else "#2c6fbb"
         self.scores.object = (
             f"showing: {title}\n"

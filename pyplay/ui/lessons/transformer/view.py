@@ -23,6 +23,7 @@ from pyplay.ui.plots import (
     colour_bar,
     heatmap_figure,
     set_data,
+    set_title,
     update_attention,
     update_heatmap,
 )
@@ -99,7 +100,7 @@ class TransformerLesson(LessonView):
         super().__init__(state or TransformerLessonState())
         self.loss_source.data = {"step": [], "loss": [], "lstm": []}
         self.loss_fig.renderers[0].glyph.line_color = "#8e44ad"
-        self.loss_fig.legend[0].items[0].label = {"value": "transformer"}
+        self.loss_fig.legend[0].items[0].label = {"value": "transformer"}  # type: ignore[union-attr]
         self.loss_fig.line(
             "step", "lstm", source=self.loss_source, line_width=2, color="#27ae60",
             line_dash="dotted", legend_label="LSTM beside it",
@@ -149,7 +150,7 @@ class TransformerLesson(LessonView):
         self.layer.value = min(int(self.layer.value or 1), s.num_layers)
         self.head.options = list(range(1, s.nhead + 1))
         self.head.value = min(int(self.head.value or 1), s.nhead)
-        self._grid_shape: tuple[int, int, int] | None = None
+        self._grid_shape = None
         self.show_positions()
         super()._on_version()  # the curve, the baseline, the heads
 
@@ -179,8 +180,7 @@ class TransformerLesson(LessonView):
         update_attention(self.head_fig, self.head_source, w, view.tokens, view.tokens)
         self.head_title.object = f"Layer {layer + 1}, head {head + 1}"
         title = f"Attention of layer {layer + 1}, head {head + 1}"
-        if self.head_fig.title.text != title:
-            self.head_fig.title.text = title
+        set_title(self.head_fig, title)
 
     def _update_grid(self, view: HeadView) -> None:
         T = len(view.tokens)
@@ -223,11 +223,11 @@ class TransformerLesson(LessonView):
         if kind == "learned" and s.model is not None and "pos.weight" in s.model.params:
             P = np.asarray(s.model.params["pos.weight"], dtype=np.float64)[:48]  # (48, D)
             self.pe_note.object = "Learned positions: one trained vector per position."
-            self.pe_fig.title.text = "Learned position embeddings"
+            set_title(self.pe_fig, "Learned position embeddings")
         else:
             P = s.positional_tables()[0]  # (48, D)
             self.pe_note.object = ""
-            self.pe_fig.title.text = "Sinusoidal encoding"
+            set_title(self.pe_fig, "Sinusoidal encoding")
         update_heatmap(self.pe_fig, self.pe_source, P, "pe")
         update_heatmap(self.dot_fig, self.dot_source, P @ P.T, "dot")
 
