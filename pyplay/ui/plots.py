@@ -1,4 +1,17 @@
-"""Bokeh figures of the lessons: a streaming loss curve, heatmaps over time, gradient norms.
+"""The plot components every lesson uses (Bokeh): lines over steps or time, the loss curve,
+heatmaps, attention maps, the gradient through time and the beam-search tree.
+
+One set of conventions, so every plot reads the same way:
+
+- a figure whose data is still empty draws an invisible placeholder (:func:`placeholder`), so
+  Bokeh's automatic ranges always have something to fit (an empty plot made BokehJS warn
+  "could not set initial ranges" on every redraw);
+- legends sit outside the data (:func:`legend_outside`), integer axes get integer ticks
+  (:func:`integer_axis`), log axes read in powers of ten (:func:`set_log`);
+- heatmaps have a colour bar, cells centred on integer positions (so tick k sits in the middle
+  of cell k, and token labels name their cell) and hover showing the value;
+- data goes to the browser as NumPy arrays (sent as binary, checked as one value) and
+  figures are updated in place: views never rebuild a figure to show new values.
 
 Each builder returns the figure and the data sources that views update; nothing here knows
 about training. Bokeh draws titles and ticks on a canvas, so views put a text heading beside
@@ -7,41 +20,172 @@ every figure for readers and tests.
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 import numpy as np
+from bokeh.core.property.validation import without_property_validation
 from bokeh.models import (
-    CategoricalColorMapper,
+    BasicTicker,
     ColumnDataSource,
     HoverTool,
-    LinearColorMapper,
-    Range1d,
+    Legend,
+    LegendItem,
+    LinearScale,
+    LogScale,
+    LogTicker,
     Span,
+    Title,
 )
-from bokeh.palettes import RdBu11, Viridis256
+from bokeh.models.formatters import BasicTickFormatter, LogTickFormatter
 from bokeh.plotting import figure
+
+from pyplay.ui.plot_maps import (
+    attention_figure,
+    colour_bar,
+    heatmap_figure,
+    integer_axis,
+    label_axis,
+    update_attention,
+    update_heatmap,
+)
+from pyplay.ui.plot_tree import beam_tree_figure, update_beam_tree
 
 __all__ = [
     "attention_figure",
     "beam_tree_figure",
+    "colour_bar",
     "gradient_figure",
     "heatmap_figure",
+    "integer_axis",
+    "label_axis",
+    "legend_outside",
+    "line_figure",
     "loss_figure",
+    "placeholder",
+    "positive",
+    "set_data",
+    "set_log",
+    "set_placeholder",
+    "set_title",
     "update_attention",
+    "update_beam_tree",
     "update_heatmap",
+    "watch_placeholder",
 ]
 
-# which quantities are bounded, and so get a fixed colour range
-_RANGES = {
-    "i": (0, 1),
-    "f": (0, 1),
-    "o": (0, 1),
-    "r": (0, 1),
-    "z": (0, 1),
-    "g": (-1, 1),
-    "n": (-1, 1),
-    "p": (0, 1),  # probabilities
-}
+PLACEHOLDER = "pyplay-placeholder"  # the name of a figure's invisible placeholder renderer
+LEGEND_SIDE: Literal["right", "below"] = "right"
 
 
+# ---------------------------------------------------------------------------- conventions
+def placeholder(fig: figure, x: tuple[float, float], y: tuple[float, float]) -> None:
+    """Give ``fig`` an invisible renderer over the box ``x`` by ``y``, shown while the real
+    data is empty (:func:`set_placeholder`): Bokeh's automatic ranges count invisible
+    renderers, so the axes have a span instead of NaN."""
+    source = ColumnDataSource({"x": list(x), "y": list(y)})
+    fig.scatter("x", "y", source=source, visible=False, name=PLACEHOLDER)
+
+
+def set_placeholder(fig: figure, on: bool) -> None:
+    """Let ``fig``'s placeholder hold its box (``on``: no real data yet) or one point of the
+    real data, which leaves the ranges as the data makes them. It is never emptied: the
+    page may draw the placeholder's change before the data's, and an empty placeholder
+    there would leave nothing to fit."""
+    for r in fig.renderers:
+        if r.name != PLACEHOLDER:
+            continue
+        if not r.tags:  # keep the box the first time, to put it back later
+            r.tags = [dict(r.data_source.data)]
+        data = r.tags[0] if on else _data_point(fig)
+        if data is not None and r.data_source.data != data:
+            r.data_source.data = data
+
+
+def _data_point(fig: figure) -> dict[str, list[float]] | None:
+    """The first point of ``fig``'s lines and dots that a log axis can show too."""
+    log = isinstance(fig.y_scale, LogScale)
+    for r in fig.renderers:
+        x, y = getattr(r.glyph, "x", None), getattr(r.glyph, "y", None)
+        if r.name == PLACEHOLDER or not isinstance(x, str) or not isinstance(y, str):
+            continue
+        data = r.data_source.data
+        if x not in data or y not in data or not len(data[y]):
+            continue
+        xs = np.asarray(data[x], dtype=np.float64)
+        ys = np.asarray(data[y], dtype=np.float64)
+        ok = np.isfinite(xs) & np.isfinite(ys) & ((ys > 0) if log else True)
+        if ok.any():
+            k = int(np.argmax(ok))
+            return {"x": [float(xs[k])], "y": [float(ys[k])]}
+    return None
+
+
+def watch_placeholder(fig: figure, *sources: ColumnDataSource) -> None:
+    """Show ``fig``'s placeholder box exactly while every one of ``sources`` is empty."""
+
+    def check(attr: str, old: Any, new: Any) -> None:
+        set_placeholder(fig, all(not len(next(iter(s.data.values()), [])) for s in sources))
+
+    for source in sources:
+        source.on_change("data", check)
+
+
+def set_title(fig: figure, text: str) -> None:
+    """Change the text of ``fig``'s title in place (a new Title model is not redrawn)."""
+    title = fig.title
+    if isinstance(title, Title) and title.text != text:
+        title.text = text
+
+
+def legend_outside(fig: figure, side: Literal["right", "below"] = LEGEND_SIDE) -> Legend:
+    """A legend beside the plot area (``side``: "right" or "below"), never over the data;
+    glyphs added later with ``legend_label`` join it."""
+    legends = list(fig.legend)
+    legend = legends[0] if legends else Legend()
+    for panel in ("center", "left", "right", "above", "below"):
+        setattr(fig, panel, [obj for obj in getattr(fig, panel) if obj is not legend])
+    if side == "below":
+        legend.orientation = "horizontal"
+    legend.click_policy = "hide"
+    legend.label_text_font_size = "9pt"
+    legend.spacing = 2
+    fig.add_layout(legend, side)
+    return legend
+
+
+def set_log(fig: figure, on: bool) -> None:
+    """Switch ``fig``'s y axis between a log scale (ticks at powers of ten, labelled 10^k)
+    and a linear one, in place."""
+    if isinstance(fig.y_scale, LogScale) == on:
+        return
+    fig.y_scale = LogScale() if on else LinearScale()
+    for axis in fig.yaxis:
+        if on:
+            axis.ticker = LogTicker(desired_num_ticks=6)
+            axis.formatter = LogTickFormatter()
+        else:
+            axis.ticker = BasicTicker()
+            axis.formatter = BasicTickFormatter()
+
+
+def _arrays(data: dict[str, Any]) -> dict[str, Any]:
+    """Numeric lists as NumPy arrays (sent as binary buffers, validated as one value)."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, np.ndarray) and value.dtype.kind in "fiub":
+            out[key] = value.astype(np.float64) if value.dtype.kind == "f" else value
+        else:
+            out[key] = value
+    return out
+
+
+@without_property_validation
+def set_data(source: ColumnDataSource, data: dict[str, Any]) -> None:
+    """Replace ``source``'s columns at once (numeric columns best given as arrays)."""
+    source.data = _arrays(data)
+
+
+# ---------------------------------------------------------------------------- lines
 def line_figure(
     title: str,
     x_label: str,
@@ -50,194 +194,80 @@ def line_figure(
     height: int = 260,
     log: bool = False,
     tools: str = "pan,wheel_zoom,reset,save",
+    integer_x: bool = True,
+    box: tuple[tuple[float, float], tuple[float, float]] | None = None,
 ) -> figure:
-    """An empty figure the width of the page for lines over steps or time."""
-    return figure(
+    """An empty figure the width of the page for lines over steps or time: integer ticks on
+    x (``integer_x``), a log y axis if ``log``, and a placeholder over ``box`` ((x0, x1),
+    (y0, y1); by default 0..1 by 0.1..1) until data comes."""
+    fig = figure(
         height=height,
         sizing_mode="stretch_width",
         title=title,
         x_axis_label=x_label,
         y_axis_label=y_label,
-        y_axis_type="log" if log else "linear",
         tools=tools,
     )
+    if log:
+        set_log(fig, True)
+    if integer_x:
+        integer_axis(fig.xaxis[0])
+    (x0, x1), (y0, y1) = box or ((0.0, 1.0), (0.1, 1.0))
+    placeholder(fig, (x0, x1), (y0, y1))
+    return fig
 
 
-def loss_figure() -> tuple[figure, ColumnDataSource, Span]:
-    """Training loss against step, with the trivial baseline as a dashed line."""
+def loss_figure(log: bool = True) -> tuple[figure, ColumnDataSource, Span]:
+    """Training loss against step (log scale by default: losses fall by decades), with the
+    trivial baseline as a dashed line that has its own legend entry."""
     source = ColumnDataSource({"step": [], "loss": []})
-    fig = line_figure("Training loss", "step", "loss")
-    fig.line("step", "loss", source=source, line_width=2, color="#2c6fbb")
+    fig = line_figure("Training loss", "step", "loss", log=log, box=((0.0, 1.0), (0.01, 1.0)))
+    line = fig.line("step", "loss", source=source, line_width=2, color="#2c6fbb")
     baseline = Span(
-        location=0.0, dimension="width", line_dash="dashed", line_color="#c0392b", line_width=1.5
+        location=1.0, dimension="width", line_dash="dashed", line_color="#c0392b", line_width=1.5
     )
     fig.add_layout(baseline)
-    fig.add_tools(HoverTool(tooltips=[("step", "@step"), ("loss", "@loss{0.0000}")], mode="vline"))
+    key = fig.line(  # draws nothing: the legend's sample of the baseline
+        [], [], name="baseline-key", line_dash="dashed", line_color="#c0392b", line_width=1.5
+    )
+    legend = legend_outside(fig)
+    legend.items = [
+        LegendItem(label="training loss", renderers=[line]),
+        LegendItem(label="baseline (trivial predictor)", renderers=[key]),
+    ]
+    baseline.on_change("visible", lambda attr, old, new: setattr(key, "visible", new))
+    watch_placeholder(fig, source)
+    fig.add_tools(
+        HoverTool(
+            tooltips=[("step", "@step"), ("loss", "@loss{0.0000}")], mode="vline", renderers=[line]
+        )
+    )
     return fig, source, baseline
 
 
-def heatmap_figure(name: str, title: str) -> tuple[figure, ColumnDataSource]:
-    """A (time x unit) heatmap with hover showing t, unit and value."""
-    source = ColumnDataSource(
-        {"image": [np.zeros((1, 1))], "x": [0], "y": [0], "dw": [1], "dh": [1]}
-    )
-    lo, hi = _RANGES.get(name, (-1, 1))
-    palette = Viridis256 if name in ("i", "f", "o", "r", "z", "p") else list(reversed(RdBu11))
-    mapper = LinearColorMapper(palette=palette, low=lo, high=hi)
-    fig = figure(
-        height=190,
-        width=330,
-        title=title,
-        x_axis_label="time step t",
-        y_axis_label="unit",
-        tools="save,reset",
-    )
-    fig.image(image="image", x="x", y="y", dw="dw", dh="dh", source=source, color_mapper=mapper)
-    fig.add_tools(
-        HoverTool(tooltips=[("t", "$x{0}"), ("unit", "$y{0}"), ("value", "@image{0.000}")])
-    )
-    fig.x_range.range_padding = fig.y_range.range_padding = 0
-    return fig, source
-
-
-def update_heatmap(fig: figure, source: ColumnDataSource, values: np.ndarray, name: str) -> None:
-    """Show ``values`` (T, H): time along x, units along y."""
-    T, H = values.shape
-    source.data = {
-        "image": [np.ascontiguousarray(values.T, dtype=np.float64)],
-        "x": [0],
-        "y": [0],
-        "dw": [T],
-        "dh": [H],
-    }
-    if name not in _RANGES:  # unbounded (cell state, linear units): symmetric range
-        mapper = fig.renderers[0].glyph.color_mapper
-        bound = float(np.max(np.abs(values))) or 1.0
-        mapper.update(low=-bound, high=bound)
-
-
 def gradient_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
-    """Norm of dL/dh_t against t on a log scale: the current model and a comparison."""
+    """Norm of dL/dh_t against t on a log scale: the current model and a comparison.
+    Zero norms are sent as NaN (a gap), never as a tiny number that squashes the axis."""
     current = ColumnDataSource({"t": [], "norm": []})
     compare = ColumnDataSource({"t": [], "rnn": [], "lstm": []})
     title = "Gradient through time: ||dL/dh_t||"
     fig = line_figure(title, "time step t", "norm (log scale)", log=True)
-    fig.line("t", "norm", source=current, line_width=2, color="#2c6fbb", legend_label="this model")
-    fig.scatter("t", "norm", source=current, size=4, color="#2c6fbb")
-    fig.line(
-        "t",
-        "rnn",
-        source=compare,
-        line_width=2,
-        color="#c0392b",
-        line_dash="dashed",
-        legend_label="tanh RNN (fresh)",
+    legend_outside(fig)
+    this = fig.line("t", "norm", source=current, line_width=2, color="#2c6fbb",
+                    legend_label="this model")  # fmt: skip
+    fig.scatter("t", "norm", source=current, size=4, color="#2c6fbb", legend_label="this model")
+    rnn = fig.line("t", "rnn", source=compare, line_width=2, color="#c0392b", line_dash="dashed",
+                   legend_label="tanh RNN (fresh)")  # fmt: skip
+    lstm = fig.line("t", "lstm", source=compare, line_width=2, color="#27ae60", line_dash="dotted",
+                    legend_label="LSTM (fresh, forget bias 1)")  # fmt: skip
+    fig.add_tools(
+        HoverTool(tooltips=[("t", "@t"), ("norm", "$y{0.000e}")], renderers=[this, rnn, lstm])
     )
-    fig.line(
-        "t",
-        "lstm",
-        source=compare,
-        line_width=2,
-        color="#27ae60",
-        line_dash="dotted",
-        legend_label="LSTM (fresh, forget bias 1)",
-    )
-    fig.legend.location = "top_left"
-    fig.add_tools(HoverTool(tooltips=[("t", "@t"), ("norm", "$y{0.000e}")]))
+    watch_placeholder(fig, current, compare)
     return fig, current, compare
 
 
-def attention_figure() -> tuple[figure, ColumnDataSource]:
-    """Attention weights: source positions along x, output steps along y (first at the top),
-    one cell per pair, with the two tokens and the weight on hover."""
-    source = ColumnDataSource({"x": [], "y": [], "weight": [], "src": [], "out": []})
-    mapper = LinearColorMapper(palette=Viridis256, low=0.0, high=1.0)
-    fig = figure(
-        height=320,
-        width=420,
-        x_range=Range1d(-0.5, 0.5),
-        y_range=Range1d(0.5, -0.5),  # first output step at the top
-        title="Attention weights",
-        x_axis_label="source position",
-        y_axis_label="output step",
-        tools="save,reset",
-    )
-    fig.rect(
-        "x", "y", 1, 1, source=source, fill_color={"field": "weight", "transform": mapper},
-        line_color=None,
-    )  # fmt: skip
-    fig.add_tools(
-        HoverTool(tooltips=[("source", "@src"), ("output", "@out"), ("weight", "@weight{0.000}")])
-    )
-    return fig, source
-
-
-def update_attention(
-    fig: figure,
-    source: ColumnDataSource,
-    weights: np.ndarray,
-    src: list[str],
-    out: list[str],
-    rows: int | None = None,
-) -> None:
-    """Show the first ``rows`` rows (all by default) of ``weights`` (U, S): row u is output
-    step u (``out[u]``, or EOS past the end). The axes are labelled for all U rows at once, so
-    revealing rows one by one only sends the new data."""
-    U, S = weights.shape
-    n = U if rows is None else max(0, min(rows, U))
-    labels = [*out, "<eos>"][:U]
-    ys, xs = np.divmod(np.arange(n * S), S)
-    source.data = {
-        "x": xs.tolist(),
-        "y": ys.tolist(),
-        "weight": weights[:n].reshape(-1).astype(float).tolist(),
-        "src": [src[x] for x in xs],
-        "out": [labels[y] for y in ys],
-    }
-    if rows is None or rows <= 1:
-        fig.xaxis.ticker = list(range(S))
-        fig.xaxis.major_label_overrides = {k: t for k, t in enumerate(src)}
-        fig.yaxis.ticker = list(range(U))
-        fig.yaxis.major_label_overrides = {k: t for k, t in enumerate(labels)}
-        fig.x_range.update(start=-0.5, end=S - 0.5)
-        fig.y_range.update(start=U - 0.5, end=-0.5)
-
-
-BEAM_STATUSES = (
-    "start",
-    "in the beam",
-    "finished (EOS)",
-    "finished (max length)",
-    "pruned: outside the beam",
-    "pruned: cannot beat the finished ones",
-)
-
-
-def beam_tree_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
-    """The beam-search tree: one dot per hypothesis (x = step, y = its slot that step),
-    coloured by what happened to it, with an edge to its parent; hover shows text and score."""
-    nodes = ColumnDataSource({"x": [], "y": [], "label": [], "score": [], "status": []})
-    edges = ColumnDataSource({"x0": [], "y0": [], "x1": [], "y1": []})
-    fig = figure(
-        height=300,
-        sizing_mode="stretch_width",
-        title="Beam search tree",
-        x_axis_label="step",
-        y_axis_label="slot (rank)",
-        tools="pan,wheel_zoom,reset,save",
-    )
-    fig.segment("x0", "y0", "x1", "y1", source=edges, line_color="#999999", line_width=1)
-    colours = CategoricalColorMapper(
-        factors=list(BEAM_STATUSES),
-        palette=["#555555", "#2c6fbb", "#27ae60", "#8e44ad", "#cccccc", "#e67e22"],
-    )
-    fig.scatter(
-        "x", "y", source=nodes, size=9, legend_field="status",
-        color={"field": "status", "transform": colours},
-    )  # fmt: skip
-    fig.legend.location = "top_right"
-    fig.add_tools(
-        HoverTool(tooltips=[("text", "@label"), ("score", "@score{0.000}"), ("", "@status")])
-    )
-    fig.y_range.flipped = True
-    return fig, nodes, edges
+def positive(values: np.ndarray) -> np.ndarray:
+    """``values`` for a log axis: zeros and negatives become NaN (drawn as a gap)."""
+    v = np.asarray(values, dtype=np.float64)
+    return np.where(v > 0, v, np.nan)

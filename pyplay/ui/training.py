@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import html
+import time
+import traceback
 from typing import Any
 
 import panel as pn
@@ -82,21 +84,30 @@ class TrainingView:
     """Train / Pause / Step / Reset for a lesson view over a state with ``train(steps=,
     budget_s=)``, ``reset()`` and ``running``.
 
-    Training runs in a periodic callback, a ``budget_s`` slice at a time; each slice's result
-    goes to :meth:`_stream`. After every slice the callback sleeps ``yield_s`` seconds, always:
-    that hands the event loop back, so a click waiting (Pause) is handled before the next
-    slice. Without it a slice longer than the callback's period made Panel run the next one at
-    once, never returning to the browser's worker, and Pause waited for minutes under large
-    settings. :meth:`after_training` redraws the look-inside views after a pause or a single
-    step, and every ``refresh_every`` slices while training (0: not while training).
+    Training runs in an asyncio task (:meth:`_loop`), a ``budget_s`` slice at a time; each
+    slice's result goes to :meth:`_stream`. After every slice the task sleeps ``yield_s``
+    seconds, always: that hands the event loop back, so a click waiting (Pause, a head picked)
+    is handled before the next slice. Pause only clears ``state.running``: the task ends by
+    itself after the slice under way (cancelling it while it slept made Pyodide's event loop
+    print an ``asyncio.CancelledError`` traceback for every Pause).
+
+    **Live views.** While training, :meth:`live_refresh` redraws the look-inside views
+    (:meth:`after_training`) at most every ``refresh_interval_s`` seconds, and never more
+    often than keeps the redraws within ``max_refresh_share`` of the time (a redraw that took
+    r seconds waits at least r (1 - share) / share before the next). ``live`` turns it off
+    (the page's training speed with and without live views is measured with it).
+    ``refresh_log`` keeps the last redraws' (clock, seconds) for that measurement. After a
+    pause or a single step the views are redrawn at once.
     """
 
     state: Any
     budget_s = 0.1
     yield_s = 0.02
-    refresh_every = 0
-    _callback: Any = None
-    _ticks = 0
+    refresh_interval_s = 0.7  # live look-inside redraws at most this often while training
+    max_refresh_share = 0.2  # ... and taking at most this share of the time
+    live = True
+    _task: Any = None
+    _next_refresh = 0.0
 
     def _stream(self, result: Any) -> None:
         raise NotImplementedError
@@ -105,21 +116,24 @@ class TrainingView:
         """Redraw what depends on the parameters (nothing by default)."""
 
     def start(self, *_: Any) -> None:
+        """Train until paused: a task on the running event loop (Pyodide's, or the Panel
+        server's); without one (a plain script) only ``running`` is set."""
         self.state.stopped = ""
-        if self._callback is None:
-            self._callback = pn.state.add_periodic_callback(
-                self._tick,  # type: ignore[arg-type]  # Panel awaits a coroutine function
-                period=180,
-                start=False,
-            )
         self.state.running = True
-        self._callback.start()
+        self._next_refresh = time.perf_counter() + self.refresh_interval_s
+        if self._task is None or self._task.done():
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return
+            self._task = loop.create_task(self._loop())
 
     def pause(self, *_: Any) -> None:
+        """Stop after the slice under way; the views show the model as it is now."""
+        was_running = self.state.running
         self.state.running = False
-        if self._callback is not None and self._callback.running:
-            self._callback.stop()
-        self.after_training()
+        if was_running:
+            self.after_training()
 
     def step(self, *_: Any) -> None:
         self.pause()
@@ -131,21 +145,42 @@ class TrainingView:
         self.state.stopped = ""
         self.state.reset()
 
-    async def _tick(self) -> None:
-        self.train_slice()
-        await asyncio.sleep(self.yield_s)  # let a waiting click in before the next slice
+    async def _loop(self) -> None:
+        """Slices while ``state.running``, handing the event loop back after each."""
+        try:
+            while self.state.running:
+                self.train_slice()
+                await asyncio.sleep(self.yield_s)  # let a waiting click in before the next
+        except Exception as err:  # a bug: stop and say so rather than fail silently
+            self.state.running = False
+            traceback.print_exc()
+            self.state.notify(f"Training stopped by an error: {err}", "danger")
 
     def train_slice(self) -> None:
-        """One slice of training while ``state.running`` (the callback's work)."""
+        """One slice of training while ``state.running`` (the task's work). A live redraw
+        that is due comes first, so what the page receives from a slice ends with its status
+        and losses, and a click handled between two slices answers right after them."""
         if not self.state.running:
-            self.pause()
             return
+        if self.live and time.perf_counter() >= self._next_refresh:
+            self.live_refresh()
         self._stream(self.state.train(budget_s=self.budget_s))
-        self._ticks += 1
         if not self.state.running:
-            self.pause()
-        elif self.refresh_every and self._ticks % self.refresh_every == 0:
-            self.after_training()
+            self.after_training()  # stopped by itself (diverged, too slow)
+
+    def live_refresh(self) -> float:
+        """Redraw the look-inside views now and schedule the next redraw; returns the
+        seconds it took."""
+        start = time.perf_counter()
+        self.after_training()
+        took = time.perf_counter() - start
+        share = self.max_refresh_share
+        wait = max(self.refresh_interval_s - took, took * (1 - share) / share)
+        self._next_refresh = time.perf_counter() + wait
+        log = self.__dict__.setdefault("refresh_log", [])
+        log.append((start, took))
+        del log[:-50]
+        return took
 
     def buttons(self) -> pn.Column:
         """The four buttons, and under them the note of why training stopped by itself."""

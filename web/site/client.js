@@ -6,6 +6,18 @@
 (function () {
   if (window.PyplayClient) return;
 
+  // Bokeh draws every heatmap (its image glyph) through a small canvas of its own that it
+  // reads back with getImageData at each update; without telling the browser, Chromium warns
+  // in the console once per heatmap ("Multiple readback operations ..."). Those canvases are
+  // the ones without a class (Bokeh's drawing layers are "bk-layer"): ask for readback there.
+  const getContext = HTMLCanvasElement.prototype.getContext;
+  HTMLCanvasElement.prototype.getContext = function (type, options) {
+    if (type === "2d" && !this.className && !this.isConnected) {
+      options = Object.assign({willReadFrequently: true}, options || {});
+    }
+    return getContext.call(this, type, options);
+  };
+
   // A worker from the site's own origin, or (host page on another origin) from a blob that
   // tells worker.js where the site is and imports it: browsers refuse cross-origin worker URLs.
   function makeWorker(base, sameOrigin) {
@@ -31,6 +43,10 @@
 
     function sendChange(event) {
       if ((event.setter_id != null && event.setter_id === "py") || patching > 0) return;
+      // An automatic range that the page fits to the data as it draws: Python never reads it
+      // back, and sending it would hold a click queued behind it for another training slice.
+      if (event.model && event.model.type === "DataRange1d" &&
+          (event.attr === "start" || event.attr === "end")) return;
       if (busy) {  // queue everything, in order: a click must not overtake typing
         if (event.model && event.attr) {  // a newer value replaces one not yet sent...
           let barrier = -1;  // ...unless a click (or other message) came in between

@@ -12,7 +12,7 @@ import panel as pn
 
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.ctc.state import CTCState
-from pyplay.ui.plots import heatmap_figure, update_heatmap
+from pyplay.ui.plots import heatmap_figure, label_axis, update_heatmap
 from pyplay.ui.text import Text
 from pyplay.ui.training import lr_input, seed_input
 
@@ -37,9 +37,9 @@ class CTCLesson(LessonView):
 
     def __init__(self, state: CTCState | None = None) -> None:
         super().__init__(state or CTCState())
-        self.prob_fig, self.prob_source = heatmap_figure("p", "P(class | frame)")
-        self.prob_fig.yaxis.axis_label = "class"
-        self.prob_fig.xaxis.axis_label = "frame"
+        self.prob_fig, self.prob_source = heatmap_figure("p", "P(class | frame)", "frame", "class")
+        self.prob_fig.width = 520
+        self._classes: list[str] = []
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
         self.example.param.watch(lambda e: self.refresh(), "value")
         self.paths = Text("", css_classes=["pyplay-ctc-paths"])
@@ -49,9 +49,10 @@ class CTCLesson(LessonView):
         view = self.state.view(int(self.example.value or 0))
         if view is None:
             return
-        update_heatmap(self.prob_fig, self.prob_source, view.probs, "p")
-        self.prob_fig.yaxis.ticker = list(range(len(view.classes)))
-        self.prob_fig.yaxis.major_label_overrides = {k: name for k, name in enumerate(view.classes)}
+        update_heatmap(self.prob_fig, self.prob_source, view.probs, "p")  # class k on row k
+        if self._classes != view.classes:
+            self._classes = list(view.classes)
+            label_axis(self.prob_fig.yaxis[0], view.classes)
         self.paths.object = (
             f"true frames : {view.frames}\n"
             f"best path   : {view.best_path}\n"

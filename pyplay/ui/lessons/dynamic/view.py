@@ -27,7 +27,7 @@ from pyplay.ui.lessons.dynamic.diagram_plot import diagram_figure, update_diagra
 from pyplay.ui.lessons.dynamic.lddn_gradient import VanishingGradientState
 from pyplay.ui.lessons.dynamic.state import PRESETS, SYSTEM_LABELS, LDDNLessonState
 from pyplay.ui.lessons.textbook.view import TextbookSeq2SeqView
-from pyplay.ui.plots import line_figure
+from pyplay.ui.plots import legend_outside, line_figure, set_data, watch_placeholder
 from pyplay.ui.text import Text
 from pyplay.ui.training import lr_input, message_alert, seed_input
 
@@ -53,7 +53,10 @@ GRADIENT_HELP = (
 
 
 def _line_figure(title: str, y_label: str, log: bool = False) -> figure:
-    return line_figure(title, "time step t", y_label, height=240, log=log)
+    box = ((1.0, 2.0), (0.1, 1.0) if log else (-1.0, 1.0))
+    fig = line_figure(title, "time step t", y_label, height=240, log=log, box=box)
+    legend_outside(fig)
+    return fig
 
 
 def _signal_figure(
@@ -64,6 +67,7 @@ def _signal_figure(
     source = ColumnDataSource({c: [] for c in columns})
     fig.scatter("t", "p", source=source, size=6, color="#7f8c8d", legend_label="input p(t)")
     fig.line("t", "a", source=source, line_width=2, legend_label=output, **line)
+    watch_placeholder(fig, source)
     return fig, source
 
 
@@ -95,14 +99,13 @@ class DynamicLesson(LessonView):
             color="#c0392b",
             legend_label="reference system",
         )
-        self.run_fig.legend.location = "top_right"
         self.description = pn.widgets.TextAreaInput(
             name="Description (JSON)", height=160, sizing_mode="stretch_width"
         )
         self._grad_figures()
         self.state.param.watch(self._on_version, "version")
         self.state.param.watch(lambda *_: self.refresh(), ["signal", "steps", "typed", "system"])
-        self.state.param.watch(lambda *_: self.refresh(), "weights_version")
+        self.state.param.watch(self._on_weights, "weights_version")
         self.gradient.param.watch(
             lambda *_: self.refresh_gradient(), ["lw", "iw", "transfer", "signal", "steps"]
         )
@@ -115,6 +118,12 @@ class DynamicLesson(LessonView):
         update_diagram(self.diagram_fig, self.diagram_sources, self.state.diagram())
         super()._on_version()  # the curve, the run, the weights
 
+    def _on_weights(self, *_: Any) -> None:
+        """New weights (loaded, a step): redraw now, unless training, whose live redraws
+        come at most every ``refresh_interval_s`` (:meth:`live_refresh`)."""
+        if not self.state.running:
+            self.refresh()
+
     def refresh(self, *_: Any) -> None:
         s = self.state
         self.equations.object = "\n".join(s.equations())
@@ -124,12 +133,10 @@ class DynamicLesson(LessonView):
             return
         T = run.p.size
         target = run.target if run.target is not None else np.full(T, np.nan)
-        self.run_source.data = {
-            "t": list(range(1, T + 1)),
-            "p": run.p.tolist(),
-            "a": run.out[:, 0].tolist(),
-            "target": target.tolist(),
-        }
+        set_data(
+            self.run_source,
+            {"t": np.arange(1, T + 1), "p": run.p, "a": run.out[:, 0], "target": target},
+        )
         rows = ["  t     p(t)      a(t)" + ("   reference" if run.target is not None else "")]
         for k in range(min(T, 12)):
             row = f"{k + 1:3d} {run.p[k]:8.4f} {run.out[k, 0]:9.4f}"
@@ -231,7 +238,7 @@ class DynamicLesson(LessonView):
         self.grad_fig.scatter(
             "t", "theory", source=self.grad_source, color="#c0392b", legend_label="|lw|^(T−t)"
         )
-        self.grad_fig.legend.location = "top_left"
+        watch_placeholder(self.grad_fig, self.grad_source)
         self.grad_text = Text("", css_classes=["pyplay-gradient-text"])
 
     def refresh_gradient(self) -> None:

@@ -14,7 +14,7 @@ import panel as pn
 
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.memory.state import MemoryLessonState
-from pyplay.ui.plots import heatmap_figure, update_heatmap
+from pyplay.ui.plots import heatmap_figure, label_axis, set_title, update_heatmap
 from pyplay.ui.text import Text
 from pyplay.ui.training import lr_input, seed_input
 
@@ -34,31 +34,33 @@ MODELS = {"Memory net": "memnet", "LSTM": "lstm", "Attending RNN": "attend"}
 
 
 def _label_time_axis(fig: Any, labels: list[str]) -> None:
-    """Put the input of every step under its column (cell k spans x in [k, k+1])."""
-    fig.xaxis.ticker = [k + 0.5 for k in range(len(labels))]
-    fig.xaxis.major_label_overrides = {k + 0.5: text for k, text in enumerate(labels)}
+    """Put the input of every step under its column (cell k is centred on x = k)."""
+    if fig.xaxis[0].major_label_overrides != {k: str(t) for k, t in enumerate(labels)}:
+        label_axis(fig.xaxis[0], labels)
 
 
 class MemoryLesson(LessonView):
     """Builds the Memory lesson around a :class:`MemoryLessonState`."""
 
-    refresh_every = 8
     heading = "## Associative recall with an external memory"
     help_text = HELP
     status_css = "pyplay-memory-status"
 
     def __init__(self, state: MemoryLessonState | None = None) -> None:
         super().__init__(state or MemoryLessonState())
-        self.read_fig, self.read_source = heatmap_figure("p", "Read weights")
-        self.write_fig, self.write_source = heatmap_figure("p", "Write weights")
-        self.memory_fig, self.memory_source = heatmap_figure("M", "Memory contents")
+        self.read_fig, self.read_source = heatmap_figure(
+            "p", "Read weights, head 1", "input at step", "memory cell j"
+        )
+        self.write_fig, self.write_source = heatmap_figure(
+            "p", "Write weights, head 1", "input at step", "memory cell j"
+        )
+        self.memory_fig, self.memory_source = heatmap_figure(
+            "M", "Memory before the first step", "memory cell j", "component"
+        )
         for fig in (self.read_fig, self.write_fig):
-            fig.yaxis.axis_label = "memory cell j"
-            fig.width = 420
-        self.memory_fig.xaxis.axis_label = "memory cell j"
-        self.memory_fig.yaxis.axis_label = "component"
+            fig.width = 440
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
-        self.head = pn.widgets.IntSlider(name="Head", start=0, end=0, value=0, width=200)
+        self.head = pn.widgets.IntSlider(name="Head", start=1, end=2, value=1, width=200)
         self.at_step = pn.widgets.IntSlider(
             name="Memory after step", start=0, end=1, value=0, width=250
         )
@@ -84,10 +86,10 @@ class MemoryLesson(LessonView):
             f"answer: {view.answer}   target: {view.target}   ({verdict})"
         )
         heads = view.read.shape[1]
-        self.head.end = max(heads - 1, 1)
+        self.head.end = max(heads, 2)  # a slider needs start < end; heads count from 1
         self.head.disabled = heads == 1
-        h = min(int(self.head.value or 0), heads - 1)
-        self.read_fig.title = f"Read weights, head {h}"
+        h = min(int(self.head.value or 1), heads) - 1
+        set_title(self.read_fig, f"Read weights, head {h + 1}")
         if view.memory is None and view.write is None and view.read.shape[-1] == T:
             self.read_fig.yaxis.axis_label = "earlier step attended"
         else:
@@ -97,6 +99,7 @@ class MemoryLesson(LessonView):
         self.write_pane.visible = view.write is not None
         if view.write is not None:
             hw = min(h, view.write.shape[1] - 1)
+            set_title(self.write_fig, f"Write weights, head {hw + 1}")
             update_heatmap(self.write_fig, self.write_source, view.write[:, hw, :], "p")
             _label_time_axis(self.write_fig, view.labels)
         has_memory = view.memory is not None
@@ -105,10 +108,11 @@ class MemoryLesson(LessonView):
             self.at_step.end = T
             t = min(int(self.at_step.value or 0), T)
             update_heatmap(self.memory_fig, self.memory_source, np.asarray(view.memory[t]), "M")
-            self.memory_fig.title = (
+            set_title(
+                self.memory_fig,
                 "Memory before the first step"
                 if t == 0
-                else f"Memory after step {t} ({view.labels[t - 1]})"
+                else f"Memory after step {t} ({view.labels[t - 1]})",
             )
         self.read_pane.visible = self.state.model != "lstm"
         self.no_memory.visible = self.state.model == "lstm"

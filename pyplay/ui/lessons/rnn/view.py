@@ -16,7 +16,7 @@ import panel as pn
 from pyplay.ui.embed import widget_head
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.rnn.state import TASK_LABELS, LessonState
-from pyplay.ui.plots import gradient_figure, heatmap_figure, update_heatmap
+from pyplay.ui.plots import gradient_figure, heatmap_figure, positive, set_data, update_heatmap
 from pyplay.ui.text import Text
 from pyplay.ui.training import lr_input, seed_input, typed_number
 
@@ -40,8 +40,13 @@ HELP = {
     "one batch; **Reset** starts a fresh model. Learning rate, optimiser, clipping "
     "and batch size apply to the current model; the other settings build a new one.",
     "inside": "Each heatmap shows one quantity over time (x) for every unit (y) while the "
-    "model reads the chosen example. Gates near 0 block, near 1 let through: watch "
-    "the LSTM's forget gate learn to stay open when it must remember.",
+    "model reads the chosen example; they follow the model while it trains. Gates near 0 "
+    "block, near 1 let through: watch the LSTM's forget gate learn to stay open when it must "
+    "remember.",
+    "inside_rnn": "Each heatmap shows one quantity over time (x) for every unit (y) while the "
+    "model reads the chosen example; they follow the model while it trains. A plain RNN cell "
+    "has no gates: all it has is its pre-activation a and its hidden state h = tanh(a), which "
+    "it overwrites at every step.",
     "grad": "How strongly the loss at the end reaches back to each step: the norm of "
     "dL/dh_t. For a tanh RNN it shrinks geometrically going back in time (vanishing "
     "gradient); the LSTM's cell state can keep it alive. **Compare** adds a freshly "
@@ -57,7 +62,6 @@ HELP = {
 class RecurrentLesson(LessonView):
     """Builds the lesson's layout around a :class:`LessonState`."""
 
-    refresh_every = 5  # slices between redraws of the look-inside views while training
     help_text = HELP["train"]
 
     def __init__(self, state: LessonState | None = None) -> None:
@@ -67,11 +71,13 @@ class RecurrentLesson(LessonView):
         self._maps: dict[str, tuple[Any, Any]] = {}
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
         self.example.param.watch(lambda e: self.refresh_inside(), "value")
+        self.inside_help = pn.pane.Markdown(HELP["inside"])
         self.watch_version()
 
     def _on_version(self, *_: Any) -> None:
         """A new or loaded model: clear the curve, rebuild the heatmap grid, redraw."""
         self.grad_compare.data = {"t": [], "rnn": [], "lstm": []}
+        self.inside_help.object = HELP["inside_rnn" if self.state.cell == "rnn" else "inside"]
         self._maps = {}
         super()._on_version()
 
@@ -95,19 +101,15 @@ class RecurrentLesson(LessonView):
             update_heatmap(fig, source, layer[name], name)
         norms = view.grad_norms.get("l0")
         if norms is not None:
-            self.grad_current.data = {
-                "t": list(range(len(norms))),
-                "norm": np.maximum(norms, 1e-30).tolist(),
-            }
+            set_data(self.grad_current, {"t": np.arange(len(norms)), "norm": positive(norms)})
 
     def compare(self, *_: Any) -> None:
         curves = self.state.compare_gradients(int(self.example.value or 0))
         T = len(curves["rnn"])
-        self.grad_compare.data = {
-            "t": list(range(T)),
-            "rnn": np.maximum(curves["rnn"], 1e-30).tolist(),
-            "lstm": np.maximum(curves["lstm"], 1e-30).tolist(),
-        }
+        set_data(
+            self.grad_compare,
+            {"t": np.arange(T), "rnn": positive(curves["rnn"]), "lstm": positive(curves["lstm"])},
+        )
 
     # ------------------------------------------------------------------ layout
     def controls(self) -> list[Any]:
@@ -147,7 +149,7 @@ class RecurrentLesson(LessonView):
     def sections(self) -> list[Any]:
         inside = pn.Column(
             "## Look inside",
-            pn.pane.Markdown(HELP["inside"]),
+            self.inside_help,
             pn.Row(self.example, self.refresh_button()),
             self.heatmaps,
             "## Gradient through time",

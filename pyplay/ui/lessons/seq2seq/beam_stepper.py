@@ -35,7 +35,8 @@ REASONS = {
 
 @dataclass(frozen=True)
 class TreeData:
-    """Columns of the tree figure: nodes (x = step, y = slot) and parent edges."""
+    """Columns of the tree figure: nodes (x = step, y = slot, the hypothesis as ``label``, the
+    token it added as ``token``) and parent edges."""
 
     nodes: dict[str, list[Any]]
     edges: dict[str, list[float]]
@@ -115,7 +116,8 @@ class BeamStepper:
     def tree(self) -> TreeData:
         """Nodes of every step so far (kept, finished and pruned near the beam) and edges."""
         nodes: dict[str, list[Any]] = {
-            "x": [0], "y": [0], "label": ["<bos>"], "score": [0.0], "status": ["start"]
+            "x": [0], "y": [0], "label": ["<bos>"], "token": ["<bos>"], "score": [0.0],
+            "status": ["start"],
         }  # fmt: skip
         edges: dict[str, list[float]] = {"x0": [], "y0": [], "x1": [], "y1": []}
         slot_of_live: dict[int, float] = {0: 0.0}  # previous step: live index -> y
@@ -128,6 +130,7 @@ class BeamStepper:
                 nodes["x"].append(rec.step)
                 nodes["y"].append(y)
                 nodes["label"].append(self.text(h.tokens))
+                nodes["token"].append(self.text(h.tokens[-1:]).strip() or "␣")  # its last token
                 nodes["score"].append(round(h.score, 4))
                 nodes["status"].append(REASONS[h.status])
                 edges["x0"].append(rec.step - 1)

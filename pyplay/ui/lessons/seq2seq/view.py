@@ -8,6 +8,7 @@ step per tick, so the attention heatmap grows row by row as decoding advances.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import panel as pn
@@ -17,7 +18,12 @@ from pyplay.ui.embed import widget_head
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
 from pyplay.ui.lessons.seq2seq.state import PAIR_LABELS, WIRING_LABELS, Decoding, Seq2SeqState
-from pyplay.ui.plots import attention_figure, beam_tree_figure, update_attention
+from pyplay.ui.plots import (
+    attention_figure,
+    beam_tree_figure,
+    update_attention,
+    update_beam_tree,
+)
 from pyplay.ui.text import Text
 from pyplay.ui.training import lr_input, seed_input
 
@@ -80,11 +86,11 @@ class Seq2SeqLesson(LessonView):
         self.pause()
         self.reset_curve()
         self.attn_source.data = {"x": [], "y": [], "weight": [], "src": [], "out": []}
+        self.decoding = None
         self.output.object = ""
         self.beam = None
         self.beam_text.object = ""
-        self.tree_nodes.data = {"x": [], "y": [], "label": [], "score": [], "status": []}
-        self.tree_edges.data = {"x0": [], "y0": [], "x1": [], "y1": []}
+        update_beam_tree(self.tree_nodes, self.tree_edges, None)
         self.new_example()
 
     # ------------------------------------------------------------------ decoding
@@ -99,11 +105,21 @@ class Seq2SeqLesson(LessonView):
             self.state.notify("This wiring has no attention to show.", "info")
             return
         self.shown_rows = 0
-        if self._reveal is not None and self._reveal.running:
-            self._reveal.stop()
-        self._reveal = pn.state.add_periodic_callback(
-            self._reveal_row, period=250, count=result.weights.shape[0]
-        )
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a script): all rows at once
+            self.shown_rows = result.weights.shape[0] - 1
+            self._reveal_row()
+            return
+        self._reveal = loop.create_task(self._reveal_rows(result))
+
+    async def _reveal_rows(self, decoding: Decoding) -> None:
+        """One more output step of the heatmap every 0.25 s, while ``decoding`` is shown (a
+        task that ends by itself: never cancelled, which Pyodide reports as an error)."""
+        assert decoding.weights is not None
+        while self.decoding is decoding and self.shown_rows < decoding.weights.shape[0]:
+            self._reveal_row()
+            await asyncio.sleep(0.25)
 
     def _reveal_row(self) -> None:
         """One more output step of the heatmap."""
@@ -114,6 +130,22 @@ class Seq2SeqLesson(LessonView):
         update_attention(
             self.attn_fig, self.attn_source, d.weights, d.source, d.output, self.shown_rows
         )
+
+    def refresh(self, *_: Any) -> None:
+        """The attention of the source in the box as the model decodes it now, every row at
+        once (while training, and after it)."""
+        if self.state.model is None or not self.source_text().strip():
+            return
+        result = self.state.translate(self.source_text())
+        if result is None:
+            return
+        self.decoding = result
+        self.output.object = f"Output: {result.text}"
+        if result.weights is not None:
+            self.shown_rows = result.weights.shape[0]
+            update_attention(
+                self.attn_fig, self.attn_source, result.weights, result.source, result.output
+            )
 
     # ------------------------------------------------------------------ beam search
     def beam_start(self, *_: Any) -> None:
@@ -142,9 +174,7 @@ class Seq2SeqLesson(LessonView):
         if self.beam is None:
             return
         self.beam_text.object = self.beam.listing()
-        tree = self.beam.tree()
-        self.tree_nodes.data = tree.nodes
-        self.tree_edges.data = tree.edges
+        update_beam_tree(self.tree_nodes, self.tree_edges, self.beam.tree())
 
     def use_pairs(self, text: str) -> None:
         self.state.set_user_pairs(text)

@@ -99,6 +99,8 @@ class TextbookSeq2SeqView(LessonView):
 
     # ------------------------------------------------------------------ training
     def after_training(self) -> None:
+        """While training and after: the last explanation redone with the model as it is
+        now (the same source and step)."""
         if self.explanation is not None:
             self.explain()
 

@@ -9,12 +9,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource
 
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.timeseries.state import NARXState
-from pyplay.ui.plots import line_figure
+from pyplay.ui.plots import (
+    legend_outside,
+    line_figure,
+    set_data,
+    set_title,
+    watch_placeholder,
+)
 from pyplay.ui.text import Text
 from pyplay.ui.training import lr_input, seed_input
 
@@ -40,7 +47,6 @@ DATA_HELP = (
 class TimeSeriesLesson(LessonView):
     """Builds the time-series lesson around a :class:`NARXState`."""
 
-    refresh_every = 10
     heading = "## Identify a system with a NARX network"
     help_text = HELP
     status_css = "pyplay-narx-status"
@@ -49,8 +55,13 @@ class TimeSeriesLesson(LessonView):
     def __init__(self, state: NARXState | None = None) -> None:
         super().__init__(state or NARXState())
         tools = "pan,wheel_zoom,box_zoom,reset,save"
-        self.pred_fig = line_figure("Held-out stretch", "sample", "y", height=280, tools=tools)
+        self.pred_fig = line_figure(
+            "Held-out stretch: open loop (one step ahead)", "sample", "y", height=280,
+            tools=tools, box=((0.0, 1.0), (-1.0, 1.0)),
+        )  # fmt: skip
+        legend_outside(self.pred_fig)
         self.pred_source = ColumnDataSource({"t": [], "y": [], "pred": []})
+        watch_placeholder(self.pred_fig, self.pred_source)
         self.pred_fig.line(
             "t",
             "y",
@@ -67,7 +78,6 @@ class TimeSeriesLesson(LessonView):
             line_width=1.5,
             legend_label="prediction",
         )
-        self.pred_fig.legend.location = "top_right"
         self.scores = Text("", css_classes=["pyplay-narx-scores"])
         self.equations = Text("", css_classes=["pyplay-narx-equations"])
         self.state.param.watch(lambda *_: self.refresh(), "loop")
@@ -79,11 +89,12 @@ class TimeSeriesLesson(LessonView):
         self.baseline.location = p.baseline
         closed = s.loop == "closed"
         pred = p.closed if closed else p.open
-        self.pred_source.data = {"t": p.t.tolist(), "y": p.y.tolist(), "pred": pred.tolist()}
+        set_data(self.pred_source, {"t": p.t, "y": p.y, "pred": np.asarray(pred)})
         title = "Held-out stretch: " + (
             "closed loop (free run)" if closed else "open loop (one step ahead)"
         )
-        self.pred_fig.title = title
+        set_title(self.pred_fig, title)
+        self.pred_line.glyph.line_color = "#c0392b" if closed else "#2c6fbb"
         self.scores.object = (
             f"showing: {title}\n"
             f"mean squared error on the {p.t.size} held-out samples\n"

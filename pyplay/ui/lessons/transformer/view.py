@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, Range1d
+from bokeh.models import ColumnDataSource, FixedTicker, HoverTool, LinearColorMapper, Range1d
 from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
@@ -20,7 +20,10 @@ from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.transformer.state import TASKS, HeadView, TransformerLessonState
 from pyplay.ui.plots import (
     attention_figure,
+    colour_bar,
     heatmap_figure,
+    set_data,
+    set_title,
     update_attention,
     update_heatmap,
 )
@@ -48,20 +51,19 @@ HELP = {
 
 
 def _grid_figure() -> tuple[figure, ColumnDataSource]:
-    """All heads as small tiles: layers down, heads across."""
+    """All heads as small tiles: layers down, heads across (numbered from 1, as the menus)."""
     source = ColumnDataSource(
         {"x": [], "y": [], "weight": [], "q": [], "k": [], "layer": [], "head": []}
     )
     fig = figure(
-        height=300, width=520, title="All heads", tools="save,reset",
-        x_range=Range1d(-0.5, 0.5), y_range=Range1d(0.5, -0.5),
+        height=320, width=540, title="All heads (rows: layers, columns: heads)",
+        tools="save,reset", x_range=Range1d(-0.5, 0.5), y_range=Range1d(0.5, -0.5),
     )  # fmt: skip
     mapper = LinearColorMapper(palette=Viridis256, low=0.0, high=1.0)
     fig.rect(
         "x", "y", 1, 1, source=source, fill_color={"field": "weight", "transform": mapper},
         line_color=None,
     )  # fmt: skip
-    fig.axis.visible = False
     fig.grid.visible = False
     fig.add_tools(
         HoverTool(
@@ -74,7 +76,16 @@ def _grid_figure() -> tuple[figure, ColumnDataSource]:
             ]
         )
     )
+    colour_bar(fig, mapper)
     return fig, source
+
+
+def _tile_axis(axis: Any, count: int, size: int, name: str) -> None:
+    """Name each tile of the grid ("head 1", ...) under (or beside) its middle."""
+    middles = [k * (size + 1) + (size - 1) / 2 for k in range(count)]
+    axis.ticker = FixedTicker(ticks=middles)
+    axis.major_label_overrides = {m: f"{name} {k + 1}" for k, m in enumerate(middles)}
+    axis.major_tick_line_color = None
 
 
 class TransformerLesson(LessonView):
@@ -89,24 +100,29 @@ class TransformerLesson(LessonView):
         super().__init__(state or TransformerLessonState())
         self.loss_source.data = {"step": [], "loss": [], "lstm": []}
         self.loss_fig.renderers[0].glyph.line_color = "#8e44ad"
+        self.loss_fig.legend[0].items[0].label = {"value": "transformer"}  # type: ignore[union-attr]
         self.loss_fig.line(
             "step", "lstm", source=self.loss_source, line_width=2, color="#27ae60",
-            line_dash="dotted", legend_label="LSTM",
+            line_dash="dotted", legend_label="LSTM beside it",
         )  # fmt: skip
-        self.loss_fig.legend.location = "top_right"
-        self.head_fig, self.head_source = attention_figure()
-        self.head_fig.xaxis.axis_label = "key position"
-        self.head_fig.yaxis.axis_label = "query position"
+        self.head_fig, self.head_source = attention_figure(
+            "Attention of the chosen head", "key position", "query position"
+        )
         self.grid_fig, self.grid_source = _grid_figure()
-        self.pe_fig, self.pe_source = heatmap_figure("pe", "Sinusoidal encoding")
-        self.pe_fig.xaxis.axis_label, self.pe_fig.yaxis.axis_label = "position", "dimension"
-        self.dot_fig, self.dot_source = heatmap_figure("dot", "Dot products of encodings")
-        self.dot_fig.xaxis.axis_label, self.dot_fig.yaxis.axis_label = "position", "position"
+        self.pe_fig, self.pe_source = heatmap_figure(
+            "pe", "Sinusoidal encoding", "position", "dimension"
+        )
+        self.dot_fig, self.dot_source = heatmap_figure(
+            "dot", "Dot products of encodings", "position", "position"
+        )
+        self.pe_panes = pn.Row(pn.pane.Bokeh(self.pe_fig), pn.pane.Bokeh(self.dot_fig))
+        self.pe_note = Text("", css_classes=["pyplay-positions-note"])
         self.layer = pn.widgets.Select(name="Layer", options=[1], value=1, width=100)
         self.head = pn.widgets.Select(name="Head", options=[1], value=1, width=100)
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
-        for w in (self.layer, self.head, self.example):
-            w.param.watch(lambda e: self.refresh(), "value")
+        for w in (self.layer, self.head):  # a new pick: the same forward pass, another head
+            w.param.watch(lambda e: self.show_head(), "value")
+        self.example.param.watch(lambda e: self.refresh(), "value")
         self.head_title = Text("", css_classes=["pyplay-head-title"])
         self.prompt = pn.widgets.TextInput(name="Prompt", value="Alice ", width=220)
         self.temperature = pn.widgets.FloatSlider(
@@ -114,6 +130,7 @@ class TransformerLesson(LessonView):
         )
         self.sample_out = Text("", css_classes=["pyplay-transformer-sample"])
         self.view: HeadView | None = None
+        self._grid_shape: tuple[int, int, int] | None = None  # (layers, heads, T) drawn
         self.watch_version()
 
     # ------------------------------------------------------------------ training
@@ -133,14 +150,26 @@ class TransformerLesson(LessonView):
         self.layer.value = min(int(self.layer.value or 1), s.num_layers)
         self.head.options = list(range(1, s.nhead + 1))
         self.head.value = min(int(self.head.value or 1), s.nhead)
-        P, G = s.positional_tables()
-        update_heatmap(self.pe_fig, self.pe_source, P, "pe")
-        update_heatmap(self.dot_fig, self.dot_source, G, "dot")
+        self._grid_shape = None
+        self.show_positions()
         super()._on_version()  # the curve, the baseline, the heads
 
     # ------------------------------------------------------------------ looking inside
     def refresh(self, *_: Any) -> None:
-        view = self.view = self.state.heads(int(self.example.value or 0))
+        """A forward pass of the chosen example through the model as it is now: every head
+        (the grid), the chosen head, and learned positions."""
+        self.view = self.state.heads(int(self.example.value or 0))
+        if self.view is None:
+            return
+        self._update_grid(self.view)
+        self.show_head()
+        if self.state.positional == "learned":
+            self.show_positions()
+
+    def show_head(self) -> None:
+        """The chosen layer and head of the last forward pass (no new pass: a pick shows at
+        once, even while training)."""
+        view = self.view
         if view is None:
             return
         layer = int(self.layer.value or 1) - 1
@@ -150,26 +179,57 @@ class TransformerLesson(LessonView):
         w = view.weights[layer][head]  # (T, T)
         update_attention(self.head_fig, self.head_source, w, view.tokens, view.tokens)
         self.head_title.object = f"Layer {layer + 1}, head {head + 1}"
-        self._update_grid(view)
+        title = f"Attention of layer {layer + 1}, head {head + 1}"
+        set_title(self.head_fig, title)
 
     def _update_grid(self, view: HeadView) -> None:
         T = len(view.tokens)
-        xs, ys, ws, qs, ks, ls, hs = [], [], [], [], [], [], []
-        for li, W in enumerate(view.weights):  # (h, T, T)
-            for hi in range(W.shape[0]):
-                q, k = np.divmod(np.arange(T * T), T)
-                xs += (k + hi * (T + 1)).tolist()
-                ys += (q + li * (T + 1)).tolist()
-                ws += W[hi].reshape(-1).astype(float).tolist()
-                qs += [view.tokens[i] for i in q]
-                ks += [view.tokens[i] for i in k]
-                ls += [li + 1] * (T * T)
-                hs += [hi + 1] * (T * T)
-        self.grid_source.data = {"x": xs, "y": ys, "weight": ws, "q": qs, "k": ks,
-                                 "layer": ls, "head": hs}  # fmt: skip
-        H, L = view.weights[0].shape[0], len(view.weights)
-        self.grid_fig.x_range.update(start=-0.5, end=H * (T + 1) - 1.5)
-        self.grid_fig.y_range.update(start=L * (T + 1) - 1.5, end=-0.5)
+        W = np.stack(view.weights)  # (L, h, T, T)
+        L, H = W.shape[:2]
+        layer, head, q, k = np.indices(W.shape).reshape(4, -1)  # (L*h*T*T,) each
+        tokens = np.asarray(view.tokens, dtype=object)
+        set_data(
+            self.grid_source,
+            {
+                "x": k + head * (T + 1),
+                "y": q + layer * (T + 1),
+                "weight": W.reshape(-1),
+                "q": tokens[q].tolist(),
+                "k": tokens[k].tolist(),
+                "layer": layer + 1,
+                "head": head + 1,
+            },
+        )
+        if self._grid_shape != (L, H, T):
+            self._grid_shape = (L, H, T)
+            self.grid_fig.x_range.update(start=-0.5, end=H * (T + 1) - 1.5)
+            self.grid_fig.y_range.update(start=L * (T + 1) - 1.5, end=-0.5)
+            _tile_axis(self.grid_fig.xaxis[0], H, T, "head")
+            _tile_axis(self.grid_fig.yaxis[0], L, T, "layer")
+
+    def show_positions(self) -> None:
+        """The positional-encoding panel for the chosen kind: the sinusoids and their dot
+        products, the learned position table (it changes as the model trains), or a note that
+        there are none."""
+        s = self.state
+        kind = s.positional
+        self.pe_panes.visible = kind != "none"
+        if kind == "none":
+            self.pe_note.object = (
+                "No positional encoding: every position gets only its token, so attention "
+                "sees a bag of symbols (train and compare with the other choices)."
+            )
+            return
+        if kind == "learned" and s.model is not None and "pos.weight" in s.model.params:
+            P = np.asarray(s.model.params["pos.weight"], dtype=np.float64)[:48]  # (48, D)
+            self.pe_note.object = "Learned positions: one trained vector per position."
+            set_title(self.pe_fig, "Learned position embeddings")
+        else:
+            P = s.positional_tables()[0]  # (48, D)
+            self.pe_note.object = ""
+            set_title(self.pe_fig, "Sinusoidal encoding")
+        update_heatmap(self.pe_fig, self.pe_source, P, "pe")
+        update_heatmap(self.dot_fig, self.dot_source, P @ P.T, "dot")
 
     def generate(self, *_: Any) -> None:
         prompt = self.prompt.value_input or self.prompt.value or ""
@@ -213,7 +273,8 @@ class TransformerLesson(LessonView):
             pn.Row(pn.pane.Bokeh(self.head_fig), pn.pane.Bokeh(self.grid_fig)),
             "## Positional encodings",
             pn.pane.Markdown(HELP["positions"]),
-            pn.Row(pn.pane.Bokeh(self.pe_fig), pn.pane.Bokeh(self.dot_fig)),
+            self.pe_note,
+            self.pe_panes,
             "## Sample from the character model",
             pn.pane.Markdown(HELP["sample"]),
             pn.Row(self.prompt, self.temperature, generate),
