@@ -16,7 +16,7 @@ import panel as pn
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.recursive.state import EXAMPLES, RecursiveLessonState, TreeView
 from pyplay.ui.lessons.recursive.tree_plot import tree_figure, update_tree
-from pyplay.ui.plots import heatmap_figure, update_heatmap
+from pyplay.ui.plots import heatmap_figure, label_axis, update_heatmap
 from pyplay.ui.text import Text
 from pyplay.ui.training import lr_input, seed_input
 
@@ -46,15 +46,17 @@ class RecursiveLesson(LessonView):
     def __init__(self, state: RecursiveLessonState | None = None) -> None:
         super().__init__(state or RecursiveLessonState())
         self.loss_source.data = {"step": [], "loss": [], "chain": []}
+        self.loss_fig.legend[0].items[0].label = {"value": "recursive net"}  # type: ignore[union-attr]
         self.loss_fig.line(
             "step", "chain", source=self.loss_source, line_width=2, color="#27ae60",
             line_dash="dotted", legend_label="chain LSTM",
         )  # fmt: skip
         self.tree_fig, self.tree_nodes, self.tree_edges = tree_figure()
-        self.vec_fig, self.vec_source = heatmap_figure("h", "Node vectors h")
-        self.grad_fig, self.grad_source = heatmap_figure("dh", "Gradient dL/dh reaching each node")
+        self.vec_fig, self.vec_source = heatmap_figure("h", "Node vectors h", "node", "unit")
+        self.grad_fig, self.grad_source = heatmap_figure(
+            "dh", "Gradient dL/dh reaching each node", "node", "unit"
+        )
         for fig in (self.vec_fig, self.grad_fig):
-            fig.xaxis.axis_label, fig.yaxis.axis_label = "node", "unit"
             fig.width = 420
         self.source_box = pn.widgets.TextInput(
             name="Your expression", value=EXAMPLES["expressions"], width=260
@@ -101,8 +103,7 @@ class RecursiveLesson(LessonView):
             (self.grad_fig, self.grad_source, view.grads, "dh"),
         ):
             update_heatmap(fig, source, np.asarray(values), name)
-            fig.xaxis.ticker = [k + 0.5 for k in range(len(labels))]
-            fig.xaxis.major_label_overrides = {k + 0.5: t for k, t in enumerate(labels)}
+            label_axis(fig.xaxis, labels)
         self.answer.object = self._answer(view)
 
     def _answer(self, view: TreeView) -> str:
