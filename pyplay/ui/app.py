@@ -18,6 +18,7 @@ import panel as pn
 from pyplay.ui.lessons import LESSONS as REGISTERED
 from pyplay.ui.lessons import LessonSpec
 from pyplay.ui.location import bind_location
+from pyplay.ui.style import TABS_CSS, use_page_style
 
 __all__ = ["LESSONS", "Playground", "create_app"]
 
@@ -48,6 +49,7 @@ class Playground:
             ("About", pn.pane.Markdown(ABOUT)),
             dynamic=False,
             sizing_mode="stretch_width",
+            stylesheets=[TABS_CSS],
         )
         self.tabs.param.watch(lambda event: self.open(event.new), "active")
         self.open(0)
@@ -69,6 +71,7 @@ class Playground:
 def create_app() -> pn.viewable.Viewable:
     """The whole playground: a header and one tab per lesson (built when first opened)."""
     pn.extension(notifications=False)
+    use_page_style()
     playground = Playground()
     bind_location(playground.tabs, playground.open)  # the settings in the page address
     header = pn.pane.Markdown("# pyplay: sequence models, live", sizing_mode="stretch_width")

@@ -126,4 +126,6 @@ class LessonView(TrainingView, pn.viewable.Viewer):
             *self.sections(),
             sizing_mode="stretch_width",
         )
-        return pn.Row(self.controls_column(), main, sizing_mode="stretch_width")
+        return pn.Row(
+            self.controls_column(), main, sizing_mode="stretch_width", css_classes=["pyplay-page"]
+        )
