@@ -66,6 +66,9 @@ def run(coro: Any) -> Any:
 
 
 def rnn(saved: SavedWork) -> Any:
+    """The recurrent lesson, opened (built and tracked) if it is not yet."""
+    if "Recurrent networks" not in saved.playground.lessons:
+        saved.playground.show("Recurrent networks")
     return saved.playground.lessons["Recurrent networks"]
 
 
@@ -146,7 +149,9 @@ def test_autosave_every_15_seconds_of_training_with_a_fake_clock():
 
 def test_loading_a_model_saves_it():
     saved, tasks = page()
-    other = Playground().lessons["Recurrent networks"].state
+    playground = Playground()
+    playground.show("Recurrent networks")
+    other = playground.lessons["Recurrent networks"].state
     other.train(steps=4)
     assert rnn(saved).state.load_bytes(other.save_bytes().getvalue())
     tasks.run()
@@ -188,7 +193,7 @@ def test_restore_opens_the_lesson_tab():
     fresh.playground.tabs.active = 2  # another lesson is open
     run(fresh.check_offer())
     assert run(fresh.restore(fresh.snapshots[0].id))
-    assert fresh.playground.tabs.active == 0
+    assert fresh.playground.tabs.active == fresh.playground.titles.index("Recurrent networks")
 
 
 def test_a_corrupt_snapshot_is_a_message_and_the_model_stays():
@@ -300,7 +305,7 @@ def test_the_app_has_the_tab_and_restores_from_the_list():
 
 
 def _dynamic(saved: SavedWork) -> Any:
-    saved.playground.tabs.active = list(LESSONS).index("Dynamic networks")
+    saved.playground.tabs.active = saved.playground.titles.index("Dynamic networks")
     return saved.playground.lessons["Dynamic networks"]
 
 
@@ -329,7 +334,7 @@ def test_a_lesson_with_two_savable_states_has_two_entries_and_restores_the_right
     fresh, fresh_tasks = page(store)  # a reload: the first tab is open
     run(fresh.refresh())
     assert run(fresh.restore(entries["textbook"].id)), fresh.message
-    assert fresh.playground.tabs.active == list(LESSONS).index("Dynamic networks")
+    assert fresh.playground.tabs.active == saved.playground.titles.index("Dynamic networks")
     view = fresh.playground.lessons["Dynamic networks"]
     assert view.shown_part() == "textbook"  # the sub-tab is shown
     state = view.seq2seq.state

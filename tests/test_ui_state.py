@@ -23,6 +23,7 @@ def test_app_assembles_and_builds_each_lesson_when_first_opened():
     app = create_app()
     tabs = next(obj for obj in app if isinstance(obj, pn.Tabs))
     assert tabs._names == [
+        "Start here",
         "Recurrent networks",
         "Sequence to sequence",
         "Transformers",
@@ -34,17 +35,18 @@ def test_app_assembles_and_builds_each_lesson_when_first_opened():
         "Saved work",
     ]
     playground = Playground()
-    assert list(playground.lessons) == ["Recurrent networks"]  # only the first, at start
-    assert [len(slot.objects) for slot in playground.slots.values()] == [1, 0, 0, 0, 0, 0, 0]
-    for index, title in enumerate(LESSONS):
+    assert list(playground.lessons) == []  # "Start here" first: no lesson built at start
+    assert [len(slot.objects) for slot in playground.slots.values()] == [0, 0, 0, 0, 0, 0, 0]
+    for index, title in enumerate(LESSONS, start=1):
         playground.tabs.active = index
         lesson = playground.lessons[title]
         assert len(playground.slots[title].objects) == 1
         playground.tabs.active = 0
         playground.tabs.active = index
         assert playground.lessons[title] is lesson  # built once, kept with its state
-    playground.tabs.active = len(LESSONS)  # About: nothing to build
-    assert playground.open(len(LESSONS)) is None
+    playground.tabs.active = len(LESSONS) + 1  # About: nothing to build
+    assert playground.open(len(LESSONS) + 1) is None
+    assert playground.open(0) is None  # "Start here" neither
 
 
 def test_step_advances_and_training_lowers_the_loss():

@@ -310,7 +310,7 @@ def test_the_playground_address_opens_every_lesson():
     assert parse_query(location.search).lesson == "memory"
     memory.n_pairs = 5  # the address follows
     assert parse_query(location.search).settings["n_pairs"] == 5
-    playground.tabs.active = list(LESSONS).index("Time series")
+    playground.tabs.active = playground.titles.index("Time series")
     assert parse_query(location.search).lesson == "timeseries"
 
 
@@ -321,7 +321,7 @@ def test_a_sub_tab_lesson_opens_its_tab_and_sub_tab_and_the_address_follows_it()
     location = Location()
     bind_location(playground.tabs, playground.open, location)
     _arrive(location, "?lesson=textbook&form=dot&hidden_size=16&seed=2")
-    assert playground.tabs.active == list(LESSONS).index("Dynamic networks")
+    assert playground.tabs.active == playground.titles.index("Dynamic networks")
     lesson = playground.lessons["Dynamic networks"]
     assert lesson.subtabs._names[lesson.subtabs.active] == "Textbook seq2seq"
     textbook, lddn = lesson.seq2seq.state, lesson.state

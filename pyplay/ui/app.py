@@ -3,9 +3,10 @@
 ``create_app()`` returns a servable Panel object. In the browser the static site's worker
 calls it (see ``web/site/worker.js``); natively ``panel serve pyplay/ui/app.py`` shows the same app.
 
-Only the first lesson is built for the first render; each other lesson is imported and built
-the first time its tab is opened, so the page becomes interactive sooner (the start-up target
-of the playground) and lessons nobody opens cost nothing. The open lesson's settings follow
+The first tab, "Start here" (:mod:`pyplay.ui.landing`), is built from the lesson specs alone;
+each lesson is imported and built the first time its tab is opened, so the first render costs
+no lesson's code (the start-up target of the playground) and lessons nobody opens cost
+nothing. The open lesson's settings follow
 the page address (:mod:`pyplay.ui.location`): copying it reproduces the setup.
 """
 
@@ -15,6 +16,8 @@ from typing import Any
 
 import panel as pn
 
+from pyplay.ui.landing import TITLE as START_TITLE
+from pyplay.ui.landing import landing
 from pyplay.ui.lessons import LESSONS as REGISTERED
 from pyplay.ui.lessons import LessonSpec
 from pyplay.ui.location import bind_location
@@ -36,7 +39,8 @@ Lessons: {"; ".join(f"**{s.title}** ({s.about})" for s in REGISTERED if s.about)
 
 
 class Playground:
-    """The tabs of the playground; ``lessons`` maps a tab title to its lesson once built."""
+    """The tabs of the playground ("Start here", one per lesson, About); ``lessons`` maps a
+    tab title to its lesson once built, ``slots`` a lesson's tab title to its tab's column."""
 
     def __init__(self) -> None:
         self.lessons: dict[str, Any] = {}
@@ -45,6 +49,7 @@ class Playground:
             for title in LESSONS
         }
         self.tabs = pn.Tabs(
+            (START_TITLE, landing(self.show)),
             *self.slots.items(),
             ("About", pn.pane.Markdown(ABOUT)),
             dynamic=False,
@@ -54,11 +59,20 @@ class Playground:
         self.tabs.param.watch(lambda event: self.open(event.new), "active")
         self.open(0)
 
+    @property
+    def titles(self) -> list[str]:
+        """The titles of all tabs, in order."""
+        return list(self.tabs._names)
+
+    def show(self, title: str) -> None:
+        """Show tab ``title`` (building its lesson)."""
+        self.tabs.active = self.titles.index(title)
+
     def open(self, index: int) -> Any:
         """Build the lesson of tab ``index`` if it is not built yet; returns it (None for a
         tab without a lesson)."""
-        titles = list(LESSONS)
-        if not 0 <= index < len(titles):
+        titles = self.titles
+        if not 0 <= index < len(titles) or titles[index] not in LESSONS:
             return None
         title = titles[index]
         if title not in self.lessons:

@@ -10,7 +10,7 @@ supplies its settings' widgets (:meth:`LessonView.controls`), its look-inside se
 The page::
 
     Row(Column(*controls, buttons, *controls_below),
-        Column(alert, heading, help, status, loss curve, export bar, *sections))
+        Column(alert, try this, heading, help, status, loss curve, export bar, *sections))
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.plots import loss_figure
 from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.try_this import try_this
 
 __all__ = ["LessonView"]
 
@@ -122,6 +123,7 @@ class LessonView(TrainingView, pn.viewable.Viewer):
         lesson's sections."""
         main = pn.Column(
             message_alert(self.state),
+            *try_this(self),
             *self.training(),
             *self.sections(),
             sizing_mode="stretch_width",

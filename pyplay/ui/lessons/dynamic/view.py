@@ -31,6 +31,7 @@ from pyplay.ui.plots import line_figure
 from pyplay.ui.style import TABS_CSS
 from pyplay.ui.text import Text
 from pyplay.ui.training import lr_input, message_alert, seed_input
+from pyplay.ui.try_this import try_this
 
 __all__ = ["SUBTABS", "DynamicLesson"]
 
@@ -192,6 +193,7 @@ class DynamicLesson(LessonView):
         ]
         main = pn.Column(
             alert,
+            *try_this(self),
             "## Build a dynamic network",
             pn.pane.Markdown(HELP),
             pn.pane.Bokeh(self.diagram_fig, sizing_mode="stretch_width"),
