@@ -16,7 +16,6 @@ import panel as pn
 from panel.io.location import Location
 from panel.util import edit_readonly
 
-from pyplay.ui.app import LESSONS
 from pyplay.ui.location import bind_location
 from pyplay.ui.urlstate import (
     LESSON_SPECS,
@@ -381,3 +380,18 @@ def test_an_address_that_opens_nothing_is_still_explained(search: str, expected:
     state = page.lessons[0].state
     assert expected in state.message and state.message_kind == "warning"
     assert page.tabs.active == 0
+
+
+def test_a_shared_link_says_what_it_opened():
+    from pyplay.ui.app import Playground
+
+    playground = Playground()
+    location = Location()
+    bind_location(playground.tabs, playground.open, location)
+    _arrive(location, "?lesson=rnn&cell=gru&lr=0.05&seed=3")
+    state = playground.lessons["Recurrent networks"].state
+    assert (state.cell, state.lr, state.seed) == ("gru", 0.05, 3)
+    assert (
+        state.message == "Opened from the link: Recurrent networks with cell gru, lr 0.05, seed 3."
+    )
+    assert "Training settings applied" not in state.message

@@ -77,7 +77,10 @@ def page(context: Any, page_log: PageLog) -> Any:
 
 @pytest.fixture
 def ready_page(page: Any, site_url: str) -> Any:
-    """The playground, loaded and interactive."""
+    """The playground, loaded and interactive, with the recurrent-networks lesson open (the
+    page opens on "Start here")."""
     page.goto(site_url)
     wait_ready(page)
+    page.locator(".bk-tab", has_text="Recurrent networks").click()
+    page.get_by_role("button", name="Train", exact=True).wait_for(timeout=60_000)
     return page
