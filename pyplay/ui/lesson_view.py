@@ -25,7 +25,12 @@ from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
 from pyplay.ui.try_this import try_this
 
-__all__ = ["LessonView"]
+__all__ = ["KEEP_NOTE", "LessonView"]
+
+KEEP_NOTE = (
+    "A new model setting, **Reset** or **Try this** starts a new model; the one trained so "
+    "far is kept in **Saved work** (when this browser can store it)."
+)
 
 
 class LessonView(TrainingView, pn.viewable.Viewer):
@@ -113,9 +118,14 @@ class LessonView(TrainingView, pn.viewable.Viewer):
         return [self.heading, help_pane, self.status_line(), self.loss_pane(), self.export.panel()]
 
     def controls_column(self) -> pn.Column:
-        """The settings, the four buttons and what goes below them."""
+        """The settings, the four buttons, the note that a new model keeps the trained one,
+        and what goes below them."""
         return pn.Column(
-            *self.controls(), self.buttons(), *self.controls_below(), width=self.controls_width
+            *self.controls(),
+            self.buttons(),
+            pn.pane.Markdown(KEEP_NOTE, css_classes=["pyplay-keep-note"]),
+            *self.controls_below(),
+            width=self.controls_width,
         )
 
     def panel(self) -> pn.viewable.Viewable:

@@ -178,7 +178,7 @@ class TrainingView:
             ("Step", "default", self.step),
             ("Reset", "warning", self.reset),
         ):
-            button = pn.widgets.Button(name=label, button_type=kind, width=64)
+            button = pn.widgets.Button(name=label, button_type=kind, width=64, margin=(5, 4))
             button.on_click(action)
             row.append(button)
         return pn.Column(pn.Row(*row), stop_note(self.state), margin=0)

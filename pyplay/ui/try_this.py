@@ -55,7 +55,9 @@ class TryThis(param.Parameterized):
     def panel(self) -> pn.Column:
         rows: list[Any] = []
         for experiment in self.spec.experiments:
-            button = pn.widgets.Button(name=experiment.label, width=260, button_type="light")
+            button = pn.widgets.Button(
+                name=experiment.label, width=260, button_type="primary", button_style="outline"
+            )
             button.on_click(self._runner(experiment))
             what = f"{experiment.expect} (about {experiment.steps:,} steps)"
             rows.append(pn.Row(button, pn.pane.Markdown(what, sizing_mode="stretch_width")))
