@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import sitebuild
-from browserkit import PageLog, wait_ready
+from browserkit import PageLog, open_lesson, wait_ready
 from pagemeasure import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,6 +81,5 @@ def ready_page(page: Any, site_url: str) -> Any:
     page opens on "Start here")."""
     page.goto(site_url)
     wait_ready(page)
-    page.locator(".bk-tab", has_text="Recurrent networks").click()
-    page.get_by_role("button", name="Train", exact=True).wait_for(timeout=60_000)
+    open_lesson(page)
     return page
