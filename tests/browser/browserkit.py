@@ -141,4 +141,4 @@ CANVASES = """() => {
 def open_lesson(page: Any, title: str = "Recurrent networks") -> None:
     """Open a lesson's tab (the page opens on "Start here") and wait until it is built."""
     page.locator(".bk-tab", has_text=title).first.click()
-    page.get_by_role("button", name="Reset", exact=True).first.wait_for(timeout=60_000)
+    page.get_by_role("button", name="Reset", exact=True).first.wait_for(timeout=150_000)
