@@ -15,7 +15,7 @@ pytest.importorskip("panel")
 
 import panel as pn
 
-from pyplay.ui.app import LESSONS, Playground
+from pyplay.ui.app import Playground
 from pyplay.ui.autosave import Autosaver, trained_steps
 from pyplay.ui.saved_work import TAB_TITLE, SavedWork, attach_saved_work
 from pyplay.ui.storage import MemoryStore, Snapshot, Store, StoreError
@@ -66,6 +66,9 @@ def run(coro: Any) -> Any:
 
 
 def rnn(saved: SavedWork) -> Any:
+    """The recurrent lesson, opened (built and tracked) if it is not yet."""
+    if "Recurrent networks" not in saved.playground.lessons:
+        saved.playground.show("Recurrent networks")
     return saved.playground.lessons["Recurrent networks"]
 
 
@@ -146,7 +149,9 @@ def test_autosave_every_15_seconds_of_training_with_a_fake_clock():
 
 def test_loading_a_model_saves_it():
     saved, tasks = page()
-    other = Playground().lessons["Recurrent networks"].state
+    playground = Playground()
+    playground.show("Recurrent networks")
+    other = playground.lessons["Recurrent networks"].state
     other.train(steps=4)
     assert rnn(saved).state.load_bytes(other.save_bytes().getvalue())
     tasks.run()
@@ -188,7 +193,7 @@ def test_restore_opens_the_lesson_tab():
     fresh.playground.tabs.active = 2  # another lesson is open
     run(fresh.check_offer())
     assert run(fresh.restore(fresh.snapshots[0].id))
-    assert fresh.playground.tabs.active == 0
+    assert fresh.playground.tabs.active == fresh.playground.titles.index("Recurrent networks")
 
 
 def test_a_corrupt_snapshot_is_a_message_and_the_model_stays():
@@ -300,7 +305,7 @@ def test_the_app_has_the_tab_and_restores_from_the_list():
 
 
 def _dynamic(saved: SavedWork) -> Any:
-    saved.playground.tabs.active = list(LESSONS).index("Dynamic networks")
+    saved.playground.tabs.active = saved.playground.titles.index("Dynamic networks")
     return saved.playground.lessons["Dynamic networks"]
 
 
@@ -329,7 +334,7 @@ def test_a_lesson_with_two_savable_states_has_two_entries_and_restores_the_right
     fresh, fresh_tasks = page(store)  # a reload: the first tab is open
     run(fresh.refresh())
     assert run(fresh.restore(entries["textbook"].id)), fresh.message
-    assert fresh.playground.tabs.active == list(LESSONS).index("Dynamic networks")
+    assert fresh.playground.tabs.active == saved.playground.titles.index("Dynamic networks")
     view = fresh.playground.lessons["Dynamic networks"]
     assert view.shown_part() == "textbook"  # the sub-tab is shown
     state = view.seq2seq.state
@@ -398,3 +403,46 @@ def test_a_run_that_blew_up_keeps_the_model_saved_before_it():
     assert restored.load_bytes(run(saved.store.get(good.id)))
     assert all(np.isfinite(v).all() for v in restored.model.params.values())
     assert good_loss is not None and np.isfinite(good_loss)
+
+
+def test_a_new_model_setting_mid_training_keeps_the_trained_model():
+    store = MemoryStore()
+    saved, tasks = page(store)
+    state = rnn(saved).state
+    state.running = True  # training, not yet 15 s: nothing saved so far
+    state.train(steps=6)
+    expected = predictions(state)
+    tasks.run()
+    assert run(store.list()) == []
+    state.cell = "gru"  # a new model replaces the trained LSTM
+    assert state.model.cell == "gru" and state.trainer.step_count == 0
+    tasks.run()
+    (kept,) = run(store.list())
+    assert (kept.name, kept.step) == ("LSTM on adding", 6)
+    fresh, _ = page(store)
+    run(fresh.refresh())
+    assert run(fresh.restore(kept.id)), fresh.message
+    back = rnn(fresh).state
+    assert back.cell == "lstm" and back.trainer.step_count == 6  # saved with its own settings
+    np.testing.assert_allclose(predictions(back), expected, rtol=0, atol=1e-12)
+
+
+def test_the_offer_names_every_saved_model_and_names_say_what_they_are():
+    clock = Clock()
+    store = MemoryStore()
+    saved, tasks = page(store, clock)
+    train_and_pause(saved, tasks, 3)
+    ctc_index = saved.playground.titles.index("CTC")
+    saved.playground.tabs.active = ctc_index
+    ctc = saved.playground.lessons["CTC"].state
+    clock.t += 10
+    ctc.running = True
+    ctc.train(steps=2)
+    ctc.running = False
+    tasks.run()
+    names = [s.name for s in run(store.list())]
+    assert names == ["CTC: GRU", "LSTM on adding"]  # newest first; not "GRU" alone
+    fresh, _ = page(store, clock)
+    run(fresh.check_offer())
+    assert "CTC: GRU, 2 steps (CTC)" in fresh.offer
+    assert "Also saved, in Saved work: LSTM on adding, 3 steps (Recurrent networks)" in fresh.offer

@@ -93,7 +93,7 @@ def test_training_learns_the_moving_average() -> None:
 
 
 def test_divergence_is_undone_and_untrainable_nets_say_why() -> None:
-    s = LDDNLessonState(preset="first order", lr=1e6)  # lw jumps past 1: a(40) overflows
+    s = LDDNLessonState(preset="first order", system="moving average", lr=1e6)  # a(40) overflows
     s.running = True
     records = s.train(steps=50)
     assert 0 < len(records) < 50 and not s.running

@@ -1,4 +1,5 @@
-"""The first lesson first: ``create_app(defer=True)`` builds the rest after the first render.
+"""Start here first: ``create_app(defer=True)`` builds saved work and the lessons after the
+first render.
 
 In the page the worker runs :func:`pyplay.ui.later.run_next` once per turn of its event loop
 after the render (``web/site/boot.py``); here the queue is run by hand.
@@ -34,47 +35,46 @@ def queue():
         later.run_next()
 
 
-def test_the_page_starts_with_the_first_lesson_and_builds_the_rest_after(queue):
+def test_the_page_starts_with_start_here_and_builds_the_lessons_after(queue):
     app = create_app(defer=True)
     tabs = _tabs(app)
     titles = list(LESSONS)
-    assert tabs._names == [*titles, "About", TAB_TITLE]
-    slots = [tabs[i] for i in range(len(titles))]
-    assert not _loading(slots[0])  # the first lesson is built
-    assert all(_loading(slot) for slot in slots[1:])  # the others say they are loading
-    saved_tab = tabs[len(titles) + 1]
+    assert tabs._names == ["Start here", *titles, "About", TAB_TITLE]
+    slots = [tabs[i] for i in range(1, len(titles) + 1)]
+    assert all(_loading(slot) for slot in slots)  # every lesson says it is loading
+    saved_tab = tabs[len(titles) + 2]
     assert _loading(saved_tab)
     top = app[1]
     assert list(top) == []  # the saved-work banner comes with saved work
-    assert queue.pending() == len(titles)  # saved work, then every other lesson
+    assert queue.pending() == len(titles) + 1  # saved work, then every lesson
     assert queue.run_next() == "saved work"
     assert not _loading(saved_tab) and len(top) == 1
     assert "Models saved in this browser" in str(saved_tab[0][0].object)
     labels = []
     while queue.pending():
         labels.append(queue.run_next())
-    assert labels == [f"the {t} lesson" for t in titles[1:]]
-    assert all(_loading(slot) for slot in slots[1:])  # built, not shown: Bokeh would lay
+    assert labels == [f"the {t} lesson" for t in titles]
+    assert all(_loading(slot) for slot in slots)  # built, not shown: Bokeh would lay
     assert tabs.active == 0  # out hidden plots again and again; building opened none of them
     assert queue.run_next() is None
-    for index in range(1, len(titles)):  # opening a tab shows the lesson built for it
+    for index in range(1, len(titles) + 1):  # opening a tab shows the lesson built for it
         tabs.active = index
-        assert not _loading(slots[index])
+        assert not _loading(slots[index - 1])
 
 
 def test_a_tab_opened_before_its_turn_is_built_then_and_once(queue):
     app = create_app(defer=True)
     tabs = _tabs(app)
-    titles = list(LESSONS)
-    tabs.active = len(titles) - 1  # the last lesson, before the queue reached it
-    built = tabs[len(titles) - 1][0]
-    assert not _loading(tabs[len(titles) - 1])
+    last = len(LESSONS)  # the last lesson's tab, before the queue reached it
+    tabs.active = last
+    built = tabs[last][0]
+    assert not _loading(tabs[last])
     while queue.pending():
         queue.run_next()
-    assert tabs[len(titles) - 1][0] is built  # the queued job found it built
+    assert tabs[last][0] is built  # the queued job found it built
     tabs.active = 0
-    tabs.active = len(titles) - 1
-    assert tabs[len(titles) - 1][0] is built  # and opening it again changes nothing
+    tabs.active = last
+    assert tabs[last][0] is built  # and opening it again changes nothing
 
 
 def test_a_failing_job_is_reported_and_the_queue_goes_on(queue, capsys):

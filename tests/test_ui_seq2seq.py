@@ -138,3 +138,22 @@ def test_lesson_beam_buttons() -> None:
     assert len(lesson.tree_nodes.data["x"]) > 1
     lesson.beam_move("run")
     assert lesson.beam.search.done
+
+
+def test_beam_search_runs_on_the_weights_taken_at_its_start() -> None:
+    state = Seq2SeqState()
+    state.train(steps=200)
+    beam = state.start_beam("abcde", beam_width=3)
+    assert beam is not None
+    beam.step()
+    state.train(steps=20)  # training goes on while the learner steps through the search
+    beam.run()
+    seen = [
+        h
+        for rec in beam.search.history
+        for h in (*rec.live, *rec.finished, *rec.pruned)
+        if beam.text(h.tokens) == beam.greedy_text
+    ]
+    assert seen  # the greedy hypothesis is in the search, with the greedy score
+    for h in seen:
+        assert h.log_prob == pytest.approx(beam.greedy_log_prob, rel=1e-5)  # float32 sums

@@ -23,6 +23,7 @@ def test_app_assembles_and_builds_each_lesson_when_first_opened():
     app = create_app()
     tabs = next(obj for obj in app if isinstance(obj, pn.Tabs))
     assert tabs._names == [
+        "Start here",
         "Recurrent networks",
         "Sequence to sequence",
         "Transformers",
@@ -35,18 +36,19 @@ def test_app_assembles_and_builds_each_lesson_when_first_opened():
         "Saved work",
     ]
     playground = Playground()
-    assert list(playground.lessons) == ["Recurrent networks"]  # only the first, at start
+    assert list(playground.lessons) == []  # "Start here" first: no lesson built at start
     waiting = [o.css_classes == ["pyplay-loading"] for s in playground.slots.values() for o in s]
-    assert waiting == [False, True, True, True, True, True, True, True]  # "Loading ..." until built
-    for index, title in enumerate(LESSONS):
+    assert waiting == [True] * len(LESSONS)  # "Loading ..." until built
+    for index, title in enumerate(LESSONS, start=1):
         playground.tabs.active = index
         lesson = playground.lessons[title]
         assert len(playground.slots[title].objects) == 1
         playground.tabs.active = 0
         playground.tabs.active = index
         assert playground.lessons[title] is lesson  # built once, kept with its state
-    playground.tabs.active = len(LESSONS)  # About: nothing to build
-    assert playground.open(len(LESSONS)) is None
+    playground.tabs.active = len(LESSONS) + 1  # About: nothing to build
+    assert playground.open(len(LESSONS) + 1) is None
+    assert playground.open(0) is None  # "Start here" neither
 
 
 def test_step_advances_and_training_lowers_the_loss():

@@ -16,7 +16,6 @@ import panel as pn
 from panel.io.location import Location
 from panel.util import edit_readonly
 
-from pyplay.ui.app import LESSONS
 from pyplay.ui.lessons import SPECS
 from pyplay.ui.location import bind_location
 from pyplay.ui.urlstate import (
@@ -310,7 +309,7 @@ def test_the_playground_address_opens_every_lesson():
     assert parse_query(location.search).lesson == "memory"
     memory.n_pairs = 5  # the address follows
     assert parse_query(location.search).settings["n_pairs"] == 5
-    playground.tabs.active = list(LESSONS).index("Time series")
+    playground.tabs.active = playground.titles.index("Time series")
     assert parse_query(location.search).lesson == "timeseries"
 
 
@@ -321,7 +320,7 @@ def test_a_sub_tab_lesson_opens_its_tab_and_sub_tab_and_the_address_follows_it()
     location = Location()
     bind_location(playground.tabs, playground.open, location)
     _arrive(location, "?lesson=textbook&form=dot&hidden_size=16&seed=2")
-    assert playground.tabs.active == list(LESSONS).index("Dynamic networks")
+    assert playground.tabs.active == playground.titles.index("Dynamic networks")
     lesson = playground.lessons["Dynamic networks"]
     assert lesson.subtabs._names[lesson.subtabs.active] == "Textbook seq2seq"
     textbook, lddn = lesson.seq2seq.state, lesson.state
@@ -381,3 +380,17 @@ def test_an_address_that_opens_nothing_is_still_explained(search: str, expected:
     state = page.lessons[0].state
     assert expected in state.message and state.message_kind == "warning"
     assert page.tabs.active == 0
+
+
+def test_a_shared_link_says_what_it_opened():
+    from pyplay.ui.app import Playground
+
+    playground = Playground()
+    location = Location()
+    bind_location(playground.tabs, playground.open, location)
+    _arrive(location, "?lesson=rnn&cell=gru&lr=0.05&seed=3")
+    state = playground.lessons["Recurrent networks"].state
+    assert (state.cell, state.lr, state.seed) == ("gru", 0.05, 3)
+    opened = "Opened from the link: Recurrent networks with cell gru, lr 0.05, seed 3. "
+    assert state.message.startswith(opened + "New GRU with ")
+    assert "Training settings applied" not in state.message

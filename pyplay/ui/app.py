@@ -3,13 +3,13 @@
 ``create_app()`` returns a servable Panel object. In the browser the static site's worker
 calls it (see ``web/site/worker.js``); natively ``panel serve pyplay/ui/app.py`` shows the same app.
 
-Only the first lesson is built for the first render; each other lesson is imported and built
-the first time its tab is opened, so the page becomes interactive sooner (the start-up target
-of the playground). In the page (``create_app(defer=True)``) the saved-work machinery and then
-the other lessons are built after the first render, one at a time (:mod:`pyplay.ui.later`), so
-that opening a tab later only draws it; a tab opened before shows a loading message. The open
-lesson's settings follow the page address (:mod:`pyplay.ui.location`): copying it reproduces
-the setup.
+The first tab, "Start here" (:mod:`pyplay.ui.landing`), is built from the lesson specs alone, so
+the first render costs no lesson's code (the start-up target of the playground). A lesson is
+imported and built the first time its tab is opened; in the page (``create_app(defer=True)``)
+the saved-work machinery and then every lesson are built after the first render, one at a time
+(:mod:`pyplay.ui.later`), so that opening a tab later only draws it, and a tab opened before
+shows a loading message. The open lesson's settings follow the page address
+(:mod:`pyplay.ui.location`): copying it reproduces the setup.
 """
 
 from __future__ import annotations
@@ -19,9 +19,12 @@ from typing import Any
 
 import panel as pn
 
+from pyplay.ui.landing import TITLE as START_TITLE
+from pyplay.ui.landing import landing
 from pyplay.ui.lessons import LESSONS as REGISTERED
 from pyplay.ui.lessons import LessonSpec
 from pyplay.ui.location import bind_location
+from pyplay.ui.style import TABS_CSS, use_page_style
 
 __all__ = ["LESSONS", "Playground", "create_app"]
 
@@ -37,7 +40,6 @@ is another project), with hand-written backward passes checked against PyTorch.
 Lessons: {"; ".join(f"**{s.title}** ({s.about})" for s in REGISTERED if s.about)}.
 """
 
-
 SLOT = {"sizing_mode": "stretch_width", "css_classes": ["pyplay-lesson"]}
 SAVED_WORK = "Saved work"  # the tab of pyplay.ui.saved_work (imported after the first render)
 
@@ -52,41 +54,54 @@ def loading(what: str) -> pn.viewable.Viewable:
 
 
 class Playground:
-    """The tabs of the playground; ``lessons`` maps a tab title to its lesson once built."""
+    """The tabs of the playground ("Start here", one per lesson, About); ``lessons`` maps a
+    tab title to its lesson once shown, ``slots`` a lesson's tab title to its tab's column,
+    ``prepared`` a lesson built (after the first render) but not shown yet to it and its
+    layout."""
 
     def __init__(self) -> None:
         self.lessons: dict[str, Any] = {}
-        self.prepared: dict[str, tuple[Any, Any]] = {}  # title -> (lesson, its layout), unshown
+        self.prepared: dict[str, tuple[Any, Any]] = {}
         self.slots = {title: pn.Column(loading(f"the {title} lesson"), **SLOT) for title in LESSONS}
         self.tabs = pn.Tabs(
+            (START_TITLE, landing(self.show)),
             *self.slots.items(),
             ("About", pn.pane.Markdown(ABOUT)),
             dynamic=False,
             sizing_mode="stretch_width",
+            stylesheets=[TABS_CSS],
         )
         self.tabs.param.watch(lambda event: self.open(event.new), "active")
         self.open(0)
 
+    @property
+    def titles(self) -> list[str]:
+        """The titles of all tabs, in order."""
+        return list(self.tabs._names)
+
+    def show(self, title: str) -> None:
+        """Show tab ``title`` (building its lesson)."""
+        self.tabs.active = self.titles.index(title)
+
     def open(self, index: int) -> Any:
-        """Build the lesson of tab ``index`` if it is not built yet; returns it (None for a
-        tab without a lesson)."""
-        titles = list(LESSONS)
-        if not 0 <= index < len(titles):
+        """Build (or take the prepared) lesson of tab ``index`` and show it in its tab; returns
+        it (None for a tab without a lesson)."""
+        titles = self.titles
+        if not 0 <= index < len(titles) or titles[index] not in LESSONS:
             return None
         title = titles[index]
         if title not in self.lessons:
-            lesson, layout = self.prepare(index)
+            lesson, layout = self.prepare(title)
             del self.prepared[title]
             self.lessons[title] = lesson
             self.slots[title].objects = [layout]
         return self.lessons[title]
 
-    def prepare(self, index: int) -> tuple[Any, Any]:
-        """Build the lesson of tab ``index`` and its layout without showing it (the page does
-        this after the first render): opening its tab then only draws it. Showing a hidden tab's
-        plots would cost the page's main thread far more (Bokeh lays out hidden plots again and
+    def prepare(self, title: str) -> tuple[Any, Any]:
+        """Build lesson ``title`` and its layout without showing it (the page does this after
+        the first render): opening its tab then only draws it. Showing a hidden tab's plots
+        would cost the page's main thread far more (Bokeh lays out hidden plots again and
         again)."""
-        title = list(LESSONS)[index]
         if title not in self.prepared and title not in self.lessons:
             lesson = LESSONS[title].view_class()()
             self.prepared[title] = (lesson, lesson.panel())
@@ -94,12 +109,14 @@ class Playground:
 
 
 def create_app(defer: bool = False) -> pn.viewable.Viewable:
-    """The whole playground: a header and one tab per lesson (built when first opened).
+    """The whole playground: a header, "Start here", one tab per lesson (built when first
+    opened) and "Saved work".
 
-    ``defer`` (the page's worker): build the saved-work machinery and the other lessons after
-    the first render (:mod:`pyplay.ui.later`) instead of now and when opened.
+    ``defer`` (the page's worker): build the saved-work machinery and the lessons after the
+    first render (:mod:`pyplay.ui.later`) instead of now and when opened.
     """
     pn.extension(notifications=False)
+    use_page_style()
     playground = Playground()
     bind_location(playground.tabs, playground.open)  # the settings in the page address
     header = pn.pane.Markdown("# pyplay: sequence models, live", sizing_mode="stretch_width")
@@ -118,8 +135,8 @@ def create_app(defer: bool = False) -> pn.viewable.Viewable:
     from pyplay.ui import later
 
     later.defer("saved work", saved_work)
-    for index, title in list(enumerate(LESSONS))[1:]:  # the first is built already
-        later.defer(f"the {title} lesson", partial(playground.prepare, index))
+    for title in LESSONS:  # in tab order; one opened before its turn is built then
+        later.defer(f"the {title} lesson", partial(playground.prepare, title))
     return pn.Column(header, top, playground.tabs, sizing_mode="stretch_width")
 
 

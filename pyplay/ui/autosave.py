@@ -7,7 +7,11 @@ and saves a snapshot (:mod:`pyplay.ui.storage`) of a lesson's model
   line changes after a training slice, which costs one clock reading; the save itself runs
   afterwards as its own task, not inside the slice;
 - when training stops (Pause, finished, diverged: ``running`` turns False);
-- after a model is loaded (the state's ``version`` changes and its model has trained steps).
+- after a model is loaded (the state's ``version`` changes and its model has trained steps);
+- just before a trained model is replaced (a new model setting, Reset, a "Try this" setup, a
+  loaded file: the state's ``replacing`` changes): its bytes are taken at once, while the
+  state still holds it, and written to its entry right after, so a change that starts a new
+  model never loses the one trained so far.
 
 Each lesson's model has one entry, updated in place; a new model (Reset, a changed model
 setting: ``version`` changes) starts a new entry. Models that have not trained are not saved,
@@ -67,11 +71,17 @@ def recent_loss(state: Any, after: int = -1) -> float | None:
 
 
 def describe(state: Any, title: str) -> str:
-    """A short name of a lesson's model, e.g. "LSTM on adding" (the tab title otherwise)."""
+    """A short name of a lesson's model: the state's own ``model_name()`` when it has one,
+    else e.g. "LSTM on adding", or "CTC: GRU" (the lesson's title and the cell when the
+    lesson has no task), or the title alone."""
+    named = getattr(state, "model_name", None)
+    if callable(named):
+        return f"{title}: {named()}"
     cell = getattr(state, "cell", None)
     task = getattr(state, "task", None)
-    what = str(cell).upper() if isinstance(cell, str) else title
-    return f"{what} on {task}" if isinstance(task, str) else what
+    if isinstance(cell, str) and isinstance(task, str):
+        return f"{cell.upper()} on {task}"
+    return f"{title}: {cell.upper()}" if isinstance(cell, str) else title
 
 
 @dataclass
@@ -155,6 +165,7 @@ class Autosaver:
             state.param.watch(lambda e: self._on_running(key, e.new), "running"),
             state.param.watch(lambda e: self._on_version(key), "version"),
             state.param.watch(lambda e: self._on_status(key), "status"),
+            state.param.watch(lambda e: self._on_replacing(key), "replacing"),
         ]
         return True
 
@@ -205,6 +216,14 @@ class Autosaver:
         if trained_steps(tracked.state) > 0:  # a loaded model (a rebuilt one has 0 steps)
             self.request(key)
 
+    def _on_replacing(self, key: str) -> None:
+        """The state's trained model is about to be replaced: take its bytes now (the state
+        still holds it) and write them to its entry soon."""
+        tracked = self.tracked[key]
+        captured = self._capture(tracked, recent_loss(tracked.state), rename=False)
+        if captured is not None:
+            self.schedule(lambda: self._write(tracked, *captured))
+
     def request(self, key: str) -> None:
         """Save lesson ``key``'s model soon (at once if a save of it is under way: after it)."""
         if key in self._busy:
@@ -238,8 +257,22 @@ class Autosaver:
             return None
         after = entry.saved[1] if entry.saved is not None else -1
         loss = recent_loss(state, after)
-        if await self._keep_apart(tracked, loss):
-            entry = tracked.entry
+        await self._keep_apart(tracked, loss)
+        captured = self._capture(tracked, loss)
+        return None if captured is None else await self._write(tracked, *captured)
+
+    def _capture(
+        self, tracked: _Tracked, loss: float | None, rename: bool = True
+    ) -> tuple[Entry, bytes, tuple[int, int], float | None, str] | None:
+        """The bytes of ``tracked``'s model for its entry, now: ``(entry, data, (version,
+        step), loss, query)``; None when it has not trained, is saved as it is, or cannot be
+        saved (a message says why). ``rename``: name the entry after the settings now (not
+        when the settings already describe the next model)."""
+        state, entry = tracked.state, tracked.entry
+        steps = trained_steps(state)
+        stamp = (int(state.version), steps)
+        if steps <= 0 or entry.saved == stamp:
+            return None
         start = time.perf_counter()
         try:
             data = state.save_bytes().getvalue()
@@ -247,15 +280,27 @@ class Autosaver:
             self._report(f"Autosave of {tracked.title} failed: {err}", "warning")
             return None
         self.last_save_s = time.perf_counter() - start
-        if not entry.named:
+        if rename and not entry.named:
             entry.name = describe(state, tracked.title)
+        return entry, data, stamp, loss, _query(tracked.key, state)
+
+    async def _write(
+        self,
+        tracked: _Tracked,
+        entry: Entry,
+        data: bytes,
+        stamp: tuple[int, int],
+        loss: float | None,
+        query: str,
+    ) -> Snapshot | None:
+        """Write captured bytes to ``entry`` in the store (see :meth:`_capture`)."""
         snapshot = Snapshot(
             id=entry.id,
             name=entry.name,
-            lesson=key,
+            lesson=tracked.key,
             title=tracked.title,
-            query=_query(key, state),
-            step=steps,
+            query=query,
+            step=stamp[1],
             saved_at=float(self.clock()),
             size=len(data),
             named=entry.named,
@@ -266,7 +311,8 @@ class Autosaver:
             self._report(f"Autosave is not working: {err}", "warning")
             return None
         entry.saved, entry.loss = stamp, loss
-        if loss is not None and (tracked.best is None or loss < tracked.best):
+        current = tracked.entry is entry  # not a model replaced since
+        if current and loss is not None and (tracked.best is None or loss < tracked.best):
             tracked.best = loss
         self._problem = None
         if dropped:

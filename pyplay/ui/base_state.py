@@ -47,6 +47,9 @@ class LessonBase(param.Parameterized):
     status = param.String(default="")
     version = param.Integer(default=0, doc="bumped whenever the model is rebuilt or loaded")
     stopped = param.String(default="", doc="why training stopped by itself (next to Train)")
+    replacing = param.Integer(
+        default=0, doc="bumped just before a trained model is replaced (autosave keeps it)"
+    )
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)

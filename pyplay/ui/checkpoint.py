@@ -174,11 +174,13 @@ class SavableLesson:
     """``save_bytes`` and ``load_bytes`` for a lesson state (see the module docstring)."""
 
     _loading = False
+    _model_settings: dict[str, Any] | None = None  # the settings the model was built with
     history: dict[str, list[float]]
     _elapsed: float
     # from LessonBase (annotations only: the MRO must find its parameters and methods)
     running: bool
     version: int
+    replacing: int
     status: str
     notify: Callable[..., None]
     _record: Callable[[int, float, float], None]
@@ -235,10 +237,29 @@ class SavableLesson:
         finally:
             self._loading = False
 
+    def _remember_settings(self) -> None:
+        """The current settings are the model's (after a build, a load or new training
+        settings): files saved later carry them even once the settings change."""
+        self._model_settings = {k: getattr(self, k) for k in settings_names(self.lesson_key)}
+
+    def _keep_before_replacing(self) -> None:
+        """A new model is about to replace this one: if it has trained, say so
+        (``replacing``), and autosave keeps it (:meth:`save_bytes` still gives it, with the
+        settings it was built with)."""
+        try:
+            trained = int(self._file_step()) > 0
+        except (AttributeError, ValueError, TypeError):
+            trained = False
+        if trained:
+            self.replacing += 1
+
     def save_bytes(self) -> io.BytesIO:
-        """The model, optimiser state, step count, settings and loss history as an ``.npz``
-        file in memory (:func:`pyplay.io.load_model` reads its model natively)."""
+        """The model, optimiser state, step count, settings (those the model was built
+        with) and loss history as an ``.npz`` file in memory (:func:`pyplay.io.load_model`
+        reads its model natively)."""
         lesson = self.lesson_key
+        settings = {k: getattr(self, k) for k in settings_names(lesson)}
+        settings.update(self._model_settings or {})
         buf = io.BytesIO()
         save_model(
             buf,
@@ -247,7 +268,7 @@ class SavableLesson:
             step=int(self._file_step()),
             meta={
                 "lesson": lesson,
-                "settings": {k: getattr(self, k) for k in settings_names(lesson)},
+                "settings": settings,
                 "history": _encode_history(self.history),
                 **self._file_meta(),
             },
@@ -296,7 +317,9 @@ class SavableLesson:
             self.notify(f"Not loaded: {err}", "danger")
             return False
         self.running = False
+        self._keep_before_replacing()
         commit()
+        self._remember_settings()
         keys = list(self.history)
         self.history = loaded.history or {k: [] for k in keys}
         self._elapsed = 0.0

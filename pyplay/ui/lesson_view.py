@@ -10,7 +10,7 @@ supplies its settings' widgets (:meth:`LessonView.controls`), its look-inside se
 The page::
 
     Row(Column(*controls, buttons, *controls_below),
-        Column(alert, heading, help, status, loss curve, export bar, *sections))
+        Column(alert, try this, heading, help, status, loss curve, export bar, *sections))
 """
 
 from __future__ import annotations
@@ -23,8 +23,14 @@ from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.plots import loss_figure
 from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.try_this import try_this
 
-__all__ = ["LessonView"]
+__all__ = ["KEEP_NOTE", "LessonView"]
+
+KEEP_NOTE = (
+    "A new model setting, **Reset** or **Try this** starts a new model; the one trained so "
+    "far is kept in **Saved work** (when this browser can store it)."
+)
 
 
 class LessonView(TrainingView, pn.viewable.Viewer):
@@ -112,9 +118,14 @@ class LessonView(TrainingView, pn.viewable.Viewer):
         return [self.heading, help_pane, self.status_line(), self.loss_pane(), self.export.panel()]
 
     def controls_column(self) -> pn.Column:
-        """The settings, the four buttons and what goes below them."""
+        """The settings, the four buttons, the note that a new model keeps the trained one,
+        and what goes below them."""
         return pn.Column(
-            *self.controls(), self.buttons(), *self.controls_below(), width=self.controls_width
+            *self.controls(),
+            self.buttons(),
+            pn.pane.Markdown(KEEP_NOTE, css_classes=["pyplay-keep-note"]),
+            *self.controls_below(),
+            width=self.controls_width,
         )
 
     def panel(self) -> pn.viewable.Viewable:
@@ -122,8 +133,11 @@ class LessonView(TrainingView, pn.viewable.Viewer):
         lesson's sections."""
         main = pn.Column(
             message_alert(self.state),
+            *try_this(self),
             *self.training(),
             *self.sections(),
             sizing_mode="stretch_width",
         )
-        return pn.Row(self.controls_column(), main, sizing_mode="stretch_width")
+        return pn.Row(
+            self.controls_column(), main, sizing_mode="stretch_width", css_classes=["pyplay-page"]
+        )

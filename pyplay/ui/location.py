@@ -27,6 +27,7 @@ __all__ = [
     "LocationSync",
     "bind_location",
     "lesson_states",
+    "opened",
     "part_view",
     "show_part",
     "shown_lesson",
@@ -77,6 +78,19 @@ def lesson_states(title: str, view: Any) -> list[tuple[str, str, Any]]:
     for part, sub in getattr(view, "parts", {}).items():
         states.append((part, LESSON_SPECS[part].title, sub.state))
     return states
+
+
+APPLIED = "applied to the current model."  # what a training setting's watcher says
+
+
+def opened(key: str, settings: dict[str, Any], source: str | None = None) -> str:
+    """What a shared address opened, e.g. "Opened from the link: Recurrent networks with
+    cell gru, seed 3." (the lesson's own message about its model is replaced by this)."""
+    parts = [f"{name.replace('_', ' ')} {value}" for name, value in settings.items()]
+    if source is not None:
+        parts.append(f"the input {source!r}")
+    what = f" with {', '.join(parts)}" if parts else ""
+    return f"Opened from the link: {LESSON_SPECS[key].title}{what}."
 
 
 class LocationSync:
@@ -164,7 +178,16 @@ class LocationSync:
                 if view is not None and lesson is None:
                     self.messages.append(f"Address: the {key} lesson is not in this page.")
                 if lesson is not None:
-                    self.messages += apply_settings(lesson.state, parsed.settings)
+                    said: list[str] = []
+                    watcher = lesson.state.param.watch(lambda e: said.append(e.new), "message")
+                    try:
+                        self.messages += apply_settings(lesson.state, parsed.settings)
+                    finally:
+                        lesson.state.param.unwatch(watcher)
+                    if not self.messages:  # say what the address opened, and the new model
+                        built = [m for m in said if m and not m.endswith(APPLIED)][-1:]
+                        text = " ".join([opened(key, parsed.settings, parsed.source), *built])
+                        lesson.state.notify(text, "info")
                     box = getattr(lesson, "source_box", None)
                     if parsed.source is not None and box is not None:
                         box.param.update(value=parsed.source, value_input=parsed.source)

@@ -3,9 +3,8 @@
 :class:`SavedWork` joins the playground (:class:`pyplay.ui.app.Playground`), a store
 (:mod:`pyplay.ui.storage`) and the :class:`~pyplay.ui.autosave.Autosaver`:
 
-- :attr:`SavedWork.top` goes above the tabs: a banner offering the newest snapshot back
-  ("Restore your work from 10:32: LSTM on adding, 300 steps", Restore / Dismiss), shown once
-  the page's address is known after a (re)load, and the last message about saved work;
+- :attr:`SavedWork.top` goes above the tabs: after a (re)load a banner offering the newest
+  snapshot back and naming the others, and the last message about saved work;
 - a "Saved work" tab lists every snapshot: name, lesson, steps, time, size, with Restore,
   Rename (a text box), Delete and Download (.npz).
 
@@ -63,10 +62,6 @@ def format_time(seconds: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
 
 
-def _clock_time(seconds: float) -> str:
-    return format_time(seconds).split(" ")[-1]
-
-
 def _size(n: int) -> str:
     return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{max(1, round(n / 1000))} kB"
 
@@ -93,7 +88,7 @@ class SavedWork(param.Parameterized):
     Parameters
     ----------
     playground : pyplay.ui.app.Playground
-        Its ``lessons``, ``slots`` (tab titles in order), ``tabs`` and ``open(index)``.
+        Its ``lessons``, ``titles`` (of all tabs, in order), ``tabs`` and ``open(index)``.
     store : Store or None
         None: saving is off (the message says so) and the playground works as before.
     schedule : callable, optional
@@ -146,7 +141,7 @@ class SavedWork(param.Parameterized):
 
     # ------------------------------------------------------------------ lessons
     def _titles(self) -> list[str]:
-        return list(self.playground.slots)
+        return list(self.playground.titles)
 
     def track_lessons(self) -> None:
         """Autosave every lesson built so far (lessons are built when first opened)."""
@@ -175,10 +170,13 @@ class SavedWork(param.Parameterized):
         snapshots = await self.refresh()
         self.offered = snapshots[0] if snapshots else None
         if self.offered is not None:
-            s = self.offered
+            s, more = self.offered, snapshots[1:]
+            others = "; ".join(f"{o.name}, {o.step:,} steps ({o.title})" for o in more[:4])
+            rest = f" and {len(more) - 4} more" if len(more) > 4 else ""
             self.offer = (
-                f"Restore your work from {_clock_time(s.saved_at)}: "
+                f"Restore your work from {format_time(s.saved_at).split(' ')[-1]}: "
                 f"{s.name}, {s.step:,} steps ({s.title})"
+                + (f". Also saved, in Saved work: {others}{rest}" if more else "")
             )
         return self.offered
 

@@ -147,8 +147,10 @@ class TrainerLesson(StepLoop, SavableLesson):
         except (ValueError, TypeError) as err:
             self.notify(f"Not rebuilt: {err}", "danger")
             return None
+        self._keep_before_replacing()  # autosave keeps a trained model
         self.task_obj, self.trainer = task, trainer
         setattr(self, self._model_attr, model)
+        self._remember_settings()
         self._forget_progress()
         self.version += 1
         self.status = self._status_text()
@@ -166,6 +168,7 @@ class TrainerLesson(StepLoop, SavableLesson):
             self.notify(f"Setting not applied: {err}", "danger")
             return
         self.trainer = carry_over(self.trainer, trainer)
+        self._remember_settings()
         self.notify(done, "info")
 
     # training -------------------------------------------------------------

@@ -8,6 +8,7 @@ import asyncio
 import html
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 import panel as pn
@@ -15,9 +16,11 @@ import param
 from bokeh.models import ColumnDataSource
 
 from pyplay.train import StepRecord
+from pyplay.ui.text import Text
 
 __all__ = [
     "TrainingView",
+    "local_note",
     "lr_input",
     "message_alert",
     "seed_input",
@@ -47,6 +50,25 @@ def message_alert(state: Any) -> pn.pane.Alert:
         visible=pn.bind(bool, state.param.message),
         sizing_mode="stretch_width",
     )
+
+
+def local_note(state: Any) -> tuple[Text, Callable[[Callable[[], Any]], Any]]:
+    """A note to put under a control, and ``run(action)``: it calls ``action()`` and moves
+    any message the action gave ``state`` into the note (the lesson's alert at the top keeps
+    what it showed before), so the message appears next to the control that caused it."""
+    note = Text("", visible=False, css_classes=["pyplay-local-note"], sizing_mode="stretch_width")
+
+    def run(action: Callable[[], Any]) -> Any:
+        before = (state.message, state.message_kind)
+        state.message = ""
+        try:
+            return action()
+        finally:
+            said = state.message
+            note.object, note.visible = said, bool(said)
+            state.param.update(message=before[0], message_kind=before[1])
+
+    return note, run
 
 
 def stop_note(state: Any) -> pn.pane.Alert:
@@ -191,7 +213,7 @@ class TrainingView:
             ("Step", "default", self.step),
             ("Reset", "warning", self.reset),
         ):
-            button = pn.widgets.Button(name=label, button_type=kind, width=80)
+            button = pn.widgets.Button(name=label, button_type=kind, width=64, margin=(5, 4))
             button.on_click(action)
             row.append(button)
         return pn.Column(pn.Row(*row), stop_note(self.state), margin=0)

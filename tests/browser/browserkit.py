@@ -67,3 +67,78 @@ def wait_for(page: Any, condition: Any, what: str, timeout_s: float = 150) -> No
             return
         time.sleep(0.5)
     pytest.fail(f"{what} did not happen in {timeout_s} s")
+
+
+# Every visible button and file chooser of the page (shadow roots included) that is not fully
+# usable: zero-size, outside the window, its text wider than itself, cut off by an ancestor
+# that clips, or covered at its centre by something else. Returns the problems and the page's
+# scrollWidth against the window's width.
+BUTTON_PROBLEMS = """() => {
+  const out = [], all = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (el.tagName === 'BUTTON' || (el.tagName === 'INPUT' && el.type === 'file')) all.push(el);
+    }
+  };
+  walk(document);
+  const up = (el) => el.parentElement || (el.getRootNode() && el.getRootNode().host) || null;
+  const W = window.innerWidth, H = window.innerHeight;
+  for (const el of all) {
+    if (!el.checkVisibility({visibilityProperty: true})) continue;
+    const r = el.getBoundingClientRect();
+    const label = (el.innerText || el.value || el.title || el.className).trim().slice(0, 40);
+    const problems = [];
+    if (r.width < 4 || r.height < 4) problems.push('zero-size');
+    if (r.left < -0.5 || r.right > W + 0.5)
+      problems.push(`outside the window x=${r.left.toFixed(0)}..${r.right.toFixed(0)}`);
+    if (el.scrollWidth > el.clientWidth + 1)
+      problems.push(`text wider than the button (${el.scrollWidth} > ${el.clientWidth})`);
+    let left = r.left, right = r.right;
+    for (let p = up(el); p && p !== document.documentElement; p = up(p)) {
+      if (!(p instanceof Element) || getComputedStyle(p).overflowX === 'visible') continue;
+      const q = p.getBoundingClientRect();
+      left = Math.max(left, q.left); right = Math.min(right, q.right);
+    }
+    const seen = Math.max(0, right - left);
+    if (r.width >= 4 && seen < r.width - 1)
+      problems.push(`clipped: ${seen.toFixed(0)} of ${r.width.toFixed(0)} px visible`);
+    if (!problems.length && r.top >= 0 && r.bottom <= H) {
+      const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+      let hit = document.elementFromPoint(x, y);
+      while (hit && hit.shadowRoot) {
+        const inner = hit.shadowRoot.elementFromPoint(x, y);
+        if (!inner || inner === hit) break;
+        hit = inner;
+      }
+      let mine = false;
+      for (let h = hit; h; h = up(h)) if (h === el) { mine = true; break; }
+      if (!mine && hit) problems.push(`covered by ${hit.tagName}.${hit.className}`);
+    }
+    if (problems.length) out.push(`${label}: ${problems.join('; ')}`);
+  }
+  return {buttons: all.length, problems: out,
+          scrollWidth: document.documentElement.scrollWidth, innerWidth: W};
+}"""
+
+# the horizontal extent of every visible Bokeh canvas: [[left, right], ...]
+CANVASES = """() => {
+  const out = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (el.classList.contains('bk-Canvas') && el.checkVisibility()) {
+        const r = el.getBoundingClientRect();
+        if (r.width > 0) out.push([r.left, r.right]);
+      }
+    }
+  };
+  walk(document);
+  return out;
+}"""
+
+
+def open_lesson(page: Any, title: str = "Recurrent networks") -> None:
+    """Open a lesson's tab (the page opens on "Start here") and wait until it is built."""
+    page.locator(".bk-tab", has_text=title).first.click()
+    page.get_by_role("button", name="Reset", exact=True).first.wait_for(timeout=150_000)

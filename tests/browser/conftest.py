@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import sitebuild
-from browserkit import PageLog, wait_ready
+from browserkit import PageLog, open_lesson, wait_ready
 from pagemeasure import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,7 +77,9 @@ def page(context: Any, page_log: PageLog) -> Any:
 
 @pytest.fixture
 def ready_page(page: Any, site_url: str) -> Any:
-    """The playground, loaded and interactive."""
+    """The playground, loaded and interactive, with the recurrent-networks lesson open (the
+    page opens on "Start here")."""
     page.goto(site_url)
     wait_ready(page)
+    open_lesson(page)
     return page

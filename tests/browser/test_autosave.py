@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from browserkit import step_count, wait_ready, wait_step
+from browserkit import open_lesson, step_count, wait_ready, wait_step
 
 pytestmark = pytest.mark.browser
 
@@ -22,6 +22,7 @@ def open_saved_work(page) -> None:
 def test_training_survives_a_reload(page, page_log, site_url):
     page.goto(site_url)
     wait_ready(page)
+    open_lesson(page)
     page.get_by_role("button", name="Train", exact=True).click()
     wait_step(page, 20)
     page.get_by_role("button", name="Pause", exact=True).click()
@@ -40,6 +41,7 @@ def test_training_survives_a_reload(page, page_log, site_url):
     offer = page.get_by_text(OFFER)
     offer.wait_for(timeout=60_000)
     assert int(OFFER.search(offer.inner_text()).group(1).replace(",", "")) == paused_at
+    open_lesson(page)
     assert step_count(page) == 0  # a fresh page until the user says otherwise
     page.get_by_role("button", name="Restore", exact=True).click()
     page.get_by_text(f"Restored 'LSTM on adding' ({paused_at:,} steps).").first.wait_for(

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from browserkit import wait_ready
+from browserkit import open_lesson, wait_ready
 from sitebuild.csp import policy
 
 pytestmark = pytest.mark.browser
@@ -43,6 +43,7 @@ def test_the_policy_is_in_force_and_the_playground_trains_under_it(page, page_lo
     page.add_init_script(RECORD_VIOLATIONS)
     page.goto(site_url)
     wait_ready(page)
+    open_lesson(page)
     page.get_by_role("button", name="Step", exact=True).first.click()
     page.get_by_text("Step 1: loss", exact=False).wait_for(timeout=60_000)
     assert page.evaluate("window.__cspViolations") == []

@@ -9,9 +9,10 @@ no lesson: classes are named as strings and imported when first needed.
 
 from __future__ import annotations
 
+from pyplay.ui.lessons.experiment import Experiment
 from pyplay.ui.lessons.spec import Embed, LessonSpec
 
-__all__ = ["LESSONS", "SPECS", "Embed", "LessonSpec", "spec_of"]
+__all__ = ["COURSE", "LESSONS", "SPECS", "Embed", "Experiment", "LessonSpec", "spec_of"]
 
 # fmt: off
 LESSONS: tuple[LessonSpec, ...] = (
@@ -22,6 +23,15 @@ LESSONS: tuple[LessonSpec, ...] = (
         widgets=(Embed("gates", "Gates and states over time", "view:gates_widget"),
                  Embed("gradient", "Gradient through time", "view:gradient_widget")),
         about="RNN, LSTM, GRU: training, gates, gradients through time",
+        experiments=(
+            Experiment("LSTM, adding problem, T=10", {}, 300,
+                       "the loss falls far below the dashed baseline: the LSTM finds the two "
+                       "marked numbers and adds them", below=0.2, relative=True),
+            Experiment("Plain RNN, adding problem, T=40", {"cell": "rnn", "seq_len": 40}, 300,
+                       "the loss stays near the baseline: the gradient from the last step "
+                       "vanishes before it reaches the marked numbers (see Gradient through "
+                       "time)", above=0.8, relative=True),
+        ),
     ),
     LessonSpec(
         "seq2seq", "Sequence to sequence", "state:Seq2SeqState", "view:Seq2SeqLesson",
@@ -33,6 +43,15 @@ LESSONS: tuple[LessonSpec, ...] = (
                  Embed("beam", "Beam search, step by step", "view:beam_widget")),
         about="encoder-decoder with and without attention, attention heatmaps, scheduled "
         "sampling, source reversal, beam search step by step, your own pairs",
+        experiments=(
+            Experiment("Reversal with attention", {"hidden_size": 24, "batch_size": 16}, 150,
+                       "the loss falls below 0.8 and the attention heatmap turns into an "
+                       "anti-diagonal: each output looks at its mirrored input", below=0.8),
+            Experiment("Reversal without attention",
+                       {"hidden_size": 24, "batch_size": 16, "wiring": "init"}, 150,
+                       "the loss stays above 0.9: the whole source must squeeze through "
+                       "one state", above=0.9),
+        ),
     ),
     LessonSpec(
         "transformer", "Transformers", "state:TransformerLessonState", "view:TransformerLesson",
@@ -40,12 +59,32 @@ LESSONS: tuple[LessonSpec, ...] = (
         widgets=(Embed("heads", "Every attention head", "view:heads_widget"),),
         about="a tiny transformer beside an LSTM, every head's attention, the causal mask and "
         "positional encodings switched off to see what breaks, sampling with a KV cache",
+        experiments=(
+            Experiment("Copy with positions",
+                       {"num_layers": 1, "seq_len": 6, "compare_lstm": False}, 150,
+                       "the loss falls below 0.1 x baseline; open the heads to see where "
+                       "each one looks", below=0.1, relative=True),
+            Experiment("Copy without positions",
+                       {"num_layers": 1, "seq_len": 6, "compare_lstm": False,
+                        "positional": "none"}, 150,
+                       "the loss stays above 0.5 x baseline: without positions attention "
+                       "cannot tell which step is which", above=0.5, relative=True),
+        ),
     ),
     LessonSpec(
         "ctc", "CTC", "state:CTCState", "view:CTCLesson",
         "cell hidden_size bidirectional noise lr seed",
         about="reading symbols out of unaligned frames: per-frame probabilities, best path, "
         "collapse",
+        experiments=(
+            Experiment("Bidirectional GRU", {}, 100,
+                       "the loss falls below 0.15 x baseline and best path reads the "
+                       "symbols out of the frames", below=0.15, relative=True),
+            Experiment("One-way small RNN",
+                       {"cell": "rnn", "bidirectional": False, "hidden_size": 16}, 100,
+                       "the loss stays above 0.1 x baseline after as many steps: one "
+                       "direction and a plain cell see less", above=0.1, relative=True),
+        ),
     ),
     LessonSpec(
         "dynamic", "Dynamic networks", "state:LDDNLessonState", "view:DynamicLesson",
@@ -53,6 +92,15 @@ LESSONS: tuple[LessonSpec, ...] = (
         about="layered digital dynamic networks in the notation of Hagan's *Neural Network "
         "Design*: build one from a palette, its diagram and equations, run and train it; the "
         "vanishing gradient with lw on a slider",
+        experiments=(
+            Experiment("Moving average imitates first order", {}, 200,
+                       "the loss falls below 0.003: three taps approximate the decaying "
+                       "response as well as they can, never exactly", below=0.003),
+            Experiment("Feedback learns first order",
+                       {"preset": "impulse response"}, 200,
+                       "the loss falls below 0.005: with feedback, iw moves to 1/2 and the "
+                       "network matches the system", below=0.005),
+        ),
     ),
     LessonSpec(
         "textbook", "Textbook seq2seq", "state:TextbookSeq2SeqState", "view:TextbookSeq2SeqView",
@@ -63,6 +111,15 @@ LESSONS: tuple[LessonSpec, ...] = (
         "hidden_size input_delays feedback_delays lr seed",
         about="a NARX network trained in open loop, then closed for multi-step prediction, on "
         "a bundled plant or your own CSV",
+        experiments=(
+            Experiment("NARX on the Narendra plant", {}, 200,
+                       "the open-loop loss falls below 0.03; then switch to Closed loop and "
+                       "watch the multi-step prediction drift", below=0.03),
+            Experiment("One neuron, one delay each",
+                       {"hidden_size": 1, "input_delays": 1, "feedback_delays": 1}, 200,
+                       "the loss still falls below 0.06: one step ahead is easy; closed loop "
+                       "shows what the small net misses", below=0.06),
+        ),
     ),
     LessonSpec(
         "memory", "Memory", "state:MemoryLessonState", "view:MemoryLesson",
@@ -70,15 +127,39 @@ LESSONS: tuple[LessonSpec, ...] = (
         about="a recurrent net with an external memory on associative recall: where its heads "
         "read and write, overwrite or residual writes, against an LSTM and an LSTM attending "
         "to its past",
+        experiments=(
+            Experiment("Memory net, 3 pairs", {"n_pairs": 3}, 300,
+                       "the loss falls below 0.6 x baseline; watch where the heads read "
+                       "and write", below=0.6, relative=True),
+            Experiment("LSTM, 3 pairs", {"n_pairs": 3, "model": "lstm"}, 300,
+                       "the loss falls below 0.6 x baseline too: with three pairs the LSTM "
+                       "still keeps them in its state; try 12 pairs", below=0.6, relative=True),
+        ),
     ),
     LessonSpec(
         "recursive", "Recursive networks", "state:RecursiveLessonState", "view:RecursiveLesson",
         "task max_depth hidden_size compare_chain lr seed", source=True,
         about="one composition over the nodes of a tree learns arithmetic and the sentiment of "
         "phrases, beside a chain LSTM reading the same text; type an expression, see its tree",
+        experiments=(
+            Experiment("Expressions, two levels deep", {"max_depth": 2}, 400,
+                       "the recursive net's loss falls below 0.3 x baseline; the chain LSTM "
+                       "reading the same text (dotted) stays far above it", below=0.3,
+                       relative=True),
+            Experiment("Sentiment of phrases", {"task": "sentiment", "compare_chain": False}, 300,
+                       "the loss falls below 0.05 x baseline: every phrase right; type "
+                       "((not (very good)) movie) and watch 'not' turn it around", below=0.05,
+                       relative=True),
+        ),
     ),
 )
 # fmt: on
+
+# the lessons in the order of a course on recurrent networks and attention ("Start here");
+# from the book's delays and feedback to LSTMs, alignment, attention, memory, transformers
+COURSE: tuple[str, ...] = (
+    "dynamic", "timeseries", "rnn", "ctc", "seq2seq", "recursive", "memory", "transformer",
+)  # fmt: skip
 
 SPECS: dict[str, LessonSpec] = {spec.key: spec for spec in LESSONS}
 

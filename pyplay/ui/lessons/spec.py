@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyplay.ui.lessons.experiment import Experiment
+
 __all__ = ["Embed", "LessonSpec", "load"]
 
 
@@ -48,7 +50,9 @@ class LessonSpec:
     its sub-tab ``title`` (:mod:`pyplay.ui.location`); ``code`` the function writing its "show
     as code" script (``(spec, state, *, steps, log_every) -> str``, by default
     ``code:as_code``); ``widgets`` the parts of its view that embed on their own; ``about`` its
-    line on the About tab.
+    line on the About tab and the "Start here" tab; ``experiments`` its "Try this" experiments
+    (:class:`~pyplay.ui.lessons.experiment.Experiment`, set up by one click, each with a promise
+    the tests check by training it).
     """
 
     key: str
@@ -63,6 +67,7 @@ class LessonSpec:
     code: str | None = "code:as_code"
     widgets: tuple[Embed, ...] = ()
     about: str = ""
+    experiments: tuple[Experiment, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.params, str):  # written as one line of names

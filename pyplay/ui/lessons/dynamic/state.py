@@ -93,7 +93,7 @@ class LDDNLessonState(FitLesson, LessonBase):
     signal = param.Selector(objects=["impulse", "step", "sine", "typed"], default="impulse")
     steps = param.Integer(default=12, bounds=(1, 200))
     typed = param.String(default="1, 0, 0, 2, 0, 0, -1")
-    system = param.Selector(objects=list(SYSTEM_LABELS.values()), default="moving average")
+    system = param.Selector(objects=list(SYSTEM_LABELS.values()), default="first order")
     lr = lr_param(0.01)
     seed = seed_param()
 
@@ -111,6 +111,8 @@ class LDDNLessonState(FitLesson, LessonBase):
 
     # ------------------------------------------------------------------ the network
     def _adopt(self, net: LDDN) -> None:
+        if getattr(self, "net", None) is not None:
+            self._keep_before_replacing()  # autosave keeps a trained network
         self.net = net
         self.description = json.dumps(to_dict(net.spec))
         self.history = {"step": [], "loss": []}
@@ -118,6 +120,11 @@ class LDDNLessonState(FitLesson, LessonBase):
         self.running = False
         self.version += 1
         self.status = self._status_text()
+
+    def model_name(self) -> str:
+        """What saved work calls this network, e.g. "1-layer LDDN imitating first order"."""
+        layers = len(json.loads(self.description or "{}").get("layers", []))
+        return f"{layers}-layer LDDN imitating {self.system}"
 
     def load_preset(self) -> None:
         """Replace the network by the chosen preset (the book's weights, or seeded ones)."""

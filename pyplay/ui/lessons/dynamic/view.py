@@ -28,8 +28,10 @@ from pyplay.ui.lessons.dynamic.lddn_gradient import VanishingGradientState
 from pyplay.ui.lessons.dynamic.state import PRESETS, SYSTEM_LABELS, LDDNLessonState
 from pyplay.ui.lessons.textbook.view import TextbookSeq2SeqView
 from pyplay.ui.plots import legend_outside, line_figure, set_data, watch_placeholder
+from pyplay.ui.style import TABS_CSS
 from pyplay.ui.text import Text
 from pyplay.ui.training import lr_input, message_alert, seed_input
+from pyplay.ui.try_this import try_this
 
 __all__ = ["SUBTABS", "DynamicLesson"]
 
@@ -198,6 +200,7 @@ class DynamicLesson(LessonView):
         ]
         main = pn.Column(
             alert,
+            *try_this(self),
             "## Build a dynamic network",
             pn.pane.Markdown(HELP),
             pn.pane.Bokeh(self.diagram_fig, sizing_mode="stretch_width"),
@@ -221,7 +224,7 @@ class DynamicLesson(LessonView):
             self.weights,
             sizing_mode="stretch_width",
         )
-        return pn.Row(controls, main, sizing_mode="stretch_width")
+        return pn.Row(controls, main, sizing_mode="stretch_width", css_classes=["pyplay-page"])
 
     # ------------------------------------------------------------------ vanishing gradient
     def _grad_figures(self) -> None:
@@ -277,7 +280,7 @@ class DynamicLesson(LessonView):
             pn.pane.Bokeh(self.response_fig, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
-        return pn.Row(controls, main, sizing_mode="stretch_width")
+        return pn.Row(controls, main, sizing_mode="stretch_width", css_classes=["pyplay-page"])
 
     # ------------------------------------------------------------------ sub-tabs
     def panel(self) -> pn.Tabs:
@@ -285,7 +288,10 @@ class DynamicLesson(LessonView):
         if self.subtabs is None:
             pages = (self._build_tab(), self._gradient_tab(), self.seq2seq.panel())
             self.subtabs = pn.Tabs(
-                *zip(SUBTABS, pages, strict=True), dynamic=False, sizing_mode="stretch_width"
+                *zip(SUBTABS, pages, strict=True),
+                dynamic=False,
+                sizing_mode="stretch_width",
+                stylesheets=[TABS_CSS],
             )
         return self.subtabs
 

@@ -62,6 +62,10 @@ class MemoryLessonState(TrainerLesson, LessonBase):
         )
         self.param.watch(self._quiet(self._on_lr), ["lr"])
 
+    def model_name(self) -> str:
+        """What saved work calls this model, e.g. "memnet on recall of 6 pairs"."""
+        return f"{self.model} on recall of {self.n_pairs} pairs"
+
     def _make_task(self) -> AssociativeRecall:
         return AssociativeRecall(n_pairs=self.n_pairs, n_keys=max(8, self.n_pairs), rng=self.seed)
 

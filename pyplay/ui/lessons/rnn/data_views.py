@@ -8,6 +8,7 @@ import panel as pn
 
 from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.text import Text
+from pyplay.ui.training import local_note
 
 __all__ = ["data_panel", "sampling_panel"]
 
@@ -22,10 +23,12 @@ def sampling_panel(state: LessonState, help_text: str) -> pn.Column:
     length = pn.widgets.IntSlider(name="Length", start=10, end=500, step=10, value=200, width=250)
     output = Text("", sizing_mode="stretch_width", name="generated text")
     button = pn.widgets.Button(name="Generate", button_type="primary", width=120)
+    note, near = local_note(state)  # why it could not generate: under the button
 
     def generate(_: object) -> None:
         start = prompt.value or ""
-        text = state.generate(start, int(length.value or 1), float(temperature.value or 0.0))
+        settings = (start, int(length.value or 1), float(temperature.value or 0.0))
+        text = near(lambda: state.generate(*settings))
         if text is not None:
             output.object = start + text
 
@@ -35,6 +38,7 @@ def sampling_panel(state: LessonState, help_text: str) -> pn.Column:
         pn.pane.Markdown(help_text),
         pn.Row(prompt, temperature, length),
         button,
+        note,
         output,
         sizing_mode="stretch_width",
     )

@@ -4,11 +4,14 @@
 :class:`~pyplay.models.seq2seq.EncoderDecoder` and turns its records into what the views draw: a
 ranked list of the live, finished and pruned hypotheses of the current step (plain text) and
 the search tree (one node per kept hypothesis and per pruned candidate near the beam, one edge
-to its parent), with greedy decoding of the same source beside it.
+to its parent), with greedy decoding of the same source beside it. Both run on a frozen copy
+of the model taken when the search starts, so training on while stepping changes neither and
+greedy and beam scores of the same hypothesis agree.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +58,7 @@ class BeamStepper:
         max_length: int = 30,
     ) -> None:
         lengths = np.array([src.shape[1]])
+        model = copy.deepcopy(model)  # frozen: the optimiser updates the lesson's in place
         self.vocab = tgt_vocab
         self.search = BeamSearch(
             model.step,

@@ -95,6 +95,13 @@ class NARXState(FitLesson, LessonBase):
         )
         self.param.watch(self._quiet(self._restart_training), ["lr"])
 
+    def model_name(self) -> str:
+        """What saved work calls this network, e.g. "NARX, 10 neurons, delays 2 and 2"."""
+        return (
+            f"NARX, {self.hidden_size} neurons, delays {self.input_delays} and "
+            f"{self.feedback_delays}"
+        )
+
     @property
     def history_len(self) -> int:
         """Steps before the first prediction (initial conditions)."""

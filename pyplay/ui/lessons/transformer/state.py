@@ -93,12 +93,14 @@ class TransformerLessonState(TrainerLesson, LessonBase):
         except (ValueError, TypeError) as err:
             self.notify(f"Not rebuilt: {err}", "danger")
             return False
+        self._keep_before_replacing()  # autosave keeps a trained model
         self.task_obj, self.model, self.trainer, self.lstm_trainer = (
             task,
             model,
             trainer,
             lstm_trainer,
         )
+        self._remember_settings()
         self.history = {"step": [], "loss": [], "lstm": []}
         self._elapsed = 0.0
         self.version += 1

@@ -1,0 +1,48 @@
+"""The "Start here" tab, the playground's first: the lessons in the order of a course on
+recurrent networks and attention (:data:`pyplay.ui.lessons.COURSE`), each with its line
+(its spec's ``about``) and a button that opens it.
+
+It is built from the lesson specs alone, as Markdown panes and buttons: showing it imports
+no lesson's code, so the page's first render stays cheap (a lesson is built when its tab is
+first opened, :class:`pyplay.ui.app.Playground`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import panel as pn
+
+from pyplay.ui.lessons import COURSE, SPECS
+
+__all__ = ["TITLE", "landing"]
+
+TITLE = "Start here"
+INTRO = """
+## Watch sequence models learn
+
+Every lesson trains a small model right here, in your browser, and shows what goes on
+inside while it learns. Take them in this order, or jump to any one. Each lesson opens with
+**Try this**: experiments one click sets up, each saying what you should see.
+"""
+
+
+def _opener(open_tab: Callable[[str], object], title: str) -> Callable[[Any], None]:
+    def click(_: Any) -> None:
+        open_tab(title)
+
+    return click
+
+
+def landing(open_tab: Callable[[str], object]) -> pn.Column:
+    """The "Start here" tab; ``open_tab(title)`` shows the playground tab ``title``."""
+    rows: list[object] = [pn.pane.Markdown(INTRO, sizing_mode="stretch_width")]
+    for number, key in enumerate(COURSE, start=1):
+        spec = SPECS[key]
+        title = spec.title if spec.parent is None else SPECS[spec.parent].title
+        button = pn.widgets.Button(name=f"Open {spec.title}", width=230, button_type="primary")
+        button.on_click(_opener(open_tab, title))
+        line = f"**{number}. {spec.title}**: {spec.about}."
+        rows.append(pn.Row(button, pn.pane.Markdown(line, sizing_mode="stretch_width")))
+    return pn.Column(*rows, sizing_mode="stretch_width", css_classes=["pyplay-start"])

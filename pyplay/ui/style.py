@@ -1,0 +1,45 @@
+"""The page's own CSS, declared once: layouts that fit the window.
+
+Panel renders every component into its own shadow root, so a stylesheet in the page's
+``<head>`` does not reach inside; ``pn.config.raw_css`` is added to every component's shadow
+root (:func:`use_page_style` appends :data:`PAGE_CSS` there once). The rules:
+
+- rows and the tabs' headers (:data:`TABS_CSS`) wrap instead of pushing the page wider
+  than the window (buttons, export bars, a row of controls beside a plot);
+- grids of plots (heatmaps) put as many plots in a row as fit, the rest below;
+- text in ``<pre>`` (status lines, generated samples, decoded outputs) wraps at the window's
+  edge, long words too;
+- a lesson page (:class:`~pyplay.ui.lesson_view.LessonView`, class ``pyplay-page``) puts its
+  controls column above its content when the window is narrower than
+  :data:`STACK_BELOW_PX` (a tablet), beside it otherwise.
+"""
+
+from __future__ import annotations
+
+import panel as pn
+
+__all__ = ["PAGE_CSS", "STACK_BELOW_PX", "TABS_CSS", "use_page_style"]
+
+STACK_BELOW_PX = 1000  # narrower windows stack a lesson's controls above its content
+
+PAGE_CSS = f"""
+:host(.bk-Row) {{ flex-wrap: wrap; }}
+:host(.bk-GridBox) {{
+  grid-template-columns: repeat(auto-fill, minmax(min(100%, 330px), 1fr)) !important;
+  grid-template-rows: none !important;
+}}
+:host(.bk-GridBox) > * {{ grid-row: auto !important; grid-column: auto !important; }}
+pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
+@media (max-width: {STACK_BELOW_PX}px) {{
+  :host(.pyplay-page) {{ flex-direction: column !important; }}
+}}
+"""
+
+# Panel's Tabs take no raw_css: pass this as their ``stylesheets`` (the headers wrap)
+TABS_CSS = ".bk-header { flex-wrap: wrap !important; }"
+
+
+def use_page_style() -> None:
+    """Add :data:`PAGE_CSS` to every component Panel renders from now on (once)."""
+    if PAGE_CSS not in pn.config.raw_css:
+        pn.config.raw_css = [*pn.config.raw_css, PAGE_CSS]

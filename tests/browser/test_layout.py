@@ -1,0 +1,142 @@
+"""The page fits the window, guides a first visit and says things where they belong:
+every button of every lesson fully visible at four window sizes, nothing wider than the
+window (generated text wraps, the textbook heatmap stays inside after Explain), "Start here"
+opens lessons, "Try this" sets up what it says, Generate's message sits under Generate.
+
+Screenshots of every tab at 1440x900 are written to ``web/screenshots/`` (gitignored, named
+in the README) for a reviewer to look at."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from browserkit import BUTTON_PROBLEMS, CANVASES, wait_for, wait_ready
+
+pytestmark = pytest.mark.browser
+
+SIZES = ((1280, 800), (1440, 900), (1920, 1080), (768, 1024))  # the last: a tablet
+SHOTS = Path(__file__).resolve().parents[2] / "web" / "screenshots"
+SHOT_SIZE = (1440, 900)
+
+
+def tab(page: Any, title: str) -> None:
+    page.locator(".bk-tab", has_text=title).first.click()
+
+
+def problems(page: Any) -> list[str]:
+    """Button problems over the whole page, scrolled a window at a time."""
+    found: list[str] = []
+    height = page.evaluate("document.documentElement.scrollHeight")
+    step = page.viewport_size["height"]
+    for y in range(0, max(height, 1), step):
+        page.evaluate(f"window.scrollTo(0, {y})")
+        result = page.evaluate(BUTTON_PROBLEMS)
+        found += [p for p in result["problems"] if p not in found]
+        assert result["scrollWidth"] <= result["innerWidth"], result
+    page.evaluate("window.scrollTo(0, 0)")
+    return found
+
+
+def settle(page: Any) -> None:
+    """Let the tab just opened build and lay out (a lesson is built when first opened)."""
+    page.wait_for_load_state()
+    time.sleep(1.0)
+
+
+def test_every_button_of_every_lesson_fits_at_four_sizes(page, site_url, page_log):
+    page.goto(site_url)
+    wait_ready(page)
+    titles = page.locator(".bk-tab").all_inner_texts()
+    lessons = [t for t in titles if t not in ("Start here", "About", "Saved work")]
+    for title in lessons:  # build every lesson once, at the first size
+        tab(page, title)
+        page.get_by_role("button", name="Reset", exact=True).first.wait_for(timeout=60_000)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    failures: list[str] = []
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        for k, title in enumerate(titles):
+            tab(page, title)
+            settle(page)
+            failures += [f"{width}x{height} {title}: {p}" for p in problems(page)]
+            if (width, height) == SHOT_SIZE:
+                name = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+                page.screenshot(path=str(SHOTS / f"{k:02d}-{name}-{width}x{height}.png"))
+        tab(page, "Dynamic networks")
+        for sub in ("Vanishing gradient", "Textbook seq2seq"):
+            page.get_by_text(sub, exact=True).first.click()
+            settle(page)
+            failures += [f"{width}x{height} {sub}: {p}" for p in problems(page)]
+        page.get_by_text("Build and run", exact=True).first.click()
+    assert failures == []
+    assert page_log.errors == []
+
+
+def test_long_text_wraps_and_the_textbook_heatmap_stays_inside(ready_page, page_log):
+    page = ready_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.locator("select:visible").first.select_option(label="Character model")
+    wait_for(
+        page,
+        lambda: (
+            "character" in page.locator(".pyplay-status pre").inner_text().lower()
+            or page.get_by_text(re.compile("New LSTM")).count() > 0
+        ),
+        "the character model",
+    )
+    page.get_by_role("button", name="Generate", exact=True).click()
+    out = page.locator("pre").filter(has_text=re.compile(r"^Alice .{150,}", re.S))
+    out.first.wait_for(timeout=60_000)
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1]
+    tab(page, "Dynamic networks")
+    page.get_by_text("Textbook seq2seq", exact=True).first.click()
+    page.get_by_role("button", name="Step", exact=True).click()  # Explain needs one step
+    wait_for(
+        page,
+        lambda: "Step 1" in page.locator(".pyplay-textbook-status pre").inner_text(),
+        "one step",
+    )
+    page.get_by_role("button", name="Explain", exact=True).click()
+    wait_for(
+        page,
+        lambda: "largest difference" in page.locator(".pyplay-textbook-steps").inner_text(),
+        "the explanation",
+    )
+    time.sleep(1.0)
+    inner = page.evaluate("window.innerWidth")
+    for left, right in page.evaluate(CANVASES):
+        assert left >= -0.5 and right <= inner + 0.5, (left, right, inner)
+    assert page.evaluate("document.documentElement.scrollWidth") <= inner
+    assert page_log.errors == []
+
+
+def test_generate_without_a_character_model_says_so_under_the_button(ready_page, page_log):
+    page = ready_page  # the adding problem: no character model
+    page.get_by_role("button", name="Generate", exact=True).click()
+    note = page.locator(".pyplay-local-note pre")
+    note.wait_for(timeout=30_000)
+    assert "Sampling needs the character model" in note.inner_text()
+    assert page.locator(".alert", has_text="Sampling needs").count() == 0  # not the banner
+    assert page_log.errors == []
+
+
+def test_start_here_opens_a_lesson_and_try_this_sets_it_up(page, site_url, page_log):
+    page.goto(site_url)
+    wait_ready(page)
+    assert page.locator(".bk-tab.bk-active").inner_text() == "Start here"
+    page.get_by_role("button", name="Open Recurrent networks").click()
+    page.get_by_role("button", name="Train", exact=True).wait_for(timeout=150_000)
+    page.get_by_role("button", name="Plain RNN, adding problem, T=40").click()
+    note = page.locator(".pyplay-try-this").get_by_text(re.compile("Set up: Plain RNN"))
+    note.wait_for(timeout=30_000)
+    assert "Sequence length: 40" in page.get_by_text("Sequence length:").first.inner_text()
+    active = page.locator(".bk-btn-group .bk-active:visible").all_inner_texts()
+    assert "RNN" in active
+    page.get_by_text(re.compile(r"New RNN with [\d,]+ parameters")).first.wait_for(timeout=60_000)
+    assert page_log.errors == []
