@@ -96,12 +96,14 @@ def test_long_text_wraps_and_the_textbook_heatmap_stays_inside(ready_page, page_
     assert width[0] <= width[1]
     tab(page, "Dynamic networks")
     page.get_by_text("Textbook seq2seq", exact=True).first.click()
+    page.get_by_role("button", name="General", exact=True).click()  # as the lesson's own test
     page.get_by_role("button", name="Step", exact=True).click()  # Explain needs one step
     wait_for(
         page,
         lambda: "Step 1" in page.locator(".pyplay-textbook-status pre").inner_text(),
         "one step",
     )
+    page.get_by_role("textbox", name="Source").fill("abcd")
     page.get_by_role("button", name="Explain", exact=True).click()
     wait_for(
         page,
