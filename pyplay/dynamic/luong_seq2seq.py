@@ -43,13 +43,13 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import check_array, check_choice, check_dtype
+from pyplay._checks import check_choice, check_dtype
 from pyplay.dynamic.luong_attention import LIBRARY_SCORE, LuongTDLAttention, source_order
-from pyplay.dynamic.notation import sup
+from pyplay.dynamic.notation import TraceStep, sup
 from pyplay.losses import softmax
 from pyplay.models.contract import config_int, recurrent
 from pyplay.models.seq2seq import EncoderDecoder
-from pyplay.tasks.pairs import BOS, EOS
+from pyplay.tasks.pairs import BOS, trace_ids
 
 __all__ = [
     "LUONG_FORMS",
@@ -157,18 +157,7 @@ def luong_form(model: Any) -> str:
     return book[model.attn.score]
 
 
-@dataclass(frozen=True)
-class LuongStep:
-    """One quantity: its ``symbol`` (e.g. "α(3)"), the decoder step ``t`` (None for the
-    encoder side), the equation in LaTeX and in plain Unicode, the library ``code`` path that
-    computes the same number, and its ``value``."""
-
-    symbol: str
-    t: int | None
-    latex: str
-    text: str
-    code: str
-    value: np.ndarray
+LuongStep = TraceStep  # one quantity of the trace (pyplay.dynamic.notation)
 
 
 @dataclass(frozen=True)
@@ -194,24 +183,6 @@ class LuongTrace:
     logits: np.ndarray
     probs: np.ndarray
     steps: list[LuongStep]
-
-
-def _ids(name: str, ids: Any, vocab_size: int, source: bool) -> np.ndarray:
-    """Source: symbol ids 3..V-1, at least one; target: any ids but EOS (may be empty)."""
-    if isinstance(ids, list | tuple) and not ids:
-        ids = np.zeros(0, dtype=np.int64)  # (0,) an empty list is float to NumPy
-    arr = check_array(name, ids, ndim=1, kind="i", layout="(n,) token ids")
-    if arr.size == 0 and source:
-        raise ValueError(f"{name} must hold at least one token id, got none")
-    low, what = (3, "symbol ids") if source else (0, "ids")
-    if arr.size and (arr.min() < low or arr.max() >= vocab_size):
-        raise ValueError(
-            f"{name} must hold {what} {low}..{vocab_size - 1}, got min {int(arr.min())} and "
-            f"max {int(arr.max())}"
-        )
-    if not source and np.any(arr == EOS):
-        raise ValueError(f"{name} must not hold EOS ({EOS}): the trace adds its step itself")
-    return arr
 
 
 def _equations(form: str, cell: str, t: int, S: int) -> dict[str, tuple[str, str]]:
@@ -307,8 +278,8 @@ def luong_trace(model: Any, source: Any, target: Any) -> LuongTrace:
         up to rounding: the same computation, written the book's way.
     """
     form = luong_form(model)
-    src = _ids("source", source, model.src_vocab_size, source=True)
-    tgt = _ids("target", target, model.tgt_vocab_size, source=False)
+    src = trace_ids("source", source, model.src_vocab_size, source=True)
+    tgt = trace_ids("target", target, model.tgt_vocab_size, source=False)
     S, cell = src.shape[0], model.cell
     state0, enc_out, _, _, _ = model.encode(src[None, :], np.array([S]))  # (1, S, S1)
     a1 = enc_out  # (1, S, S1) a^1(1..S)

@@ -19,10 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from pyplay.dynamic.lddn import LDDN
 from pyplay.dynamic.spec import LDDNSpec, WeightSpec, parse_spec, simulation_order
 
-__all__ = ["Diagram", "Edge", "Node", "delay_text", "diagram", "equations", "sup"]
+__all__ = ["Diagram", "Edge", "Node", "TraceStep", "delay_text", "diagram", "equations", "sup"]
 
 _SUP = str.maketrans("0123456789,-", "⁰¹²³⁴⁵⁶⁷⁸⁹˒⁻")
 
@@ -184,3 +186,18 @@ def diagram(description: Any) -> Diagram:
     ]
     rows = max([len(spec.inputs), *per_column.values()])
     return Diagram(tuple(nodes), tuple(edges), 1 + max(column.values()), rows)
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """One quantity of a step-by-step trace (the textbook's and Luong's seq2seq): its
+    ``symbol`` (e.g. "a⁴(7)", "α(3)"), the decoder step ``t`` = 1, 2, ... (None on the encoder
+    side), the equation in LaTeX and in plain Unicode, the library ``code`` that computes the
+    same number, and its ``value``."""
+
+    symbol: str
+    t: int | None
+    latex: str
+    text: str
+    code: str
+    value: np.ndarray

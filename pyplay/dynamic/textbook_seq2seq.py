@@ -27,14 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import check_array
 from pyplay.dynamic.book_attention import EPS_PD, general_weight
 from pyplay.dynamic.book_seq2seq import BOOK_CHOICES, CONTEXT_LAYER, TEXTBOOK_FORMS
 from pyplay.dynamic.book_seq2seq import TextbookSeq2Seq as TextbookSeq2Seq
-from pyplay.dynamic.notation import sup
+from pyplay.dynamic.notation import TraceStep, sup
 from pyplay.dynamic.tdl import TDL_hstack
 from pyplay.losses import softmax
-from pyplay.tasks.pairs import BOS, EOS
+from pyplay.tasks.pairs import BOS, trace_ids
 
 __all__ = [
     "TEXTBOOK_FORMS",
@@ -57,19 +56,7 @@ def textbook_seq2seq(
     return TextbookSeq2Seq(src_vocab_size, tgt_vocab_size, form, **kwargs)
 
 
-@dataclass(frozen=True)
-class TextbookStep:
-    """One quantity: its ``symbol`` in the book's time (e.g. "a⁴(7)"), the decoder step
-    ``t`` = 1, 2, ... (book time :math:`T + t`; None on the encoder side), the equation in
-    LaTeX and in plain Unicode (with the chapter's equation number), the library ``code`` that
-    computes the same number, and its ``value``."""
-
-    symbol: str
-    t: int | None
-    latex: str
-    text: str
-    code: str
-    value: np.ndarray
+TextbookStep = TraceStep  # one quantity of the trace (pyplay.dynamic.notation)
 
 
 @dataclass(frozen=True)
@@ -94,24 +81,6 @@ class TextbookTrace:
     probs: np.ndarray
     steps: list[TextbookStep]
     choices: tuple[str, ...]
-
-
-def _ids(name: str, ids: Any, vocab_size: int, source: bool) -> np.ndarray:
-    """Source: symbol ids 3..V-1, at least one; target: any ids but EOS (may be empty)."""
-    if isinstance(ids, list | tuple) and not ids:
-        ids = np.zeros(0, dtype=np.int64)  # (0,) an empty list is float to NumPy
-    arr = check_array(name, ids, ndim=1, kind="i", layout="(n,) token ids")
-    if arr.size == 0 and source:
-        raise ValueError(f"{name} must hold at least one token id, got none")
-    low, what = (3, "symbol ids") if source else (0, "ids")
-    if arr.size and (arr.min() < low or arr.max() >= vocab_size):
-        raise ValueError(
-            f"{name} must hold {what} {low}..{vocab_size - 1}, got min {int(arr.min())} and "
-            f"max {int(arr.max())}"
-        )
-    if not source and np.any(arr == EOS):
-        raise ValueError(f"{name} must not hold EOS ({EOS}): the trace adds its step itself")
-    return arr
 
 
 def _columns(T: int, D: int) -> str:
@@ -211,8 +180,8 @@ def textbook_trace(model: Any, source: Any, target: Any) -> TextbookTrace:
             "model must be a pyplay.dynamic.TextbookSeq2Seq (the book's network), got "
             f"{type(model).__name__}"
         )
-    src = _ids("source", source, model.src_vocab_size, source=True)
-    tgt = _ids("target", target, model.tgt_vocab_size, source=False)
+    src = trace_ids("source", source, model.src_vocab_size, source=True)
+    tgt = trace_ids("target", target, model.tgt_vocab_size, source=False)
     p, form, D, H = model.params, model.form, model.D, model.hidden_size
     T, fed = src.shape[0], np.concatenate([[BOS], tgt]).astype(np.int64)  # (U,) a^3(t-1)
     U, Vs, Vt = fed.shape[0], model.src_vocab_size, model.tgt_vocab_size

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_int
+from pyplay._checks import as_generator, check_array, check_int
 
 __all__ = [
     "BOS",
@@ -36,6 +36,7 @@ __all__ = [
     "Vocab",
     "exact_match",
     "parse_pairs",
+    "trace_ids",
 ]
 
 PAD, BOS, EOS = 0, 1, 2
@@ -227,3 +228,22 @@ class UserPairs(PairTask):
             f"Your own {len(self.pairs)} pairs, read character by character "
             f"({len(self.src_vocab) - 3} source and {len(self.tgt_vocab) - 3} target symbols)."
         )
+
+
+def trace_ids(name: str, ids: Any, vocab_size: int, source: bool) -> np.ndarray:
+    """One pair's ids for a step-by-step trace: a source holds symbol ids 3..V-1, at least
+    one; a target any ids but EOS (may be empty: the trace adds EOS's step itself)."""
+    if isinstance(ids, list | tuple) and not ids:
+        ids = np.zeros(0, dtype=np.int64)  # (0,) an empty list is float to NumPy
+    arr = check_array(name, ids, ndim=1, kind="i", layout="(n,) token ids")
+    if arr.size == 0 and source:
+        raise ValueError(f"{name} must hold at least one token id, got none")
+    low, what = (3, "symbol ids") if source else (0, "ids")
+    if arr.size and (arr.min() < low or arr.max() >= vocab_size):
+        raise ValueError(
+            f"{name} must hold {what} {low}..{vocab_size - 1}, got min {int(arr.min())} and "
+            f"max {int(arr.max())}"
+        )
+    if not source and np.any(arr == EOS):
+        raise ValueError(f"{name} must not hold EOS ({EOS}): the trace adds its step itself")
+    return arr
