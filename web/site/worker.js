@@ -78,6 +78,7 @@ async function startApplication() {
   status("packages", "Loading NumPy, Panel and Bokeh");
   await loadPackages();
   const start = await started;
+  if (start.embed) await loadLater();  // widgets are lessons: what the lessons need, now
   const app = start.embed ? EMBED_APP : CONFIG.app;
   status("modules", "Importing NumPy, Bokeh, Panel and pyplay");
   self.pyodide.runPython(CONFIG.boot);
@@ -102,11 +103,20 @@ async function startApplication() {
 // One turn of the event loop: messages from the page (a click, typing) are handled first.
 const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-// After the first render: what the queued work needs, the work, then the other packages.
-async function finishStart() {
+// The packages and bytecode the lessons need beyond the first render (the playground's
+// "Start here"), once: after the first render, or before building embedded widgets.
+let laterLoaded = false;
+async function loadLater() {
+  if (laterLoaded) return;
+  laterLoaded = true;
   const bytecode = CONFIG.bytecodeLater ? fetchBytes(absolute(CONFIG.bytecodeLater)) : null;
   if ((CONFIG.later || []).length) await self.pyodide.loadPackage(CONFIG.later, quiet);
   if (bytecode) await unpack(bytecode);
+}
+
+// After the first render: what the queued work needs, the work, then the other packages.
+async function finishStart() {
+  await loadLater();
   timings.later = performance.now() - t0;
   do {
     await nextTurn();
