@@ -87,8 +87,8 @@ class RecursiveLesson(LessonView):
         expression is no phrase), a new model of the same task keeps what was typed."""
         task = self.state.task
         self.source_box.name = "Your expression" if task == "expressions" else "Your phrase"
-        if task != getattr(self, "_task", None) or not self.source_text():
-            self._task = task
+        if task != getattr(self, "_example_task", None) or not self.source_text():
+            self._example_task = task
             self._example()
         super()._on_version()
 
