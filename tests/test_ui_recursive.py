@@ -5,6 +5,7 @@ read is a message naming it."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from pyplay.models.recursive import parse
 from pyplay.tasks.trees import SentimentTrees
@@ -68,3 +69,19 @@ def test_a_new_learning_rate_reaches_both_models_without_losing_progress() -> No
     assert state.trainer is not None and state.chain_trainer is not None
     assert state.trainer.optimizer.lr == 0.003 == state.chain_trainer.optimizer.lr
     assert state.chain_trainer.step_count == 2
+
+
+def test_another_task_shows_its_example_read_by_both_new_models() -> None:
+    # the page's view explains the new task's example as soon as the new models exist: the
+    # chain LSTM beside it must be the new task's too (it read 'not' with the digits' vocabulary)
+    pytest.importorskip("panel")
+    from pyplay.ui.lessons.recursive.view import RecursiveLesson
+
+    view = RecursiveLesson()
+    view.panel()
+    view.state.task = "sentiment"
+    assert view.source_box.value == EXAMPLES["sentiment"]
+    assert view.source_box.name == "Your phrase"
+    answer = view.answer.object
+    assert answer.startswith("read as     : ((not (very good)) movie)")
+    assert "true class  : 0" in answer and "chain LSTM  :" in answer

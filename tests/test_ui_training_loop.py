@@ -45,7 +45,7 @@ def test_divergence_in_the_page_stops_with_the_note_and_keeps_a_finite_model():
 
 
 def test_dynamic_networks_diverge_through_the_same_loop():
-    s = LDDNLessonState(preset="first order", lr=1e6)
+    s = LDDNLessonState(preset="first order", system="moving average", lr=1e6)
     s.running = True
     with np.errstate(all="ignore"):
         s.train(steps=50)

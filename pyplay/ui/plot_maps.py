@@ -124,10 +124,12 @@ def attention_figure(
     y_label: str = "output step",
     height: int = 320,
     width: int = 440,
+    name: str | None = None,
 ) -> tuple[figure, ColumnDataSource]:
     """Attention weights: keys along x, queries down y (first at the top), one cell per pair,
-    a colour bar 0..1, the two tokens and the weight on hover."""
-    source = ColumnDataSource({"x": [], "y": [], "weight": [], "src": [], "out": []})
+    a colour bar 0..1, the two tokens and the weight on hover. ``name`` names the data source
+    (the page's tests find a lesson's map by it)."""
+    source = ColumnDataSource({"x": [], "y": [], "weight": [], "src": [], "out": []}, name=name)
     mapper = LinearColorMapper(palette=Viridis256, low=0.0, high=1.0)
     fig = figure(
         height=height,

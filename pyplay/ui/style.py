@@ -11,7 +11,8 @@ root (:func:`use_page_style` appends :data:`PAGE_CSS` there once). The rules:
   edge, long words too;
 - a lesson page (:class:`~pyplay.ui.lesson_view.LessonView`, class ``pyplay-page``) puts its
   controls column above its content when the window is narrower than
-  :data:`STACK_BELOW_PX` (a tablet), beside it otherwise.
+  :data:`STACK_BELOW_PX` (a tablet), beside it otherwise; stacked, it is no wider than the
+  wider of the two (Bokeh would keep the two side by side's minimum width).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ PAGE_CSS = f"""
 pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
 @media (max-width: {STACK_BELOW_PX}px) {{
   :host(.pyplay-page) {{ flex-direction: column !important; }}
+  /* Bokeh gives a row the sum of its children's minimum widths as its own, also when it is
+     stacked here: a lesson would stay as wide as its controls and content side by side */
+  :host(.pyplay-page), :host(.pyplay-lesson) {{ min-width: 0 !important; }}
 }}
 """
 

@@ -106,6 +106,10 @@ class TrainerLesson(StepLoop, SavableLesson):
     def _make_trainer(self, model: Any, task: Any) -> Any:
         raise NotImplementedError
 
+    def _built(self, task: Any, model: Any) -> None:
+        """A new task and model are in place, before the views hear of them (``version``):
+        states with more to build for them (a model trained beside) extend this."""
+
     def _forget_progress(self) -> None:
         """A new model has no losses yet (states with more progress to forget extend this)."""
         self.history = {"step": [], "loss": []}
@@ -150,6 +154,7 @@ class TrainerLesson(StepLoop, SavableLesson):
         self._keep_before_replacing()  # autosave keeps a trained model
         self.task_obj, self.trainer = task, trainer
         setattr(self, self._model_attr, model)
+        self._built(task, model)
         self._remember_settings()
         self._forget_progress()
         self.version += 1

@@ -107,7 +107,7 @@ def test_long_text_wraps_and_the_textbook_heatmap_stays_inside(ready_page, page_
     page.get_by_role("button", name="Explain", exact=True).click()
     wait_for(
         page,
-        lambda: "largest difference" in page.locator(".pyplay-textbook-steps").inner_text(),
+        lambda: "largest difference" in page.locator(".pyplay-textbook-steps pre").inner_text(),
         "the explanation",
     )
     time.sleep(1.0)

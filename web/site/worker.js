@@ -105,18 +105,21 @@ const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 // The packages and bytecode the lessons need beyond the first render (the playground's
 // "Start here"), once: after the first render, or before building embedded widgets.
-let laterLoaded = false;
+let laterLoaded = false;  // false, then the promise of the loading, then true
 async function loadLater() {
-  if (laterLoaded) return;
+  if (laterLoaded === false) laterLoaded = (async () => {
+    const bytecode = CONFIG.bytecodeLater ? fetchBytes(absolute(CONFIG.bytecodeLater)) : null;
+    if ((CONFIG.later || []).length) await self.pyodide.loadPackage(CONFIG.later, quiet);
+    if (bytecode) await unpack(bytecode);
+  })();
+  if (laterLoaded !== true) await laterLoaded;
   laterLoaded = true;
-  const bytecode = CONFIG.bytecodeLater ? fetchBytes(absolute(CONFIG.bytecodeLater)) : null;
-  if ((CONFIG.later || []).length) await self.pyodide.loadPackage(CONFIG.later, quiet);
-  if (bytecode) await unpack(bytecode);
 }
 
 // After the first render: what the queued work needs, the work, then the other packages.
 async function finishStart() {
   await loadLater();
+  await release();  // what the page sent meanwhile, in order
   timings.later = performance.now() - t0;
   do {
     await nextTurn();
@@ -127,8 +130,28 @@ async function finishStart() {
   self.postMessage({type: "settled", timings: timings});
 }
 
+// Until what the lessons need has loaded (loadLater), the page's patches and its address are
+// held and then handled in the order they came: a click on a lesson's tab, a "Start here"
+// button or an address naming a lesson would otherwise build that lesson without its packages
+// (an ImportError the page never shows, and a tab left "Loading" for good).
+let held = [];
+
 self.onmessage = async (event) => {
   const msg = event.data;
+  if (held !== null && laterLoaded !== true && (msg.type === "patch" || msg.type === "location")) {
+    held.push(msg);
+    return;
+  }
+  await handle(msg);
+};
+
+async function release() {
+  const waiting = held || [];
+  held = null;
+  for (const msg of waiting) await handle(msg);
+}
+
+async function handle(msg) {
   if (msg.type === "start") {
     resolveStart({embed: Array.isArray(msg.embed) ? msg.embed : null});
   } else if (msg.type === "rendered") {
@@ -153,7 +176,8 @@ state._on_load(state.curdoc)
     }
   } else if (msg.type === "location") {
     self.pyodide.globals.set("location", msg.location);
-    self.pyodide.runPythonAsync(`
+    try {
+      await self.pyodide.runPythonAsync(`
 import json
 from panel.io.state import state
 from panel.util import edit_readonly
@@ -162,6 +186,10 @@ if state.location:
     with edit_readonly(state.location):
         state.location.param.update({k: v for k, v in loc_data.items() if k in state.location.param})
 `);
+    } catch (err) {  // as for a patch: the page says so
+      const lines = String(err).trim().split("\n");
+      self.postMessage({type: "pyerror", msg: lines[lines.length - 1], detail: String(err)});
+    }
   } else if (msg.type === "run") {
     try {
       const value = await self.pyodide.runPythonAsync(msg.code);
@@ -170,7 +198,7 @@ if state.location:
       self.postMessage({type: "result", id: msg.id, error: String(err)});
     }
   }
-};
+}
 
 startApplication().catch((err) => {
   const lines = String(err).trim().split("\n");

@@ -126,11 +126,9 @@ class RecursiveLessonState(TrainerLesson, LessonBase):
         if old is not None and self.trainer is not None and self.trainer.optimizer.lr == self.lr:
             self.chain_trainer = carry_over(old, self._chain(old.model, old.task))
 
-    def _rebuild(self) -> tuple[Any, Any] | None:
-        built = super()._rebuild()
-        if built is not None:
-            self.chain_trainer = self._chain()
-        return built
+    def _built(self, task: Any, model: Any) -> None:
+        """The chain LSTM for the new task, before the views explain an example with it."""
+        self.chain_trainer = self._chain()
 
     def _forget_progress(self) -> None:
         super()._forget_progress()

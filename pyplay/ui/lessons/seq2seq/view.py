@@ -65,7 +65,7 @@ class Seq2SeqLesson(LessonView):
         super().__init__(state or Seq2SeqState())
         self._reveal: Any = None
         self.baseline.visible = False
-        self.attn_fig, self.attn_source = attention_figure()
+        self.attn_fig, self.attn_source = attention_figure(name="seq2seq-attention")
         self.source_box = pn.widgets.TextInput(
             name="Source", value=self.state.example_source(), width=320
         )

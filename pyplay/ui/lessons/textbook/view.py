@@ -85,7 +85,7 @@ class TextbookSeq2SeqView(LessonView):
     def __init__(self, state: TextbookSeq2SeqState | None = None) -> None:
         super().__init__(state or TextbookSeq2SeqState())
         self.baseline.visible = False
-        self.attn_fig, self.attn_source = attention_figure()
+        self.attn_fig, self.attn_source = attention_figure(name="textbook-attention")
         self.source_box = pn.widgets.TextInput(
             name="Source", value=self.state.example_source(), width=240
         )
