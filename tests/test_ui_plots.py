@@ -75,6 +75,10 @@ def test_loss_is_on_a_log_scale_with_a_labelled_baseline_and_can_switch():
     labels = [item.label.value for item in legend.items]
     assert labels == ["training loss", "baseline (trivial predictor)"]
     key = legend.items[1].renderers[0]
+    # Bokeh draws no legend sample for a renderer without rows (bokeh/bokeh#11193): the key
+    # has one row, which draws nothing in the plot
+    xs, ys = (key.data_source.data[key.glyph.x], key.data_source.data[key.glyph.y])
+    assert len(xs) == 1 and np.isnan(xs[0]) and np.isnan(ys[0])
     baseline.visible = False  # a lesson without a baseline: no legend entry drawn either
     assert not key.visible
     plots.set_log(fig, False)

@@ -227,8 +227,14 @@ def loss_figure(log: bool = True) -> tuple[figure, ColumnDataSource, Span]:
         location=1.0, dimension="width", line_dash="dashed", line_color="#c0392b", line_width=1.5
     )
     fig.add_layout(baseline)
-    key = fig.line(  # draws nothing: the legend's sample of the baseline
-        [], [], name="baseline-key", line_dash="dashed", line_color="#c0392b", line_width=1.5
+    key = fig.line(  # the legend's sample of the baseline; one NaN point draws nothing in the
+        # plot, where an empty line would leave its legend sample blank too (bokeh/bokeh#11193)
+        [np.nan],
+        [np.nan],
+        name="baseline-key",
+        line_dash="dashed",
+        line_color="#c0392b",
+        line_width=1.5,
     )
     legend = legend_outside(fig)
     legend.items = [
