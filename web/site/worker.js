@@ -105,21 +105,22 @@ const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 // The packages and bytecode the lessons need beyond the first render (the playground's
 // "Start here"), once: after the first render, or before building embedded widgets.
-let laterLoaded = false;  // false, then the promise of the loading, then true
+let laterLoaded = false;
 async function loadLater() {
-  if (laterLoaded === false) laterLoaded = (async () => {
-    const bytecode = CONFIG.bytecodeLater ? fetchBytes(absolute(CONFIG.bytecodeLater)) : null;
-    if ((CONFIG.later || []).length) await self.pyodide.loadPackage(CONFIG.later, quiet);
-    if (bytecode) await unpack(bytecode);
-  })();
-  if (laterLoaded !== true) await laterLoaded;
+  if (laterLoaded) return;
   laterLoaded = true;
+  const bytecode = CONFIG.bytecodeLater ? fetchBytes(absolute(CONFIG.bytecodeLater)) : null;
+  if ((CONFIG.later || []).length) await self.pyodide.loadPackage(CONFIG.later, quiet);
+  if (bytecode) await unpack(bytecode);
 }
 
 // After the first render: what the queued work needs, the work, then the other packages.
 async function finishStart() {
-  await loadLater();
-  await release();  // what the page sent meanwhile, in order
+  try {
+    await loadLater();
+  } finally {
+    await release();  // what the page sent meanwhile, in order
+  }
   timings.later = performance.now() - t0;
   do {
     await nextTurn();
@@ -130,20 +131,30 @@ async function finishStart() {
   self.postMessage({type: "settled", timings: timings});
 }
 
-// Until what the lessons need has loaded (loadLater), the page's patches and its address are
-// held and then handled in the order they came: a click on a lesson's tab, a "Start here"
-// button or an address naming a lesson would otherwise build that lesson without its packages
-// (an ImportError the page never shows, and a tab left "Loading" for good).
+// Until what the lessons need has loaded (finishStart's loadLater), the page's patches and
+// its address are held and then handled in the order they came: a click on a lesson's tab,
+// a "Start here" button or an address naming a lesson would otherwise build that lesson
+// without its packages (an ImportError the page never shows, a tab "Loading" for good).
 let held = [];
 
 self.onmessage = async (event) => {
   const msg = event.data;
-  if (held !== null && laterLoaded !== true && (msg.type === "patch" || msg.type === "location")) {
+  if (held !== null && (msg.type === "patch" || msg.type === "location")) {
     held.push(msg);
     return;
   }
   await handle(msg);
 };
+
+// The last line of an error (a Python traceback's is the exception), for the page.
+function lastLine(err) {
+  const lines = String(err).trim().split("\n");
+  return lines[lines.length - 1];
+}
+
+function pyError(err) {
+  self.postMessage({type: "pyerror", msg: lastLine(err), detail: String(err)});
+}
 
 async function release() {
   const waiting = held || [];
@@ -169,8 +180,7 @@ state._on_load(state.curdoc)
     try {
       applyPatch(msg.patch);  // synchronous: one patch at a time, each exactly once
     } catch (err) {  // a bug in a callback: tell the page instead of failing silently
-      const lines = String(err).trim().split("\n");
-      self.postMessage({type: "pyerror", msg: lines[lines.length - 1], detail: String(err)});
+      pyError(err);
     } finally {
       self.postMessage({type: "idle"});
     }
@@ -187,8 +197,7 @@ if state.location:
         state.location.param.update({k: v for k, v in loc_data.items() if k in state.location.param})
 `);
     } catch (err) {  // as for a patch: the page says so
-      const lines = String(err).trim().split("\n");
-      self.postMessage({type: "pyerror", msg: lines[lines.length - 1], detail: String(err)});
+      pyError(err);
     }
   } else if (msg.type === "run") {
     try {
@@ -201,7 +210,6 @@ if state.location:
 }
 
 startApplication().catch((err) => {
-  const lines = String(err).trim().split("\n");
-  self.postMessage({type: "error", msg: lines[lines.length - 1]});
+  self.postMessage({type: "error", msg: lastLine(err)});
   console.error(err);
 });
