@@ -95,7 +95,8 @@ EVENTS = """() => {
     const id = m ? m.id : "";
     const d = m && m.data;
     const cols = d instanceof Map ? [...d.keys()] : (d ? Object.keys(d) : []);
-    const text = (e.attr === "text" && typeof e.value === "string") ? e.value : "";
+    const text = ((e.attr === "text" || e.attr === "value") && typeof e.value === "string")
+      ? e.value : "";
     window.pyplayEvents.push([e.attr || "data", id, cols.join(","), text]);
   }, false);
 }"""
@@ -113,12 +114,16 @@ def test_a_head_picked_while_training_shows_before_the_next_slice(ready_page, pa
     events = page.evaluate("window.pyplayEvents")
     visible_button(page, "Pause").click()
     shown = next(k for k, e in enumerate(events) if "Layer 1, head 2" in e[3])
+    # the click itself: the Head select's new value (a slice may end between the start of
+    # the recording and the click; only what comes after the click is counted)
+    clicked = next(k for k, e in enumerate(events) if e[0] == "value" and e[3] == "2")
+    assert clicked < shown, events[: shown + 1]
 
     def is_slice(e) -> bool:  # what a training slice ends with: its status, its losses
         return "Step " in e[3] or "loss" in e[2].split(",")
 
     # at most the slice under way when the click came in was received before the answer
-    assert sum(1 for e in events[:shown] if "Step " in e[3]) <= 1, events[:shown]
+    assert sum(1 for e in events[clicked:shown] if "Step " in e[3]) <= 1, events[clicked:shown]
     last_slice = max((k for k in range(shown) if is_slice(events[k])), default=-1)
     answer = events[last_slice + 1 : shown + 1]
     cols = [e[2].split(",") for e in answer]
