@@ -19,7 +19,7 @@ settings the page shows a message and the previous task, model and trainer stay 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from pyplay.train import StepRecord, Trainer
@@ -95,6 +95,19 @@ class TrainerLesson(StepLoop, SavableLesson):
     _model_attr: ClassVar[str] = "model"
     trainer: Any
     task_obj: Any
+    param: Any  # the lesson state's parameters (a param.Parameterized)
+
+    def _start(self, rebuild: Iterable[str], training: Iterable[str] = ("lr",)) -> None:
+        """The end of a state's ``__init__``: build the first task, model and trainer from the
+        settings; from then on a change of a ``rebuild`` setting builds them afresh, and a
+        change of a ``training`` setting applies to the current model (keeping its steps)."""
+        self.task_obj = self.trainer = None
+        setattr(self, self._model_attr, None)
+        self.reset()
+        self.param.watch(self._quiet(self.reset), list(rebuild))
+        training = list(training)
+        on_training = self._on_lr if training == ["lr"] else self._on_training_setting
+        self.param.watch(self._quiet(on_training), training)
 
     # hooks --------------------------------------------------------------
     def _make_task(self) -> Any:

@@ -47,17 +47,13 @@ class CTCState(TrainerLesson, LessonBase):
     noise = param.Number(default=0.3, softbounds=(0.0, 1.0))
     lr = lr_param(0.02)
     seed = seed_param()
+    model: SequenceModel | None
+    trainer: Trainer | None
+    task_obj: CTCFrames | None
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self.model: SequenceModel | None = None
-        self.trainer: Trainer | None = None
-        self.task_obj: CTCFrames | None = None
-        self.reset()
-        self.param.watch(
-            self._quiet(self.reset), ["cell", "hidden_size", "bidirectional", "noise", "seed"]
-        )
-        self.param.watch(self._quiet(self._on_lr), ["lr"])
+        self._start(rebuild=["cell", "hidden_size", "bidirectional", "noise", "seed"])
 
     def _make_task(self) -> CTCFrames:
         return CTCFrames(noise=self.noise, rng=self.seed)

@@ -48,19 +48,24 @@ class MemoryLessonState(TrainerLesson, LessonBase):
     n_pairs = param.Integer(default=6, softbounds=(2, 12))
     lr = lr_param(0.02)
     seed = seed_param()
+    net: Any
+    trainer: Trainer | None
+    task_obj: AssociativeRecall | None
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self.net: Any = None
-        self.trainer: Trainer | None = None
-        self.task_obj: AssociativeRecall | None = None
         self.accuracy: float | None = None
-        self.reset()
-        self.param.watch(
-            self._quiet(self.reset),
-            ["model", "update", "read_heads", "write_heads", "memory_size", "n_pairs", "seed"],
+        self._start(
+            rebuild=[
+                "model",
+                "update",
+                "read_heads",
+                "write_heads",
+                "memory_size",
+                "n_pairs",
+                "seed",
+            ]
         )
-        self.param.watch(self._quiet(self._on_lr), ["lr"])
 
     def model_name(self) -> str:
         """What saved work calls this model, e.g. "memnet on recall of 6 pairs"."""

@@ -82,18 +82,16 @@ class RecursiveLessonState(TrainerLesson, LessonBase):
     compare_chain = param.Boolean(default=True, doc="train a chain LSTM beside it")
     lr = lr_param(0.01)
     seed = seed_param()
+    model: RecursiveNet | None
+    trainer: Trainer | None
+    task_obj: TreeTask | None
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self.model: RecursiveNet | None = None
-        self.trainer: Trainer | None = None
         self.chain_trainer: Trainer | None = None
-        self.task_obj: TreeTask | None = None
         self.history = {"step": [], "loss": [], "chain": []}
         self.accuracy: float | None = None
-        self.reset()
-        self.param.watch(self._quiet(self.reset), ["task", "max_depth", "hidden_size", "seed"])
-        self.param.watch(self._quiet(self._on_lr), ["lr"])
+        self._start(rebuild=["task", "max_depth", "hidden_size", "seed"])
 
     # ------------------------------------------------------------------ building
     def _make_task(self, form: str = "tree") -> TreeTask:

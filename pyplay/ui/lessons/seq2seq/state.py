@@ -69,16 +69,13 @@ class Seq2SeqState(TrainerLesson, LessonBase):
     )
     reverse_source = param.Boolean(default=False)
     seed = seed_param()
+    model: EncoderDecoder | None
+    trainer: Trainer | None
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.user_pairs: str | None = None
-        self.model: EncoderDecoder | None = None
-        self.trainer: Trainer | None = None
-        self.task_obj: Any = None
-        self.reset()
-        self.param.watch(self._quiet(self.reset), list(_REBUILD))
-        self.param.watch(self._quiet(self._on_training_setting), ["lr", "batch_size", "sampling"])
+        self._start(rebuild=_REBUILD, training=["lr", "batch_size", "sampling"])
 
     # ------------------------------------------------------------------ building
     def _make_task(self) -> Any:

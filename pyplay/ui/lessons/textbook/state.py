@@ -69,15 +69,13 @@ class TextbookSeq2SeqState(TrainerLesson, LessonBase):
     D = param.Integer(default=8, bounds=(1, MAX_SOURCE), doc="columns of the delay line A¹(T)")
     lr = lr_param(0.01)
     seed = seed_param()
+    model: TextbookSeq2Seq | None
+    trainer: Trainer | None
+    task_obj: Reversal | None
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self.model: TextbookSeq2Seq | None = None
-        self.trainer: Trainer | None = None
-        self.task_obj: Reversal | None = None
-        self.reset()
-        self.param.watch(self._quiet(self.reset), ["form", "hidden_size", "D", "seed"])
-        self.param.watch(self._quiet(self._on_lr), ["lr"])
+        self._start(rebuild=["form", "hidden_size", "D", "seed"])
 
     def _make_task(self) -> Reversal:
         return Reversal(n_symbols=6, min_len=3, max_len=8, rng=self.seed)

@@ -60,18 +60,15 @@ class TransformerLessonState(TrainerLesson, LessonBase):
     seq_len = param.Integer(default=10, softbounds=(4, 40))
     lr = lr_param(0.003)
     seed = seed_param()
+    model: TransformerModel | None
+    trainer: Trainer | None
     compare_lstm = param.Boolean(default=True, doc="train an LSTM beside it, step for step")
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self.model: TransformerModel | None = None
-        self.trainer: Trainer | None = None
         self.lstm_trainer: Trainer | None = None
-        self.task_obj: Any = None
         self.history: dict[str, list[float]] = {"step": [], "loss": [], "lstm": []}
-        self.reset()
-        self.param.watch(self._quiet(self.reset), list(_REBUILD))
-        self.param.watch(self._quiet(self._on_lr), ["lr"])
+        self._start(rebuild=_REBUILD)
 
     # ------------------------------------------------------------------ building
     def _make_task(self) -> Any:
