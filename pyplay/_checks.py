@@ -71,11 +71,24 @@ def check_int(
     """Return ``value`` as an ``int`` after checking its type and range."""
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise TypeError(f"{name} must be an integer, got {_describe(value)}")
-    v = int(value)
-    if min_value is not None and v < min_value:
-        raise ValueError(f"{name} must be >= {min_value}, got {v}")
-    if max_value is not None and v > max_value:
-        raise ValueError(f"{name} must be <= {max_value}, got {v}")
+    return _in_range(name, int(value), min_value, max_value)
+
+
+def _in_range(
+    name: str,
+    v: Any,
+    min_value: float | None,
+    max_value: float | None,
+    min_inclusive: bool = True,
+    max_inclusive: bool = True,
+) -> Any:
+    """``v`` if it lies within the bounds, else a ValueError naming ``name`` and the bound."""
+    if min_value is not None and (v < min_value or (not min_inclusive and v == min_value)):
+        op = ">=" if min_inclusive else ">"
+        raise ValueError(f"{name} must be {op} {min_value}, got {v}")
+    if max_value is not None and (v > max_value or (not max_inclusive and v == max_value)):
+        op = "<=" if max_inclusive else "<"
+        raise ValueError(f"{name} must be {op} {max_value}, got {v}")
     return v
 
 
@@ -94,13 +107,7 @@ def check_float(
     v = float(value)
     if not np.isfinite(v):
         raise NonFiniteError(f"{name} must be finite, got {v}")
-    if min_value is not None and (v < min_value or (not min_inclusive and v == min_value)):
-        op = ">=" if min_inclusive else ">"
-        raise ValueError(f"{name} must be {op} {min_value}, got {v}")
-    if max_value is not None and (v > max_value or (not max_inclusive and v == max_value)):
-        op = "<=" if max_inclusive else "<"
-        raise ValueError(f"{name} must be {op} {max_value}, got {v}")
-    return v
+    return float(_in_range(name, v, min_value, max_value, min_inclusive, max_inclusive))
 
 
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:

@@ -45,7 +45,7 @@ import numpy as np
 
 from pyplay._checks import check_choice, check_dtype
 from pyplay.dynamic.luong_attention import LIBRARY_SCORE, LuongTDLAttention, source_order
-from pyplay.dynamic.notation import TraceStep, sup
+from pyplay.dynamic.notation import Seq2SeqTrace, TraceStep, sup
 from pyplay.losses import softmax
 from pyplay.models.contract import config_int, recurrent
 from pyplay.models.seq2seq import EncoderDecoder
@@ -161,7 +161,7 @@ LuongStep = TraceStep  # one quantity of the trace (pyplay.dynamic.notation)
 
 
 @dataclass(frozen=True)
-class LuongTrace:
+class LuongTrace(Seq2SeqTrace):
     """Every quantity of one source/target pair (arrays without the batch axis).
 
     ``a1`` (S, S1) encoder outputs :math:`a^1(1..S)`; ``a2`` (U, S2) decoder outputs; ``A``
@@ -171,18 +171,6 @@ class LuongTrace:
     every step (the constant :math:`a^1(S)` repeated for "context"); ``logits`` (U, V);
     ``probs`` (U, V); ``steps`` the list of :class:`LuongStep`.
     """
-
-    form: str
-    a1: np.ndarray
-    a2: np.ndarray
-    A: np.ndarray | None
-    n: np.ndarray | None
-    alpha: np.ndarray | None
-    weights: np.ndarray | None
-    c: np.ndarray
-    logits: np.ndarray
-    probs: np.ndarray
-    steps: list[LuongStep]
 
 
 def _equations(form: str, cell: str, t: int, S: int) -> dict[str, tuple[str, str]]:

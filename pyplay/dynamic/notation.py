@@ -201,3 +201,26 @@ class TraceStep:
     text: str
     code: str
     value: np.ndarray
+
+
+@dataclass(frozen=True)
+class Seq2SeqTrace:
+    """Every quantity of one source/target pair of a traced seq2seq (the textbook's and
+    Luong's; arrays without the batch axis): ``a1`` the encoder outputs :math:`a^1`, ``a2``
+    the decoder outputs :math:`a^2`, ``A`` the memory of encoder states (None for "context"),
+    ``n`` and ``alpha`` the scores and weights over its columns, ``weights`` the same weights
+    in source order, ``c`` the context of every decoder step, ``logits`` and ``probs`` the
+    output layer, ``steps`` every quantity in order (:class:`TraceStep`). Each trace's class
+    gives the shapes and the book's layer numbers."""
+
+    form: str
+    a1: np.ndarray
+    a2: np.ndarray
+    A: np.ndarray | None
+    n: np.ndarray | None
+    alpha: np.ndarray | None
+    weights: np.ndarray | None
+    c: np.ndarray
+    logits: np.ndarray
+    probs: np.ndarray
+    steps: list[TraceStep]

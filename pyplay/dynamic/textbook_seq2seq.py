@@ -30,7 +30,7 @@ import numpy as np
 from pyplay.dynamic.book_attention import EPS_PD, general_weight
 from pyplay.dynamic.book_seq2seq import BOOK_CHOICES, CONTEXT_LAYER, TEXTBOOK_FORMS
 from pyplay.dynamic.book_seq2seq import TextbookSeq2Seq as TextbookSeq2Seq
-from pyplay.dynamic.notation import TraceStep, sup
+from pyplay.dynamic.notation import Seq2SeqTrace, TraceStep, sup
 from pyplay.dynamic.tdl import TDL_hstack
 from pyplay.losses import softmax
 from pyplay.tasks.pairs import BOS, trace_ids
@@ -60,26 +60,16 @@ TextbookStep = TraceStep  # one quantity of the trace (pyplay.dynamic.notation)
 
 
 @dataclass(frozen=True)
-class TextbookTrace:
+class TextbookTrace(Seq2SeqTrace):
     """Every quantity of one pair (no batch axis): ``a1`` (T, S1) :math:`a^1(1..T)`; ``a2``
     (U, S2) :math:`a^2(T+1..T+U)`; ``A`` (S1, D) :math:`A^1(T)` (None for "context"); ``n``
     (U, D) the scores :math:`n^4` or :math:`N^5`; ``alpha`` (U, D) the weights :math:`a^4` or
     :math:`a^5` over the columns of ``A`` (newest first); ``weights`` (U, T) the same in source
     order; ``c`` (U, S1) the context entering layer 2; ``logits`` (U, V) :math:`n^3`;
-    ``probs`` (U, V) :math:`a^3`; ``steps``; ``choices`` (the book's open choices taken)."""
+    ``probs`` (U, V) :math:`a^3`; ``steps``; ``D`` the columns of the delay line; ``choices``
+    (the book's open choices taken)."""
 
-    form: str
     D: int
-    a1: np.ndarray
-    a2: np.ndarray
-    A: np.ndarray | None
-    n: np.ndarray | None
-    alpha: np.ndarray | None
-    weights: np.ndarray | None
-    c: np.ndarray
-    logits: np.ndarray
-    probs: np.ndarray
-    steps: list[TextbookStep]
     choices: tuple[str, ...]
 
 
@@ -245,7 +235,6 @@ def textbook_trace(model: Any, source: Any, target: Any) -> TextbookTrace:
         weights = model.source_order(alpha[None], np.array([T]))[0]  # (U, T)
     return TextbookTrace(
         form,
-        D,
         a1[1:],
         a2[1:],
         A if attn else None,
@@ -256,5 +245,6 @@ def textbook_trace(model: Any, source: Any, target: Any) -> TextbookTrace:
         logits,
         softmax(logits, axis=1),
         steps,
-        BOOK_CHOICES,
+        D=D,
+        choices=BOOK_CHOICES,
     )

@@ -93,7 +93,7 @@ class TrainerLesson(StepLoop, SavableLesson):
     ``self.trainer`` on ``self.task_obj``; the model is the attribute ``_model_attr``."""
 
     _model_attr: ClassVar[str] = "model"
-    trainer: Any
+    trainer: Trainer | None
     task_obj: Any
     param: Any  # the lesson state's parameters (a param.Parameterized)
 
@@ -228,17 +228,20 @@ class TrainerLesson(StepLoop, SavableLesson):
         return ""
 
     # lesson files ---------------------------------------------------------
-    def _file_model(self) -> Any:
-        model = getattr(self, self._model_attr)
-        if model is None or self.trainer is None:
+    def _file_trainer(self) -> Trainer:
+        if getattr(self, self._model_attr) is None or self.trainer is None:
             raise ValueError("there is no model yet: fix the settings first")
-        return model
+        return self.trainer
+
+    def _file_model(self) -> Any:
+        self._file_trainer()
+        return getattr(self, self._model_attr)
 
     def _file_optimizer(self) -> Any:
-        return self.trainer.optimizer
+        return self._file_trainer().optimizer
 
     def _file_step(self) -> int:
-        return int(self.trainer.step_count)
+        return int(self._file_trainer().step_count)
 
     def _file_prepare(self, loaded: LoadedFile) -> Callable[[], None]:
         task = self._make_task()

@@ -48,8 +48,6 @@ class CTCState(TrainerLesson, LessonBase):
     lr = lr_param(0.02)
     seed = seed_param()
     model: SequenceModel | None
-    trainer: Trainer | None
-    task_obj: CTCFrames | None
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)

@@ -49,8 +49,6 @@ class MemoryLessonState(TrainerLesson, LessonBase):
     lr = lr_param(0.02)
     seed = seed_param()
     net: Any
-    trainer: Trainer | None
-    task_obj: AssociativeRecall | None
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)

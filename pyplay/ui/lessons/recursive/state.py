@@ -83,8 +83,6 @@ class RecursiveLessonState(TrainerLesson, LessonBase):
     lr = lr_param(0.01)
     seed = seed_param()
     model: RecursiveNet | None
-    trainer: Trainer | None
-    task_obj: TreeTask | None
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)

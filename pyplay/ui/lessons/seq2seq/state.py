@@ -70,7 +70,6 @@ class Seq2SeqState(TrainerLesson, LessonBase):
     reverse_source = param.Boolean(default=False)
     seed = seed_param()
     model: EncoderDecoder | None
-    trainer: Trainer | None
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)

@@ -70,8 +70,6 @@ class TextbookSeq2SeqState(TrainerLesson, LessonBase):
     lr = lr_param(0.01)
     seed = seed_param()
     model: TextbookSeq2Seq | None
-    trainer: Trainer | None
-    task_obj: Reversal | None
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)

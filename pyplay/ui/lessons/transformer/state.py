@@ -61,7 +61,6 @@ class TransformerLessonState(TrainerLesson, LessonBase):
     lr = lr_param(0.003)
     seed = seed_param()
     model: TransformerModel | None
-    trainer: Trainer | None
     compare_lstm = param.Boolean(default=True, doc="train an LSTM beside it, step for step")
 
     def __init__(self, **params: Any) -> None:
