@@ -22,7 +22,13 @@ import panel as pn
 from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.plots import loss_figure
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, stream_losses
+from pyplay.ui.training import (
+    TrainingView,
+    lr_input,
+    message_alert,
+    seed_input,
+    stream_losses,
+)
 from pyplay.ui.try_this import try_this
 
 __all__ = ["KEEP_NOTE", "LessonView"]
@@ -65,6 +71,10 @@ class LessonView(TrainingView, pn.viewable.Viewer):
     def controls_below(self) -> list[Any]:
         """What goes under the buttons in the controls column (nothing by default)."""
         return []
+
+    def training_inputs(self) -> list[Any]:
+        """The inputs every lesson state has, after its own settings: learning rate and seed."""
+        return [lr_input(self.state), seed_input(self.state)]
 
     def sections(self) -> list[Any]:
         """The lesson's parts after the export bar (look inside, decode, data ...)."""
@@ -122,6 +132,7 @@ class LessonView(TrainingView, pn.viewable.Viewer):
         and what goes below them."""
         return pn.Column(
             *self.controls(),
+            *self.training_inputs(),
             self.buttons(),
             pn.pane.Markdown(KEEP_NOTE, css_classes=["pyplay-keep-note"]),
             *self.controls_below(),

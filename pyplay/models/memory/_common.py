@@ -1,20 +1,23 @@
-"""Input checks, initialisation and the controller's LSTM gradients shared by
-:class:`~pyplay.models.memory.MemoryNet` and :class:`~pyplay.models.memory.AttendRNN`."""
+"""Input checks, initialisation, the controller's LSTM gradients and the output layer shared
+by :class:`~pyplay.models.memory.MemoryNet` and :class:`~pyplay.models.memory.AttendRNN`
+(:class:`ControllerModel`)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from pyplay._checks import check_array, check_lengths
 from pyplay.limits import check_parameters
+from pyplay.models.contract import Backward, PerStepBase
 from pyplay.models.memory.heads import LSTMStep, lstm_step_backward
 from pyplay.nn import init
 
 __all__ = [
+    "ControllerModel",
     "check_dy",
     "check_inputs",
     "check_lengths_arg",
@@ -103,3 +106,44 @@ def lstm_weight_grads(g: dict[str, np.ndarray], dA: np.ndarray, steps: Sequence[
     g["controller.weight_ih"] = np.einsum("tbg,tbf->gf", dA, U)  # (4H, F')
     g["controller.weight_hh"] = np.einsum("tbg,tbh->gh", dA, Hp)  # (4H, H)
     g["controller.bias"] = dA.sum(axis=(0, 1))  # (4H,)
+
+
+class ControllerModel(PerStepBase):
+    """A per-step model with an LSTM controller whose output layer reads the controller state
+    and what it read, :math:`y_t = W [h_t; r_t] + b` (``head.weight``, ``head.bias``): the
+    backward pass's entry (:meth:`backward` over the subclass's ``gradients``) and the output
+    layer's gradients (:meth:`_output_backward`)."""
+
+    _cache_type: ClassVar[type[Any]]  # what the subclass's forward returns as its cache
+    params: dict[str, np.ndarray]
+    dtype: np.dtype
+
+    def gradients(
+        self, dy: Any, cache: Any, dstate: Any = None
+    ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        raise NotImplementedError
+
+    def backward(self, dy: Any, cache: Any, dstate: Any = None) -> Backward:
+        """Gradients of every parameter (keys of :attr:`params`) from d(loss)/d(outputs), and
+        dL/dx (B, T, F) as ``dinputs`` (:meth:`gradients`)."""
+        grads, dx = self.gradients(dy, cache, dstate)
+        return Backward(grads, dinputs=dx)
+
+    def _output_backward(
+        self, dy: Any, cache: Any, dstate: Any
+    ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Check the arguments of :meth:`gradients`; then the output layer backwards: every
+        parameter's gradient zeroed but the head's, dW = sum_t dy_t [h_t; r_t]^T and
+        db = sum_t dy_t, and dL/d[h_t; r_t] = W^T dy_t (B, T, H + reads)."""
+        name = type(self).__name__
+        if not isinstance(cache, self._cache_type):
+            raise TypeError(f"cache must come from {name}.forward, got {type(cache).__name__}")
+        if dstate is not None:
+            raise ValueError("dstate must be None: gradients into the final state are not kept")
+        dY = check_dy(self, dy, cache)  # (B, T, O)
+        p = self.params
+        hr = np.concatenate([cache.hidden, cache.reads], axis=2)  # (B, T, H + reads)
+        g = {k: np.zeros_like(v) for k, v in p.items()}
+        g["head.weight"] = np.einsum("bto,btk->ok", dY, hr)  # (O, H + reads)
+        g["head.bias"] = dY.sum(axis=(0, 1))  # (O,)
+        return g, dY @ p["head.weight"]  # (B, T, H + reads)

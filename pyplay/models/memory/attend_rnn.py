@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_int
-from pyplay.models.contract import Backward, PerStepBase, config_int
+from pyplay.models.contract import config_int
 from pyplay.models.memory._common import (
-    check_dy,
+    ControllerModel,
     check_inputs,
     check_lengths_arg,
     init_params,
@@ -70,7 +70,7 @@ class AttendCache:
     start: int  # S0, states given by the incoming state
 
 
-class AttendRNN(PerStepBase):
+class AttendRNN(ControllerModel):
     """LSTM whose every step reads, by content, from its previous hidden states.
 
     Parameters
@@ -80,6 +80,8 @@ class AttendRNN(PerStepBase):
     dtype : numpy.float32 or numpy.float64
     rng : numpy.random.Generator or int seed
     """
+
+    _cache_type = AttendCache
 
     def __init__(
         self,
@@ -162,12 +164,6 @@ class AttendRNN(PerStepBase):
         cache = AttendCache(x, tuple(steps), hidden, reads, history, queries, attention, S0)
         return y, AttendState(h, c, history), cache
 
-    def backward(self, dy: Any, cache: AttendCache, dstate: Any = None) -> Backward:
-        """Gradients of every parameter from d(loss)/d(outputs), and dL/dx (B, T, F) as
-        ``dinputs`` (:meth:`gradients`)."""
-        grads, dx = self.gradients(dy, cache, dstate)
-        return Backward(grads, dinputs=dx)
-
     def gradients(
         self, dy: Any, cache: AttendCache, dstate: Any = None
     ) -> tuple[dict[str, np.ndarray], np.ndarray]:
@@ -178,19 +174,10 @@ class AttendRNN(PerStepBase):
         one reverse pass completes them in time. Read r_t: dalpha_s = dL/dr . h_s, the softmax
         gives de, then dq = sum_s de_s h_s / sqrt(H) and dh_s += alpha_s dL/dr + de_s q / sqrt(H).
         """
-        if not isinstance(cache, AttendCache):
-            raise TypeError(f"cache must come from AttendRNN.forward, got {type(cache).__name__}")
-        if dstate is not None:
-            raise ValueError("dstate must be None: gradients into the final state are not kept")
-        dY = check_dy(self, dy, cache)  # (B, T, O)
+        g, dhr = self._output_backward(dy, cache, dstate)  # dhr: (B, T, 2H)
         B, T, F = cache.x.shape
         H, p, S0 = self.hidden_size, self.params, cache.start
         scale = self.dtype.type(1.0 / np.sqrt(H))
-        hr = np.concatenate([cache.hidden, cache.reads], axis=2)  # (B, T, 2H)
-        g = {k: np.zeros_like(v) for k, v in p.items()}
-        g["head.weight"] = np.einsum("bto,btk->ok", dY, hr)  # (O, 2H)
-        g["head.bias"] = dY.sum(axis=(0, 1))  # (O,)
-        dhr = dY @ p["head.weight"]  # (B, T, 2H)
         dHist = np.zeros_like(cache.history)  # (B, S0+T, H) from the reads of later steps
         dA = np.empty((T, B, 4 * H), dtype=self.dtype)
         dh = np.zeros((B, H), dtype=self.dtype)  # from step t + 1 (recurrence and query)

@@ -44,9 +44,9 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_choice, check_int
-from pyplay.models.contract import Backward, PerStepBase, config_int
+from pyplay.models.contract import config_int
 from pyplay.models.memory._common import (
-    check_dy,
+    ControllerModel,
     check_inputs,
     check_lengths_arg,
     init_params,
@@ -105,7 +105,7 @@ class MemoryCache:
     initial: bool  # the state started from the parameters (M_0 = memory.init)
 
 
-class MemoryNet(PerStepBase):
+class MemoryNet(ControllerModel):
     """LSTM controller + content-addressed memory with R read and H_w write heads.
 
     Parameters
@@ -128,6 +128,8 @@ class MemoryNet(PerStepBase):
     dtype : numpy.float32 or numpy.float64
     rng : numpy.random.Generator or int seed
     """
+
+    _cache_type = MemoryCache
 
     def __init__(
         self,
@@ -253,12 +255,6 @@ class MemoryNet(PerStepBase):
         )  # fmt: skip
         return y, MemoryState(h, c, r, M), cache
 
-    def backward(self, dy: Any, cache: MemoryCache, dstate: Any = None) -> Backward:
-        """Gradients of every parameter (keys of :attr:`params`) from d(loss)/d(outputs), and
-        dL/dx (B, T, F) as ``dinputs`` (:meth:`gradients`)."""
-        grads, dx = self.gradients(dy, cache, dstate)
-        return Backward(grads, dinputs=dx)
-
     def gradients(
         self, dy: Any, cache: MemoryCache, dstate: Any = None
     ) -> tuple[dict[str, np.ndarray], np.ndarray]:
@@ -271,19 +267,10 @@ class MemoryNet(PerStepBase):
         heads, in reverse order, send dL/dM' through the update rule to M, w and v; the keys,
         strengths and write vectors go back through their linear maps to h_t; the LSTM step
         sends dL/d[x_t; r_{t-1}] to the input and to the previous reads."""
-        if not isinstance(cache, MemoryCache):
-            raise TypeError(f"cache must come from MemoryNet.forward, got {type(cache).__name__}")
-        if dstate is not None:
-            raise ValueError("dstate must be None: gradients into the final state are not kept")
-        dY = check_dy(self, dy, cache)  # (B, T, O)
+        g, dhr = self._output_backward(dy, cache, dstate)  # dhr: (B, T, H + RW)
         p = self.params
         B, T, F = cache.x.shape
         H, W, R, E = self.hidden_size, self.memory_width, self.read_heads, self.write_heads
-        hr = np.concatenate([cache.hidden, cache.reads], axis=2)  # (B, T, H + RW)
-        g = {k: np.zeros_like(v) for k, v in p.items()}
-        g["head.weight"] = np.einsum("bto,btk->ok", dY, hr)  # (O, H + RW)
-        g["head.bias"] = dY.sum(axis=(0, 1))  # (O,)
-        dhr = dY @ p["head.weight"]  # (B, T, H + RW)
         dA = np.empty((T, B, 4 * H), dtype=self.dtype)  # controller pre-activation gradients
         dh = np.zeros((B, H), dtype=self.dtype)
         dc = np.zeros((B, H), dtype=self.dtype)

@@ -14,7 +14,6 @@ from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.ctc.state import CTCState
 from pyplay.ui.plots import heatmap_figure, label_axis, update_heatmap
 from pyplay.ui.text import Text
-from pyplay.ui.training import lr_input, seed_input
 
 __all__ = ["CTCLesson"]
 
@@ -70,8 +69,6 @@ class CTCLesson(LessonView):
             pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
             pn.widgets.Checkbox.from_param(s.param.bidirectional, name="Bidirectional"),
             pn.widgets.FloatSlider.from_param(s.param.noise, name="Frame noise", step=0.05),
-            lr_input(s),
-            seed_input(s),
         ]
 
     def sections(self) -> list[Any]:

@@ -30,7 +30,7 @@ from pyplay.ui.lessons.textbook.view import TextbookSeq2SeqView
 from pyplay.ui.plots import legend_outside, line_figure, set_data, watch_placeholder
 from pyplay.ui.style import TABS_CSS
 from pyplay.ui.text import Text
-from pyplay.ui.training import lr_input, message_alert, seed_input
+from pyplay.ui.training import message_alert
 from pyplay.ui.try_this import try_this
 
 __all__ = ["SUBTABS", "DynamicLesson"]
@@ -195,8 +195,6 @@ class DynamicLesson(LessonView):
             pn.widgets.Select.from_param(
                 s.param.system, name="Reference system", options=dict(SYSTEM_LABELS)
             ),
-            lr_input(s),
-            seed_input(s),
         ]
         main = pn.Column(
             alert,

@@ -16,7 +16,6 @@ from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.memory.state import MemoryLessonState
 from pyplay.ui.plots import heatmap_figure, label_axis, set_title, update_heatmap
 from pyplay.ui.text import Text
-from pyplay.ui.training import lr_input, seed_input
 
 __all__ = ["MemoryLesson"]
 
@@ -130,8 +129,6 @@ class MemoryLesson(LessonView):
             pn.widgets.IntSlider.from_param(s.param.write_heads, name="Write heads"),
             pn.widgets.IntSlider.from_param(s.param.memory_size, name="Memory cells N"),
             pn.widgets.IntSlider.from_param(s.param.n_pairs, name="Pairs"),
-            lr_input(s),
-            seed_input(s),
         ]
 
     def sections(self) -> list[Any]:

@@ -18,7 +18,6 @@ from pyplay.ui.lessons.recursive.state import EXAMPLES, RecursiveLessonState, Tr
 from pyplay.ui.lessons.recursive.tree_plot import tree_figure, update_tree
 from pyplay.ui.plots import heatmap_figure, label_axis, update_heatmap
 from pyplay.ui.text import Text
-from pyplay.ui.training import lr_input, seed_input
 
 __all__ = ["RecursiveLesson"]
 
@@ -129,8 +128,6 @@ class RecursiveLesson(LessonView):
             pn.widgets.Checkbox.from_param(
                 s.param.compare_chain, name="Train a chain LSTM beside it"
             ),
-            lr_input(s),
-            seed_input(s),
         ]
 
     def sections(self) -> list[Any]:

@@ -18,7 +18,7 @@ from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.rnn.state import TASK_LABELS, LessonState
 from pyplay.ui.plots import gradient_figure, heatmap_figure, positive, set_data, update_heatmap
 from pyplay.ui.text import Text
-from pyplay.ui.training import lr_input, seed_input, typed_number
+from pyplay.ui.training import typed_number
 
 __all__ = ["RecurrentLesson", "gates_widget", "gradient_widget"]
 
@@ -122,11 +122,9 @@ class RecurrentLesson(LessonView):
             "hidden_size": pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
             "num_layers": pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers"),
             "seq_len": pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length"),
-            "lr": lr_input(s),
             "optimizer": pn.widgets.Select.from_param(s.param.optimizer, name="Optimiser"),
             "clip": typed_number(s.param.clip, "Clip (0 = off)", step=0.5),
             "batch_size": pn.widgets.IntSlider.from_param(s.param.batch_size, name="Batch size"),
-            "seed": seed_input(s),
         }
         return list(w.values())
 

@@ -25,7 +25,6 @@ from pyplay.ui.plots import (
     update_beam_tree,
 )
 from pyplay.ui.text import Text
-from pyplay.ui.training import lr_input, seed_input
 
 __all__ = ["Seq2SeqLesson", "attention_widget", "beam_widget"]
 
@@ -207,12 +206,10 @@ class Seq2SeqLesson(LessonView):
                 s.param.cell, name="Cell", options={"GRU": "gru", "LSTM": "lstm", "RNN": "rnn"}
             ),
             pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
-            lr_input(s),
             pn.widgets.FloatSlider.from_param(
                 s.param.sampling, name="Scheduled sampling", step=0.05
             ),
             pn.widgets.Checkbox.from_param(s.param.reverse_source, name="Reverse source"),
-            seed_input(s),
         ]
         return widgets
 

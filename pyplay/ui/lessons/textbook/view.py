@@ -25,7 +25,6 @@ from pyplay.ui.lessons.textbook.state import (
 )
 from pyplay.ui.plots import attention_figure, update_attention
 from pyplay.ui.text import Text
-from pyplay.ui.training import lr_input, seed_input
 
 __all__ = ["TextbookSeq2SeqView"]
 
@@ -145,8 +144,6 @@ class TextbookSeq2SeqView(LessonView):
             ),
             pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size S¹ = S²"),
             pn.widgets.IntSlider.from_param(s.param.D, name="Delay line D (columns of A¹(T))"),
-            lr_input(s),
-            seed_input(s),
         ]
 
     def sections(self) -> list[Any]:

@@ -23,7 +23,6 @@ from pyplay.ui.plots import (
     watch_placeholder,
 )
 from pyplay.ui.text import Text
-from pyplay.ui.training import lr_input, seed_input
 
 __all__ = ["TimeSeriesLesson"]
 
@@ -110,8 +109,6 @@ class TimeSeriesLesson(LessonView):
             pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden neurons"),
             pn.widgets.IntSlider.from_param(s.param.input_delays, name="Input delays d_u"),
             pn.widgets.IntSlider.from_param(s.param.feedback_delays, name="Feedback delays d_y"),
-            lr_input(s),
-            seed_input(s),
         ]
 
     def controls_below(self) -> list[Any]:

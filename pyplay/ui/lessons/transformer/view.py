@@ -28,7 +28,6 @@ from pyplay.ui.plots import (
     update_heatmap,
 )
 from pyplay.ui.text import Text
-from pyplay.ui.training import lr_input, seed_input
 
 __all__ = ["TransformerLesson", "heads_widget"]
 
@@ -256,8 +255,6 @@ class TransformerLesson(LessonView):
             ),
             pn.widgets.Checkbox.from_param(s.param.causal, name="Causal mask"),
             pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length"),
-            lr_input(s),
-            seed_input(s),
             pn.widgets.Checkbox.from_param(s.param.compare_lstm, name="Train an LSTM beside it"),
         ]
         return widgets
