@@ -134,7 +134,7 @@ def test_real_states_round_trip_every_lesson():
                 "lr": 0.05, "seed": 7},
         "dynamic": {"preset": "first order", "signal": "step", "steps": 20,
                     "lr": 0.05, "seed": 4},
-        "textbook": {"form": "concat", "hidden_size": 8, "lr": 0.02, "seed": 6},
+        "textbook": {"form": "concat", "hidden_size": 8, "D": 5, "lr": 0.02, "seed": 6},
         "timeseries": {"hidden_size": 6, "input_delays": 3, "feedback_delays": 1, "lr": 0.02,
                        "seed": 2},
         "memory": {"model": "attend", "read_heads": 2, "memory_size": 8, "n_pairs": 4,
@@ -338,7 +338,7 @@ def test_a_sub_tab_lesson_opens_its_tab_and_sub_tab_and_the_address_follows_it()
     assert parse_query(location.search).lesson == "dynamic"
     lesson.subtabs.active = 2
     assert parse_query(location.search).settings == {
-        "form": "general", "hidden_size": 16, "lr": 0.01, "seed": 2
+        "form": "general", "hidden_size": 16, "D": 8, "lr": 0.01, "seed": 2
     }  # fmt: skip
     _arrive(location, "?lesson=dynamic&steps=30")  # back to the LDDN: its sub-tab
     assert lesson.subtabs.active == 0 and lddn.steps == 30

@@ -104,7 +104,7 @@ LESSONS: tuple[LessonSpec, ...] = (
     ),
     LessonSpec(
         "textbook", "Textbook seq2seq", "state:TextbookSeq2SeqState", "view:TextbookSeq2SeqView",
-        "form hidden_size lr seed", parent="dynamic",
+        "form hidden_size D lr seed", parent="dynamic",
     ),
     LessonSpec(
         "timeseries", "Time series", "state:NARXState", "view:TimeSeriesLesson",
