@@ -24,6 +24,7 @@ import sys
 import time
 from typing import Any
 
+import livemeasure
 import sitebuild
 
 ROOT = sitebuild.ROOT
@@ -118,12 +119,35 @@ def in_page_step_ms(page: Any) -> dict[str, float]:
     return {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", text)}
 
 
+def live_only(url: str) -> int:
+    """``python web/measure.py live``: only the live views' figures (:mod:`livemeasure`)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
+        )
+        page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+        page.goto(url)
+        page.wait_for_function(f"() => {SETTLED}", timeout=240_000)
+        print("pyplay playground: live views (headless Chromium, this machine)")
+        print("\n".join(livemeasure.report(page)))
+        browser.close()
+    return 0
+
+
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
     if not sitebuild.is_fresh():
         sitebuild.build()
     server, url = sitebuild.serve_in_thread()
+    if sys.argv[1:] == ["live"]:
+        try:
+            return live_only(url)
+        finally:
+            server.shutdown()
+            server.server_close()
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(
@@ -166,6 +190,7 @@ def main() -> int:
             rounds = []
             for _ in range(ROUNDS):
                 rounds.append((in_page_step_ms(warm["page"]), native_step_ms()))
+            live = livemeasure.report(warm["page"])
             ctx.close()
             browser.close()
     finally:
@@ -220,6 +245,7 @@ def main() -> int:
             f"  {what} {key[:-3]}: in page {ms:7.2f} ms, native {native_ms:6.2f} ms, "
             f"ratio {ms / native_ms:4.1f}x{target}, rounds {ratios[0]:.1f}-{ratios[-1]:.1f}x"
         )
+    print("\n".join(live))
     return 0
 
 

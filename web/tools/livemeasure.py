@@ -1,0 +1,118 @@
+"""What the live look-inside views cost while a lesson trains in the page (issue 17's figure):
+``python web/measure.py live`` runs this alone; ``python web/measure.py`` runs it after the
+start-up and step figures.
+
+For every lesson with look-inside views, in the built playground in headless Chromium: Train,
+then alternately, in windows of ``WINDOW_S`` seconds, the training speed (steps per second
+from the trainer's own step count) with the live redraws on and with them off
+(:attr:`pyplay.ui.training.TrainingView.live`, a class attribute the page's Python sets), and,
+with them on, how often the views were redrawn and how long a redraw took (the view's
+``refresh_log``). Both sides share the machine alike: the windows alternate and each figure is
+the median of ``ROUNDS`` windows. What the browser spends drawing the new data (its main
+thread, beside the worker) is part of the cost measured, as it is for a learner.
+Prints figures; asserts nothing (the tests do the asserting).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from typing import Any
+
+LESSONS = (
+    "Recurrent networks",
+    "Sequence to sequence",
+    "Transformers",
+    "CTC",
+    "Memory",
+    "Recursive networks",
+)
+WINDOW_S = 8.0  # seconds of training per window
+ROUNDS = 2  # windows with live views on, and as many with them off, alternating
+
+# the training view of the lesson that is training, in the page's Python: its steps so far,
+# the clock, and its redraws (clock, seconds) so far
+PROBE = """
+import gc, json, time
+from pyplay.ui.training import TrainingView
+running = [v for v in gc.get_objects()
+           if isinstance(v, TrainingView) and getattr(v.state, "running", False)]
+out = None
+if running:
+    v = running[0]
+    out = {"t": time.perf_counter(), "steps": int(v.state.trainer.step_count),
+           "redraws": [list(r) for r in v.__dict__.get("refresh_log", [])]}
+json.dumps(out)
+"""
+
+
+def _probe(page: Any) -> dict[str, Any]:
+    found = json.loads(page.evaluate("c => window.pyplay.runPython(c)", PROBE))
+    if found is None:
+        raise RuntimeError("no lesson is training in the page")
+    return dict(found)
+
+
+def _set_live(page: Any, live: bool) -> None:
+    code = f"from pyplay.ui.training import TrainingView\nTrainingView.live = {live}\n'ok'"
+    page.evaluate("c => window.pyplay.runPython(c)", code)
+
+
+def _window(page: Any) -> dict[str, float]:
+    """Steps per second over one window, and the redraws that started in it."""
+    a = _probe(page)
+    time.sleep(WINDOW_S)
+    b = _probe(page)
+    seconds = b["t"] - a["t"]
+    redraws = [took for start, took in b["redraws"] if a["t"] <= start < b["t"]]
+    return {
+        "steps_per_s": (b["steps"] - a["steps"]) / seconds,
+        "redraws_per_s": len(redraws) / seconds,
+        "redraw_s": statistics.median(redraws) if redraws else float("nan"),
+    }
+
+
+def lesson_figures(page: Any, title: str) -> dict[str, float]:
+    """Train lesson ``title`` and measure it with live views on and off (alternating)."""
+    page.get_by_text(title, exact=True).first.click()
+    train = page.get_by_role("button", name="Train", exact=True).locator("visible=true").first
+    train.wait_for(timeout=120_000)
+    _set_live(page, True)
+    train.click()
+    time.sleep(3.0)  # past the first steps (caches, the first redraw)
+    on, off = [], []
+    try:
+        for _ in range(ROUNDS):
+            _set_live(page, True)
+            on.append(_window(page))
+            _set_live(page, False)
+            off.append(_window(page))
+    finally:
+        _set_live(page, True)
+        page.get_by_role("button", name="Pause", exact=True).locator("visible=true").first.click()
+    with_live = statistics.median(w["steps_per_s"] for w in on)
+    without = statistics.median(w["steps_per_s"] for w in off)
+    return {
+        "with": with_live,
+        "without": without,
+        "cost": 1.0 - with_live / without,
+        "redraws_per_s": statistics.median(w["redraws_per_s"] for w in on),
+        "redraw_s": statistics.median(w["redraw_s"] for w in on),
+    }
+
+
+def report(page: Any) -> list[str]:
+    """The lines of figures of every lesson (measured in ``page``, which has settled)."""
+    lines = [
+        f"  live views while training ({ROUNDS} alternating windows of {WINDOW_S:g} s each, "
+        "medians; target: cost at most 20%, a redraw at least once a second):"
+    ]
+    for title in LESSONS:
+        f = lesson_figures(page, title)
+        lines.append(
+            f"    {title}: {f['with']:6.2f} steps/s with, {f['without']:6.2f} without "
+            f"(cost {100 * f['cost']:4.1f}%); {f['redraws_per_s']:.2f} redraws/s, "
+            f"{1e3 * f['redraw_s']:.0f} ms each"
+        )
+    return lines
