@@ -25,6 +25,7 @@ from bokeh.plotting import figure
 __all__ = [
     "attention_figure",
     "colour_bar",
+    "fixed_ticks",
     "heatmap_figure",
     "integer_axis",
     "label_axis",
@@ -53,8 +54,18 @@ def integer_axis(axis: Any) -> None:
 
 def label_axis(axis: Any, labels: Sequence[str]) -> None:
     """Name position k of ``axis`` ``labels[k]``: one tick in the middle of every cell."""
-    axis.ticker = FixedTicker(ticks=list(range(len(labels))))
+    fixed_ticks(axis, list(range(len(labels))))
     axis.major_label_overrides = {k: str(t) for k, t in enumerate(labels)}
+
+
+def fixed_ticks(axis: Any, ticks: Sequence[float]) -> None:
+    """Ticks exactly at ``ticks`` on ``axis``. The axis keeps its FixedTicker once it has
+    one: a new model at every redraw made the page's document look through all its models
+    again (over a second per live redraw of the recursive lesson in the page)."""
+    if isinstance(axis.ticker, FixedTicker):
+        axis.ticker.ticks = list(ticks)
+    else:
+        axis.ticker = FixedTicker(ticks=list(ticks))
 
 
 def heatmap_figure(

@@ -11,13 +11,14 @@ from typing import Any
 
 import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource, FixedTicker, HoverTool, LinearColorMapper, Range1d
+from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, Range1d
 from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
 from pyplay.ui.embed import widget_head
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.transformer.state import TASKS, HeadView, TransformerLessonState
+from pyplay.ui.plot_maps import fixed_ticks
 from pyplay.ui.plots import (
     attention_figure,
     colour_bar,
@@ -82,7 +83,7 @@ def _grid_figure() -> tuple[figure, ColumnDataSource]:
 def _tile_axis(axis: Any, count: int, size: int, name: str) -> None:
     """Name each tile of the grid ("head 1", ...) under (or beside) its middle."""
     middles = [k * (size + 1) + (size - 1) / 2 for k in range(count)]
-    axis.ticker = FixedTicker(ticks=middles)
+    fixed_ticks(axis, middles)
     axis.major_label_overrides = {m: f"{name} {k + 1}" for k, m in enumerate(middles)}
     axis.major_tick_line_color = None
 
