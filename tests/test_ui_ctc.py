@@ -63,3 +63,44 @@ def test_lesson_renders_probabilities_and_paths() -> None:
     image = lesson.prob_source.data["image"][0]
     assert image.shape[0] == 5  # one row per class, blank first
     assert lesson.panel() is not None
+
+
+def test_the_lattice_and_the_paths_follow_the_example_on_screen() -> None:
+    from pyplay.decode.ctc import ctc_loss
+    from pyplay.ui.lessons.ctc.lattice import lattice_of, path_list
+
+    lesson = CTCLesson()
+    lesson.state.train(steps=3)
+    lesson.panel()
+    lesson.refresh()
+    view = lesson.state.view(0)
+    assert view is not None
+    lat = lattice_of(view)
+    target = [view.classes.index(c) for c in view.target]
+    T = view.probs.shape[0]
+    loss, _ = ctc_loss(
+        np.log(view.probs)[None], np.array([target]), [T], [len(target)], reduction="none"
+    )
+    assert lat.log_p == pytest.approx(-loss[0], rel=1e-9)  # the lattice is the loss's
+    np.testing.assert_allclose(lat.gamma.sum(axis=1), 1.0, rtol=1e-9)
+    shown = lesson.lattice.sources["gamma"].data["image"][0]  # (L, T)
+    np.testing.assert_allclose(shown, lat.gamma.T)
+    assert lesson.lattice.figs["gamma"].yaxis[0].major_label_overrides[1] == view.target[0]
+    # the paths of the first two symbols over five frames add up to the forward algorithm's p
+    listed = lesson.lattice.paths.object
+    assert f"collapse to {view.target[:2]}" in listed
+    found = path_list(view, view.target[:2], 5)
+    assert found.total == pytest.approx(found.forward, rel=1e-9) and found.paths
+    assert all(p.replace("_", "") != "" for p, _ in found.paths)
+    # a typed label and T change the list; a bad one is explained and the list stays
+    lesson.lattice.label.value = "a"
+    lesson.lattice.frames.value = 3
+    assert "collapse to A:" in lesson.lattice.paths.object
+    before = lesson.lattice.paths.object
+    lesson.lattice.label.value = "AZ!"
+    assert "label must be at most 4 of the symbols" in lesson.lattice.note.object
+    assert lesson.lattice.paths.object == before
+    # the state trains on: the next refresh redraws the lattice from the new model
+    lesson.state.train(steps=5)
+    lesson.refresh()
+    assert not np.allclose(lesson.lattice.sources["gamma"].data["image"][0], shown)

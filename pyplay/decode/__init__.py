@@ -16,6 +16,7 @@ from pyplay.decode.ctc_decode import (
     ctc_greedy_decode,
     ctc_prefix_beam_search,
 )
+from pyplay.decode.ctc_lattice import Lattice, ctc_lattice, ctc_paths, path_log_prob
 from pyplay.decode.greedy import GreedyResult, greedy_decode
 from pyplay.decode.lexicon import LexiconConstraint, PrefixTree
 from pyplay.decode.step import Constraint, Reorder, StepFunction, reorder_rows
@@ -28,6 +29,7 @@ __all__ = [
     "Constraint",
     "GreedyResult",
     "Hypothesis",
+    "Lattice",
     "LexiconConstraint",
     "PrefixTree",
     "Reorder",
@@ -35,10 +37,13 @@ __all__ = [
     "ctc_best_path",
     "ctc_collapse",
     "ctc_greedy_decode",
+    "ctc_lattice",
     "ctc_loss",
     "ctc_loss_logits",
+    "ctc_paths",
     "ctc_prefix_beam_search",
     "greedy_decode",
     "length_penalty",
+    "path_log_prob",
     "reorder_rows",
 ]

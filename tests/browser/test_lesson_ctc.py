@@ -53,3 +53,29 @@ def test_train_and_read_the_frames(ready_page, page_log):
     assert "collapse" in text and "target" in text
     assert 5 in page.evaluate(IMAGE_ROWS)  # blank + 4 symbols, one heatmap row each
     assert page_log.errors == []
+
+
+def test_the_lattice_and_the_paths_of_a_typed_label(ready_page, page_log):
+    page = ready_page
+    page.get_by_text("CTC", exact=True).first.click()
+    listed = page.locator(".pyplay-ctc-path-list pre")
+    listed.filter(has_text="forward algorithm p").wait_for(timeout=60_000)
+    # the untrained model's lattice: a row per position of the extended label l'
+    rows = page.evaluate(IMAGE_ROWS)
+    page.get_by_role("button", name="Step", exact=True).click()
+    label = page.get_by_role("textbox", name=re.compile("Label"))
+    label.fill("ab")
+    label.press("Enter")
+    listed.filter(has_text="collapse to AB:").wait_for(timeout=30_000)
+    text = listed.inner_text()
+    total = float(re.search(r"sum over the \d+ paths : (\S+)", text).group(1))
+    forward = float(re.search(r"forward algorithm p\s+: (\S+)", text).group(1))
+    assert total == pytest.approx(forward, rel=1e-5)  # printed to 7 significant digits
+    assert any(r >= 5 and r % 2 == 1 for r in rows)  # 2S + 1 rows of the lattice
+    label.fill("ab<b>z")
+    label.press("Enter")
+    note = page.locator(".pyplay-ctc-path-note pre")
+    note.filter(has_text="label must be at most 4 of the symbols").wait_for(timeout=30_000)
+    assert "<b>" in note.inner_text()  # shown as typed, never as HTML
+    assert "collapse to AB:" in listed.inner_text()  # the list stays
+    assert page_log.errors == []

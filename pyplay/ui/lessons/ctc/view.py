@@ -11,6 +11,7 @@ from typing import Any
 import panel as pn
 
 from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.ctc.lattice_view import LatticeViews
 from pyplay.ui.lessons.ctc.state import CTCState
 from pyplay.ui.plots import heatmap_figure, label_axis, update_heatmap
 from pyplay.ui.text import Text
@@ -42,6 +43,7 @@ class CTCLesson(LessonView):
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
         self.example.param.watch(lambda e: self.refresh(), "value")
         self.paths = Text("", css_classes=["pyplay-ctc-paths"])
+        self.lattice = LatticeViews()
         self.watch_version()
 
     def refresh(self, *_: Any) -> None:
@@ -59,6 +61,7 @@ class CTCLesson(LessonView):
             f"target      : {view.target}   "
             + ("(right)" if view.decoded == view.target else "(not yet)")
         )
+        self.lattice.update(view)
 
     def controls(self) -> list[Any]:
         s = self.state
@@ -72,4 +75,10 @@ class CTCLesson(LessonView):
         ]
 
     def sections(self) -> list[Any]:
-        return ["## Frame by frame", self.example, pn.pane.Bokeh(self.prob_fig), self.paths]
+        return [
+            "## Frame by frame",
+            self.example,
+            pn.pane.Bokeh(self.prob_fig),
+            self.paths,
+            *self.lattice.sections(),
+        ]
