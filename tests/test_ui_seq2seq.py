@@ -157,3 +157,21 @@ def test_beam_search_runs_on_the_weights_taken_at_its_start() -> None:
     assert seen  # the greedy hypothesis is in the search, with the greedy score
     for h in seen:
         assert h.log_prob == pytest.approx(beam.greedy_log_prob, rel=1e-5)  # float32 sums
+
+
+def test_teacher_forcing_is_named_where_scheduled_sampling_is_set() -> None:
+    import panel as pn
+
+    from pyplay.ui.lessons.seq2seq.view import HELP
+
+    lesson = Seq2SeqLesson()
+    slider = next(
+        w
+        for w in lesson.controls()
+        if isinstance(w, pn.widgets.FloatSlider) and w.value == lesson.state.sampling
+    )
+    assert slider.name == "Scheduled sampling (0 = teacher forcing)"
+    slider.value = 0.25  # the slider is the state's setting: it reaches the trainer
+    assert lesson.state.sampling == 0.25
+    assert lesson.state.trainer.objective.sampling == 0.25
+    assert "**teacher forcing**" in HELP["train"]

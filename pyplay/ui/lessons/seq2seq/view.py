@@ -36,8 +36,10 @@ HELP = {
     "hands the encoder's final state to the decoder (Sutskever); "
     "**Context** also feeds it to every step. Switch the **score** to compare how the decoder "
     "decides where to look (dot, scaled dot, general, additive, cosine, location). Train on "
-    "reversal with and without attention to see why attention was invented. **Scheduled "
-    "sampling** sometimes feeds the decoder its own guess instead of the true previous token; "
+    "reversal with and without attention to see why attention was invented. In training the "
+    "decoder is fed the true previous target token, not its own guess (**teacher forcing**, "
+    "sampling 0); **scheduled sampling** feeds it its own guess with the probability set, so "
+    "that it learns to recover from its mistakes as it must when decoding; "
     "**Reverse source** reads the source backwards (Sutskever's trick).",
     "decode": "Type a source and **Translate** (greedy decoding). Each heatmap row is one "
     "output step, each column one source position; bright cells are where the decoder looked. "
@@ -207,7 +209,7 @@ class Seq2SeqLesson(LessonView):
             ),
             pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
             pn.widgets.FloatSlider.from_param(
-                s.param.sampling, name="Scheduled sampling", step=0.05
+                s.param.sampling, name="Scheduled sampling (0 = teacher forcing)", step=0.05
             ),
             pn.widgets.Checkbox.from_param(s.param.reverse_source, name="Reverse source"),
         ]
