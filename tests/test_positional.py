@@ -36,7 +36,7 @@ def test_sinusoidal_dot_products_depend_only_on_the_distance() -> None:
     np.testing.assert_allclose(P[:30] @ M, P[3:33], atol=1e-9)
 
 
-@pytest.mark.parametrize("kind", ["sinusoidal", "learned", "none"])
+@pytest.mark.parametrize("kind", ["sinusoidal", "learned", "count", "normalised", "binary", "none"])
 def test_forward_adds_the_table_at_the_offset(kind: str) -> None:
     pe = make_positional(kind, 12, 6, dtype=np.float64, rng=1)
     x = np.random.default_rng(0).standard_normal((2, 4, 6))
@@ -77,3 +77,44 @@ def test_errors_name_the_argument() -> None:
         pe.forward(np.zeros((1, 2, 4), np.float32), offset=-1)
     with pytest.raises(ValueError, match="dout must have shape"):
         pe.backward(np.zeros((1, 3, 4), np.float32), (0, 2))
+
+
+def test_slide_positional_encoding_count_and_normalised() -> None:
+    """The IDSIA lecture's first two ideas: count positions 1, 2, ... as one component, then
+    divide by the maximum (1, 2, 3, 4 -> 0.25, 0.5, 0.75, 1.0)."""
+    from pyplay.nn.positional import fixed_table
+
+    count = fixed_table("count", 4, 3)
+    np.testing.assert_array_equal(count[:, 0], [1, 2, 3, 4])
+    assert not count[:, 1:].any()  # one component only
+    norm = fixed_table("normalised", 4, 3)
+    np.testing.assert_array_equal(norm[:, 0], [0.25, 0.5, 0.75, 1.0])
+    assert not norm[:, 1:].any()
+
+
+def test_slide_positional_encoding_binary() -> None:
+    """Counting in binary: maximum sequence length 1024 -> 10 components, each -1 or +1."""
+    from pyplay.nn.positional import fixed_table
+
+    P = fixed_table("binary", 1024, 16)
+    assert set(np.unique(P[:, :10])) == {-1.0, 1.0} and not P[:, 10:].any()
+    np.testing.assert_array_equal(P[5, :4], [1, -1, 1, -1])  # 5 = 0b0101, lowest bit first
+    np.testing.assert_array_equal(P[0, :10], -np.ones(10))
+    assert len({tuple(row) for row in P}) == 1024  # every position its own code
+    with pytest.raises(ValueError, match="d_model must be at least 10 for binary positions"):
+        fixed_table("binary", 1000, 8)
+
+
+@pytest.mark.parametrize("kind", ["count", "normalised", "binary"])
+def test_a_transformer_reads_the_lecture_encodings(kind: str) -> None:
+    from pyplay.models import TransformerModel
+
+    def build(positional: str) -> TransformerModel:
+        return TransformerModel(5, 5, d_model=8, nhead=2, num_layers=1, max_len=8,
+                                positional=positional, dtype=np.float64, rng=0)  # fmt: skip
+
+    model, bare = build(kind), build("none")
+    assert model.positional == kind and set(model.params) == set(bare.params)
+    x = np.array([[1, 2, 3, 1, 2, 3]])
+    y = model.forward(x)[0]
+    assert np.isfinite(y).all() and not np.allclose(y, bare.forward(x)[0])  # positions count

@@ -83,3 +83,30 @@ def test_lesson_view_follows_the_settings() -> None:
     assert lesson.head_title.object == "Layer 1, head 2"
     T = len(lesson.view.tokens)
     assert len(lesson.grid_source.data["x"]) == 2 * 2 * T * T  # layers x heads x T x T
+
+
+def test_every_positional_choice_shows_the_table_the_model_adds() -> None:
+    import panel as pn
+
+    from pyplay.nn.positional import POSITIONAL
+    from pyplay.ui.lessons.transformer.view import POSITION_TEXT, TransformerLesson
+
+    lesson = TransformerLesson()
+    lesson.panel()
+    choice = next(w for w in lesson.controls() if getattr(w, "name", "") == "Positions")
+    assert isinstance(choice, pn.widgets.Select)
+    assert list(choice.options.values()) == list(POSITIONAL)
+    assert list(choice.options)[:3] == ["Sinusoidal", "Learned", "Count"]
+    for kind in POSITIONAL:
+        lesson.state.positional = kind
+        assert lesson.state.model.positional == kind
+        assert lesson.pe_note.object == POSITION_TEXT[kind][1]
+        assert lesson.pe_panes.visible == (kind != "none")
+        if kind == "none":
+            continue
+        table = np.asarray(lesson.state.model.pos.table(), dtype=np.float64)[:48]
+        np.testing.assert_allclose(lesson.pe_source.data["image"][0], table.T)
+        assert lesson.pe_fig.title.text == POSITION_TEXT[kind][0]
+    lesson.state.positional = "normalised"
+    N = lesson.state.model.max_len
+    np.testing.assert_allclose(lesson.pe_source.data["image"][0][0, :4], np.arange(1, 5) / N)

@@ -1,6 +1,6 @@
 r"""Position information for attention models, which otherwise see a set, not a sequence.
 
-Three choices, one interface (``forward(x, offset=0) -> (out, cache)``, ``backward(dout, cache)
+Six choices, one interface (``forward(x, offset=0) -> (out, cache)``, ``backward(dout, cache)
 -> (dx, grads)``, ``params``), added to the token embeddings :math:`x_t` (B, T, D):
 
 ``"sinusoidal"`` (Vaswani et al. 2017), no parameters:
@@ -15,6 +15,21 @@ function of :math:`P_t` and :math:`P_t^\top P_{t'}` depends only on :math:`t - t
 
 ``"learned"`` (GPT-2): a table ``weight`` (max_len, D), :math:`y_t = x_t + W_t`, trained like an
 embedding (initialised N(0, 0.02^2)).
+
+The IDSIA lecture's steps towards the sinusoids, fixed tables added to :math:`x_t` (positions
+counted from 1 as on the slide, :math:`i = t + 1`):
+
+- ``"count"``: :math:`P_{t,0} = i`, the count as one component (0 elsewhere): "bad
+  normalization, does not generalize well".
+- ``"normalised"``: :math:`P_{t,0} = i / N` with :math:`N` = ``max_len`` (1, 2, 3, 4 ->
+  0.25, 0.5, 0.75, 1.0 for :math:`N = 4`). The slide divides by the maximum of the sequence
+  at hand, so a position's code changes with the length ("does not work well for different
+  sequence lengths"); here :math:`N` is the longest sequence the model takes, so that a
+  decoder fed one position at a time sees the same codes as a whole sequence.
+- ``"binary"``: position :math:`t` counted in binary over :math:`\lceil \log_2 N \rceil`
+  components, each bit mapped to -1 or +1 (the slide's "-1 to 1 can be arranged"):
+  :math:`P_{t,j} = 2\,\mathrm{bit}_j(t) - 1`, bit 0 the lowest; not continuous, positions
+  cannot be interpolated.
 
 ``"none"``: :math:`y_t = x_t`; self-attention is then permutation-equivariant, which the
 transformer lesson uses to show why positions are needed.
@@ -34,15 +49,19 @@ from pyplay.limits import check_elements
 from pyplay.nn import init
 
 __all__ = [
+    "FIXED",
     "POSITIONAL",
+    "FixedPositionalEncoding",
     "LearnedPositionalEmbedding",
     "NoPositionalEncoding",
     "SinusoidalPositionalEncoding",
+    "fixed_table",
     "make_positional",
     "sinusoidal_table",
 ]
 
-POSITIONAL = ("sinusoidal", "learned", "none")
+POSITIONAL = ("sinusoidal", "learned", "count", "normalised", "binary", "none")
+FIXED = ("sinusoidal", "count", "normalised", "binary", "none")  # tables without parameters
 
 
 def sinusoidal_table(max_len: int, d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -57,6 +76,33 @@ def sinusoidal_table(max_len: int, d_model: int, base: float = 10000.0) -> np.nd
     P = np.empty((T, D))
     P[:, 0::2] = np.sin(angles)
     P[:, 1::2] = np.cos(angles[:, : D // 2])
+    return P
+
+
+def fixed_table(kind: str, max_len: int, d_model: int) -> np.ndarray:
+    """The (max_len, d_model) float64 table of a parameter-free ``kind`` (one of ``FIXED``;
+    the module docstring gives each). ``"binary"`` needs d_model >= ceil(log2(max_len))."""
+    kind = check_choice("positional", kind, FIXED)
+    if kind == "sinusoidal":
+        return sinusoidal_table(max_len, d_model)
+    T = check_int("max_len", max_len, min_value=1)
+    D = check_int("d_model", d_model, min_value=1)
+    check_elements("positional table (max_len, d_model)", (T, D), np.float64)
+    P = np.zeros((T, D))  # (T, D)
+    i = np.arange(1, T + 1, dtype=np.float64)  # (T,) positions counted from 1
+    if kind == "count":
+        P[:, 0] = i
+    elif kind == "normalised":
+        P[:, 0] = i / T
+    elif kind == "binary":
+        bits = max(1, int(np.ceil(np.log2(T))))
+        if bits > D:
+            raise ValueError(
+                f"d_model must be at least {bits} for binary positions up to max_len={T}, "
+                f"got d_model={D}"
+            )
+        t = np.arange(T)[:, None]  # (T, 1) counted from 0: position 0 is all -1
+        P[:, :bits] = 2.0 * ((t >> np.arange(bits)) & 1) - 1.0  # (T, bits)
     return P
 
 
@@ -104,17 +150,23 @@ class _Positional:
         return dY, {}
 
 
-class SinusoidalPositionalEncoding(_Positional):
-    """Fixed sin/cos encodings (no parameters)."""
+class FixedPositionalEncoding(_Positional):
+    """A fixed table added to the inputs (no parameters): ``kind`` one of ``FIXED``."""
 
-    kind = "sinusoidal"
-
-    def __init__(self, max_len: int, d_model: int, dtype: Any = np.float32) -> None:
+    def __init__(self, kind: str, max_len: int, d_model: int, dtype: Any = np.float32) -> None:
         super().__init__(max_len, d_model, dtype)
-        self._P = sinusoidal_table(self.max_len, self.d_model).astype(self.dtype)
+        self.kind = check_choice("positional", kind, FIXED)
+        self._P = fixed_table(self.kind, self.max_len, self.d_model).astype(self.dtype)
 
     def table(self) -> np.ndarray:
         return self._P
+
+
+class SinusoidalPositionalEncoding(FixedPositionalEncoding):
+    """Fixed sin/cos encodings (no parameters)."""
+
+    def __init__(self, max_len: int, d_model: int, dtype: Any = np.float32) -> None:
+        super().__init__("sinusoidal", max_len, d_model, dtype)
 
 
 class LearnedPositionalEmbedding(_Positional):
@@ -148,18 +200,11 @@ class LearnedPositionalEmbedding(_Positional):
         return dY, {"weight": dW}
 
 
-class NoPositionalEncoding(_Positional):
+class NoPositionalEncoding(FixedPositionalEncoding):
     """No position information (the identity)."""
 
-    kind = "none"
-
     def __init__(self, max_len: int, d_model: int, dtype: Any = np.float32) -> None:
-        super().__init__(max_len, d_model, dtype)
-        shape = check_elements("positional table (max_len, d_model)", (self.max_len, self.d_model))
-        self._P = np.zeros(shape, dtype=self.dtype)
-
-    def table(self) -> np.ndarray:
-        return self._P
+        super().__init__("none", max_len, d_model, dtype)
 
 
 def make_positional(
@@ -171,8 +216,6 @@ def make_positional(
 ) -> _Positional:
     """The positional module named ``kind`` (one of ``POSITIONAL``)."""
     kind = check_choice("positional", kind, POSITIONAL)
-    if kind == "sinusoidal":
-        return SinusoidalPositionalEncoding(max_len, d_model, dtype)
     if kind == "learned":
         return LearnedPositionalEmbedding(max_len, d_model, dtype, rng)
-    return NoPositionalEncoding(max_len, d_model, dtype)
+    return FixedPositionalEncoding(kind, max_len, d_model, dtype)

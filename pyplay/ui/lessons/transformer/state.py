@@ -19,7 +19,7 @@ from pyplay.io import Checkpoint, model_checkpoint, model_entry, resume
 from pyplay.models import SequenceModel
 from pyplay.models.registry import build_model
 from pyplay.models.transformer.lm import TransformerModel
-from pyplay.nn.positional import sinusoidal_table
+from pyplay.nn.positional import FIXED, POSITIONAL, fixed_table
 from pyplay.sampling import sample
 from pyplay.tasks import CharLM, make_task
 from pyplay.train import Trainer
@@ -55,7 +55,7 @@ class TransformerLessonState(TrainerLesson, LessonBase):
     d_model = param.Integer(default=32, softbounds=(8, 64))
     nhead = param.Selector(objects=[1, 2, 4], default=4)
     num_layers = param.Integer(default=2, softbounds=(1, 3))
-    positional = param.Selector(objects=["sinusoidal", "learned", "none"], default="sinusoidal")
+    positional = param.Selector(objects=list(POSITIONAL), default="sinusoidal")
     causal = param.Boolean(default=True)
     seq_len = param.Integer(default=10, softbounds=(4, 40))
     lr = lr_param(0.003)
@@ -226,10 +226,15 @@ class TransformerLessonState(TrainerLesson, LessonBase):
         return HeadView(weights, tokens, norms)
 
     def positional_tables(self, positions: int = 48) -> tuple[np.ndarray, np.ndarray]:
-        """The sinusoidal table (positions, d_model) and its dot products (positions,
-        positions)."""
-        P = sinusoidal_table(positions, self.d_model)
-        return P, P @ P.T
+        """The first ``positions`` rows of the table the model adds to its inputs (positions,
+        d_model), its own when built (the learned one as trained so far), and their dot
+        products (positions, positions)."""
+        if self.model is not None:
+            P = np.asarray(self.model.pos.table(), dtype=np.float64)[:positions]
+        else:
+            kind = self.positional if self.positional in FIXED else "sinusoidal"
+            P = fixed_table(kind, positions, self.d_model)
+        return P, P @ P.T  # (n, D), (n, n)
 
     def generate(self, prompt: str, length: int = 200, temperature: float = 1.0) -> str | None:
         """Sample from the transformer (KV-cached); None and a message when it cannot."""

@@ -15,6 +15,7 @@ from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, Range1d
 from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
+from pyplay.nn.positional import POSITIONAL
 from pyplay.ui.embed import widget_head
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.transformer.state import TASKS, HeadView, TransformerLessonState
@@ -41,9 +42,12 @@ HELP = {
     "heads": "Each heatmap row is a query position, each column a key position; bright cells are "
     "where that head looked. Pick a layer and head, or read the grid of all heads at once "
     "(rows: layers, columns: heads). Hover a cell for the two tokens and the weight.",
-    "positions": "The sinusoidal encoding adds sin and cos of position x frequency to every "
-    "token, one frequency per pair of dimensions (left). Dot products of two positions' "
-    "encodings depend only on their distance (right): nearby positions look alike.",
+    "positions": "A transformer sees a set: the position of each token must be added to it. "
+    "The table the model adds (left, position by dimension) and the dot products of two "
+    "positions' vectors (right). The lecture's steps: a **count** 1, 2, ... in one component "
+    "(badly scaled), the count **normalised** by the longest sequence, a **binary** code (one "
+    "component per bit, -1 or +1: not continuous), and the **sinusoidal** encoding, whose dot "
+    "products depend only on the distance; or a **learned** table, or **none**.",
     "sample": "With the character model, continue a prompt one character at a time; the "
     "transformer keeps every earlier position's keys and values (a KV cache) instead of "
     "recomputing them.",
@@ -86,6 +90,24 @@ def _tile_axis(axis: Any, count: int, size: int, name: str) -> None:
     fixed_ticks(axis, middles)
     axis.major_label_overrides = {m: f"{name} {k + 1}" for k, m in enumerate(middles)}
     axis.major_tick_line_color = None
+
+
+# per positional kind: the panel's title (its first words name the choice) and a note
+POSITION_TEXT = {
+    "sinusoidal": ("Sinusoidal (sin and cos of position x frequency)", ""),
+    "learned": ("Learned (position embeddings)", "Learned positions: one trained vector per "
+                "position (they change as the model trains)."),
+    "count": ("Count (i = 1, 2, ... in component 0)", "The count grows without bound: far "
+              "positions swamp the token's own values."),
+    "normalised": ("Normalised (i / N in component 0)", "The count divided by N, the longest "
+                   "sequence the model takes (the lecture divides by the sequence's own "
+                   "length, which changes a position's code with the length; a fixed N keeps "
+                   "one code per position)."),
+    "binary": ("Binary (one component per bit)", "Position t in binary, each bit as -1 or +1: "
+               "distinct codes, but neighbours can differ in many bits."),
+    "none": ("None", "No positional encoding: every position gets only its token, so "
+             "attention sees a bag of symbols (train and compare with the other choices)."),
+}  # fmt: skip
 
 
 class TransformerLesson(LessonView):
@@ -208,28 +230,18 @@ class TransformerLesson(LessonView):
             _tile_axis(self.grid_fig.yaxis[0], L, T, "layer")
 
     def show_positions(self) -> None:
-        """The positional-encoding panel for the chosen kind: the sinusoids and their dot
-        products, the learned position table (it changes as the model trains), or a note that
-        there are none."""
+        """The positional-encoding panel for the chosen kind: the table the model adds (the
+        learned one as trained so far) and its dot products, or a note that there are none."""
         s = self.state
-        kind = s.positional
-        self.pe_panes.visible = kind != "none"
-        if kind == "none":
-            self.pe_note.object = (
-                "No positional encoding: every position gets only its token, so attention "
-                "sees a bag of symbols (train and compare with the other choices)."
-            )
+        title, note = POSITION_TEXT[s.positional]
+        self.pe_note.object = note
+        self.pe_panes.visible = s.positional != "none"
+        if s.positional == "none":
             return
-        if kind == "learned" and s.model is not None and "pos.weight" in s.model.params:
-            P = np.asarray(s.model.params["pos.weight"], dtype=np.float64)[:48]  # (48, D)
-            self.pe_note.object = "Learned positions: one trained vector per position."
-            set_title(self.pe_fig, "Learned position embeddings")
-        else:
-            P = s.positional_tables()[0]  # (48, D)
-            self.pe_note.object = ""
-            set_title(self.pe_fig, "Sinusoidal encoding")
+        P, dots = s.positional_tables()  # (48, D), (48, 48)
+        set_title(self.pe_fig, title)
         update_heatmap(self.pe_fig, self.pe_source, P, "pe")
-        update_heatmap(self.dot_fig, self.dot_source, P @ P.T, "dot")
+        update_heatmap(self.dot_fig, self.dot_source, dots, "dot")
 
     def generate(self, *_: Any) -> None:
         prompt = self.prompt.value_input or self.prompt.value or ""
@@ -249,10 +261,10 @@ class TransformerLesson(LessonView):
                 options={f"{n} head{'s' * (n > 1)}": n for n in s.param.nhead.objects},
             ),
             pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers"),
-            pn.widgets.RadioButtonGroup.from_param(
+            pn.widgets.Select.from_param(
                 s.param.positional,
                 name="Positions",
-                options={"Sinusoidal": "sinusoidal", "Learned": "learned", "None": "none"},
+                options={POSITION_TEXT[k][0].split(" (")[0]: k for k in POSITIONAL},
             ),
             pn.widgets.Checkbox.from_param(s.param.causal, name="Causal mask"),
             pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length"),
