@@ -110,3 +110,25 @@ def test_every_positional_choice_shows_the_table_the_model_adds() -> None:
     lesson.state.positional = "normalised"
     N = lesson.state.model.max_len
     np.testing.assert_allclose(lesson.pe_source.data["image"][0][0, :4], np.arange(1, 5) / N)
+
+
+def test_the_cost_of_attention_grows_with_the_square_of_the_length() -> None:
+    from pyplay.ui.lessons.transformer.cost_plot import crossover
+
+    lesson = TransformerLesson()
+    lesson.panel()
+    s = lesson.state
+    cost = s.attention_cost(512)
+    d = s.d_model
+    T = cost["T"]
+    np.testing.assert_array_equal(cost["scores"], 2 * T**2 * d)  # QK^T and AV
+    np.testing.assert_array_equal(cost["lstm"], 8 * T * d**2)
+    assert cost["scores"][199] / cost["scores"][99] == 4.0  # twice as long, four times
+    assert cost["lstm"][199] / cost["lstm"][99] == 2.0
+    assert crossover(cost) == 4 * d + 1  # 2T^2 d > 8T d^2 exactly when T > 4d
+    shown = lesson.cost_source.data
+    np.testing.assert_array_equal(shown["scores"], s.attention_cost()["scores"])
+    assert f"From T = {4 * d + 1} on" in lesson.cost_note.object
+    s.d_model = 16  # a new width: the plot and its sentence follow
+    assert lesson.cost_fig.title.text.endswith("d_model = 16")
+    assert "From T = 65 on" in lesson.cost_note.object

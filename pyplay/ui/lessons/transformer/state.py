@@ -236,6 +236,23 @@ class TransformerLessonState(TrainerLesson, LessonBase):
             P = fixed_table(kind, positions, self.d_model)
         return P, P @ P.T  # (n, D), (n, n)
 
+    def attention_cost(self, longest: int = 1024) -> dict[str, np.ndarray]:
+        """Multiply-adds of one layer over a sequence of T = 1..``longest`` positions, for
+        width d = ``d_model``: self-attention's scores :math:`QK^\top` and weighted sum
+        :math:`AV`, :math:`2T^2d`, beside its four projections :math:`4Td^2` (Q, K, V, out),
+        and an LSTM layer of the same width, :math:`8Td^2` (four gates, each from
+        :math:`[x_t; h_{t-1}]`). The feed-forward block, the same for both, is left out. Also
+        the attention weights held per head, :math:`T^2`."""
+        T = np.arange(1, longest + 1, dtype=np.float64)  # (longest,)
+        d = float(self.d_model)
+        return {
+            "T": T,
+            "scores": 2 * T**2 * d,
+            "projections": 4 * T * d**2,
+            "lstm": 8 * T * d**2,
+            "weights": T**2,
+        }
+
     def generate(self, prompt: str, length: int = 200, temperature: float = 1.0) -> str | None:
         """Sample from the transformer (KV-cached); None and a message when it cannot."""
         if not isinstance(self.task_obj, CharLM) or self.model is None:

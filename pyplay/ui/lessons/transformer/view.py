@@ -18,6 +18,7 @@ from bokeh.plotting import figure
 from pyplay.nn.positional import POSITIONAL
 from pyplay.ui.embed import widget_head
 from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.transformer.cost_plot import cost_figure, update_cost
 from pyplay.ui.lessons.transformer.state import TASKS, HeadView, TransformerLessonState
 from pyplay.ui.plot_maps import fixed_ticks
 from pyplay.ui.plots import (
@@ -48,6 +49,10 @@ HELP = {
     "(badly scaled), the count **normalised** by the longest sequence, a **binary** code (one "
     "component per bit, -1 or +1: not continuous), and the **sinusoidal** encoding, whose dot "
     "products depend only on the distance; or a **learned** table, or **none**.",
+    "cost": "Every position attends to every other: a layer of self-attention computes T x T "
+    "scores, so doubling the sequence quadruples them (solid), while the projections and an "
+    "LSTM layer of the same width grow only in proportion to T. Multiply-adds of one layer, "
+    "the feed-forward block (the same for both) left out; log scales on both axes.",
     "sample": "With the character model, continue a prompt one character at a time; the "
     "transformer keeps every earlier position's keys and values (a KV cache) instead of "
     "recomputing them.",
@@ -139,6 +144,8 @@ class TransformerLesson(LessonView):
         )
         self.pe_panes = pn.Row(pn.pane.Bokeh(self.pe_fig), pn.pane.Bokeh(self.dot_fig))
         self.pe_note = Text("", css_classes=["pyplay-positions-note"])
+        self.cost_fig, self.cost_source = cost_figure()
+        self.cost_note = Text("", css_classes=["pyplay-cost-note"])
         self.layer = pn.widgets.Select(name="Layer", options=[1], value=1, width=100)
         self.head = pn.widgets.Select(name="Head", options=[1], value=1, width=100)
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
@@ -174,6 +181,9 @@ class TransformerLesson(LessonView):
         self.head.value = min(int(self.head.value or 1), s.nhead)
         self._grid_shape = None
         self.show_positions()
+        self.cost_note.object = update_cost(
+            self.cost_fig, self.cost_source, s.attention_cost(), s.d_model
+        )
         super()._on_version()  # the curve, the baseline, the heads
 
     # ------------------------------------------------------------------ looking inside
@@ -285,6 +295,10 @@ class TransformerLesson(LessonView):
             pn.pane.Markdown(HELP["positions"]),
             self.pe_note,
             self.pe_panes,
+            "## The cost of attention",
+            pn.pane.Markdown(HELP["cost"]),
+            pn.pane.Bokeh(self.cost_fig, sizing_mode="stretch_width"),
+            self.cost_note,
             "## Sample from the character model",
             pn.pane.Markdown(HELP["sample"]),
             pn.Row(self.prompt, self.temperature, generate),
