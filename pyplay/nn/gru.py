@@ -59,7 +59,7 @@ class GRUCell:
     n_gates = 3
     has_cell = False
     recorded: tuple[str, ...] = ("r", "z", "n", "h")
-    gradients = ("full",)  # only the true gradient
+    gradients: tuple[str, ...] = ("full",)  # only the true gradient
 
     def extra_shapes(self, H: int) -> dict[str, tuple[int, ...]]:
         """No parameters beyond torch's four."""

@@ -94,7 +94,7 @@ class LSTMCell:
     """
 
     has_cell = True
-    gradients = GRADIENTS
+    gradients: tuple[str, ...] = GRADIENTS
 
     def __init__(self, peephole: bool = False, forget_gate: bool = True) -> None:
         self.peephole = peephole

@@ -60,7 +60,7 @@ class RNNCell:
     n_gates = 1
     has_cell = False
     recorded: tuple[str, ...] = ("a", "h")
-    gradients = ("full",)  # only the true gradient
+    gradients: tuple[str, ...] = ("full",)  # only the true gradient
 
     def __init__(self, nonlinearity: str = "tanh") -> None:
         self.nonlinearity = check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
