@@ -211,16 +211,26 @@ class SequenceModel(PerStepBase):
         return y, state, ModelCache(emb_cache, rnn_cache, head_cache)
 
     def backward(
-        self, dy: np.ndarray, cache: ModelCache, dstate: Any = None, *, record: bool = False
+        self,
+        dy: np.ndarray,
+        cache: ModelCache,
+        dstate: Any = None,
+        *,
+        record: bool = False,
+        gradient: str = "full",
     ) -> Backward:
         """Gradients of every parameter (keys of :attr:`params`) and, with ``record=True``,
-        the per-step norms of dL/dh_t as ``record`` (else ``None``)."""
+        the per-step norms of dL/dh_t as ``record`` (else ``None``). ``gradient="cec"``: an
+        LSTM's truncated gradient through the cell state only (:mod:`pyplay.nn.lstm_cell`)."""
         dhs, head_grads = self.head.backward(dy, cache.head)  # (B, T, D*H)
         grad_record = None
+        rnn = cache.rnn
         if record:
-            dx, _, rnn_grads, grad_record = self.rnn.backward(dhs, dstate, cache.rnn, record=True)
+            dx, _, rnn_grads, grad_record = self.rnn.backward(
+                dhs, dstate, rnn, record=True, gradient=gradient
+            )
         else:
-            dx, _, rnn_grads = self.rnn.backward(dhs, dstate, cache.rnn)
+            dx, _, rnn_grads = self.rnn.backward(dhs, dstate, rnn, gradient=gradient)
         grads: dict[str, np.ndarray] = {}
         if self.embedding is not None:
             _, emb_grads = self.embedding.backward(dx, cache.embedding)
