@@ -27,6 +27,8 @@ CELLS: dict[str, Callable[..., Any]] = {
     "rnn-linear": lambda **kw: RNN(F, H, nonlinearity="linear", **kw),
     "lstm": lambda **kw: LSTM(F, H, **kw),
     "lstm-peephole": lambda **kw: LSTM(F, H, peephole=True, forget_bias=1.0, **kw),
+    "lstm-noforget": lambda **kw: LSTM(F, H, forget_gate=False, **kw),
+    "lstm-noforget-peephole": lambda **kw: LSTM(F, H, forget_gate=False, peephole=True, **kw),
     "gru": lambda **kw: GRU(F, H, **kw),
 }
 

@@ -32,16 +32,28 @@ LAYERS = {
     "lstm-peephole": lambda **kw: LSTM(
         F, H, dtype=np.float64, rng=2, peephole=True, forget_bias=1.0, **kw
     ),
+    "lstm-noforget": lambda **kw: LSTM(F, H, dtype=np.float64, rng=4, forget_gate=False, **kw),
+    "lstm-noforget-peephole": lambda **kw: LSTM(
+        F, H, dtype=np.float64, rng=5, forget_gate=False, peephole=True, **kw
+    ),
     "gru": lambda **kw: GRU(F, H, dtype=np.float64, rng=3, **kw),
 }
-GATES = {"lstm": ("i", "f", "g", "o"), "lstm-peephole": ("i", "f", "g", "o"), "gru": "rzn"}
+GATES = {
+    "lstm": ("i", "f", "g", "o"),
+    "lstm-peephole": ("i", "f", "g", "o"),
+    "lstm-noforget": ("i", "g", "o"),
+    "lstm-noforget-peephole": ("i", "g", "o"),
+    "gru": "rzn",
+}
 
 
 def _weights(layer: Any, suffix: str) -> dict[str, Any]:
     p = layer.params
     w = {k: p[k + suffix] for k in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")}
     if getattr(layer, "peephole", False):
-        w["peepholes"] = tuple(p[k + suffix] for k in PEEPHOLES)
+        w["peepholes"] = tuple(p.get(k + suffix) for k in PEEPHOLES)  # no weight_cf without f
+    if not getattr(layer, "forget_gate", True):
+        w["forget_gate"] = False
     return w
 
 
@@ -128,30 +140,41 @@ def test_bptt_matches_the_reference_backward_chained_over_time(name: str) -> Non
         np.testing.assert_allclose(grads[k], ref_grads[k], rtol=0, atol=1e-10, err_msg=k)
 
 
+@pytest.mark.parametrize("forget_gate", [True, False], ids=["forget", "noforget"])
 @pytest.mark.parametrize("peephole", [False, True])
-def test_lstm_reference_backward_passes_a_gradient_check(peephole: bool) -> None:
+def test_lstm_reference_backward_passes_a_gradient_check(peephole: bool, forget_gate: bool) -> None:
     rng = np.random.default_rng(11)
     x, h, c = rng.standard_normal((2, F)), rng.standard_normal((2, H)), rng.standard_normal((2, H))
+    G = (4 if forget_gate else 3) * H  # no f rows in the 1997 cell
     w = {
-        "weight_ih": rng.standard_normal((4 * H, F)),
-        "weight_hh": rng.standard_normal((4 * H, H)),
-        "bias_ih": rng.standard_normal(4 * H),
-        "bias_hh": rng.standard_normal(4 * H),
+        "weight_ih": rng.standard_normal((G, F)),
+        "weight_hh": rng.standard_normal((G, H)),
+        "bias_ih": rng.standard_normal(G),
+        "bias_hh": rng.standard_normal(G),
     }
-    peep = tuple(rng.standard_normal(H) for _ in PEEPHOLES) if peephole else None
+    peep: Any = None
+    if peephole:
+        peep = tuple(rng.standard_normal(H) for _ in PEEPHOLES)
+        if not forget_gate:
+            peep = (peep[0], None, peep[2])
     R_h, R_c = rng.standard_normal((2, H)), rng.standard_normal((2, H))
 
     def loss() -> float:
-        h_t, c_t, _ = lstm_step(x, h, c, **w, peepholes=peep)  # type: ignore[arg-type]
+        h_t, c_t, _ = lstm_step(x, h, c, **w, peepholes=peep, forget_gate=forget_gate)
         return float(np.sum(h_t * R_h) + np.sum(c_t * R_c))
 
-    _, _, cache = lstm_step(x, h, c, **w, peepholes=peep)  # type: ignore[arg-type]
+    _, _, cache = lstm_step(x, h, c, **w, peepholes=peep, forget_gate=forget_gate)
     g = lstm_step_backward(R_h, R_c, cache)
     assert g.dc is not None
     checks = {"x": (x, g.dx), "h": (h, g.dh), "c": (c, g.dc)}
     checks |= {k: (v, g.grads[k]) for k, v in w.items()}
     if peep is not None:
-        checks |= {k: (v, g.grads[k]) for k, v in zip(PEEPHOLES, peep, strict=True)}
+        checks |= {
+            k: (v, g.grads[k]) for k, v in zip(PEEPHOLES, peep, strict=True) if v is not None
+        }
+        assert set(g.grads) == set(w) | {
+            k for k, v in zip(PEEPHOLES, peep, strict=True) if v is not None
+        }
     for k, (value, analytic) in checks.items():
         assert_grad_close(analytic, numeric_grad(loss, value), k)
 

@@ -83,6 +83,9 @@ class SequenceModel(PerStepBase):
         Only for ``cell="rnn"``.
     residual : bool
         Residual connections between the stacked layers (:class:`~pyplay.nn.recurrent.Recurrent`).
+    peephole, forget_gate, forget_bias
+        Only for ``cell="lstm"``: the LSTM's variants (:class:`~pyplay.nn.lstm.LSTM`), diagonal
+        peepholes, no forget gate (the 1997 LSTM) and the forget gate's initial bias.
     dtype : numpy.float32 or numpy.float64
     rng : numpy.random.Generator or int seed
     """
@@ -103,11 +106,25 @@ class SequenceModel(PerStepBase):
         embedding_dim: int | None = None,
         nonlinearity: str = "tanh",
         residual: bool = False,
+        peephole: bool = False,
+        forget_gate: bool = True,
+        forget_bias: float = 0.0,
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
         self.cell = check_choice("cell", cell, CELLS)
         self.residual = check_flag("residual", residual)
+        self.peephole = check_flag("peephole", peephole)
+        self.forget_gate = check_flag("forget_gate", forget_gate)
+        self.forget_bias = check_float("forget_bias", forget_bias)
+        lstm: dict[str, Any] = dict(
+            peephole=self.peephole, forget_gate=self.forget_gate, forget_bias=self.forget_bias
+        )
+        if self.cell != "lstm" and (self.peephole or not self.forget_gate or self.forget_bias):
+            raise ValueError(
+                f"peephole, forget_gate and forget_bias are LSTM settings; cell={self.cell!r} "
+                f"takes the defaults (False, True, 0.0), got {lstm}"
+            )
         self._set_io(input_size, output_size, input_kind, dtype)
         self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
         self.num_layers = check_int("num_layers", num_layers, min_value=1)
@@ -141,7 +158,7 @@ class SequenceModel(PerStepBase):
         )
         self.rnn: RNN | LSTM | GRU
         if self.cell == "lstm":
-            self.rnn = LSTM(rnn_input, self.hidden_size, **common)
+            self.rnn = LSTM(rnn_input, self.hidden_size, **common, **lstm)
         elif self.cell == "gru":
             self.rnn = GRU(rnn_input, self.hidden_size, **common)
         else:
@@ -194,16 +211,26 @@ class SequenceModel(PerStepBase):
         return y, state, ModelCache(emb_cache, rnn_cache, head_cache)
 
     def backward(
-        self, dy: np.ndarray, cache: ModelCache, dstate: Any = None, *, record: bool = False
+        self,
+        dy: np.ndarray,
+        cache: ModelCache,
+        dstate: Any = None,
+        *,
+        record: bool = False,
+        gradient: str = "full",
     ) -> Backward:
         """Gradients of every parameter (keys of :attr:`params`) and, with ``record=True``,
-        the per-step norms of dL/dh_t as ``record`` (else ``None``)."""
+        the per-step norms of dL/dh_t as ``record`` (else ``None``). ``gradient="cec"``: an
+        LSTM's truncated gradient through the cell state only (:mod:`pyplay.nn.lstm_cell`)."""
         dhs, head_grads = self.head.backward(dy, cache.head)  # (B, T, D*H)
         grad_record = None
+        rnn = cache.rnn
         if record:
-            dx, _, rnn_grads, grad_record = self.rnn.backward(dhs, dstate, cache.rnn, record=True)
+            dx, _, rnn_grads, grad_record = self.rnn.backward(
+                dhs, dstate, rnn, record=True, gradient=gradient
+            )
         else:
-            dx, _, rnn_grads = self.rnn.backward(dhs, dstate, cache.rnn)
+            dx, _, rnn_grads = self.rnn.backward(dhs, dstate, rnn, gradient=gradient)
         grads: dict[str, np.ndarray] = {}
         if self.embedding is not None:
             _, emb_grads = self.embedding.backward(dx, cache.embedding)

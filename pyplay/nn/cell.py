@@ -34,6 +34,7 @@ __all__ = [
     "Projection",
     "RecordedGradients",
     "RecurrentCache",
+    "batch_first_record",
     "check_flag",
 ]
 
@@ -43,6 +44,20 @@ def check_flag(name: str, value: Any) -> bool:
     if not isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def batch_first_record(
+    raw: dict[str, np.ndarray], batch: PaddedBatch, d: int
+) -> dict[str, np.ndarray]:
+    """A cell's record, (T, B, H) arrays in direction ``d``'s reading order -> (B, T, H) arrays
+    in the input's order, zero at padded steps."""
+    result = {}
+    for name, value in raw.items():  # (T, B, H) in the direction's reading order
+        v = batch.zero_padding(value)
+        if d == 1:
+            v = batch.reverse(v)
+        result[name] = np.ascontiguousarray(v.transpose(1, 0, 2))  # (B, T, H)
+    return result
 
 
 @dataclass(frozen=True)
@@ -76,6 +91,7 @@ class Cell(Protocol):
     n_gates: int  # G = n_gates * H rows in weight_ih / weight_hh
     has_cell: bool  # True when the state is (h, c)
     recorded: tuple[str, ...]  # the names of :meth:`record`'s arrays, in its order
+    gradients: tuple[str, ...]  # what :meth:`backward` computes: "full" and the cell's own
 
     def extra_shapes(self, H: int) -> dict[str, tuple[int, ...]]:
         """Shapes of parameters beyond torch's four (per layer and direction)."""
@@ -94,12 +110,18 @@ class Cell(Protocol):
         ...
 
     def backward(
-        self, dH: np.ndarray, dc_T: np.ndarray | None, ends: Ends, cache: Any
+        self,
+        dH: np.ndarray,
+        dc_T: np.ndarray | None,
+        ends: Ends,
+        cache: Any,
+        gradient: str = "full",
     ) -> CellGrads:
         """BPTT. ``dH`` (T, B, H) holds the gradient reaching each ``h_t`` from outside (zero
         at padded steps, ``dL/dh_n`` already added at each last valid step); the cell adds the
         recurrent part in place, so on return ``dH`` is the total ``dL/dh_t``. ``dc_T`` (B, H)
-        enters at the steps given by ``ends``."""
+        enters at the steps given by ``ends``. ``gradient``: one of :attr:`gradients`, "full"
+        the true gradient (the LSTM also has "cec", its truncated one)."""
         ...
 
     def to_params(self, dW_ih: np.ndarray, db_ih: np.ndarray, g: CellGrads) -> dict[str, Any]:

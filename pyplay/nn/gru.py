@@ -59,6 +59,7 @@ class GRUCell:
     n_gates = 3
     has_cell = False
     recorded: tuple[str, ...] = ("r", "z", "n", "h")
+    gradients: tuple[str, ...] = ("full",)  # only the true gradient
 
     def extra_shapes(self, H: int) -> dict[str, tuple[int, ...]]:
         """No parameters beyond torch's four."""
@@ -108,9 +109,15 @@ class GRUCell:
         return hs, None, _Cache(Z, U, hs, w)
 
     def backward(
-        self, dH: np.ndarray, dc_T: np.ndarray | None, ends: Ends, kc: _Cache
+        self,
+        dH: np.ndarray,
+        dc_T: np.ndarray | None,
+        ends: Ends,
+        kc: _Cache,
+        gradient: str = "full",
     ) -> CellGrads:
-        """BPTT, step by step from ``t = T - 1`` down to 0 (see the module docstring)."""
+        """BPTT, step by step from ``t = T - 1`` down to 0 (see the module docstring); the
+        true gradient only (``gradient`` is always "full")."""
         Z, U, hs, w = kc.Z, kc.U, kc.hs, kc.w
         T, B, _, H = Z.shape
         r, z, n = Z[:, :, 0], Z[:, :, 1], Z[:, :, 2]  # (T, B, H) each

@@ -34,6 +34,7 @@ import numpy as np
 from pyplay._checks import (
     as_generator,
     check_array,
+    check_choice,
     check_dtype,
     check_float,
     check_int,
@@ -49,6 +50,7 @@ from pyplay.nn.cell import (
     RecordedGradients,
     RecurrentCache,
     S,
+    batch_first_record,
     check_flag,
 )
 from pyplay.nn.sequences import PaddedBatch
@@ -269,7 +271,7 @@ class Recurrent(Generic[S]):
                 outs.append(out_d if d == 0 else batch.reverse(out_d))
                 directions.append(DirectionCache(X_d, proj, kc))
                 if record:
-                    records[suffix[1:]] = self._record(self.cell.record(kc), batch, d)
+                    records[suffix[1:]] = batch_first_record(self.cell.record(kc), batch, d)
             X = outs[0] if D == 1 else np.concatenate(outs, axis=2)  # (T, B, D*H)
             if self.residual and layer > 0:
                 X = X + X_in  # (T, B, D*H): zero at padding, like both terms
@@ -285,16 +287,6 @@ class Recurrent(Generic[S]):
         cache = RecurrentCache(self, batch, layers, drops, records if record else None)
         return y, state_n, cache
 
-    @staticmethod
-    def _record(raw: dict[str, np.ndarray], batch: PaddedBatch, d: int) -> dict[str, np.ndarray]:
-        result = {}
-        for name, value in raw.items():  # (T, B, H) in the direction's reading order
-            v = batch.zero_padding(value)
-            if d == 1:
-                v = batch.reverse(v)
-            result[name] = np.ascontiguousarray(v.transpose(1, 0, 2))  # (B, T, H)
-        return result
-
     # ------------------------------------------------------------------ backward
     @overload
     def backward(
@@ -303,6 +295,8 @@ class Recurrent(Generic[S]):
         dstate: S | None = None,
         cache: RecurrentCache | None = None,
         record: Literal[False] = False,
+        *,
+        gradient: str = "full",
     ) -> Gradients[S]: ...
 
     @overload
@@ -313,6 +307,7 @@ class Recurrent(Generic[S]):
         cache: RecurrentCache | None = None,
         *,
         record: Literal[True],
+        gradient: str = "full",
     ) -> RecordedGradients[S]: ...
 
     def backward(
@@ -321,6 +316,8 @@ class Recurrent(Generic[S]):
         dstate: S | None = None,
         cache: RecurrentCache | None = None,
         record: bool = False,
+        *,
+        gradient: str = "full",
     ) -> Gradients[S] | RecordedGradients[S]:
         """Backpropagation through time.
 
@@ -334,6 +331,9 @@ class Recurrent(Generic[S]):
         record : bool
             Also return ``grad_record``: per layer-direction key, the (B, T) Euclidean norms of
             the total dL/dh_t (from the output at t and from step t+1).
+        gradient : str, keyword only
+            One of ``cell.gradients``: ``"full"``, the true gradient; for the LSTM also
+            ``"cec"``, the truncated one through the cell state (:mod:`pyplay.nn.lstm_cell`).
 
         Returns
         -------
@@ -349,6 +349,7 @@ class Recurrent(Generic[S]):
             got = "another layer's" if isinstance(cache, RecurrentCache) else type(cache).__name__
             raise ValueError(f"cache must be the cache of this layer's own forward, got {got}")
         record = check_flag("record", record)
+        gradient = check_choice("gradient", gradient, self.cell.gradients)
         batch = cache.batch
         B, T, H, D = batch.B, batch.T, self.hidden_size, self.num_directions
         layout = "(B, T, D*H)"
@@ -371,9 +372,8 @@ class Recurrent(Generic[S]):
                 dH = dY[:, :, d * H : (d + 1) * H]  # (T, B, H)
                 dH = np.array(dH if d == 0 else batch.reverse(dH), order="C")  # fresh, C order
                 batch.inject(dH, dh_n[k])
-                g = self.cell.backward(
-                    dH, None if dc_n is None else dc_n[k], batch.ends, direction.cache
-                )
+                dc_k = None if dc_n is None else dc_n[k]
+                g = self.cell.backward(dH, dc_k, batch.ends, direction.cache, gradient)
                 dh0[k] = g.dh0
                 if dc0 is not None and g.dc0 is not None:
                     dc0[k] = g.dc0

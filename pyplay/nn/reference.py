@@ -34,6 +34,15 @@ def _sigmoid(a: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-a))
 
 
+def _gate_blocks(a: np.ndarray, forget_gate: bool) -> tuple[Any, Any, Any, Any]:
+    """The row blocks of ``a`` as ``(i, g, o, f)``, ``f`` None without a forget gate."""
+    if forget_gate:
+        i, f, g, o = np.split(a, 4)  # torch's order i, f, g, o
+        return i, g, o, f
+    i, g, o = np.split(a, 3)  # the 1997 cell: i, g, o
+    return i, g, o, None
+
+
 class StepGrads(NamedTuple):
     """Gradients of one step: inputs, previous state and parameters (torch's names)."""
 
@@ -52,9 +61,10 @@ def lstm_step(
     weight_hh: np.ndarray,
     bias_ih: np.ndarray,
     bias_hh: np.ndarray,
-    peepholes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    peepholes: tuple[np.ndarray, np.ndarray | None, np.ndarray] | None = None,
+    forget_gate: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    r"""One LSTM step, gates in torch's order ``i, f, g, o``.
+    r"""One LSTM step, gates in torch's order ``i, f, g, o`` (``i, g, o`` without ``f``).
 
     .. math::
 
@@ -67,14 +77,21 @@ def lstm_step(
         h_t &= o_t \odot \tanh(c_t)
         \end{aligned}
 
+    Without a forget gate (Hochreiter & Schmidhuber 1997; ``LSTM(forget_gate=False)``) there
+    is no :math:`f_t` and :math:`c_t = c_{t-1} + i_t \odot g_t`: :math:`f_t = 1`.
+
     Parameters
     ----------
     x : array (B, F)
     h, c : arrays (B, H)
         :math:`h_{t-1}`, :math:`c_{t-1}`.
     weight_ih, weight_hh, bias_ih, bias_hh : arrays (4H, F), (4H, H), (4H,), (4H,)
+        ``3H`` rows (gates ``i, g, o``) without a forget gate.
     peepholes : (w_ci, w_cf, w_co), arrays (H,), optional
-        The bracketed diagonal peepholes (``LSTM(peephole=True)``).
+        The bracketed diagonal peepholes (``LSTM(peephole=True)``); ``w_cf`` None without a
+        forget gate.
+    forget_gate : bool
+        False: the 1997 cell, :math:`f_t = 1`.
 
     Returns
     -------
@@ -82,19 +99,23 @@ def lstm_step(
     cache : dict
         The step's inputs and gates, for :func:`lstm_step_backward`.
     """
-    W_ii, W_if, W_ig, W_io = np.split(weight_ih, 4)  # (H, F) each
-    W_hi, W_hf, W_hg, W_ho = np.split(weight_hh, 4)  # (H, H) each
-    b_i, b_f, b_g, b_o = np.split(bias_ih + bias_hh, 4)  # (H,) each
+    W_i, W_g, W_o, W_f = _gate_blocks(weight_ih, forget_gate)  # (H, F) each, W_f None if no f
+    V_i, V_g, V_o, V_f = _gate_blocks(weight_hh, forget_gate)  # (H, H) each
+    b_i, b_g, b_o, b_f = _gate_blocks(bias_ih + bias_hh, forget_gate)  # (H,) each
     w_ci, w_cf, w_co = (0.0, 0.0, 0.0) if peepholes is None else peepholes
-    i = _sigmoid(x @ W_ii.T + h @ W_hi.T + b_i + w_ci * c)  # (B, H)
-    f = _sigmoid(x @ W_if.T + h @ W_hf.T + b_f + w_cf * c)  # (B, H)
-    g = np.tanh(x @ W_ig.T + h @ W_hg.T + b_g)  # (B, H)
+    i = _sigmoid(x @ W_i.T + h @ V_i.T + b_i + w_ci * c)  # (B, H)
+    if forget_gate:
+        f = _sigmoid(x @ W_f.T + h @ V_f.T + b_f + w_cf * c)  # (B, H)
+    else:
+        f = np.ones_like(c)  # the 1997 cell: c_t = c_{t-1} + i g
+    g = np.tanh(x @ W_g.T + h @ V_g.T + b_g)  # (B, H)
     c_t = f * c + i * g
-    o = _sigmoid(x @ W_io.T + h @ W_ho.T + b_o + w_co * c_t)  # (B, H)
+    o = _sigmoid(x @ W_o.T + h @ V_o.T + b_o + w_co * c_t)  # (B, H)
     h_t = o * np.tanh(c_t)
     cache = {
         "x": x, "h": h, "c": c, "i": i, "f": f, "g": g, "o": o, "c_t": c_t,
         "weight_ih": weight_ih, "weight_hh": weight_hh, "peepholes": peepholes,
+        "forget_gate": forget_gate,
     }  # fmt: skip
     return h_t, c_t, cache
 
@@ -124,24 +145,31 @@ def lstm_step_backward(dh_t: np.ndarray, dc_t: np.ndarray, cache: dict[str, Any]
 
     and for the peepholes :math:`\delta w_{ci} = \sum_b \delta a_i \odot c_{t-1}`,
     :math:`\delta w_{cf} = \sum_b \delta a_f \odot c_{t-1}`,
-    :math:`\delta w_{co} = \sum_b \delta a_o \odot c_t`.
+    :math:`\delta w_{co} = \sum_b \delta a_o \odot c_t`. Without a forget gate
+    :math:`f_t = 1` and :math:`\delta a_f` is left out of :math:`\delta a`.
     """
     x, h, c, c_t = cache["x"], cache["h"], cache["c"], cache["c_t"]
     i, f, g, o, peepholes = cache["i"], cache["f"], cache["g"], cache["o"], cache["peepholes"]
     w_ci, w_cf, w_co = (0.0, 0.0, 0.0) if peepholes is None else peepholes
+    forget_gate = cache["forget_gate"]
+    w_cf = 0.0 if w_cf is None else w_cf
     tanh_c = np.tanh(c_t)
     da_o = dh_t * tanh_c * o * (1.0 - o)
     dc_bar = dc_t + dh_t * o * (1.0 - tanh_c**2) + da_o * w_co
     da_i = dc_bar * g * i * (1.0 - i)
     da_f = dc_bar * c * f * (1.0 - f)
     da_g = dc_bar * i * (1.0 - g**2)
+    if not forget_gate:
+        da_f = np.zeros_like(dc_bar)  # no gate: f = 1, nothing to learn, nothing flows
     dc = dc_bar * f + da_i * w_ci + da_f * w_cf
-    da = np.concatenate([da_i, da_f, da_g, da_o], axis=1)  # (B, 4H)
+    blocks = [da_i, da_f, da_g, da_o] if forget_gate else [da_i, da_g, da_o]
+    da = np.concatenate(blocks, axis=1)  # (B, 4H), or (B, 3H) without a forget gate
     db = da.sum(axis=0)  # (4H,)
     grads = {"weight_ih": da.T @ x, "weight_hh": da.T @ h, "bias_ih": db, "bias_hh": db.copy()}
     if peepholes is not None:
         for name, value in zip(PEEPHOLES, (da_i * c, da_f * c, da_o * c_t), strict=True):
-            grads[name] = value.sum(axis=0)  # (H,)
+            if forget_gate or name != "weight_cf":
+                grads[name] = value.sum(axis=0)  # (H,)
     return StepGrads(da @ cache["weight_ih"], da @ cache["weight_hh"], dc, grads)
 
 

@@ -60,6 +60,7 @@ class RNNCell:
     n_gates = 1
     has_cell = False
     recorded: tuple[str, ...] = ("a", "h")
+    gradients: tuple[str, ...] = ("full",)  # only the true gradient
 
     def __init__(self, nonlinearity: str = "tanh") -> None:
         self.nonlinearity = check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
@@ -99,9 +100,15 @@ class RNNCell:
         return hs, None, _Cache(A, hs, w)
 
     def backward(
-        self, dH: np.ndarray, dc_T: np.ndarray | None, ends: Ends, kc: _Cache
+        self,
+        dH: np.ndarray,
+        dc_T: np.ndarray | None,
+        ends: Ends,
+        kc: _Cache,
+        gradient: str = "full",
     ) -> CellGrads:
-        """BPTT, step by step from ``t = T - 1`` down to 0 (see the module docstring)."""
+        """BPTT, step by step from ``t = T - 1`` down to 0 (see the module docstring); the
+        true gradient only (``gradient`` is always "full")."""
         A, hs, w = kc.A, kc.hs, kc.w
         T, B, H = A.shape
         if self.nonlinearity == "tanh":

@@ -18,7 +18,8 @@ __all__ = ["COURSE", "LESSONS", "SPECS", "Embed", "Experiment", "LessonSpec", "s
 LESSONS: tuple[LessonSpec, ...] = (
     LessonSpec(
         "rnn", "Recurrent networks", "state:LessonState", "view:RecurrentLesson",
-        "task cell nonlinearity hidden_size num_layers seq_len lr optimizer clip batch_size seed",
+        "task cell nonlinearity forget_gate peephole forget_bias hidden_size num_layers seq_len lr "
+        "optimizer clip batch_size seed",
         exclude={"task": ("series",)},
         widgets=(Embed("gates", "Gates and states over time", "view:gates_widget"),
                  Embed("gradient", "Gradient through time", "view:gradient_widget")),

@@ -15,6 +15,7 @@ import param
 
 from pyplay.io import Checkpoint
 from pyplay.models import SequenceModel
+from pyplay.nn.lstm_cell import GRADIENTS
 from pyplay.sampling import sample
 from pyplay.tasks import CharLM, NumberSeries, make_task
 from pyplay.tasks.series import parse_numbers
@@ -22,7 +23,7 @@ from pyplay.train import OPTIMIZERS, Trainer, task_loss
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
 from pyplay.ui.trainer_lesson import TrainerLesson
 
-__all__ = ["TASK_LABELS", "Inspection", "LessonState"]
+__all__ = ["TASK_LABELS", "GradientPair", "Inspection", "LessonState"]
 
 TASK_LABELS = {
     "Adding problem": "adding",
@@ -34,7 +35,8 @@ TASK_LABELS = {
     "Your numbers": "series",
 }
 MAX_UPLOAD_BYTES = 1_000_000
-_REBUILD = ("task", "cell", "hidden_size", "num_layers", "seq_len", "seed", "nonlinearity")
+_LSTM = ("forget_gate", "peephole", "forget_bias")  # the LSTM's variants (Variations of the LSTM)
+_REBUILD = ("task", "cell", "hidden_size", "num_layers", "seq_len", "seed", "nonlinearity", *_LSTM)
 _TRAINING = ("lr", "optimizer", "clip", "batch_size", "seed")
 
 
@@ -52,6 +54,22 @@ class Inspection:
     labels: list[str]
 
 
+@dataclass(frozen=True)
+class GradientPair:
+    """An LSTM's true gradient beside Hochreiter & Schmidhuber's truncated one on one input.
+
+    ``full`` and ``cec`` are the (T,) norms of dL/dx_t, the gradient reaching the input at step
+    t, by backpropagation through time and through the cell state only (``gradient="cec"`` of
+    :class:`~pyplay.nn.lstm.LSTM`); ``cosine`` is the cosine between the two gradients of all
+    the LSTM's weights and ``ratio`` their norms' ratio (truncated / true).
+    """
+
+    full: np.ndarray
+    cec: np.ndarray
+    cosine: float
+    ratio: float
+
+
 class LessonState(TrainerLesson, LessonBase):
     """Settings and actions of the "Recurrent networks" lesson (files: ``save_bytes`` and
     ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`)."""
@@ -59,6 +77,15 @@ class LessonState(TrainerLesson, LessonBase):
     task = param.Selector(objects=list(TASK_LABELS.values()), default="adding")
     cell = param.Selector(objects=["lstm", "gru", "rnn"], default="lstm")
     nonlinearity = param.Selector(objects=["tanh", "relu", "linear"], default="tanh")
+    forget_gate = param.Boolean(
+        default=True, doc="LSTM: a forget gate (off: the 1997 LSTM, c_t = c_{t-1} + i g)"
+    )
+    peephole = param.Boolean(default=False, doc="LSTM: gates see the cell state (peepholes)")
+    forget_bias = param.Number(
+        default=0.0,
+        softbounds=(-10.0, 10.0),
+        doc="LSTM: added to the forget gate's bias at initialisation (the lecture: 1 or more)",
+    )
     hidden_size = param.Integer(default=32, softbounds=(2, 128))
     num_layers = param.Integer(default=1, softbounds=(1, 3))
     seq_len = param.Integer(default=10, softbounds=(4, 100))
@@ -109,6 +136,14 @@ class LessonState(TrainerLesson, LessonBase):
             + "."
         )
 
+    def lstm_settings(self) -> dict[str, Any]:
+        """The LSTM variant the settings ask for (empty for the other cells); the forget
+        bias only with a forget gate."""
+        if self.cell != "lstm":
+            return {}
+        bias = float(self.forget_bias) if self.forget_gate else 0.0
+        return {"forget_gate": self.forget_gate, "peephole": self.peephole, "forget_bias": bias}
+
     def _build_model(self, task: Any) -> SequenceModel:
         return SequenceModel.for_task(
             task,
@@ -117,6 +152,7 @@ class LessonState(TrainerLesson, LessonBase):
             num_layers=self.num_layers,
             nonlinearity=self.nonlinearity,
             rng=self.seed,
+            **self.lstm_settings(),
         )
 
     def _make_trainer(self, model: SequenceModel, task: Any) -> Trainer:
@@ -173,6 +209,30 @@ class LessonState(TrainerLesson, LessonBase):
             labels = [str(t) for t in range(T)]
         return Inspection(internals, norms, labels)
 
+    def gradient_pair(self, index: int = 0) -> GradientPair | None:
+        """The current LSTM's true and CEC-only gradients on one input (None for the other
+        cells or without a model)."""
+        model = self.model
+        if model is None or model.cell != "lstm":
+            return None
+        batch = self.inspection_batch(index)
+        out, _, cache = model.forward(batch.inputs, None, batch.lengths, training=False)
+        _, dout = task_loss(self.task_obj, out, batch)
+        dhs, _ = model.head.backward(dout, cache.head)  # (1, T, D*H)
+        T = int(batch.lengths[0]) if batch.lengths is not None else batch.inputs.shape[1]
+        norms, flat = {}, {}
+        for gradient in GRADIENTS:
+            dx, _, grads = model.rnn.backward(dhs.copy(), None, cache.rnn, gradient=gradient)
+            dx_t = dx[0, :T].astype(np.float64)  # (T, F)
+            norms[gradient] = np.sqrt(np.einsum("tf,tf->t", dx_t, dx_t))  # (T,)
+            flat[gradient] = np.concatenate([g.ravel() for g in grads.values()]).astype(float)
+        full, cec = flat["full"], flat["cec"]
+        n_full, n_cec = float(np.linalg.norm(full)), float(np.linalg.norm(cec))
+        both = n_full > 0 and n_cec > 0
+        cosine = float(full @ cec) / (n_full * n_cec) if both else float("nan")
+        ratio = n_cec / n_full if n_full > 0 else float("nan")
+        return GradientPair(norms["full"], norms["cec"], cosine, ratio)
+
     def compare_gradients(self, index: int = 0) -> dict[str, np.ndarray]:
         """dL/dh_t norms of a freshly initialised tanh RNN and LSTM of the current size on the
         same input: the vanishing gradient, side by side. The LSTM gets the usual forget-gate
@@ -181,11 +241,10 @@ class LessonState(TrainerLesson, LessonBase):
         curves = {}
         H = self.hidden_size
         for cell in ("rnn", "lstm"):
+            lstm = {"forget_bias": 1.0} if cell == "lstm" else {}
             model = SequenceModel.for_task(
-                self.task_obj, cell, hidden_size=H, nonlinearity="tanh", rng=self.seed
+                self.task_obj, cell, hidden_size=H, nonlinearity="tanh", rng=self.seed, **lstm
             )
-            if cell == "lstm":
-                model.params["rnn.bias_ih_l0"][H : 2 * H] += 1.0  # forget-gate slice
             curves[cell] = self.inspect(index, model).grad_norms["l0"]
         return curves
 
@@ -273,6 +332,8 @@ class LessonState(TrainerLesson, LessonBase):
             config = model.config
             settings.update({k: config[k] for k in ("cell", "hidden_size", "num_layers")})
             settings["nonlinearity"] = config["nonlinearity"]
+            defaults = {k: self.param[k].default for k in _LSTM}
+            settings.update({k: config.get(k, v) for k, v in defaults.items()})
         if "task" in meta:
             settings["task"] = meta["task"]
         task_config = meta.get("task_config")

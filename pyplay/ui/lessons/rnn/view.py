@@ -15,6 +15,7 @@ import panel as pn
 
 from pyplay.ui.embed import widget_head
 from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.rnn.lstm_views import CECView, lstm_controls
 from pyplay.ui.lessons.rnn.state import TASK_LABELS, LessonState
 from pyplay.ui.plots import gradient_figure, heatmap_figure, positive, set_data, update_heatmap
 from pyplay.ui.text import Text
@@ -38,7 +39,9 @@ HELP = {
     "train": "Pick a task and a cell, then **Train**. The curve shows the loss of every "
     "batch; the dashed line is what a trivial predictor scores. **Step** trains on "
     "one batch; **Reset** starts a fresh model. Learning rate, optimiser, clipping "
-    "and batch size apply to the current model; the other settings build a new one.",
+    "and batch size apply to the current model; the other settings build a new one. The LSTM's "
+    "variants from the lecture: without a forget gate (the 1997 LSTM), with peepholes, and "
+    "its forget-gate bias at the start (the lecture: 1 or more keeps the gate open).",
     "inside": "Each heatmap shows one quantity over time (x) for every unit (y) while the "
     "model reads the chosen example; they follow the model while it trains. Gates near 0 "
     "block, near 1 let through: watch the LSTM's forget gate learn to stay open when it must "
@@ -51,7 +54,8 @@ HELP = {
     "dL/dh_t. For a tanh RNN it shrinks geometrically going back in time (vanishing "
     "gradient); the LSTM's cell state can keep it alive. **Compare** adds a freshly "
     "initialised tanh RNN and LSTM (forget-gate bias 1, the usual start) of the same size "
-    "on the same example.",
+    "on the same example. For an LSTM, the truncated gradient of the original LSTM is drawn "
+    "beside the true one below.",
     "sample": "With the character model: type a prompt and **Generate**. Temperature below 1 "
     "picks likelier characters, above 1 more surprising ones, 0 always the likeliest.",
     "data": "Paste or upload a text (UTF-8, up to 1 MB) for the character model, or a column "
@@ -72,6 +76,7 @@ class RecurrentLesson(LessonView):
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
         self.example.param.watch(lambda e: self.refresh_inside(), "value")
         self.inside_help = pn.pane.Markdown(HELP["inside"])
+        self.cec = CECView(self.state)
         self.watch_version()
 
     def _on_version(self, *_: Any) -> None:
@@ -102,6 +107,7 @@ class RecurrentLesson(LessonView):
         norms = view.grad_norms.get("l0")
         if norms is not None:
             set_data(self.grad_current, {"t": np.arange(len(norms)), "norm": positive(norms)})
+        self.cec.refresh(int(self.example.value or 0))
 
     def compare(self, *_: Any) -> None:
         curves = self.state.compare_gradients(int(self.example.value or 0))
@@ -119,6 +125,7 @@ class RecurrentLesson(LessonView):
             "cell": pn.widgets.RadioButtonGroup.from_param(
                 s.param.cell, name="Cell", options={"LSTM": "lstm", "GRU": "gru", "RNN": "rnn"}
             ),
+            "lstm": lstm_controls(s),
             "hidden_size": pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
             "num_layers": pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers"),
             "seq_len": pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length"),
@@ -154,6 +161,7 @@ class RecurrentLesson(LessonView):
             pn.pane.Markdown(HELP["grad"]),
             self.compare_button(),
             pn.pane.Bokeh(self.grad_fig, sizing_mode="stretch_width"),
+            self.cec.panel,
             sizing_mode="stretch_width",
         )
         from pyplay.ui.lessons.rnn.data_views import data_panel, sampling_panel
@@ -176,5 +184,6 @@ def gradient_widget(view: Any) -> pn.viewable.Viewable:
     return pn.Column(
         *widget_head(view, view.compare_button()),
         pn.pane.Bokeh(view.grad_fig, sizing_mode="stretch_width"),
+        view.cec.panel,
         sizing_mode="stretch_width",
     )
