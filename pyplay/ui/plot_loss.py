@@ -106,6 +106,15 @@ def loss_figure(
     return fig, source, baseline
 
 
+def _holder(fig: figure, name: str) -> pn.Column:
+    """What holds ``fig`` in the page (hidden or shown by the switch), named by its CSS
+    class ``pyplay-loss-<name>``."""
+    pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
+    return pn.Column(
+        pane, sizing_mode="stretch_width", margin=0, css_classes=[f"pyplay-loss-{name}"]
+    )
+
+
 class LossPlot:
     """The shared loss plot: a log and a linear :func:`loss_figure` over one source, and the
     switch (:attr:`scale`) that shows one of them.
@@ -123,7 +132,11 @@ class LossPlot:
     baseline : Span
         The baseline: set its ``location`` and ``visible`` here, both figures show it.
     log_fig, linear_fig : figure
-        The two figures; exactly one is visible.
+        The two figures.
+    boxes : tuple of pn.Column
+        Their holders (log, linear) in the page; exactly one is visible. The holder is
+        hidden, not the figure: BokehJS leaves a hidden figure's data out of its ranges and
+        warns that it "could not set initial ranges".
     scale : pn.widgets.RadioButtonGroup
         The switch, valued "log" or "linear".
     """
@@ -138,13 +151,14 @@ class LossPlot:
             name="y axis",
             options=SCALES,
             value="log" if log else "linear",
-            button_type="light",
+            button_type="primary",
             button_style="outline",
             width=200,
             height=30,
             margin=(0, 10, 5, 10),
             css_classes=["pyplay-loss-scale"],
         )
+        self.boxes = (_holder(self.log_fig, "log"), _holder(self.linear_fig, "linear"))
         self.picked = log is not None  # the learner's (or the lesson's) pick holds
         self._following = False
         self.scale.param.watch(self._on_scale, "value")
@@ -159,7 +173,7 @@ class LossPlot:
     @property
     def log(self) -> bool:
         """Whether the log figure is the one shown."""
-        return bool(self.log_fig.visible)
+        return bool(self.boxes[0].visible)
 
     def spans_decades(self) -> bool:
         """Whether the curve's largest loss is at least :data:`AUTO_LOG_SPAN` times its
@@ -189,15 +203,14 @@ class LossPlot:
 
     def panel(self) -> pn.Column:
         """The two figures (one shown) and the switch under them."""
-        panes = [pn.pane.Bokeh(fig, sizing_mode="stretch_width") for fig in self.figures]
-        return pn.Column(*panes, self.scale, sizing_mode="stretch_width")
+        return pn.Column(*self.boxes, self.scale, sizing_mode="stretch_width")
 
     # ------------------------------------------------------------------ internals
     def _mirror(self, attr: str, old: Any, new: Any) -> None:
         setattr(self._linear_baseline, attr, new)
 
     def _show(self, log: bool) -> None:
-        self.log_fig.visible, self.linear_fig.visible = log, not log
+        self.boxes[0].visible, self.boxes[1].visible = log, not log
         want = "log" if log else "linear"
         if self.scale.value != want:
             self._following = True
