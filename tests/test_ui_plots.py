@@ -110,11 +110,16 @@ def test_placeholder_keeps_ranges_finite_until_data_comes():
 
 
 def test_line_figures_have_integer_x_ticks_and_legends_outside():
-    fig, _current, _ = plots.gradient_figure()
+    fig, current, _ = plots.gradient_figure()
     assert fig.xaxis[0].ticker.min_interval == 1
     (legend,) = fig.legend
     assert legend in fig.right
-    assert isinstance(fig.yaxis[0].ticker, LogTicker)
+    # log ticks from the data, each labelled (LogTicker piles them into the top decade)
+    axis = fig.yaxis[0]
+    assert isinstance(axis.ticker, FixedTicker)
+    plots.set_data(current, {"t": np.arange(4), "norm": np.array([0.5, 0.1, 0.02, np.nan])})
+    assert [t for t in axis.ticker.ticks if 0.02 <= t <= 0.5] == [0.02, 0.05, 0.1, 0.2, 0.5]
+    assert set(axis.major_label_overrides) == set(axis.ticker.ticks)
     assert np.isnan(plots.positive(np.array([0.0, 1e-3]))[0])  # a gap, not 1e-30
 
 
@@ -171,31 +176,39 @@ def test_loss_switch_shows_one_of_two_figures_of_one_source():
     # the holders are hidden, never the figures (BokehJS leaves a hidden figure's data out
     # of its ranges: "could not set initial ranges")
     log_box, linear_box = lp.boxes
-    assert (log_box.visible, linear_box.visible) == (False, True)  # empty: linear
-    lp.scale.value = "log"  # the learner's click
-    assert (log_box.visible, linear_box.visible) == (True, False) and lp.picked
-    lp.scale.value = "linear"
-    assert (log_box.visible, linear_box.visible) == (False, True)
+    assert (log_box.visible, linear_box.visible) == (True, False)
+    lp.scale.value = "linear"  # the learner's click
+    assert (log_box.visible, linear_box.visible) == (False, True) and lp.picked
+    lp.scale.value = "log"
+    assert (log_box.visible, linear_box.visible) == (True, False)
     assert lp.log_fig.visible and lp.linear_fig.visible
     assert [box.objects[0].object for box in lp.boxes] == list(lp.figures)
     assert lp.panel().objects == [log_box, linear_box, lp.scale]
 
 
-def test_loss_scale_is_log_by_default_once_the_curve_spans_a_decade():
+def test_loss_scale_is_log_by_default_where_the_curve_spans_decades():
     lp = plot_loss.LossPlot()
-    lp.source.stream({"step": [1, 2], "loss": [2.0, 0.9]})
-    assert not lp.log and lp.scale.value == "linear"  # less than a decade: linear reads best
-    lp.source.stream({"step": [3], "loss": [0.19]})
-    assert lp.log and lp.scale.value == "log" and not lp.picked  # 2.0 / 0.19 > 10
-    lp.source.data = {"step": [], "loss": []}  # a new model: it starts again
+    assert lp.log and lp.scale.value == "log"  # a new model's loss falls by decades
+    lp.source.data = {"step": [1, 2], "loss": [2.0, 0.9]}  # a loaded curve: less than 10x
+    lp.fit_scale()
+    assert not lp.log and lp.scale.value == "linear" and not lp.picked
+    lp.source.stream({"step": [3], "loss": [0.01]})  # never changes by itself while training
     assert not lp.log
-    lp.scale.value = "linear"  # the learner's pick holds whatever the curve does
+    lp.fit_scale()  # 2.0 / 0.01 > 10
+    assert lp.log
+    lp.source.data = {"step": [], "loss": []}  # a new model: log again
+    lp.source.data = {"step": [1, 2], "loss": [2.0, 1.9]}
     lp.scale.value = "log"
-    lp.source.stream({"step": [1, 2], "loss": [2.0, 1.9]})
-    assert lp.log and lp.picked
-    fixed = plot_loss.LossPlot(log=False)
-    fixed.source.stream({"step": [1, 2], "loss": [10.0, 0.001]})
-    assert not fixed.log
+    lp.scale.value = "linear"  # the learner's pick holds
+    lp.fit_scale()
+    assert not lp.log and lp.picked
+    lp.source.data = {"step": [1, 2], "loss": [10.0, 0.001]}
+    lp.fit_scale()
+    assert not lp.log
+    fixed = plot_loss.LossPlot(log=False)  # a lesson's own pick holds too
+    fixed.source.data = {"step": [1, 2], "loss": [10.0, 0.001]}
+    fixed.fit_scale()
+    assert not fixed.log and plot_loss.LossPlot(log=True).log
 
 
 def test_loss_baseline_is_set_in_one_place_and_labelled_with_its_value():
@@ -259,7 +272,8 @@ def test_added_curves_are_on_both_figures_with_their_legend_samples():
         ]  # fmt: skip
         assert line_of(fig, "lstm").data_source is lp.source
         assert all(r.glyph.line_color == "#8e44ad" for r in items[0].renderers)
-    lp.source.stream({"step": [1, 2], "loss": [3.0, 2.0], "lstm": [3.0, 0.2]})
+    lp.source.data = {"step": [1, 2], "loss": [3.0, 2.0], "lstm": [3.0, 0.2]}
+    lp.fit_scale()
     assert lp.log  # the second curve spans the decade
 
 

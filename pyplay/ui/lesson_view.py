@@ -104,6 +104,7 @@ class LessonView(TrainingView, pn.viewable.Viewer):
     def reset_curve(self) -> None:
         """The loss curve drawn afresh from ``state.history`` (after a rebuild: empty)."""
         self.loss_source.data = curve_data(self.state.history, self.curve)
+        self.loss_plot.fit_scale()  # a loaded curve that spans less than a decade: linear
 
     # ------------------------------------------------------------------ layout
     def status_line(self) -> Text:

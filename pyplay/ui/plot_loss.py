@@ -6,7 +6,11 @@ Bokeh cannot change a figure's y scale once the page has drawn it (bokeh/bokeh#1
 plot is two figures, one log and one linear, reading the one data source, with the one baseline
 (:attr:`LossPlot.baseline`; the linear figure's line follows it), and the switch shows one of
 them. Until the learner picks a scale the plot follows the rule "log where the losses span
-decades": log once the curve's largest loss is :data:`AUTO_LOG_SPAN` times its smallest.
+decades": a new model's curve starts on log (every lesson's loss falls by decades as it
+learns), and a curve put in whole (a loaded model's, :meth:`LossPlot.fit_scale`) is shown on
+log if its largest loss is :data:`AUTO_LOG_SPAN` times its smallest, linear otherwise. The
+scale never changes by itself while the model trains: showing the other figure lays the
+whole page out again, which took seconds in a page of seven lessons on a busy machine.
 
 The log axis is labelled from the data (:func:`~pyplay.ui.plots.set_log_ticks`): 1-2-5 ticks
 over a decade or two, read as "0.05" or "2×10⁻⁵", where Bokeh's own log ticker piles linear
@@ -27,6 +31,7 @@ from pyplay.ui.plots import (
     legend_key,
     legend_outside,
     line_figure,
+    positive_extent,
     set_log_ticks,
     watch_placeholder,
 )
@@ -44,14 +49,10 @@ EMPTY_BOX = ((0.0, 1.0), (0.01, 1.0))  # the placeholder's box while the curve i
 def loss_extent(source: ColumnDataSource, baseline: Span | None = None) -> tuple[float, float]:
     """(smallest, largest) positive finite loss in ``source`` (every column but "step"), and
     ``baseline``'s location if given and visible; (nan, nan) when there is none."""
-    parts = [np.asarray(v, dtype=np.float64).ravel() for k, v in source.data.items() if k != "step"]
+    columns = [v for k, v in source.data.items() if k != "step"]
     if baseline is not None and baseline.visible and baseline.location is not None:
-        parts.append(np.array([float(baseline.location)]))
-    values = np.concatenate(parts) if parts else np.zeros(0)
-    values = values[np.isfinite(values) & (values > 0)]
-    if not values.size:
-        return (np.nan, np.nan)
-    return (float(values.min()), float(values.max()))
+        columns.append([float(baseline.location)])
+    return positive_extent(*columns)
 
 
 def loss_figure(
@@ -123,7 +124,7 @@ class LossPlot:
     ----------
     log : bool or None
         The scale to show; None (the default): log once the curve spans
-        :data:`AUTO_LOG_SPAN`, linear before, until the learner picks one.
+        :data:`AUTO_LOG_SPAN` (see :meth:`fit_scale`), until the learner picks one.
 
     Attributes
     ----------
@@ -150,7 +151,7 @@ class LossPlot:
         self.scale = pn.widgets.RadioButtonGroup(
             name="y axis",
             options=SCALES,
-            value="log" if log else "linear",
+            value="linear" if log is False else "log",
             button_type="primary",
             button_style="outline",
             width=200,
@@ -162,7 +163,6 @@ class LossPlot:
         self.picked = log is not None  # the learner's (or the lesson's) pick holds
         self._following = False
         self.scale.param.watch(self._on_scale, "value")
-        self.source.on_change("data", self._follow)
         self._show(self.scale.value == "log")
 
     @property
@@ -224,6 +224,9 @@ class LossPlot:
             self.picked = True
         self._show(event.new == "log")
 
-    def _follow(self, attr: str, old: Any, new: Any) -> None:
-        if not self.picked and self.spans_decades() != self.log:
-            self._show(not self.log)
+    def fit_scale(self) -> None:
+        """After the curve was put in whole: unless a scale was picked, log if it spans
+        decades (:meth:`spans_decades`) or is empty, linear otherwise."""
+        if not self.picked:
+            empty = not len(self.source.data.get("step", []))
+            self._show(empty or self.spans_decades())

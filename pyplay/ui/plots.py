@@ -1,13 +1,16 @@
-"""The plot components every lesson uses (Bokeh): lines over steps or time, the loss curve,
-heatmaps, attention maps, the gradient through time and the beam-search tree.
+"""The plot components every lesson uses (Bokeh): lines over steps or time, heatmaps,
+attention maps, the gradient through time and the beam-search tree (the loss curve and its
+log / linear switch: :mod:`pyplay.ui.plot_loss`).
 
 One set of conventions, so every plot reads the same way:
 
 - a figure whose data is still empty draws an invisible placeholder (:func:`placeholder`), so
   Bokeh's automatic ranges always have something to fit (an empty plot made BokehJS warn
   "could not set initial ranges" on every redraw);
-- legends sit outside the data (:func:`legend_outside`), integer axes get integer ticks
-  (:func:`integer_axis`), log axes read in powers of ten (:func:`set_log`);
+- legends sit outside the data (:func:`legend_outside`) and draw their samples before the
+  data comes (:func:`legend_key`), integer axes get integer ticks (:func:`integer_axis`), log
+  axes read in powers of ten (:func:`set_log`), or are labelled from the data
+  (:func:`set_log_ticks`: 1-2-5 ticks over a decade or two, "0.05" or "2×10⁻⁵");
 - heatmaps have a colour bar, cells centred on integer positions (so tick k sits in the middle
   of cell k, and token labels name their cell) and hover showing the value;
 - data goes to the browser as NumPy arrays (sent as binary, checked as one value) and
@@ -55,6 +58,7 @@ __all__ = [
     "attention_figure",
     "beam_tree_figure",
     "colour_bar",
+    "follow_log_ticks",
     "gradient_figure",
     "heatmap_figure",
     "integer_axis",
@@ -66,6 +70,7 @@ __all__ = [
     "log_ticks",
     "placeholder",
     "positive",
+    "positive_extent",
     "set_data",
     "set_log",
     "set_log_ticks",
@@ -248,6 +253,29 @@ def set_log_ticks(fig: figure, low: float, high: float) -> None:
             axis.major_label_overrides = {v: tick_label(v) for v in major}
 
 
+def positive_extent(*columns: Any) -> tuple[float, float]:
+    """(smallest, largest) positive finite value of ``columns`` (sequences of numbers);
+    (nan, nan) when there is none."""
+    parts = [np.asarray(c, dtype=np.float64).ravel() for c in columns]
+    values = np.concatenate(parts) if parts else np.zeros(0)
+    values = values[np.isfinite(values) & (values > 0)]
+    return (float(values.min()), float(values.max())) if values.size else (np.nan, np.nan)
+
+
+def follow_log_ticks(fig: figure, *sources: ColumnDataSource, x: str) -> None:
+    """Label ``fig``'s log y axis from the data of ``sources`` (every column but ``x``) each
+    time it changes (:func:`set_log_ticks`)."""
+
+    def follow(attr: str, old: Any, new: Any) -> None:
+        columns = [v for s in sources for k, v in s.data.items() if k != x]
+        low, high = positive_extent(*columns)
+        if np.isfinite(low):
+            set_log_ticks(fig, low, high)
+
+    for source in sources:
+        source.on_change("data", follow)
+
+
 def set_log(fig: figure, on: bool) -> None:
     """Switch ``fig``'s y axis between a log scale (ticks at powers of ten, labelled 10^k)
     and a linear one, in place."""
@@ -328,6 +356,8 @@ def gradient_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
     lstm = fig.line("t", "lstm", source=compare, line_width=2, color="#27ae60", line_dash="dotted",
                     legend_label="LSTM (fresh, forget bias 1)")  # fmt: skip
     keep_legend_samples(fig)
+    set_log_ticks(fig, 0.1, 1.0)  # the placeholder's box, then the data's
+    follow_log_ticks(fig, current, compare, x="t")
     fig.add_tools(
         HoverTool(tooltips=[("t", "@t"), ("norm", "$y{0.000e}")], renderers=[this, rnn, lstm])
     )
