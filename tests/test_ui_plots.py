@@ -173,17 +173,12 @@ def test_loss_switch_shows_one_of_two_figures_of_one_source():
         assert line_of(fig, "loss").data_source is lp.source
     assert isinstance(lp.log_fig.y_scale, LogScale)
     assert not isinstance(lp.linear_fig.y_scale, LogScale)
-    # the holders are hidden, never the figures (BokehJS leaves a hidden figure's data out
-    # of its ranges: "could not set initial ranges")
-    log_box, linear_box = lp.boxes
-    assert (log_box.visible, linear_box.visible) == (True, False)
+    assert lp.pane.object is lp.log_fig  # one figure in the page at a time
     lp.scale.value = "linear"  # the learner's click
-    assert (log_box.visible, linear_box.visible) == (False, True) and lp.picked
+    assert lp.pane.object is lp.linear_fig and not lp.log and lp.picked
     lp.scale.value = "log"
-    assert (log_box.visible, linear_box.visible) == (True, False)
-    assert lp.log_fig.visible and lp.linear_fig.visible
-    assert [box.objects[0].object for box in lp.boxes] == list(lp.figures)
-    assert lp.panel().objects == [log_box, linear_box, lp.scale]
+    assert lp.pane.object is lp.log_fig and lp.log
+    assert lp.panel().objects == [lp.pane, lp.scale]
 
 
 def test_loss_scale_is_log_by_default_where_the_curve_spans_decades():

@@ -107,15 +107,6 @@ def loss_figure(
     return fig, source, baseline
 
 
-def _holder(fig: figure, name: str) -> pn.Column:
-    """What holds ``fig`` in the page (hidden or shown by the switch), named by its CSS
-    class ``pyplay-loss-<name>``."""
-    pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
-    return pn.Column(
-        pane, sizing_mode="stretch_width", margin=0, css_classes=[f"pyplay-loss-{name}"]
-    )
-
-
 class LossPlot:
     """The shared loss plot: a log and a linear :func:`loss_figure` over one source, and the
     switch (:attr:`scale`) that shows one of them.
@@ -134,10 +125,9 @@ class LossPlot:
         The baseline: set its ``location`` and ``visible`` here, both figures show it.
     log_fig, linear_fig : figure
         The two figures.
-    boxes : tuple of pn.Column
-        Their holders (log, linear) in the page; exactly one is visible. The holder is
-        hidden, not the figure: BokehJS leaves a hidden figure's data out of its ranges and
-        warns that it "could not set initial ranges".
+    pane : pn.pane.Bokeh
+        Shows one of them. The other is not in the page at all: a hidden figure still
+        redrew on every training step, and each redraw laid the whole page out again.
     scale : pn.widgets.RadioButtonGroup
         The switch, valued "log" or "linear".
     """
@@ -159,7 +149,7 @@ class LossPlot:
             margin=(0, 10, 5, 10),
             css_classes=["pyplay-loss-scale"],
         )
-        self.boxes = (_holder(self.log_fig, "log"), _holder(self.linear_fig, "linear"))
+        self.pane = pn.pane.Bokeh(self.log_fig, sizing_mode="stretch_width")
         self.picked = log is not None  # the learner's (or the lesson's) pick holds
         self._following = False
         self.scale.param.watch(self._on_scale, "value")
@@ -173,7 +163,7 @@ class LossPlot:
     @property
     def log(self) -> bool:
         """Whether the log figure is the one shown."""
-        return bool(self.boxes[0].visible)
+        return self.pane.object is self.log_fig
 
     def spans_decades(self) -> bool:
         """Whether the curve's largest loss is at least :data:`AUTO_LOG_SPAN` times its
@@ -203,14 +193,16 @@ class LossPlot:
 
     def panel(self) -> pn.Column:
         """The two figures (one shown) and the switch under them."""
-        return pn.Column(*self.boxes, self.scale, sizing_mode="stretch_width")
+        return pn.Column(self.pane, self.scale, sizing_mode="stretch_width")
 
     # ------------------------------------------------------------------ internals
     def _mirror(self, attr: str, old: Any, new: Any) -> None:
         setattr(self._linear_baseline, attr, new)
 
     def _show(self, log: bool) -> None:
-        self.boxes[0].visible, self.boxes[1].visible = log, not log
+        fig = self.log_fig if log else self.linear_fig
+        if self.pane.object is not fig:
+            self.pane.object = fig
         want = "log" if log else "linear"
         if self.scale.value != want:
             self._following = True
