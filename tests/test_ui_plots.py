@@ -19,9 +19,10 @@ from bokeh.models import (
     Legend,
     LogScale,
     LogTicker,
+    Span,
 )
 
-from pyplay.ui import plots
+from pyplay.ui import plot_loss, plots
 from pyplay.ui.plot_tree import BEAM_STATUSES
 
 
@@ -68,8 +69,12 @@ def test_token_labels_sit_on_the_cells_they_name():
 
 
 def test_loss_is_on_a_log_scale_with_a_labelled_baseline_and_can_switch():
-    fig, _source, baseline = plots.loss_figure()
-    assert isinstance(fig.y_scale, LogScale) and isinstance(fig.yaxis[0].ticker, LogTicker)
+    fig, _source, baseline = plot_loss.loss_figure()
+    # Bokeh's LogTicker piles linear ticks into the top decade under two decades: the log
+    # axis has ticks computed from the data, each with its label
+    ticker = fig.yaxis[0].ticker
+    assert isinstance(fig.y_scale, LogScale) and isinstance(ticker, FixedTicker)
+    assert set(fig.yaxis[0].major_label_overrides) == set(ticker.ticks)
     (legend,) = fig.legend
     assert legend in fig.right and legend not in fig.center  # outside the data
     labels = [item.label.value for item in legend.items]
@@ -89,7 +94,7 @@ def test_loss_is_on_a_log_scale_with_a_labelled_baseline_and_can_switch():
 
 
 def test_placeholder_keeps_ranges_finite_until_data_comes():
-    fig, source, _ = plots.loss_figure()
+    fig, source, _ = plot_loss.loss_figure()
     Document().add_root(fig)
     assert placeholder_rows(fig) == 2  # empty curve: the ranges fit the placeholder
     source.stream({"step": [3, 4], "loss": [0.5, 0.4]})
@@ -105,11 +110,16 @@ def test_placeholder_keeps_ranges_finite_until_data_comes():
 
 
 def test_line_figures_have_integer_x_ticks_and_legends_outside():
-    fig, _current, _ = plots.gradient_figure()
+    fig, current, _ = plots.gradient_figure()
     assert fig.xaxis[0].ticker.min_interval == 1
     (legend,) = fig.legend
     assert legend in fig.right
-    assert isinstance(fig.yaxis[0].ticker, LogTicker)
+    # log ticks from the data, each labelled (LogTicker piles them into the top decade)
+    axis = fig.yaxis[0]
+    assert isinstance(axis.ticker, FixedTicker)
+    plots.set_data(current, {"t": np.arange(4), "norm": np.array([0.5, 0.1, 0.02, np.nan])})
+    assert [t for t in axis.ticker.ticks if 0.02 <= t <= 0.5] == [0.02, 0.05, 0.1, 0.2, 0.5]
+    assert set(axis.major_label_overrides) == set(axis.ticker.ticks)
     assert np.isnan(plots.positive(np.array([0.0, 1e-3]))[0])  # a gap, not 1e-30
 
 
@@ -145,3 +155,138 @@ def test_beam_stepper_tree_names_the_token_each_node_added():
     _fig, nodes, edges = plots.beam_tree_figure()
     plots.update_beam_tree(nodes, edges, tree)
     assert nodes.data["token"] == tree.nodes["token"]
+
+
+# ---------------------------------------------------------------------------- the loss plot
+def rows(renderer) -> int:
+    return len(renderer.data_source.data[renderer.glyph.y])
+
+
+def line_of(fig, column: str):
+    (r,) = [r for r in fig.renderers if getattr(r.glyph, "y", None) == column and r.name is None]
+    return r
+
+
+def test_loss_switch_shows_one_of_two_figures_of_one_source():
+    lp = plot_loss.LossPlot()
+    for fig in lp.figures:  # both draw the one curve
+        assert line_of(fig, "loss").data_source is lp.source
+    assert isinstance(lp.log_fig.y_scale, LogScale)
+    assert not isinstance(lp.linear_fig.y_scale, LogScale)
+    assert lp.pane.object is lp.log_fig  # one figure in the page at a time
+    lp.scale.value = "linear"  # the learner's click
+    assert lp.pane.object is lp.linear_fig and not lp.log and lp.picked
+    lp.scale.value = "log"
+    assert lp.pane.object is lp.log_fig and lp.log
+    assert lp.panel().objects == [lp.pane, lp.scale]
+
+
+def test_loss_scale_is_log_by_default_where_the_curve_spans_decades():
+    lp = plot_loss.LossPlot()
+    assert lp.log and lp.scale.value == "log"  # a new model's loss falls by decades
+    lp.source.data = {"step": [1, 2], "loss": [2.0, 0.9]}  # a loaded curve: less than 10x
+    lp.fit_scale()
+    assert not lp.log and lp.scale.value == "linear" and not lp.picked
+    lp.source.stream({"step": [3], "loss": [0.01]})  # never changes by itself while training
+    assert not lp.log
+    lp.fit_scale()  # 2.0 / 0.01 > 10
+    assert lp.log
+    lp.source.data = {"step": [], "loss": []}  # a new model: log again
+    lp.source.data = {"step": [1, 2], "loss": [2.0, 1.9]}
+    lp.scale.value = "log"
+    lp.scale.value = "linear"  # the learner's pick holds
+    lp.fit_scale()
+    assert not lp.log and lp.picked
+    lp.source.data = {"step": [1, 2], "loss": [10.0, 0.001]}
+    lp.fit_scale()
+    assert not lp.log
+    fixed = plot_loss.LossPlot(log=False)  # a lesson's own pick holds too
+    fixed.source.data = {"step": [1, 2], "loss": [10.0, 0.001]}
+    fixed.fit_scale()
+    assert not fixed.log and plot_loss.LossPlot(log=True).log
+
+
+def test_loss_baseline_is_set_in_one_place_and_labelled_with_its_value():
+    lp = plot_loss.LossPlot()
+    lp.baseline.location = 0.1667
+    for fig in lp.figures:
+        (span,) = [obj for obj in fig.center if isinstance(obj, Span)]
+        assert span.location == 0.1667
+        labels = [item.label.value for item in fig.legend[0].items]
+        assert labels == ["training loss", "baseline 0.1667 (trivial predictor)"]
+        (reach,) = [r for r in fig.renderers if r.name == "baseline-range"]
+        assert not reach.visible and reach.data_source.data["y"] == [0.1667]  # kept in view
+    lp.baseline.visible = False  # a lesson without a baseline: gone from both, key too
+    for fig in lp.figures:
+        (span,) = [obj for obj in fig.center if isinstance(obj, Span)]
+        key = fig.legend[0].items[-1].renderers[0]
+        assert not span.visible and not key.visible
+        (reach,) = [r for r in fig.renderers if r.name == "baseline-range"]
+        assert np.isnan(reach.data_source.data["y"][0])
+
+
+def test_log_ticks_label_the_decades_below_one():
+    major, minor = plots.log_ticks(0.03, 2.5)  # 1.9 decades: Bokeh's LogTicker goes linear
+    shown = [t for t in major if 0.03 <= t <= 2.5]
+    assert shown == [0.05, 0.1, 0.2, 0.5, 1.0, 2.0]  # as many below 0.3 as above
+    assert [plots.tick_label(t) for t in shown] == ["0.05", "0.1", "0.2", "0.5", "1", "2"]
+    major, minor = plots.log_ticks(1e-6, 1.0)  # six decades: every power, minor 2..9
+    assert [t for t in major if 1e-6 <= t <= 1] == [10.0**-k for k in range(6, -1, -1)]
+    assert 2e-6 in minor and 1e-5 not in minor
+    major, _ = plots.log_ticks(1e-12, 1.0)  # twelve: every other power
+    assert [t for t in major if 1e-12 <= t <= 1] == [10.0**-k for k in range(12, -1, -2)]
+    assert 4 <= len([t for t in plots.log_ticks(0.3, 0.55)[0] if 0.3 <= t <= 0.55]) <= 8
+    assert plots.tick_label(2e-5) == "2×10⁻⁵" and plots.tick_label(1e-4) == "10⁻⁴"
+    assert plots.tick_label(3e5) == "3×10⁵" and plots.tick_label(0.001) == "0.001"
+    with pytest.raises(ValueError, match="low and high"):
+        plots.log_ticks(0.0, 1.0)
+
+
+def test_loss_log_axis_follows_the_data_and_the_baseline():
+    lp = plot_loss.LossPlot()
+    lp.baseline.location = 2.3
+    lp.source.stream({"step": [1, 2, 3], "loss": [2.0, 0.5, 0.04]})
+    axis = lp.log_fig.yaxis[0]
+    assert isinstance(axis.ticker, FixedTicker)
+    shown = [t for t in axis.ticker.ticks if 0.04 <= t <= 2.3]
+    assert shown == [0.05, 0.1, 0.2, 0.5, 1.0, 2.0]
+    assert axis.major_label_overrides[0.05] == "0.05"
+    assert set(axis.major_label_overrides) == set(axis.ticker.ticks)
+    assert isinstance(lp.linear_fig.yaxis[0].ticker, BasicTicker)  # linear: Bokeh's own
+
+
+def test_added_curves_are_on_both_figures_with_their_legend_samples():
+    lp = plot_loss.LossPlot()
+    lp.source.data = {"step": [], "loss": [], "lstm": []}
+    lp.style_curve("transformer", "#8e44ad")
+    lp.add_curve("lstm", "LSTM beside it", "#27ae60")
+    for fig in lp.figures:
+        items = fig.legend[0].items
+        assert [i.label.value for i in items] == [
+            "transformer", "LSTM beside it", "baseline (trivial predictor)"
+        ]  # fmt: skip
+        assert line_of(fig, "lstm").data_source is lp.source
+        assert all(r.glyph.line_color == "#8e44ad" for r in items[0].renderers)
+    lp.source.data = {"step": [1, 2], "loss": [3.0, 2.0], "lstm": [3.0, 0.2]}
+    lp.fit_scale()
+    assert lp.log  # the second curve spans the decade
+
+
+def sampled_before_data(item) -> bool:
+    """Bokeh draws an entry's sample from a renderer with rows: one must have one."""
+    return any(r.visible and rows(r) >= 1 for r in item.renderers)
+
+
+def test_shared_legends_draw_their_samples_before_data_comes():
+    lp = plot_loss.LossPlot()
+    grad, _current, _compare = plots.gradient_figure()
+    tree, _nodes, _edges = plots.beam_tree_figure()
+    for fig in (*lp.figures, grad, tree):
+        items = fig.select(Legend)[0].items if fig is tree else fig.legend[0].items
+        assert items and all(sampled_before_data(item) for item in items), fig.title.text
+    # the samples draw nothing in the plot and join the hover of no tool
+    for fig in (*lp.figures, grad):
+        keys = [r for r in fig.renderers if r.name == plots.LEGEND_KEY]
+        assert keys and all(np.isnan(r.data_source.data["y"]).all() for r in keys)
+        for hover in fig.select(HoverTool):
+            assert not set(hover.renderers) & set(keys)

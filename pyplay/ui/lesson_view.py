@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import panel as pn
 
 from pyplay.ui.export_bar import ExportBar, curve_data
-from pyplay.ui.plots import loss_figure
+from pyplay.ui.plot_loss import LossPlot
 from pyplay.ui.text import Text
 from pyplay.ui.training import (
     TrainingView,
@@ -57,7 +57,8 @@ class LessonView(TrainingView, pn.viewable.Viewer):
     def __init__(self, state: Any) -> None:
         super().__init__()
         self.state = state
-        self.loss_fig, self.loss_source, self.baseline = loss_figure()
+        self.loss_plot = LossPlot()  # log or linear, the learner's switch under it
+        self.loss_source, self.baseline = self.loss_plot.source, self.loss_plot.baseline
         self.export = ExportBar(state.lesson_key, state)  # model file, metrics, code
 
     def __panel__(self) -> pn.viewable.Viewable:
@@ -113,14 +114,16 @@ class LessonView(TrainingView, pn.viewable.Viewer):
     def reset_curve(self) -> None:
         """The loss curve drawn afresh from ``state.history`` (after a rebuild: empty)."""
         self.loss_source.data = curve_data(self.state.history, self.curve)
+        self.loss_plot.fit_scale()  # a loaded curve that spans less than a decade: linear
 
     # ------------------------------------------------------------------ layout
     def status_line(self) -> Text:
         """The status line (step, loss, speed)."""
         return Text(self.state.param.status, css_classes=[self.status_css])
 
-    def loss_pane(self) -> pn.pane.Bokeh:
-        return pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width")
+    def loss_pane(self) -> pn.Column:
+        """The loss curve and its log / linear switch."""
+        return self.loss_plot.panel()
 
     def training(self) -> list[Any]:
         """Heading, help, status line, loss curve and export bar."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from bokeh.models import (
     BasicTicker,
     CategoricalColorMapper,
@@ -61,10 +62,12 @@ def beam_tree_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
             text_font_size="9pt", text_color="#222222",
         )
     )  # fmt: skip
-    # one legend entry per status, each drawn with its colour (empty renderers: no data)
+    # one legend entry per status, each drawn with its colour: one NaN point each, which
+    # draws nothing in the plot (an empty renderer would draw no legend sample either,
+    # bokeh/bokeh#11193)
     items = []
     for status, colour in zip(BEAM_STATUSES, COLOURS, strict=True):
-        key = fig.scatter([], [], size=9, color=colour)
+        key = fig.scatter([np.nan], [np.nan], size=9, color=colour)
         items.append(LegendItem(label=status, renderers=[key]))
     fig.add_layout(Legend(items=items, label_text_font_size="9pt", spacing=1), "right")
     fig.add_tools(

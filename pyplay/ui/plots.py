@@ -1,13 +1,16 @@
-"""The plot components every lesson uses (Bokeh): lines over steps or time, the loss curve,
-heatmaps, attention maps, the gradient through time and the beam-search tree.
+"""The plot components every lesson uses (Bokeh): lines over steps or time, heatmaps,
+attention maps, the gradient through time and the beam-search tree (the loss curve and its
+log / linear switch: :mod:`pyplay.ui.plot_loss`).
 
 One set of conventions, so every plot reads the same way:
 
 - a figure whose data is still empty draws an invisible placeholder (:func:`placeholder`), so
   Bokeh's automatic ranges always have something to fit (an empty plot made BokehJS warn
   "could not set initial ranges" on every redraw);
-- legends sit outside the data (:func:`legend_outside`), integer axes get integer ticks
-  (:func:`integer_axis`), log axes read in powers of ten (:func:`set_log`);
+- legends sit outside the data (:func:`legend_outside`) and draw their samples before the
+  data comes (:func:`legend_key`), integer axes get integer ticks (:func:`integer_axis`), log
+  axes read in powers of ten (:func:`set_log`), or are labelled from the data
+  (:func:`set_log_ticks`: 1-2-5 ticks over a decade or two, "0.05" or "2×10⁻⁵");
 - heatmaps have a colour bar, cells centred on integer positions (so tick k sits in the middle
   of cell k, and token labels name their cell) and hover showing the value;
 - data goes to the browser as NumPy arrays (sent as binary, checked as one value) and
@@ -27,13 +30,14 @@ from bokeh.core.property.validation import without_property_validation
 from bokeh.models import (
     BasicTicker,
     ColumnDataSource,
+    FixedTicker,
+    GlyphRenderer,
     HoverTool,
     Legend,
     LegendItem,
     LinearScale,
     LogScale,
     LogTicker,
-    Span,
     Title,
 )
 from bokeh.models.formatters import BasicTickFormatter, LogTickFormatter
@@ -54,19 +58,25 @@ __all__ = [
     "attention_figure",
     "beam_tree_figure",
     "colour_bar",
+    "follow_log_ticks",
     "gradient_figure",
     "heatmap_figure",
     "integer_axis",
+    "keep_legend_samples",
     "label_axis",
+    "legend_key",
     "legend_outside",
     "line_figure",
-    "loss_figure",
+    "log_ticks",
     "placeholder",
     "positive",
+    "positive_extent",
     "set_data",
     "set_log",
+    "set_log_ticks",
     "set_placeholder",
     "set_title",
+    "tick_label",
     "update_attention",
     "update_beam_tree",
     "update_heatmap",
@@ -74,6 +84,17 @@ __all__ = [
 ]
 
 PLACEHOLDER = "pyplay-placeholder"  # the name of a figure's invisible placeholder renderer
+LEGEND_KEY = "pyplay-legend-key"  # the name of a legend entry's own sample renderer
+# the style a legend sample copies from the renderer it stands for
+KEY_STYLE = ("line_color", "line_width", "line_dash", "line_alpha", "fill_color", "fill_alpha",
+             "marker", "size")  # fmt: skip
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+LOG_MANTISSAS = (  # (most decades in view, mantissas of the labelled ticks)
+    (0.3, (1, 1.2, 1.4, 1.6, 1.8, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9)),
+    (0.7, (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9)),
+    (1.3, (1, 2, 3, 5)),
+    (2.5, (1, 2, 5)),
+)
 LEGEND_SIDE: Literal["right", "below"] = "right"
 
 
@@ -153,6 +174,108 @@ def legend_outside(fig: figure, side: Literal["right", "below"] = LEGEND_SIDE) -
     return legend
 
 
+def legend_key(fig: figure, renderer: GlyphRenderer) -> GlyphRenderer:
+    """A legend sample for ``renderer``: a renderer of the same glyph and style with one NaN
+    point, which draws nothing in the plot. Bokeh draws no legend sample for a renderer
+    without rows (bokeh/bokeh#11193), so an entry whose data is still empty would show a
+    blank key; put this beside ``renderer`` in its :class:`LegendItem`."""
+    glyph = renderer.glyph
+    style = {}
+    for name in KEY_STYLE:
+        value = getattr(glyph, name, None)
+        if value is not None and not isinstance(value, dict):  # a field: not a style
+            style[name] = value
+    if "marker" in style:
+        return fig.scatter([np.nan], [np.nan], name=LEGEND_KEY, **style)
+    return fig.line([np.nan], [np.nan], name=LEGEND_KEY, **style)
+
+
+def keep_legend_samples(fig: figure) -> None:
+    """Give every legend entry of ``fig`` a sample drawn before its data comes
+    (:func:`legend_key`), hidden with it when the entry is clicked."""
+    for legend in fig.legend:
+        for item in legend.items:
+            assert isinstance(item, LegendItem)  # Bokeh turns (label, renderers) into these
+            if any(r.name == LEGEND_KEY for r in item.renderers) or not item.renderers:
+                continue
+            item.renderers = [*item.renderers, legend_key(fig, item.renderers[0])]
+
+
+def tick_label(value: float) -> str:
+    """A log axis's label for ``value``: plain from 0.001 to 9999 ("0.05", "2000"), a power of
+    ten below and above ("10⁻⁴", "2×10⁻⁵")."""
+    if 1e-3 <= value < 1e4:
+        return f"{value:.6g}"
+    mantissa, exponent = f"{value:.6e}".split("e")
+    power = "10" + str(int(exponent)).translate(SUPERSCRIPT)
+    m = float(mantissa)
+    return power if m == 1 else f"{m:g}×{power}"
+
+
+def log_ticks(low: float, high: float) -> tuple[list[float], list[float]]:
+    """Major and minor ticks for a log axis showing ``low`` .. ``high`` (both > 0), one
+    decade beyond each side for the padding of the range. The fewer decades, the more
+    mantissas, so about five to eight labels are in view whatever the span: (1, 2, 5) on
+    two decades, every power of ten on six, every k-th power beyond (Bokeh's own LogTicker
+    switches to linear ticks under two decades, which all sit in the top decade)."""
+    if not (0 < low <= high < np.inf):
+        raise ValueError(f"low and high: expected 0 < low <= high < inf, got {low!r}, {high!r}")
+    span = np.log10(high / low)
+    first, last = int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1
+    every = max(1, int(np.ceil(span / 6)))
+    mantissas: tuple[float, ...] = (1,)
+    for limit, these in LOG_MANTISSAS:
+        if span <= limit:
+            mantissas = these
+            break
+    major, minor = [], []
+    for e in range(first, last + 1):
+        values = [float(f"{m}e{e}") for m in range(1, 10)]
+        if len(mantissas) > 1:
+            major += [float(f"{m}e{e}") for m in mantissas]
+            minor += [v for v in values if v not in major]
+        elif e % every == 0:
+            major.append(values[0])
+            minor += values[1:] if every == 1 else []
+    return major, minor
+
+
+def set_log_ticks(fig: figure, low: float, high: float) -> None:
+    """Label ``fig``'s log y axis for data from ``low`` to ``high`` (:func:`log_ticks`,
+    :func:`tick_label`), changing nothing when the ticks are already these."""
+    major, minor = log_ticks(low, high)
+    for axis in fig.yaxis:
+        ticker = axis.ticker
+        if not isinstance(ticker, FixedTicker):
+            ticker = axis.ticker = FixedTicker()
+        if list(ticker.ticks) != major or list(ticker.minor_ticks) != minor:
+            ticker.update(ticks=major, minor_ticks=minor)
+            axis.major_label_overrides = {v: tick_label(v) for v in major}
+
+
+def positive_extent(*columns: Any) -> tuple[float, float]:
+    """(smallest, largest) positive finite value of ``columns`` (sequences of numbers);
+    (nan, nan) when there is none."""
+    parts = [np.asarray(c, dtype=np.float64).ravel() for c in columns]
+    values = np.concatenate(parts) if parts else np.zeros(0)
+    values = values[np.isfinite(values) & (values > 0)]
+    return (float(values.min()), float(values.max())) if values.size else (np.nan, np.nan)
+
+
+def follow_log_ticks(fig: figure, *sources: ColumnDataSource, x: str) -> None:
+    """Label ``fig``'s log y axis from the data of ``sources`` (every column but ``x``) each
+    time it changes (:func:`set_log_ticks`)."""
+
+    def follow(attr: str, old: Any, new: Any) -> None:
+        columns = [v for s in sources for k, v in s.data.items() if k != x]
+        low, high = positive_extent(*columns)
+        if np.isfinite(low):
+            set_log_ticks(fig, low, high)
+
+    for source in sources:
+        source.on_change("data", follow)
+
+
 def set_log(fig: figure, on: bool) -> None:
     """Switch ``fig``'s y axis between a log scale (ticks at powers of ten, labelled 10^k)
     and a linear one, in place."""
@@ -217,40 +340,6 @@ def line_figure(
     return fig
 
 
-def loss_figure(log: bool = True) -> tuple[figure, ColumnDataSource, Span]:
-    """Training loss against step (log scale by default: losses fall by decades), with the
-    trivial baseline as a dashed line that has its own legend entry."""
-    source = ColumnDataSource({"step": [], "loss": []})
-    fig = line_figure("Training loss", "step", "loss", log=log, box=((0.0, 1.0), (0.01, 1.0)))
-    line = fig.line("step", "loss", source=source, line_width=2, color="#2c6fbb")
-    baseline = Span(
-        location=1.0, dimension="width", line_dash="dashed", line_color="#c0392b", line_width=1.5
-    )
-    fig.add_layout(baseline)
-    key = fig.line(  # the legend's sample of the baseline; one NaN point draws nothing in the
-        # plot, where an empty line would leave its legend sample blank too (bokeh/bokeh#11193)
-        [np.nan],
-        [np.nan],
-        name="baseline-key",
-        line_dash="dashed",
-        line_color="#c0392b",
-        line_width=1.5,
-    )
-    legend = legend_outside(fig)
-    legend.items = [
-        LegendItem(label="training loss", renderers=[line]),
-        LegendItem(label="baseline (trivial predictor)", renderers=[key]),
-    ]
-    baseline.on_change("visible", lambda attr, old, new: setattr(key, "visible", new))
-    watch_placeholder(fig, source)
-    fig.add_tools(
-        HoverTool(
-            tooltips=[("step", "@step"), ("loss", "@loss{0.0000}")], mode="vline", renderers=[line]
-        )
-    )
-    return fig, source, baseline
-
-
 def gradient_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
     """Norm of dL/dh_t against t on a log scale: the current model and a comparison.
     Zero norms are sent as NaN (a gap), never as a tiny number that squashes the axis."""
@@ -266,6 +355,9 @@ def gradient_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
                    legend_label="tanh RNN (fresh)")  # fmt: skip
     lstm = fig.line("t", "lstm", source=compare, line_width=2, color="#27ae60", line_dash="dotted",
                     legend_label="LSTM (fresh, forget bias 1)")  # fmt: skip
+    keep_legend_samples(fig)
+    set_log_ticks(fig, 0.1, 1.0)  # the placeholder's box, then the data's
+    follow_log_ticks(fig, current, compare, x="t")
     fig.add_tools(
         HoverTool(tooltips=[("t", "@t"), ("norm", "$y{0.000e}")], renderers=[this, rnn, lstm])
     )

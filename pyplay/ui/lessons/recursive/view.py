@@ -45,11 +45,8 @@ class RecursiveLesson(LessonView):
     def __init__(self, state: RecursiveLessonState | None = None) -> None:
         super().__init__(state or RecursiveLessonState())
         self.loss_source.data = {"step": [], "loss": [], "chain": []}
-        self.loss_fig.legend[0].items[0].label = {"value": "recursive net"}  # type: ignore[union-attr]
-        self.loss_fig.line(
-            "step", "chain", source=self.loss_source, line_width=2, color="#27ae60",
-            line_dash="dotted", legend_label="chain LSTM",
-        )  # fmt: skip
+        self.loss_plot.style_curve("recursive net")
+        self.loss_plot.add_curve("chain", "chain LSTM", "#27ae60")
         self.tree_fig, self.tree_nodes, self.tree_edges = tree_figure()
         self.vec_fig, self.vec_source = heatmap_figure("h", "Node vectors h", "node", "unit")
         self.grad_fig, self.grad_source = heatmap_figure(

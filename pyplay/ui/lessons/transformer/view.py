@@ -126,12 +126,8 @@ class TransformerLesson(LessonView):
     def __init__(self, state: TransformerLessonState | None = None) -> None:
         super().__init__(state or TransformerLessonState())
         self.loss_source.data = {"step": [], "loss": [], "lstm": []}
-        self.loss_fig.renderers[0].glyph.line_color = "#8e44ad"
-        self.loss_fig.legend[0].items[0].label = {"value": "transformer"}  # type: ignore[union-attr]
-        self.loss_fig.line(
-            "step", "lstm", source=self.loss_source, line_width=2, color="#27ae60",
-            line_dash="dotted", legend_label="LSTM beside it",
-        )  # fmt: skip
+        self.loss_plot.style_curve("transformer", "#8e44ad")
+        self.loss_plot.add_curve("lstm", "LSTM beside it", "#27ae60")
         self.head_fig, self.head_source = attention_figure(
             "Attention of the chosen head", "key position", "query position"
         )
