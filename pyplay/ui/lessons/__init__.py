@@ -14,6 +14,8 @@ from pyplay.ui.lessons.spec import Embed, LessonSpec
 
 __all__ = ["COURSE", "LESSONS", "SPECS", "Embed", "Experiment", "LessonSpec", "spec_of"]
 
+_DYN = "pyplay.ui.lessons.dynamic"  # the dynamic lesson's sub-tabs that are lessons of their own
+
 # fmt: off
 LESSONS: tuple[LessonSpec, ...] = (
     LessonSpec(
@@ -105,6 +107,20 @@ LESSONS: tuple[LessonSpec, ...] = (
     LessonSpec(
         "textbook", "Textbook seq2seq", "state:TextbookSeq2SeqState", "view:TextbookSeq2SeqView",
         "form hidden_size lr seed", parent="dynamic",
+    ),
+    LessonSpec(
+        "adaptive", "Adaptive filter", f"{_DYN}.adaptive_state:AdaptiveFilterState",
+        f"{_DYN}.adaptive_view:AdaptiveFilterView", "lr n_taps seed", parent="dynamic",
+        code=None,
+    ),
+    LessonSpec(
+        "stability", "Stability and memory", f"{_DYN}.stability_state:StabilityState",
+        f"{_DYN}.stability_view:StabilityView", "radius angle steps transfer", parent="dynamic",
+        code=None,
+    ),
+    LessonSpec(
+        "rtrl", "RTRL and BPTT", f"{_DYN}.rtrl_state:RTRLState", f"{_DYN}.rtrl_view:RTRLView",
+        "hidden_size seq_len lr seed", parent="dynamic", code=None,
     ),
     LessonSpec(
         "timeseries", "Time series", "state:NARXState", "view:TimeSeriesLesson",
