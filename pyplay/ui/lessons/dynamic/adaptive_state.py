@@ -29,11 +29,12 @@ import param
 from pyplay.dynamic.adaptive import LMSRecord, lms_filter, noise_cancellation, wiener_solution
 from pyplay.ui.base_state import LessonBase, seed_param
 
-__all__ = ["MAX_TAPS", "SAMPLES", "AdaptiveFilterState"]
+__all__ = ["MAX_TAPS", "SAMPLES", "AdaptiveFilterState", "period_bound"]
 
 SAMPLES = 3000  # the streamed signal's length K
 SLICE = 4  # samples per slice of the page's Run loop (about 200 a second)
 MAX_TAPS = 2  # the noise is one sinusoid: two taps hold any gain and phase of it
+DIVERGED = 1e6  # a weight this large: LMS has diverged (x* is about 0.1)
 
 
 class AdaptiveFilterState(LessonBase):
@@ -58,6 +59,7 @@ class AdaptiveFilterState(LessonBase):
         self.signal = noise_cancellation(SAMPLES, rng=self.seed)
         self.wiener, self.R, self.h = wiener_solution(self.signal.v, self.signal.t, self.n_taps)
         self.lambda_max = float(np.max(np.linalg.eigvalsh(self.R)))
+        self.exact_bound = period_bound(self.signal.v, self.n_taps)
         self._stream = lms_filter(self.signal.v, self.signal.t, self.n_taps, float(self.lr))
         self.records = []
         self.running = False
@@ -72,17 +74,18 @@ class AdaptiveFilterState(LessonBase):
         return 1.0 / self.lambda_max
 
     def stable(self) -> bool:
-        return 0.0 < float(self.lr) < self.bound
+        """Whether α is below the exact bound of this periodic signal (:func:`period_bound`)."""
+        return 0.0 < float(self.lr) < self.exact_bound
 
     def bound_text(self) -> str:
         R = np.array2string(self.R, precision=3, suppress_small=True, separator=", ")
         side = "<" if self.stable() else "≥"
         verdict = "stable: the weights converge" if self.stable() else "unstable: LMS diverges"
         return (
-            f"R = ⟨p pᵀ⟩ = {' '.join(R.split())}\n"
-            f"λmax(R) = {self.lambda_max:.4f}, so LMS is stable for 0 < α < 1/λmax = "
-            f"{self.bound:.4f}\n"
-            f"α = {float(self.lr):g} {side} {self.bound:.4f}: {verdict}\n"
+            f"R = ⟨p pᵀ⟩ = {' '.join(R.split())}, λmax(R) = {self.lambda_max:.4f}\n"
+            f"NND's bound (mean weights, independent p(k)): 0 < α < 1/λmax = {self.bound:.4f}\n"
+            f"exact bound for this period-3 noise source: 0 < α < {self.exact_bound:.4f}\n"
+            f"α = {float(self.lr):g} {side} {self.exact_bound:.4f}: {verdict}\n"
             f"Wiener solution x* = R⁻¹h = {_vector(self.wiener)}"
         )
 
@@ -97,10 +100,10 @@ class AdaptiveFilterState(LessonBase):
                 self.stop_training(f"The signal ended after {SAMPLES} samples; Reset restarts.")
                 break
             new.append(record)
-            if not (np.all(np.isfinite(record.w)) and np.isfinite(record.e)):
+            if not np.max(np.abs(record.w)) < DIVERGED:  # inf and nan fail too
                 self.stop_training(
-                    f"Diverged at sample {record.k}: α = {float(self.lr):g} is above "
-                    f"1/λmax = {self.bound:.4f}."
+                    f"Diverged at sample {record.k}: α = {float(self.lr):g} is above this "
+                    f"signal's bound {self.exact_bound:.4f}."
                 )
                 break
         self.records += new
@@ -142,6 +145,23 @@ def records_columns(records: list[LMSRecord], s: np.ndarray, n_taps: int) -> dic
     cols["s"] = s[k - 1] if len(records) else np.zeros(0)
     cols["a"] = np.array([r.a for r in records], dtype=np.float64)
     return cols
+
+
+def period_bound(v: np.ndarray, n_taps: int, period: int = 3) -> float:
+    r"""The largest α (to 0.0005) for which LMS on the periodic input ``v`` is stable: the
+    weight error obeys :math:`\tilde W(k+1) = (I - 2\alpha p(k) p^T(k)) \tilde W(k)` plus the
+    signal's push, so over one period it is multiplied by
+    :math:`\Phi(\alpha) = \prod_k (I - 2\alpha p(k) p^T(k))`, and LMS is stable exactly
+    while :math:`\rho(\Phi(\alpha)) < 1` (the first α on a fine grid where it is not)."""
+    start = n_taps + period  # a full delay line, one period on
+    P = np.stack([v[start - 1 - np.arange(n_taps) + j] for j in range(period)])  # (period, R)
+    alphas = np.arange(1, 8001) * 0.0005  # (N,) up to 4
+    eye = np.eye(n_taps)  # (R, R)
+    phi = np.broadcast_to(eye, (alphas.size, n_taps, n_taps))  # (N, R, R)
+    for p in P:
+        phi = (eye - 2.0 * alphas[:, None, None] * np.outer(p, p)) @ phi  # (N, R, R)
+    unstable = np.max(np.abs(np.linalg.eigvals(phi)), axis=1) >= 1.0  # (N,)
+    return float(alphas[np.argmax(unstable)]) if unstable.any() else float(alphas[-1])
 
 
 def _vector(v: np.ndarray) -> str:
