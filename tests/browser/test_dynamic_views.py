@@ -22,7 +22,10 @@ FINGERPRINT = """(columns) => {
       const col = d instanceof Map ? d.get(c) : d[c];
       if (col === undefined) continue;
       let s = 0, n = 0;
-      for (const v of col) { if (typeof v === "number" && isFinite(v)) s += v * (1 + (n % 7)); n += 1; }
+      for (const v of col) {
+        if (typeof v === "number" && isFinite(v)) s += v * (1 + (n % 7));
+        n += 1;
+      }
       out.push(`${m.id}:${c}:${n}:${s.toFixed(9)}`);
     }
   }
