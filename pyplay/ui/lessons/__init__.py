@@ -93,7 +93,8 @@ LESSONS: tuple[LessonSpec, ...] = (
         "preset signal steps system lr seed", exclude={"signal": ("typed",)},
         about="layered digital dynamic networks in the notation of Hagan's *Neural Network "
         "Design*: build one from a palette, its diagram and equations, run and train it; the "
-        "vanishing gradient with lw on a slider",
+        "vanishing gradient with lw on a slider; an LMS adaptive filter, the eigenvalues of "
+        "LW¹˒¹ and memory, RTRL beside BPTT",
         experiments=(
             Experiment("Moving average imitates first order", {}, 200,
                        "the loss falls below 0.003: three taps approximate the decaying "
