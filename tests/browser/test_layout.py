@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from browserkit import BUTTON_PROBLEMS, CANVASES, wait_for, wait_ready
+from pyplay.ui.lessons.dynamic.view import SUBTABS
 
 pytestmark = pytest.mark.browser
 
@@ -68,7 +69,7 @@ def test_every_button_of_every_lesson_fits_at_four_sizes(page, site_url, page_lo
                 name = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
                 page.screenshot(path=str(SHOTS / f"{k:02d}-{name}-{width}x{height}.png"))
         tab(page, "Dynamic networks")
-        for sub in ("Vanishing gradient", "Textbook seq2seq"):
+        for sub in SUBTABS[1:]:  # every sub-tab after "Build and run"
             page.get_by_text(sub, exact=True).first.click()
             settle(page)
             failures += [f"{width}x{height} {sub}: {p}" for p in problems(page)]

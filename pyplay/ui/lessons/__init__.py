@@ -14,6 +14,8 @@ from pyplay.ui.lessons.spec import Embed, LessonSpec
 
 __all__ = ["COURSE", "LESSONS", "SPECS", "Embed", "Experiment", "LessonSpec", "spec_of"]
 
+_DYN = "pyplay.ui.lessons.dynamic"  # the dynamic lesson's sub-tabs that are lessons of their own
+
 # fmt: off
 LESSONS: tuple[LessonSpec, ...] = (
     LessonSpec(
@@ -92,7 +94,8 @@ LESSONS: tuple[LessonSpec, ...] = (
         "preset signal steps system lr seed", exclude={"signal": ("typed",)},
         about="layered digital dynamic networks in the notation of Hagan's *Neural Network "
         "Design*: build one from a palette, its diagram and equations, run and train it; the "
-        "vanishing gradient with lw on a slider",
+        "vanishing gradient with lw on a slider; an LMS adaptive filter, the eigenvalues of "
+        "LW¹˒¹ and memory, RTRL beside BPTT",
         experiments=(
             Experiment("Moving average imitates first order", {}, 200,
                        "the loss falls below 0.003: three taps approximate the decaying "
@@ -106,6 +109,20 @@ LESSONS: tuple[LessonSpec, ...] = (
     LessonSpec(
         "textbook", "Textbook seq2seq", "state:TextbookSeq2SeqState", "view:TextbookSeq2SeqView",
         "form hidden_size D lr seed", parent="dynamic",
+    ),
+    LessonSpec(
+        "adaptive", "Adaptive filter", f"{_DYN}.adaptive_state:AdaptiveFilterState",
+        f"{_DYN}.adaptive_view:AdaptiveFilterView", "lr n_taps seed", parent="dynamic",
+        code=None,
+    ),
+    LessonSpec(
+        "stability", "Stability and memory", f"{_DYN}.stability_state:StabilityState",
+        f"{_DYN}.stability_view:StabilityView", "radius angle steps transfer", parent="dynamic",
+        code=None,
+    ),
+    LessonSpec(
+        "rtrl", "RTRL and BPTT", f"{_DYN}.rtrl_state:RTRLState", f"{_DYN}.rtrl_view:RTRLView",
+        "hidden_size seq_len lr seed", parent="dynamic", code=None,
     ),
     LessonSpec(
         "timeseries", "Time series", "state:NARXState", "view:TimeSeriesLesson",

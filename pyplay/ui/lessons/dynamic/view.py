@@ -2,13 +2,18 @@
 layered digital dynamic network from presets or a palette, see its diagram and equations, run it
 on a signal and train it; then the vanishing gradient of a first-order recurrent network with
 ``lw`` on a slider; and the book's sequence-to-sequence network, its attention over a tapped
-delay line of encoder states (:class:`~pyplay.ui.lessons.textbook.view.TextbookSeq2SeqView`).
+delay line of encoder states (:class:`~pyplay.ui.lessons.textbook.view.TextbookSeq2SeqView`);
+the adaptive filter trained by LMS (:mod:`~pyplay.ui.lessons.dynamic.adaptive_view`), the
+eigenvalues of LW¹˒¹ and what they do to memory (:mod:`~pyplay.ui.lessons.dynamic.stability_view`)
+and RTRL beside BPTT (:mod:`~pyplay.ui.lessons.dynamic.rtrl_view`).
 
 Rendering only: actions call :class:`~pyplay.ui.lessons.dynamic.state.LDDNLessonState` and
-:class:`~pyplay.ui.lessons.dynamic.lddn_gradient.VanishingGradientState`. The book's seq2seq
-sub-tab is a lesson of its own (key ``"textbook"``, :data:`~pyplay.ui.lessons.LESSONS`):
-the view shows it through ``parts``, ``show_part``, ``shown_part`` and ``watch_parts`` (see
-:mod:`pyplay.ui.location`), so the page address and autosave reach its state too.
+:class:`~pyplay.ui.lessons.dynamic.lddn_gradient.VanishingGradientState`. The sub-tabs of
+:data:`PARTS` are lessons of their own (keys ``"textbook"``, ``"adaptive"``, ``"stability"``,
+``"rtrl"``, :data:`~pyplay.ui.lessons.LESSONS`):
+the view shows them through ``parts``, ``show_part``, ``shown_part`` and ``watch_parts`` (see
+:mod:`pyplay.ui.location`), so the page address (and autosave, for the textbook's) reach
+their states too.
 """
 
 from __future__ import annotations
@@ -23,8 +28,11 @@ from bokeh.plotting import figure
 from pyplay.dynamic.transfer import TRANSFERS
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons import SPECS
+from pyplay.ui.lessons.dynamic.adaptive_view import AdaptiveFilterView
 from pyplay.ui.lessons.dynamic.diagram_plot import diagram_figure, update_diagram
 from pyplay.ui.lessons.dynamic.lddn_gradient import VanishingGradientState
+from pyplay.ui.lessons.dynamic.rtrl_view import RTRLView
+from pyplay.ui.lessons.dynamic.stability_view import StabilityView
 from pyplay.ui.lessons.dynamic.state import PRESETS, SYSTEM_LABELS, LDDNLessonState
 from pyplay.ui.lessons.textbook.view import TextbookSeq2SeqView
 from pyplay.ui.plots import legend_outside, line_figure, set_data, watch_placeholder
@@ -33,9 +41,10 @@ from pyplay.ui.text import Text
 from pyplay.ui.training import message_alert
 from pyplay.ui.try_this import try_this
 
-__all__ = ["SUBTABS", "DynamicLesson"]
+__all__ = ["PARTS", "SUBTABS", "DynamicLesson"]
 
-SUBTABS = ("Build and run", "Vanishing gradient", SPECS["textbook"].title)
+PARTS = ("textbook", "adaptive", "stability", "rtrl")  # sub-tabs that are lessons of their own
+SUBTABS = ("Build and run", "Vanishing gradient", *(SPECS[k].title for k in PARTS))
 
 HELP = (
     "A layered digital dynamic network (LDDN) computes, for every layer m and time step t, "
@@ -84,7 +93,12 @@ class DynamicLesson(LessonView):
         super().__init__(state or LDDNLessonState())
         self.gradient = gradient or VanishingGradientState()
         self.seq2seq = TextbookSeq2SeqView()
-        self.parts: dict[str, Any] = {"textbook": self.seq2seq}  # sub-tabs that are lessons
+        self.parts: dict[str, Any] = {  # sub-tabs that are lessons, in the order of PARTS
+            "textbook": self.seq2seq,
+            "adaptive": AdaptiveFilterView(),
+            "stability": StabilityView(),
+            "rtrl": RTRLView(),
+        }
         self.subtabs: pn.Tabs | None = None
         self.diagram_fig, self.diagram_sources = diagram_figure()
         self.equations = Text("", css_classes=["pyplay-lddn-equations"])
@@ -284,7 +298,8 @@ class DynamicLesson(LessonView):
     def panel(self) -> pn.Tabs:
         """The lesson's sub-tabs (built on the first call, the same object after)."""
         if self.subtabs is None:
-            pages = (self._build_tab(), self._gradient_tab(), self.seq2seq.panel())
+            parts = (self.parts[k].panel() for k in PARTS)
+            pages = (self._build_tab(), self._gradient_tab(), *parts)
             self.subtabs = pn.Tabs(
                 *zip(SUBTABS, pages, strict=True),
                 dynamic=False,

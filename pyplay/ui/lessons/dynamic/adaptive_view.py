@@ -1,0 +1,171 @@
+"""The "Adaptive filter" sub-tab of the dynamic networks lesson: the lecture's tapped delay line
+and linear neuron, its weights adapting by LMS while the noise-cancellation signal streams,
+the weight trajectory beside the Wiener solution and the error beside the clean signal drawn
+live; Run / Pause / Step / Reset as in the rest of the page (one step is one sample), and the
+learning rate against the LMS stability bound 1/λmax(R).
+
+Rendering only: actions call :class:`~pyplay.ui.lessons.dynamic.adaptive_state.AdaptiveFilterState`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import panel as pn
+from bokeh.models import ColumnDataSource, Span
+from bokeh.plotting import figure
+
+from pyplay.dynamic.adaptive import LMSRecord
+from pyplay.ui.lessons.dynamic.adaptive_state import (
+    MAX_TAPS,
+    SAMPLES,
+    AdaptiveFilterState,
+    records_columns,
+)
+from pyplay.ui.plots import legend_outside, line_figure, set_data, watch_placeholder
+from pyplay.ui.text import Text
+from pyplay.ui.training import TrainingView, message_alert, seed_input
+
+__all__ = ["HELP", "AdaptiveFilterView"]
+
+HELP = (
+    "The lecture's **adaptive filter**: a tapped delay line gives the neuron the input's "
+    "present and past values, p(k) = [y(k); y(k−1); …; y(k−R+1)], and one linear neuron "
+    "answers **a(k) = purelin(W p(k) + b) = Σᵢ w₁,ᵢ y(k−i+1) + b**. After every sample the "
+    "**LMS (Widrow-Hoff) rule** moves W along the gradient of that sample's squared error: "
+    "**e(k) = t(k) − a(k)**, **W(k+1) = W(k) + 2α e(k) p(k)ᵀ**. The mean weights converge "
+    "to the Wiener solution **x\\* = R⁻¹h** (R = ⟨p pᵀ⟩, h = ⟨t p⟩) when "
+    "**0 < α < 1/λmax(R)**, the bound of *NND2* ch. 10, which assumes successive p(k) "
+    "independent. The noise source here is a sinusoid of period 3, not independent: the "
+    "weight error is multiplied over each period by Φ(α) = Πₖ (I − 2α p(k) p(k)ᵀ), and LMS "
+    "is stable exactly while the spectral radius of Φ(α) is below 1, a smaller α (both "
+    "bounds are given below). Past it, LMS diverges.\n\n"
+    "**Noise cancellation**: a signal s(k) (here uniform noise in [−0.2, 0.2], standing for "
+    "an EEG) is measured as t(k) = s(k) + m(k), where m(k) = 0.12 sin(2πk/3 + π/2) is noise "
+    "that reached it from the source v(k) = 1.2 sin(2πk/3). The filter reads v (y = v) and "
+    "learns to predict m; its error e(k) = s(k) + m(k) − a(k) is the restored signal. "
+    "**Run** streams the samples and plots them as they come."
+)
+DEPARTS = (
+    "*Where the page departs from the lecture*: the slide gives the filter's equation only; "
+    "the LMS rule, the stability bound and the noise-cancellation setting are those of "
+    "Hagan's *NND2* ch. 10, which the lecture follows. The neuron has no bias here "
+    "(b = 0, as in that example); x\\* and R are the averages over the whole streamed signal "
+    f"({SAMPLES} samples), and at most {MAX_TAPS} taps: the noise is one sinusoid, which two "
+    "taps can reproduce at any gain and phase (a third would make R singular)."
+)
+COLOURS = ("#2c6fbb", "#e67e22")
+
+
+def _weights_figure() -> tuple[figure, ColumnDataSource, list[Any], list[Span]]:
+    fig = line_figure(
+        "Weights W(k) (dashed: the Wiener solution x*)",
+        "sample k",
+        "weight",
+        height=250,
+        box=((1.0, 2.0), (-0.2, 0.2)),
+    )
+    legend_outside(fig)
+    source = ColumnDataSource({c: [] for c in ("k", "w1", "w2", "e", "s", "a")})
+    lines, spans = [], []
+    for i, colour in enumerate(COLOURS[:MAX_TAPS]):
+        lines.append(
+            fig.line(
+                "k",
+                f"w{i + 1}",
+                source=source,
+                color=colour,
+                line_width=2,
+                legend_label=f"w₁,{i + 1}(k)",
+            )
+        )
+        span = Span(dimension="width", line_dash="dashed", line_color=colour, line_width=1.5)
+        fig.add_layout(span)
+        spans.append(span)
+    watch_placeholder(fig, source)
+    return fig, source, lines, spans
+
+
+def _error_figure(source: ColumnDataSource) -> figure:
+    fig = line_figure(
+        "Error e(k), the restored signal, beside the clean signal s(k)",
+        "sample k",
+        "value",
+        height=250,
+        box=((1.0, 2.0), (-0.4, 0.4)),
+    )
+    legend_outside(fig)
+    fig.line("k", "s", source=source, color="#95a5a6", line_width=1.5, legend_label="signal s(k)")
+    fig.line("k", "e", source=source, color="#c0392b", line_width=1.5, legend_label="error e(k)")
+    watch_placeholder(fig, source)
+    return fig
+
+
+class AdaptiveFilterView(TrainingView, pn.viewable.Viewer):
+    """The sub-tab around an :class:`AdaptiveFilterState`; ``panel()`` returns it."""
+
+    yield_s = 0.03  # a few samples per slice: the plots follow sample by sample
+    refresh_interval_s = 0.5
+
+    def __init__(self, state: AdaptiveFilterState | None = None) -> None:
+        super().__init__()
+        self.state = state or AdaptiveFilterState()
+        self.weights_fig, self.source, self.weight_lines, self.spans = _weights_figure()
+        self.error_fig = _error_figure(self.source)
+        self.bound = Text("", css_classes=["pyplay-adaptive-bound"])
+        self._page: pn.Row | None = None
+        self.state.param.watch(lambda *_: self.redraw(), "version")
+        self.redraw()
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self.panel()
+
+    # ------------------------------------------------------------------ drawing
+    def redraw(self) -> None:
+        """Everything from the state: after a reset, the columns streamed so far."""
+        s = self.state
+        set_data(self.source, s.arrays())
+        for i, (line, span) in enumerate(zip(self.weight_lines, self.spans, strict=True)):
+            shown = i < s.n_taps
+            line.visible = span.visible = shown
+            span.location = float(s.wiener[i]) if shown else 0.0
+        self._show_bound()
+
+    def _show_bound(self) -> None:
+        self.bound.object = self.state.bound_text()
+
+    def _stream(self, records: list[LMSRecord]) -> None:
+        if records:
+            s = self.state
+            self.source.stream(records_columns(records, s.signal.s, s.n_taps), rollover=SAMPLES)
+
+    # ------------------------------------------------------------------ layout
+    def panel(self) -> pn.Row:
+        """The sub-tab (built on the first call, the same object after)."""
+        if self._page is None:
+            s = self.state
+            controls = pn.Column(
+                pn.widgets.FloatSlider.from_param(
+                    s.param.lr, name="Learning rate α", start=0.005, end=1.5, step=0.005
+                ),
+                pn.widgets.IntSlider.from_param(s.param.n_taps, name="Taps R"),
+                seed_input(s),
+                self.buttons(),
+                pn.pane.Markdown("A new α, R or seed restarts the filter from W = 0."),
+                width=320,
+            )
+            main = pn.Column(
+                message_alert(s),
+                "## The adaptive filter (LMS)",
+                pn.pane.Markdown(HELP),
+                self.bound,
+                Text(s.param.status, css_classes=["pyplay-adaptive-status"]),
+                pn.pane.Bokeh(self.weights_fig, sizing_mode="stretch_width"),
+                pn.pane.Bokeh(self.error_fig, sizing_mode="stretch_width"),
+                pn.pane.Markdown(DEPARTS),
+                sizing_mode="stretch_width",
+            )
+            self._page = pn.Row(
+                controls, main, sizing_mode="stretch_width", css_classes=["pyplay-page"]
+            )
+        return self._page

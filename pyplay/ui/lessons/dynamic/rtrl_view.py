@@ -1,0 +1,135 @@
+"""The "RTRL and BPTT" sub-tab of the dynamic networks lesson: on the chapter's basic recurrent
+network both gradients side by side (equal to rounding), gradient descent a step at a time,
+and the two algorithms' costs (operations and memory) against T and S, counted by
+:func:`pyplay.dynamic.rtrl.cost_figures`.
+
+Rendering only: actions call :class:`~pyplay.ui.lessons.dynamic.rtrl_state.RTRLState`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import panel as pn
+from bokeh.models import ColumnDataSource, Span
+from bokeh.plotting import figure
+
+from pyplay.ui.lessons.dynamic.rtrl_state import COST_S, COST_T, RTRLState, cost_table
+from pyplay.ui.plots import legend_outside, line_figure, set_data, watch_placeholder
+from pyplay.ui.text import Text
+from pyplay.ui.training import TrainingView, message_alert, seed_input
+
+__all__ = ["HELP", "RTRLView"]
+
+HELP = (
+    "Two ways to the same gradient of the basic recurrent network (eq. 6.3-6.4), "
+    "**a¹(t) = tansig(IW¹˒¹ p(t) + LW¹˒¹ a¹(t−1) + b¹)**, **a²(t) = LW²˒¹ a¹(t) + b²**, "
+    "F = ½ Σₜ (a²(t) − y(t))². **BPTT** runs forward over the whole sequence, keeps every "
+    "a¹(t), then runs backward: ∂F/∂a¹(t) = ∂ᵉF/∂a¹(t) + [LW¹˒¹]ᵀ Ḟ¹(n¹(t+1)) ∂F/∂a¹(t+1). "
+    "**RTRL** (real-time recurrent learning, which the original LSTM paper used) runs forward "
+    "only, carrying the sensitivity of a¹(t) to every weight x of layer 1: "
+    "**∂a¹(t)/∂xᵀ = Ḟ¹(n¹(t)) [∂ᵉn¹(t)/∂xᵀ + LW¹˒¹ ∂a¹(t−1)/∂xᵀ]**, and adds "
+    "[∂a¹(t)/∂xᵀ]ᵀ [LW²˒¹]ᵀ (a²(t) − y(t)) to the gradient at every t, so it can learn "
+    "online, while the sequence streams. Both give the same numbers (below, to rounding). "
+    "The price: the sensitivity is an S × P matrix (P ≈ S² weights), so RTRL costs about "
+    "TS⁴ operations and S³ memory, against BPTT's TS² operations and TS memory."
+)
+DEPARTS = (
+    "*Where the page departs from the lecture*: the lecture names RTRL (the original LSTM "
+    "was trained with it) but does not write it out; the recursion above is the standard "
+    "one written in the chapter's layer notation. The network imitates the first-order system "
+    "y(t) = y(t−1)/2 + p(t)/2 on one sequence of random levels; each step is plain gradient "
+    "descent with the RTRL gradient over the whole sequence (not an online update), so "
+    "that the two gradients can be compared on the same weights. The costs are counted from "
+    "the products each algorithm computes (one input, one output), not timed."
+)
+COLUMNS = ("x", "bptt_ops", "rtrl_ops", "bptt_memory", "rtrl_memory")
+
+
+def _cost_figure(title: str, x_label: str) -> tuple[figure, ColumnDataSource, Span]:
+    fig = line_figure(
+        title, x_label, "count (log scale)", height=260, log=True, box=((1, 2), (1, 10))
+    )
+    legend_outside(fig)
+    source = ColumnDataSource({c: [] for c in COLUMNS})
+    for column, colour, dash, label in (
+        ("bptt_ops", "#2c6fbb", "solid", "BPTT operations"),
+        ("rtrl_ops", "#c0392b", "solid", "RTRL operations"),
+        ("bptt_memory", "#2c6fbb", "dashed", "BPTT memory"),
+        ("rtrl_memory", "#c0392b", "dashed", "RTRL memory"),
+    ):
+        fig.line("x", column, source=source, color=colour, line_dash=dash, line_width=2,
+                 legend_label=label)  # fmt: skip
+    span = Span(dimension="height", line_color="#27ae60", line_width=1.5)
+    fig.add_layout(span)
+    watch_placeholder(fig, source)
+    return fig, source, span
+
+
+class RTRLView(TrainingView, pn.viewable.Viewer):
+    """The sub-tab around an :class:`RTRLState`; ``panel()`` returns it."""
+
+    yield_s = 0.1  # a few steps a second: each one is shown
+    live = False  # every slice redraws the gradients itself
+
+    def __init__(self, state: RTRLState | None = None) -> None:
+        super().__init__()
+        self.state = state or RTRLState()
+        self.t_fig, self.t_source, self.t_span = _cost_figure(
+            "Cost of one gradient against the length T (S as set)", "sequence length T"
+        )
+        self.s_fig, self.s_source, self.s_span = _cost_figure(
+            "Cost of one gradient against the hidden size S (T as set)", "hidden size S"
+        )
+        self.gradients = Text("", css_classes=["pyplay-rtrl-gradients"])
+        self.costs = Text("", css_classes=["pyplay-rtrl-costs"])
+        self._page: pn.Row | None = None
+        self.state.param.watch(lambda *_: self.redraw(), "version")
+        self.redraw()
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self.panel()
+
+    def redraw(self) -> None:
+        """The gradients and the cost curves for the current T and S."""
+        s = self.state
+        T, S = int(s.seq_len), int(s.hidden_size)
+        set_data(self.t_source, {"x": COST_T, **cost_table(COST_T, S)})
+        set_data(self.s_source, {"x": COST_S, **cost_table(T, COST_S)})
+        self.t_span.location, self.s_span.location = float(T), float(S)
+        self.costs.object = s.costs_text()
+        self._stream(None)
+
+    def _stream(self, result: Any) -> None:
+        self.gradients.object = self.state.gradients_text()
+
+    def panel(self) -> pn.Row:
+        """The sub-tab (built on the first call, the same object after)."""
+        if self._page is None:
+            s = self.state
+            controls = pn.Column(
+                pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size S"),
+                pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length T"),
+                pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.01),
+                seed_input(s),
+                self.buttons(),
+                width=320,
+            )
+            main = pn.Column(
+                message_alert(s),
+                "## RTRL beside BPTT",
+                pn.pane.Markdown(HELP),
+                Text(s.param.status, css_classes=["pyplay-rtrl-status"]),
+                "### Both gradients",
+                self.gradients,
+                "### What each costs",
+                self.costs,
+                pn.pane.Bokeh(self.t_fig, sizing_mode="stretch_width"),
+                pn.pane.Bokeh(self.s_fig, sizing_mode="stretch_width"),
+                pn.pane.Markdown(DEPARTS),
+                sizing_mode="stretch_width",
+            )
+            self._page = pn.Row(
+                controls, main, sizing_mode="stretch_width", css_classes=["pyplay-page"]
+            )
+        return self._page

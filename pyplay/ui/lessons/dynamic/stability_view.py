@@ -1,0 +1,178 @@
+"""The "Stability and memory" sub-tab of the dynamic networks lesson: the eigenvalues of
+LW¹˒¹ drawn with the unit circle, beside the impulse response a¹(t) and the gradient through
+time ∂F/∂a¹(t); the radius slider moves the eigenvalues out of the circle and the response
+explodes. Run / Step move a cursor along the time axis.
+
+Rendering only: the numbers come from
+:class:`~pyplay.ui.lessons.dynamic.stability_state.StabilityState`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import panel as pn
+from bokeh.models import ColumnDataSource, Range1d, Span
+from bokeh.plotting import figure
+
+from pyplay.ui.lessons.dynamic.stability_state import StabilityState
+from pyplay.ui.plots import legend_outside, line_figure, positive, set_data, watch_placeholder
+from pyplay.ui.text import Text
+from pyplay.ui.training import TrainingView, message_alert
+
+__all__ = ["HELP", "StabilityView"]
+
+HELP = (
+    "A recurrent layer **a¹(t) = f(IW¹˒¹ p(t) + LW¹˒¹ a¹(t−1))** remembers through its "
+    "feedback matrix. For a linear layer (purelin) and an impulse p(1) = 1, the response is "
+    "**a¹(t) = (LW¹˒¹)ᵗ⁻¹ IW¹˒¹**: it decays when every eigenvalue λ of LW¹˒¹ lies inside "
+    "the unit circle (spectral radius ρ = max|λ| < 1) and grows without bound when one lies "
+    "outside. Backpropagation through time runs the same matrix backwards: with the error at "
+    "t = T only, **∂F/∂a¹(t) = ∂ᵉF/∂a¹(t) + [LW¹˒¹]ᵀ Ḟ¹(n¹(t+1)) ∂F/∂a¹(t+1)** "
+    "(the explicit term ∂ᵉF/∂a¹(t) is zero before T), so the gradient shrinks "
+    "like ρᵀ⁻ᵗ (vanishing: long memories are hard to learn) or explodes. The lecture's "
+    "conclusion: a long memory needs eigenvalues very close to one, which is also the edge "
+    "of instability; the constant error carousel (LW¹˒¹ = I, linear) sits exactly on it. "
+    "Move **ρ** past 1 to watch the response and the gradient explode; the angle θ makes the "
+    "eigenvalues complex, and the response oscillates."
+)
+DEPARTS = (
+    "*Where the page departs from the lecture*: the lecture's example is one neuron, "
+    "lw₁,₁ = 0.5 and iw₁,₁ = 1 (the *Vanishing gradient* sub-tab reproduces its 0.5ᵗ⁻¹). "
+    "Here the layer has two neurons so the eigenvalues can be complex: LW¹˒¹ = M ρR(θ) M⁻¹ "
+    "with R(θ) a rotation and M = [1 0.5; 0 1], eigenvalues ρe^(±iθ); IW¹˒¹ = [1; 0], no "
+    "bias, and ∂ᵉF/∂a¹(T) = [1; 1]. The slide writes the transfer derivative as ḟ(n(t)); "
+    "it is evaluated at n¹(t+1), the net input a¹(t) feeds."
+)
+STATE_COLOURS = ("#2c6fbb", "#e67e22")
+
+
+def _eigen_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
+    fig = figure(
+        width=300, height=300, title="Eigenvalues of LW¹˒¹", tools="save",
+        x_range=Range1d(-1.5, 1.5), y_range=Range1d(-1.5, 1.5),
+        x_axis_label="Re λ", y_axis_label="Im λ",
+    )  # fmt: skip
+    phi = np.linspace(0.0, 2.0 * np.pi, 181)
+    fig.line(np.cos(phi), np.sin(phi), color="#7f8c8d", line_width=1.5)  # the unit circle
+    radius = ColumnDataSource({"x": [], "y": []})
+    fig.line("x", "y", source=radius, color="#c0392b", line_dash="dotted", line_width=1.5)
+    eig = ColumnDataSource({"re": [], "im": []})
+    fig.scatter("re", "im", source=eig, size=11, color="#c0392b", line_color="black")
+    return fig, eig, radius
+
+
+def _time_figures() -> tuple[figure, figure, ColumnDataSource, list[Span]]:
+    source = ColumnDataSource({c: [] for c in ("t", "a1", "a2", "norm_a", "norm_g", "ra", "rg")})
+    response = line_figure(
+        "Impulse response a¹(t)", "time step t", "a¹(t)", height=240, box=((1, 2), (-1, 1))
+    )
+    legend_outside(response)
+    for i, colour in enumerate(STATE_COLOURS):
+        response.line("t", f"a{i + 1}", source=source, color=colour, line_width=2,
+                      legend_label=f"a¹{'₁₂'[i]}(t)")  # fmt: skip
+    memory = line_figure(
+        "Memory: ‖a¹(t)‖ and ‖∂F/∂a¹(t)‖ (log scale)", "time step t", "norm",
+        height=260, log=True, box=((1, 2), (0.1, 1)),
+    )  # fmt: skip
+    legend_outside(memory)
+    memory.line("t", "norm_a", source=source, color="#2c6fbb", line_width=2,
+                legend_label="‖a¹(t)‖")  # fmt: skip
+    memory.line("t", "ra", source=source, color="#2c6fbb", line_dash="dashed",
+                legend_label="ρ^(t−1)")  # fmt: skip
+    memory.line("t", "norm_g", source=source, color="#c0392b", line_width=2,
+                legend_label="‖∂F/∂a¹(t)‖")  # fmt: skip
+    memory.line("t", "rg", source=source, color="#c0392b", line_dash="dashed",
+                legend_label="ρ^(T−t)")  # fmt: skip
+    spans = []
+    for fig in (response, memory):
+        watch_placeholder(fig, source)
+        span = Span(dimension="height", line_color="#27ae60", line_width=2, visible=False)
+        fig.add_layout(span)
+        spans.append(span)
+    return response, memory, source, spans
+
+
+class StabilityView(TrainingView, pn.viewable.Viewer):
+    """The sub-tab around a :class:`StabilityState`; ``panel()`` returns it."""
+
+    yield_s = 0.12  # Run plays the cursor at about eight steps a second
+    live = False  # nothing to redraw but the cursor, which each slice moves
+
+    def __init__(self, state: StabilityState | None = None) -> None:
+        super().__init__()
+        self.state = state or StabilityState()
+        self.eigen_fig, self.eigen_source, self.radius_source = _eigen_figure()
+        self.response_fig, self.memory_fig, self.source, self.spans = _time_figures()
+        self.verdict = Text("", css_classes=["pyplay-stability-text"])
+        self._page: pn.Row | None = None
+        self.state.param.watch(lambda *_: self.redraw(), "version")
+        self.redraw()
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self.panel()
+
+    def redraw(self) -> None:
+        """The eigenvalues, the response and the gradient from the state."""
+        m = self.state.memory
+        set_data(self.eigen_source, {"re": m.lam.real.copy(), "im": m.lam.imag.copy()})
+        phi = np.linspace(0.0, 2.0 * np.pi, 181)
+        set_data(self.radius_source, {"x": m.rho * np.cos(phi), "y": m.rho * np.sin(phi)})
+        T = m.t.size
+        with np.errstate(over="ignore", invalid="ignore"):
+            ra = m.rho ** (m.t - 1.0)  # (T,)
+            rg = m.rho ** (T - m.t.astype(np.float64))  # (T,)
+        set_data(
+            self.source,
+            {
+                "t": m.t,
+                "a1": m.a[:, 0],
+                "a2": m.a[:, 1],
+                "norm_a": positive(np.linalg.norm(m.a, axis=1)),
+                "norm_g": positive(np.linalg.norm(m.grad, axis=1)),
+                "ra": positive(ra),
+                "rg": positive(rg),
+            },
+        )
+        self.verdict.object = self.state.verdict()
+        self._cursor()
+
+    def _cursor(self) -> None:
+        for span in self.spans:
+            span.visible = self.state.cursor > 0
+            span.location = float(self.state.cursor)
+
+    def _stream(self, result: Any) -> None:
+        self._cursor()
+
+    def panel(self) -> pn.Row:
+        """The sub-tab (built on the first call, the same object after)."""
+        if self._page is None:
+            s = self.state
+            controls = pn.Column(
+                pn.widgets.FloatSlider.from_param(
+                    s.param.radius, name="Spectral radius ρ = |λ|", step=0.01
+                ),
+                pn.widgets.FloatSlider.from_param(s.param.angle, name="Angle θ (degrees)", step=5),
+                pn.widgets.IntSlider.from_param(s.param.steps, name="Steps T"),
+                pn.widgets.RadioButtonGroup.from_param(s.param.transfer, name="Transfer"),
+                self.buttons(),
+                pn.pane.Bokeh(self.eigen_fig),
+                width=320,
+            )
+            main = pn.Column(
+                message_alert(s),
+                "## Stability and memory: the eigenvalues of LW¹˒¹",
+                pn.pane.Markdown(HELP),
+                self.verdict,
+                Text(s.param.status, css_classes=["pyplay-stability-status"]),
+                pn.pane.Bokeh(self.response_fig, sizing_mode="stretch_width"),
+                pn.pane.Bokeh(self.memory_fig, sizing_mode="stretch_width"),
+                pn.pane.Markdown(DEPARTS),
+                sizing_mode="stretch_width",
+            )
+            self._page = pn.Row(
+                controls, main, sizing_mode="stretch_width", css_classes=["pyplay-page"]
+            )
+        return self._page
