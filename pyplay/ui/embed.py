@@ -32,7 +32,7 @@ from pyplay.ui.urlstate import apply_settings, parse_query
 
 __all__ = ["MAX_WIDGETS", "WIDGETS", "Widget", "create_embed", "widget_head", "widget_view"]
 
-MAX_WIDGETS = 16  # widgets one host page may ask one runtime for (every kind fits)
+MAX_WIDGETS = 24  # widgets one host page may ask one runtime for (every kind fits)
 HEIGHT_RANGE = (120, 4000)  # pixels, for a host-set height
 
 
