@@ -8,29 +8,9 @@ import re
 
 import pytest
 
-from browserkit import wait_for
+from browserkit import FINGERPRINT, wait_for
 
 pytestmark = pytest.mark.browser
-
-# a fingerprint of the named columns of every data source: (column, count, weighted sum)
-FINGERPRINT = """(columns) => {
-  const out = [];
-  for (const m of window.pyplay.document.all_models) {
-    const d = m.data;
-    if (d == null || typeof d !== "object") continue;
-    for (const c of columns) {
-      const col = d instanceof Map ? d.get(c) : d[c];
-      if (col === undefined) continue;
-      let s = 0, n = 0;
-      for (const v of col) {
-        if (typeof v === "number" && isFinite(v)) s += v * (1 + (n % 7));
-        n += 1;
-      }
-      out.push(`${m.id}:${c}:${n}:${s.toFixed(9)}`);
-    }
-  }
-  return out.sort();
-}"""
 
 
 def pre(page, css: str) -> str:

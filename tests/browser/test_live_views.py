@@ -15,32 +15,9 @@ import time
 
 import pytest
 
-from browserkit import wait_for
+from browserkit import FINGERPRINT, wait_for
 
 pytestmark = pytest.mark.browser
-
-# a fingerprint of every look-inside source: (model id, column, count, weighted sum)
-FINGERPRINT = """(columns) => {
-  const out = [];
-  for (const m of window.pyplay.document.all_models) {
-    const d = m.data;
-    if (d == null || typeof d !== "object") continue;
-    for (const c of columns) {
-      const col = d instanceof Map ? d.get(c) : d[c];
-      if (col === undefined) continue;
-      let s = 0, n = 0;
-      const visit = (v) => {
-        if (typeof v === "number") { if (isFinite(v)) s += v * (1 + (n % 7)); n += 1; }
-        else if (v != null && typeof v !== "string" && v.length !== undefined) {
-          for (const x of v) visit(x);
-        }
-      };
-      visit(col);
-      out.push(`${m.id}:${c}:${n}:${s.toFixed(9)}`);
-    }
-  }
-  return out.sort();
-}"""
 
 LIVE = {  # tab: (status line's class, look-inside columns)
     "Transformers": ("pyplay-transformer-status", ["weight"]),

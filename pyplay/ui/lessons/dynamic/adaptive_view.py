@@ -22,9 +22,10 @@ from pyplay.ui.lessons.dynamic.adaptive_state import (
     AdaptiveFilterState,
     records_columns,
 )
+from pyplay.ui.lessons.dynamic.subtab import SubTabView
 from pyplay.ui.plots import legend_outside, line_figure, set_data, watch_placeholder
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, seed_input
+from pyplay.ui.training import seed_input
 
 __all__ = ["HELP", "AdaptiveFilterView"]
 
@@ -101,8 +102,13 @@ def _error_figure(source: ColumnDataSource) -> figure:
     return fig
 
 
-class AdaptiveFilterView(TrainingView, pn.viewable.Viewer):
+class AdaptiveFilterView(SubTabView):
     """The sub-tab around an :class:`AdaptiveFilterState`; ``panel()`` returns it."""
+
+    heading = "## The adaptive filter (LMS)"
+    help_text = HELP
+    departs = DEPARTS
+    status_css = "pyplay-adaptive-status"
 
     yield_s = 0.03  # a few samples per slice: the plots follow sample by sample
     refresh_interval_s = 0.5
@@ -113,12 +119,7 @@ class AdaptiveFilterView(TrainingView, pn.viewable.Viewer):
         self.weights_fig, self.source, self.weight_lines, self.spans = _weights_figure()
         self.error_fig = _error_figure(self.source)
         self.bound = Text("", css_classes=["pyplay-adaptive-bound"])
-        self._page: pn.Row | None = None
-        self.state.param.watch(lambda *_: self.redraw(), "version")
-        self.redraw()
-
-    def __panel__(self) -> pn.viewable.Viewable:
-        return self.panel()
+        self._watch()
 
     # ------------------------------------------------------------------ drawing
     def redraw(self) -> None:
@@ -140,32 +141,24 @@ class AdaptiveFilterView(TrainingView, pn.viewable.Viewer):
             self.source.stream(records_columns(records, s.signal.s, s.n_taps), rollover=SAMPLES)
 
     # ------------------------------------------------------------------ layout
-    def panel(self) -> pn.Row:
-        """The sub-tab (built on the first call, the same object after)."""
-        if self._page is None:
-            s = self.state
-            controls = pn.Column(
-                pn.widgets.FloatSlider.from_param(
-                    s.param.lr, name="Learning rate α", start=0.005, end=1.5, step=0.005
-                ),
-                pn.widgets.IntSlider.from_param(s.param.n_taps, name="Taps R"),
-                seed_input(s),
-                self.buttons(),
-                pn.pane.Markdown("A new α, R or seed restarts the filter from W = 0."),
-                width=320,
-            )
-            main = pn.Column(
-                message_alert(s),
-                "## The adaptive filter (LMS)",
-                pn.pane.Markdown(HELP),
-                self.bound,
-                Text(s.param.status, css_classes=["pyplay-adaptive-status"]),
-                pn.pane.Bokeh(self.weights_fig, sizing_mode="stretch_width"),
-                pn.pane.Bokeh(self.error_fig, sizing_mode="stretch_width"),
-                pn.pane.Markdown(DEPARTS),
-                sizing_mode="stretch_width",
-            )
-            self._page = pn.Row(
-                controls, main, sizing_mode="stretch_width", css_classes=["pyplay-page"]
-            )
-        return self._page
+    def controls(self) -> list[Any]:
+        s = self.state
+        return [
+            pn.widgets.FloatSlider.from_param(
+                s.param.lr, name="Learning rate α", start=0.005, end=1.5, step=0.005
+            ),
+            pn.widgets.IntSlider.from_param(s.param.n_taps, name="Taps R"),
+            seed_input(s),
+        ]
+
+    def controls_below(self) -> list[Any]:
+        return [pn.pane.Markdown("A new α, R or seed restarts the filter from W = 0.")]
+
+    def header_extra(self) -> list[Any]:
+        return [self.bound]
+
+    def body(self) -> list[Any]:
+        return [
+            pn.pane.Bokeh(self.weights_fig, sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self.error_fig, sizing_mode="stretch_width"),
+        ]

@@ -15,9 +15,10 @@ from bokeh.models import ColumnDataSource, Span
 from bokeh.plotting import figure
 
 from pyplay.ui.lessons.dynamic.rtrl_state import COST_S, COST_T, RTRLState, cost_table
+from pyplay.ui.lessons.dynamic.subtab import SubTabView
 from pyplay.ui.plots import legend_outside, line_figure, set_data, watch_placeholder
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert, seed_input
+from pyplay.ui.training import seed_input
 
 __all__ = ["HELP", "RTRLView"]
 
@@ -66,8 +67,13 @@ def _cost_figure(title: str, x_label: str) -> tuple[figure, ColumnDataSource, Sp
     return fig, source, span
 
 
-class RTRLView(TrainingView, pn.viewable.Viewer):
+class RTRLView(SubTabView):
     """The sub-tab around an :class:`RTRLState`; ``panel()`` returns it."""
+
+    heading = "## RTRL beside BPTT"
+    help_text = HELP
+    departs = DEPARTS
+    status_css = "pyplay-rtrl-status"
 
     yield_s = 0.1  # a few steps a second: each one is shown
     live = False  # every slice redraws the gradients itself
@@ -83,12 +89,7 @@ class RTRLView(TrainingView, pn.viewable.Viewer):
         )
         self.gradients = Text("", css_classes=["pyplay-rtrl-gradients"])
         self.costs = Text("", css_classes=["pyplay-rtrl-costs"])
-        self._page: pn.Row | None = None
-        self.state.param.watch(lambda *_: self.redraw(), "version")
-        self.redraw()
-
-    def __panel__(self) -> pn.viewable.Viewable:
-        return self.panel()
+        self._watch()
 
     def redraw(self) -> None:
         """The gradients and the cost curves for the current T and S."""
@@ -103,33 +104,21 @@ class RTRLView(TrainingView, pn.viewable.Viewer):
     def _stream(self, result: Any) -> None:
         self.gradients.object = self.state.gradients_text()
 
-    def panel(self) -> pn.Row:
-        """The sub-tab (built on the first call, the same object after)."""
-        if self._page is None:
-            s = self.state
-            controls = pn.Column(
-                pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size S"),
-                pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length T"),
-                pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.01),
-                seed_input(s),
-                self.buttons(),
-                width=320,
-            )
-            main = pn.Column(
-                message_alert(s),
-                "## RTRL beside BPTT",
-                pn.pane.Markdown(HELP),
-                Text(s.param.status, css_classes=["pyplay-rtrl-status"]),
-                "### Both gradients",
-                self.gradients,
-                "### What each costs",
-                self.costs,
-                pn.pane.Bokeh(self.t_fig, sizing_mode="stretch_width"),
-                pn.pane.Bokeh(self.s_fig, sizing_mode="stretch_width"),
-                pn.pane.Markdown(DEPARTS),
-                sizing_mode="stretch_width",
-            )
-            self._page = pn.Row(
-                controls, main, sizing_mode="stretch_width", css_classes=["pyplay-page"]
-            )
-        return self._page
+    def controls(self) -> list[Any]:
+        s = self.state
+        return [
+            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size S"),
+            pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length T"),
+            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.01),
+            seed_input(s),
+        ]
+
+    def body(self) -> list[Any]:
+        return [
+            "### Both gradients",
+            self.gradients,
+            "### What each costs",
+            self.costs,
+            pn.pane.Bokeh(self.t_fig, sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self.s_fig, sizing_mode="stretch_width"),
+        ]

@@ -17,9 +17,9 @@ from bokeh.models import ColumnDataSource, Range1d, Span
 from bokeh.plotting import figure
 
 from pyplay.ui.lessons.dynamic.stability_state import StabilityState
+from pyplay.ui.lessons.dynamic.subtab import SubTabView
 from pyplay.ui.plots import legend_outside, line_figure, positive, set_data, watch_placeholder
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert
 
 __all__ = ["HELP", "StabilityView"]
 
@@ -94,8 +94,13 @@ def _time_figures() -> tuple[figure, figure, ColumnDataSource, list[Span]]:
     return response, memory, source, spans
 
 
-class StabilityView(TrainingView, pn.viewable.Viewer):
+class StabilityView(SubTabView):
     """The sub-tab around a :class:`StabilityState`; ``panel()`` returns it."""
+
+    heading = "## Stability and memory: the eigenvalues of LW¹˒¹"
+    help_text = HELP
+    departs = DEPARTS
+    status_css = "pyplay-stability-status"
 
     yield_s = 0.12  # Run plays the cursor at about eight steps a second
     live = False  # nothing to redraw but the cursor, which each slice moves
@@ -106,12 +111,7 @@ class StabilityView(TrainingView, pn.viewable.Viewer):
         self.eigen_fig, self.eigen_source, self.radius_source = _eigen_figure()
         self.response_fig, self.memory_fig, self.source, self.spans = _time_figures()
         self.verdict = Text("", css_classes=["pyplay-stability-text"])
-        self._page: pn.Row | None = None
-        self.state.param.watch(lambda *_: self.redraw(), "version")
-        self.redraw()
-
-    def __panel__(self) -> pn.viewable.Viewable:
-        return self.panel()
+        self._watch()
 
     def redraw(self) -> None:
         """The eigenvalues, the response and the gradient from the state."""
@@ -146,33 +146,25 @@ class StabilityView(TrainingView, pn.viewable.Viewer):
     def _stream(self, result: Any) -> None:
         self._cursor()
 
-    def panel(self) -> pn.Row:
-        """The sub-tab (built on the first call, the same object after)."""
-        if self._page is None:
-            s = self.state
-            controls = pn.Column(
-                pn.widgets.FloatSlider.from_param(
-                    s.param.radius, name="Spectral radius ρ = |λ|", step=0.01
-                ),
-                pn.widgets.FloatSlider.from_param(s.param.angle, name="Angle θ (degrees)", step=5),
-                pn.widgets.IntSlider.from_param(s.param.steps, name="Steps T"),
-                pn.widgets.RadioButtonGroup.from_param(s.param.transfer, name="Transfer"),
-                self.buttons(),
-                pn.pane.Bokeh(self.eigen_fig),
-                width=320,
-            )
-            main = pn.Column(
-                message_alert(s),
-                "## Stability and memory: the eigenvalues of LW¹˒¹",
-                pn.pane.Markdown(HELP),
-                self.verdict,
-                Text(s.param.status, css_classes=["pyplay-stability-status"]),
-                pn.pane.Bokeh(self.response_fig, sizing_mode="stretch_width"),
-                pn.pane.Bokeh(self.memory_fig, sizing_mode="stretch_width"),
-                pn.pane.Markdown(DEPARTS),
-                sizing_mode="stretch_width",
-            )
-            self._page = pn.Row(
-                controls, main, sizing_mode="stretch_width", css_classes=["pyplay-page"]
-            )
-        return self._page
+    def controls(self) -> list[Any]:
+        s = self.state
+        return [
+            pn.widgets.FloatSlider.from_param(
+                s.param.radius, name="Spectral radius ρ = |λ|", step=0.01
+            ),
+            pn.widgets.FloatSlider.from_param(s.param.angle, name="Angle θ (degrees)", step=5),
+            pn.widgets.IntSlider.from_param(s.param.steps, name="Steps T"),
+            pn.widgets.RadioButtonGroup.from_param(s.param.transfer, name="Transfer"),
+        ]
+
+    def controls_below(self) -> list[Any]:
+        return [pn.pane.Bokeh(self.eigen_fig)]
+
+    def header_extra(self) -> list[Any]:
+        return [self.verdict]
+
+    def body(self) -> list[Any]:
+        return [
+            pn.pane.Bokeh(self.response_fig, sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self.memory_fig, sizing_mode="stretch_width"),
+        ]

@@ -1,0 +1,77 @@
+"""What the dynamic-network lesson's small sub-tabs share (the adaptive filter, stability,
+RTRL): a settings column with the buttons beside a page of heading, help, status line, the
+view's own parts and a note of where the page departs from the lecture; the view redraws
+whenever its state's ``version`` moves."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import panel as pn
+
+from pyplay.ui.text import Text
+from pyplay.ui.training import TrainingView, message_alert
+
+__all__ = ["SubTabView"]
+
+
+class SubTabView(TrainingView, pn.viewable.Viewer):
+    """A sub-tab around ``state``: a subclass sets ``heading``, ``help_text``, ``departs``
+    and ``status_css``, builds its figures in ``__init__`` before calling :meth:`_watch`,
+    and supplies :meth:`redraw`, :meth:`controls` and :meth:`body`. ``panel()`` builds the
+    page on its first call and returns the same object after."""
+
+    heading: ClassVar[str]
+    help_text: ClassVar[str]
+    departs: ClassVar[str]
+    status_css: ClassVar[str]
+    _page: pn.Row | None = None
+
+    def _watch(self) -> None:
+        """Redraw on every new ``version`` of the state, and now."""
+        self.state.param.watch(lambda *_: self.redraw(), "version")
+        self.redraw()
+
+    def redraw(self) -> None:
+        raise NotImplementedError
+
+    def controls(self) -> list[Any]:
+        """The settings above the buttons."""
+        raise NotImplementedError
+
+    def controls_below(self) -> list[Any]:
+        """What goes under the buttons (nothing by default)."""
+        return []
+
+    def body(self) -> list[Any]:
+        """The view's parts between the status line and the note on departures."""
+        raise NotImplementedError
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self.panel()
+
+    def panel(self) -> pn.Row:
+        """The sub-tab (built on the first call, the same object after)."""
+        if self._page is None:
+            s = self.state
+            controls = pn.Column(
+                *self.controls(), self.buttons(), *self.controls_below(), width=320
+            )
+            main = pn.Column(
+                message_alert(s),
+                self.heading,
+                pn.pane.Markdown(self.help_text),
+                *self.header_extra(),
+                Text(s.param.status, css_classes=[self.status_css]),
+                *self.body(),
+                pn.pane.Markdown(self.departs),
+                sizing_mode="stretch_width",
+            )
+            self._page = pn.Row(
+                controls, main, sizing_mode="stretch_width", css_classes=["pyplay-page"]
+            )
+        return self._page
+
+    def header_extra(self) -> list[Any]:
+        """What stands between the help and the status line (nothing by default)."""
+        return []
