@@ -59,6 +59,21 @@ def wait_step(page: Any, at_least: int, timeout_s: float = 150) -> int:
     pytest.fail(f"training did not reach step {at_least} in {timeout_s} s")
 
 
+def settled_step(page: Any, quiet_s: float = 3.0, timeout_s: float = 120) -> int:
+    """After a Pause click: poll the status line until it has not changed for ``quiet_s``
+    (the slice under way when Pause was clicked may still end) and return its step."""
+    deadline = time.time() + timeout_s
+    last, since = step_count(page), time.time()
+    while time.time() < deadline:
+        time.sleep(0.25)
+        step = step_count(page)
+        if step != last:
+            last, since = step, time.time()
+        elif time.time() - since >= quiet_s:
+            return step
+    pytest.fail(f"the status line still changed {timeout_s} s after Pause")
+
+
 def wait_for(page: Any, condition: Any, what: str, timeout_s: float = 150) -> None:
     """Poll ``condition()`` every half second; fail naming ``what`` after ``timeout_s``."""
     deadline = time.time() + timeout_s

@@ -4,11 +4,10 @@ offer to restore, then rename and delete the snapshot in the "Saved work" tab.""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
-from browserkit import open_lesson, step_count, wait_ready, wait_step
+from browserkit import open_lesson, settled_step, step_count, wait_ready, wait_step
 
 pytestmark = pytest.mark.browser
 
@@ -26,8 +25,7 @@ def test_training_survives_a_reload(page, page_log, site_url):
     page.get_by_role("button", name="Train", exact=True).click()
     wait_step(page, 20)
     page.get_by_role("button", name="Pause", exact=True).click()
-    time.sleep(1.0)  # the last slice ends
-    paused_at = step_count(page)
+    paused_at = settled_step(page)  # the last slice ends
     assert paused_at >= 20
     open_saved_work(page)  # the pause saved the model: it is listed
     entry = page.locator(".pyplay-saved-entry")
