@@ -23,6 +23,9 @@ COLUMNS = """(name) => {
   return out;
 }"""
 COLUMN_LENGTHS = "(name) => (" + COLUMNS + ")(name).map((c) => c.length)"
+# where the gradient-norm plot draws its clipping threshold (shown ones only)
+CLIP_LINES = """() => [...window.pyplay.document.all_models]
+  .filter((m) => m.name === "clip-threshold" && m.visible).map((m) => m.location)"""
 # an image column holds one (H, T) array: Bokeh ships it as an NDArray with a shape
 IMAGES = (
     "() => ("
@@ -57,6 +60,9 @@ def test_train_makes_the_loss_fall_and_the_gates_render(ready_page, page_log):
     assert status(page)[0] == paused_at, "training went on after Pause"
     assert loss is not None and loss < 0.05, f"loss {loss} after {paused_at} steps"
     assert max(page.evaluate(COLUMN_LENGTHS, "loss")) == paused_at  # the curve grew
+    # the gradient norm of every step, live beside it (issue 19), with the clip line at 1
+    assert page.evaluate(COLUMN_LENGTHS, "grad_norm") == [paused_at]
+    assert page.evaluate(CLIP_LINES) == [1.0]
     images = page.evaluate(IMAGES)  # LSTM: i, f, g, o, c, h, each (H units x T steps)
     assert [tuple(shape) for shape in images].count((32, 10)) == 6  # other lessons' images too
     assert page_log.errors == []

@@ -17,6 +17,7 @@ from pyplay.ui.embed import widget_head
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.rnn.lstm_views import CECView, lstm_controls
 from pyplay.ui.lessons.rnn.state import TASK_LABELS, LessonState
+from pyplay.ui.plot_gradnorm import GradNormPlot
 from pyplay.ui.plots import gradient_figure, heatmap_figure, positive, set_data, update_heatmap
 from pyplay.ui.text import Text
 from pyplay.ui.training import typed_number
@@ -58,6 +59,11 @@ HELP = {
     "beside the true one below.",
     "sample": "With the character model: type a prompt and **Generate**. Temperature below 1 "
     "picks likelier characters, above 1 more surprising ones, 0 always the likeliest.",
+    "norm": "**Gradient norm and clipping.** Every step's gradient has a global norm "
+    "||g|| = sqrt(Σ ||∂L/∂θ||²), drawn here before clipping. With **Clip** c > 0, a step above "
+    "the dashed line is scaled down to norm c (g ← g c/||g||) before the update; one below goes "
+    "through unchanged. Spikes of a decade or more are exploding gradients: try the RNN cell "
+    "with a large learning rate, with and without clipping.",
     "data": "Paste or upload a text (UTF-8, up to 1 MB) for the character model, or a column "
     "of numbers (one per line, up to 100,000) to predict the next value.",
 }
@@ -77,6 +83,9 @@ class RecurrentLesson(LessonView):
         self.example.param.watch(lambda e: self.refresh_inside(), "value")
         self.inside_help = pn.pane.Markdown(HELP["inside"])
         self.cec = CECView(self.state)
+        self.norms = GradNormPlot()
+        self.norms.set_clip(self.state.clip)
+        self.state.param.watch(lambda e: self.norms.set_clip(e.new), "clip")
         self.watch_version()
 
     def _on_version(self, *_: Any) -> None:
@@ -84,7 +93,12 @@ class RecurrentLesson(LessonView):
         self.grad_compare.data = {"t": [], "rnn": [], "lstm": []}
         self.inside_help.object = HELP["inside_rnn" if self.state.cell == "rnn" else "inside"]
         self._maps = {}
+        self.norms.clear()
         super()._on_version()
+
+    def _stream(self, records: list[Any]) -> None:
+        super()._stream(records)
+        self.norms.stream(records)
 
     def refresh(self, *_: Any) -> None:
         self.refresh_inside()
@@ -139,7 +153,8 @@ class RecurrentLesson(LessonView):
         return Text(self.state.param.status, name="status", css_classes=[self.status_css])
 
     def training(self) -> list[Any]:
-        return [pn.Column(*super().training(), sizing_mode="stretch_width")]
+        norms = (pn.pane.Markdown(HELP["norm"]), pn.pane.Bokeh(self.norms.fig))
+        return [pn.Column(*super().training(), *norms, sizing_mode="stretch_width")]
 
     def refresh_button(self) -> pn.widgets.Button:
         button = pn.widgets.Button(name="Refresh", width=100)
