@@ -37,7 +37,7 @@ TASK_LABELS = {
 MAX_UPLOAD_BYTES = 1_000_000
 _LSTM = ("forget_gate", "peephole", "forget_bias")  # the LSTM's variants (Variations of the LSTM)
 _REBUILD = ("task", "cell", "hidden_size", "num_layers", "seq_len", "seed", "nonlinearity", *_LSTM)
-_TRAINING = ("lr", "optimizer", "clip", "batch_size", "seed")
+_TRAINING = ("lr", "optimizer", "clip", "batch_size", "tbptt", "seed")
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,12 @@ class LessonState(TrainerLesson, LessonBase):
         default=1.0, softbounds=(0.0, 1000.0), doc="global-norm clipping threshold; 0 turns it off"
     )
     batch_size = param.Integer(default=32, softbounds=(1, 128))
+    tbptt = param.Boolean(
+        default=True,
+        doc="character model: read the text in consecutive chunks of seq_len characters and "
+        "carry the state from one to the next without its gradient (truncated BPTT); off: "
+        "independent windows, each from a zero state",
+    )
     seed = seed_param()
 
     def __init__(self, **params: Any) -> None:
@@ -107,7 +113,8 @@ class LessonState(TrainerLesson, LessonBase):
         self.reset()
         self.param.watch(self._quiet(self.reset), list(_REBUILD))
         self.param.watch(
-            self._quiet(self._on_training_setting), ["lr", "optimizer", "clip", "batch_size"]
+            self._quiet(self._on_training_setting),
+            ["lr", "optimizer", "clip", "batch_size", "tbptt"],
         )
 
     # ------------------------------------------------------------------ messages
@@ -163,7 +170,7 @@ class LessonState(TrainerLesson, LessonBase):
             lr=self.lr,
             batch_size=self.batch_size,
             clip=self.clip or None,
-            tbptt=(task.name == "charlm"),
+            tbptt=(task.name == "charlm" and self.tbptt),
         )
 
     # ------------------------------------------------------------------ training

@@ -42,7 +42,10 @@ HELP = {
     "one batch; **Reset** starts a fresh model. Learning rate, optimiser, clipping "
     "and batch size apply to the current model; the other settings build a new one. The LSTM's "
     "variants from the lecture: without a forget gate (the 1997 LSTM), with peepholes, and "
-    "its forget-gate bias at the start (the lecture: 1 or more keeps the gate open).",
+    "its forget-gate bias at the start (the lecture: 1 or more keeps the gate open). The "
+    "character model trains with **truncated BPTT**: it reads the text in consecutive chunks of "
+    "Sequence length characters and carries the state from one chunk to the next, but the "
+    "gradient stops at the chunk's start; unticked, every window starts from a zero state.",
     "inside": "Each heatmap shows one quantity over time (x) for every unit (y) while the "
     "model reads the chosen example; they follow the model while it trains. Gates near 0 "
     "block, near 1 let through: watch the LSTM's forget gate learn to stay open when it must "
@@ -143,11 +146,26 @@ class RecurrentLesson(LessonView):
             "hidden_size": pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
             "num_layers": pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers"),
             "seq_len": pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length"),
+            "tbptt": self.tbptt_box(),
             "optimizer": pn.widgets.Select.from_param(s.param.optimizer, name="Optimiser"),
             "clip": typed_number(s.param.clip, "Clip (0 = off)", step=0.5),
             "batch_size": pn.widgets.IntSlider.from_param(s.param.batch_size, name="Batch size"),
         }
         return list(w.values())
+
+    def tbptt_box(self) -> pn.widgets.Checkbox:
+        """The truncated-BPTT switch, shown for the character model only (the other tasks'
+        examples are independent sequences)."""
+        box = pn.widgets.Checkbox.from_param(
+            self.state.param.tbptt, name="Truncated BPTT (carry the state across chunks)"
+        )
+
+        def follow(*_: Any) -> None:
+            box.visible = self.state.task == "charlm"
+
+        self.state.param.watch(follow, "task")
+        follow()
+        return box
 
     def status_line(self) -> Text:
         return Text(self.state.param.status, name="status", css_classes=[self.status_css])
