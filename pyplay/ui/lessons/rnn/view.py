@@ -92,10 +92,11 @@ class RecurrentLesson(LessonView):
         self.watch_version()
 
     def _on_version(self, *_: Any) -> None:
-        """A new or loaded model: clear the curve, rebuild the heatmap grid, redraw."""
+        """A new or loaded model: clear the curves, redraw (the heatmaps are made anew only
+        when the cell's quantities change: replacing figures the page is still drawing made
+        Panel drop the page's late updates to them, with a console warning)."""
         self.grad_compare.data = {"t": [], "rnn": [], "lstm": []}
         self.inside_help.object = HELP["inside_rnn" if self.state.cell == "rnn" else "inside"]
-        self._maps = {}
         self.norms.clear()
         super()._on_version()
 
