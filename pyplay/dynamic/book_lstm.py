@@ -17,10 +17,12 @@ Six layers of ``S`` neurons, one input ``p(t)`` of ``R`` elements, and the gated
     a^6(t) &= a^4(t) \circ \mathrm{tansig}(a^5(t)) && \text{gated output}
     \end{aligned}
 
-:math:`\circ` is the Hadamard product. The bracketed peephole terms (the lecture's "feed back
-the CEC output :math:`a^5(t)` to the gate layers") are diagonal: :math:`LW^{2,5}` and
-:math:`LW^{3,5}` see :math:`a^5(t-1)`, :math:`LW^{4,5}` sees :math:`a^5(t)` (Gers &
-Schmidhuber 2000, as :class:`pyplay.nn.LSTM` with ``peephole=True``). Without the forget gate
+:math:`\circ` is the Hadamard product; the CEC's weight :math:`LW^{5,5} = I` and the
+weights into the products (the gating, and the output layer's) are fixed to the identity, not
+trained. The bracketed peephole terms (the lecture's "feed back the CEC output :math:`a^5(t)`
+to the gate layers") are diagonal: :math:`LW^{2,5}` and :math:`LW^{3,5}` see
+:math:`a^5(t-1)`, :math:`LW^{4,5}` sees :math:`a^5(t)` (Gers & Schmidhuber 2000, as
+:class:`pyplay.nn.LSTM` with ``peephole=True``). Without the forget gate
 (the original LSTM, ``forget_gate=False``) layer 3 is absent and :math:`a^3(t) = 1`:
 :math:`a^5(t) = a^5(t-1) + a^2(t) \circ a^1(t)`; the trace then holds ones for :math:`a^3`.
 
