@@ -14,6 +14,8 @@
   :mod:`~pyplay.dynamic.textbook_seq2seq`: the book's seq2seq exactly as eq. 6.5-6.18 write
   it (context; dot / general / concat attention over a TDL of D encoder states, queried with
   the decoder's previous output), and its equation-by-equation trace.
+- :mod:`~pyplay.dynamic.book_lstm`, :mod:`~pyplay.dynamic.book_gru`: the lecture's LSTM and
+  GRU as six-layer networks (CEC, gates, differencing layer), mapped from ``pyplay.nn``.
 - :mod:`~pyplay.dynamic.rtrl`: real-time recurrent learning beside BPTT, and their costs.
 - :mod:`~pyplay.dynamic.adaptive`: the adaptive filter (a TDL adapting online by LMS) and the
   noise-cancellation setting.
@@ -24,6 +26,8 @@
   :class:`pyplay.models.seq2seq.EncoderDecoder`; earlier textbook model files load as it.
 """
 
+from pyplay.dynamic.book_gru import BookGRU
+from pyplay.dynamic.book_lstm import BookLSTM
 from pyplay.dynamic.book_seq2seq import BOOK_CHOICES, TEXTBOOK_FORMS, TextbookSeq2Seq
 from pyplay.dynamic.lddn import LDDN, LDDNCache, LDDNGrads
 from pyplay.dynamic.luong_attention import LuongTDLAttention, source_order
@@ -65,6 +69,8 @@ __all__ = [
     "TDL",
     "TEXTBOOK_FORMS",
     "TRANSFERS",
+    "BookGRU",
+    "BookLSTM",
     "Delay",
     "LDDNCache",
     "LDDNGrads",
