@@ -67,6 +67,7 @@ from pyplay.dynamic.book_lstm import (
     check_input,
     check_input_weights,
     check_layers,
+    check_one_layer,
     check_trace,
 )
 from pyplay.dynamic.transfer import logsig, tansig
@@ -109,13 +110,7 @@ class BookGRU:
         """
         from pyplay.nn import GRU
 
-        if not isinstance(gru, GRU):
-            raise TypeError(f"gru must be a pyplay.nn.GRU, got {type(gru).__name__}")
-        if gru.num_layers != 1 or gru.bidirectional:
-            raise ValueError(
-                "gru must have num_layers=1 and bidirectional=False, got "
-                f"num_layers={gru.num_layers}, bidirectional={gru.bidirectional}"
-            )
+        check_one_layer("gru", gru, GRU)
         strict = check_flag("strict", strict)
         H = gru.hidden_size
         P = {k: v.astype(_F64) for k, v in gru.params.items()}

@@ -130,6 +130,17 @@ def check_layers(
     return out
 
 
+def check_one_layer(name: str, module: Any, kind: type) -> None:
+    """``module`` (argument ``name``) must be a one-layer, one-direction ``kind``."""
+    if not isinstance(module, kind):
+        raise TypeError(f"{name} must be a pyplay.nn.{kind.__name__}, got {type(module).__name__}")
+    if module.num_layers != 1 or module.bidirectional:
+        raise ValueError(
+            f"{name} must have num_layers=1 and bidirectional=False, got "
+            f"num_layers={module.num_layers}, bidirectional={module.bidirectional}"
+        )
+
+
 def check_input_weights(IW: Any, layers: tuple[int, ...]) -> dict[int, np.ndarray]:
     """The input weights ``IW[m]`` (S, R), all of the shape of ``IW[1]``."""
     out = check_layers("IW", IW, layers, (None, None), "(S, R)")
@@ -216,13 +227,7 @@ class BookLSTM:
         """
         from pyplay.nn import LSTM
 
-        if not isinstance(lstm, LSTM):
-            raise TypeError(f"lstm must be a pyplay.nn.LSTM, got {type(lstm).__name__}")
-        if lstm.num_layers != 1 or lstm.bidirectional:
-            raise ValueError(
-                "lstm must have num_layers=1 and bidirectional=False, got "
-                f"num_layers={lstm.num_layers}, bidirectional={lstm.bidirectional}"
-            )
+        check_one_layer("lstm", lstm, LSTM)
         P = {k: v.astype(_F64) for k, v in lstm.params.items()}
         order = (2, 3, 1, 4) if lstm.forget_gate else (2, 1, 4)  # torch's rows -> layers
         H, G = lstm.hidden_size, len(order) * lstm.hidden_size
