@@ -130,7 +130,7 @@ def check_layers(
     return out
 
 
-def check_one_layer(name: str, module: Any, kind: type) -> None:
+def check_one_layer(name: str, module: Any, kind: type[Any]) -> None:
     """``module`` (argument ``name``) must be a one-layer, one-direction ``kind``."""
     if not isinstance(module, kind):
         raise TypeError(f"{name} must be a pyplay.nn.{kind.__name__}, got {type(module).__name__}")
