@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from browserkit import wait_step
+from browserkit import settled_step, wait_step
 
 pytestmark = pytest.mark.browser
 
@@ -54,7 +54,7 @@ def test_train_makes_the_loss_fall_and_the_gates_render(ready_page, page_log):
     page.get_by_role("button", name="Train").click()
     wait_step(page, 300)
     page.get_by_role("button", name="Pause").click()
-    time.sleep(1.0)
+    settled_step(page)  # the slice under way at the click may still end
     paused_at, loss = status(page)
     time.sleep(2.0)
     assert status(page)[0] == paused_at, "training went on after Pause"
