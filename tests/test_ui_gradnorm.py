@@ -26,7 +26,7 @@ def test_the_norm_plot_follows_training_and_the_clip_control():
     assert np.array_equal(shown, [r.grad_norm for r in records])
     assert np.all(shown > 0) and np.all(np.isfinite(shown))
     # the threshold's invisible point keeps the line in the axes' range
-    assert norms._reach.data == {"x": [1.0], "y": [1.0]}
+    assert norms._reach.data == {"step": [1.0], "clip": [1.0]}
 
     lesson.state.clip = 0.25
     assert norms.clip_line.location == 0.25 and norms.clip_line.visible
@@ -34,7 +34,7 @@ def test_the_norm_plot_follows_training_and_the_clip_control():
     lesson.state.clip = 0
     assert not norms.clip_line.visible
     assert norms._legend.items[-1].label.value == "clipping off"
-    assert math.isnan(norms._reach.data["y"][0])
+    assert math.isnan(norms._reach.data["clip"][0])
 
     lesson.state.hidden_size = 16  # a new model: no norms of the old one
     lesson.state.reset()
@@ -67,3 +67,16 @@ def test_a_diverged_step_is_a_gap():
     assert g[0] == 2.0 and math.isnan(g[1]) and g[2] == 0.5
     plot.clear()
     assert list(plot.source.data["grad_norm"]) == []
+
+
+def test_the_log_ticks_span_the_norms_and_the_threshold_not_the_steps():
+    plot = GradNormPlot()
+
+    class Record:
+        def __init__(self, step: int, grad_norm: float) -> None:
+            self.step, self.grad_norm = step, grad_norm
+
+    plot.set_clip(5.0)
+    plot.stream([Record(500 + k, 0.01 * (k + 1)) for k in range(4)])
+    ticks = list(plot.fig.yaxis[0].ticker.ticks)
+    assert min(ticks) <= 0.01 and 5.0 <= max(ticks) <= 100.0, ticks  # not up to step 503

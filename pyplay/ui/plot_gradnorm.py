@@ -60,8 +60,9 @@ class GradNormPlot:
         fig.add_layout(self.clip_line)
         key = fig.line([np.nan], [np.nan], name="clip-key", **CLIP_STYLE)  # its legend sample
         # the threshold in the axes' range: one invisible point on it (NaN while it is off)
-        self._reach = ColumnDataSource({"x": [0.0], "y": [1.0]})
-        fig.scatter("x", "y", source=self._reach, visible=False, name="clip-range")
+        # (its columns are named like the curve's: the log ticks read every column but step)
+        self._reach = ColumnDataSource({"step": [0.0], "clip": [1.0]})
+        fig.scatter("step", "clip", source=self._reach, visible=False, name="clip-range")
         self._legend = legend_outside(fig)
         self._legend.items = [
             LegendItem(label="||g|| of each step", renderers=[line, legend_key(fig, line)]),
@@ -95,7 +96,7 @@ class GradNormPlot:
         self.clip_line.visible = on
         self._legend.items[-1].label = {"value": self.clip_label(clip if on else None)}
         x = float(self.source.data["step"][0]) if len(self.source.data["step"]) else 0.0
-        self._reach.data = {"x": [x], "y": [float(clip) if on else np.nan]}  # type: ignore[arg-type]
+        self._reach.data = {"step": [x], "clip": [float(clip) if on else np.nan]}  # type: ignore[arg-type]
 
     def stream(self, records: list[Any]) -> None:
         """Append the steps of ``records`` (:class:`~pyplay.train.StepRecord`); a step whose
@@ -104,7 +105,8 @@ class GradNormPlot:
             return
         norms = [r.grad_norm if np.isfinite(r.grad_norm) else np.nan for r in records]
         if not len(self.source.data["step"]):  # the threshold's point follows the first step
-            self._reach.data = {"x": [float(records[0].step)], "y": list(self._reach.data["y"])}
+            clip = list(self._reach.data["clip"])
+            self._reach.data = {"step": [float(records[0].step)], "clip": clip}
         self.source.stream({"step": [r.step for r in records], "grad_norm": norms}, rollover=20_000)
 
     def clear(self) -> None:
