@@ -118,6 +118,7 @@ LESSONS = (
     "Dynamic networks",
     "Time series",
     "Memory",
+    "Recursive networks",
 )
 
 
