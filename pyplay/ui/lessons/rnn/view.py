@@ -16,6 +16,7 @@ import panel as pn
 from pyplay.ui.embed import widget_head
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.rnn.lstm_views import CECView, lstm_controls
+from pyplay.ui.lessons.rnn.packing_view import PackingView
 from pyplay.ui.lessons.rnn.state import TASK_LABELS, LessonState
 from pyplay.ui.plot_gradnorm import GradNormPlot
 from pyplay.ui.plots import gradient_figure, heatmap_figure, positive, set_data, update_heatmap
@@ -86,6 +87,7 @@ class RecurrentLesson(LessonView):
         self.example.param.watch(lambda e: self.refresh_inside(), "value")
         self.inside_help = pn.pane.Markdown(HELP["inside"])
         self.cec = CECView(self.state)
+        self.packing = PackingView(self.state)
         self.norms = GradNormPlot()
         self.norms.set_clip(self.state.clip)
         self.state.param.watch(lambda e: self.norms.set_clip(e.new), "clip")
@@ -126,6 +128,7 @@ class RecurrentLesson(LessonView):
         if norms is not None:
             set_data(self.grad_current, {"t": np.arange(len(norms)), "norm": positive(norms)})
         self.cec.refresh(int(self.example.value or 0))
+        self.packing.refresh()
 
     def compare(self, *_: Any) -> None:
         curves = self.state.compare_gradients(int(self.example.value or 0))
@@ -201,7 +204,12 @@ class RecurrentLesson(LessonView):
         from pyplay.ui.lessons.rnn.data_views import data_panel, sampling_panel
 
         s = self.state
-        return [inside, sampling_panel(s, HELP["sample"]), data_panel(s, HELP["data"])]
+        return [
+            inside,
+            self.packing.panel,
+            sampling_panel(s, HELP["sample"]),
+            data_panel(s, HELP["data"]),
+        ]
 
 
 # ------------------------------------------------------------------ embedded parts
