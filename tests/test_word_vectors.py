@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pyplay.embeddings import EmbeddingTable
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.tasks.seq2seq import PAIR_TASKS
 from pyplay.ui.embeddings_view import BUNDLED, EmbeddingsView, pair_tables
@@ -77,6 +78,7 @@ def test_the_view_shows_what_the_table_computes():
     table = bundled_table()
     assert view.table.value == BUNDLED
     assert view.heading.object.startswith(f"{BUNDLED}: {len(table.words)} words × 10 dimensions")
+    assert view.heading.object.endswith("(the map: 8 of them)")
     best = table.analogy("king", "man", "woman", k=3)
     assert view.analogy_out.object.startswith(
         f"king − man + woman ≈ queen (cosine {best[0][1]:.3f})"
@@ -85,11 +87,9 @@ def test_the_view_shows_what_the_table_computes():
     assert view.nearest_out.object == "Nearest to king: " + ", ".join(
         f"{w} {s:.3f}" for w, s in near
     )
-    xy = table.pca().xy
-    assert (
-        np.allclose(view.source.data["x"], xy[:, 0])
-        and list(view.source.data["word"]) == table.words
-    )
+    people = EmbeddingTable(table.weight, table.words, [table.index(w) for w in PEOPLE])
+    assert np.allclose(view.source.data["x"], people.pca().xy[:, 0])
+    assert list(view.source.data["word"]) == list(PEOPLE)  # the map: the person words
     view.word.value = "<b>dragon</b>"
     assert view.nearest_out.object == "Nearest to: word '<b>dragon</b>' is not in the table."
     view.b.value = "wizard"
@@ -113,3 +113,20 @@ def test_a_trained_seq2seq_model_offers_its_tables():
     view.word.value = word
     assert view.nearest_out.object.startswith(f"Nearest to {word}: ")
     assert view.heading.object.startswith(f"{name}: ")
+
+
+def test_the_seq2seq_lesson_shows_its_models_tables_beside_the_bundled_one():
+    from pyplay.ui.lessons.seq2seq.view import Seq2SeqLesson
+
+    lesson = Seq2SeqLesson()
+    lesson.state.train(steps=2)
+    lesson.refresh()
+    options = lesson.embeddings.table.options
+    assert options[0] == BUNDLED and len(options) == 3
+    assert any("source embedding" in o for o in options[1:])
+    lesson.embeddings.table.value = options[1]
+    before = list(lesson.embeddings.source.data["x"])
+    lesson.state.train(steps=20)
+    lesson.refresh()  # the live refresh: the trained table moved
+    assert list(lesson.embeddings.source.data["x"]) != before
+    assert lesson.embeddings.table.value == options[1]

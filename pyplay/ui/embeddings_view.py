@@ -16,17 +16,18 @@ from bokeh.plotting import figure
 
 from pyplay.embeddings import EmbeddingTable
 from pyplay.ui.text import Text
-from pyplay.word_vectors import DIM, SENTENCES, WINDOW, bundled_table
+from pyplay.word_vectors import DIM, PEOPLE, SENTENCES, WINDOW, bundled_table
 
 __all__ = ["BUNDLED", "EmbeddingsView", "pair_tables"]
 
 BUNDLED = "Bundled: generated royal corpus (PPMI + SVD)"
 MAX_POINTS = 80  # rows drawn on the map
 HELP = (
-    "**Embeddings.** Each row of an embedding table is a word's vector. Words used alike end "
-    "up close: **Nearest** ranks the rows by cosine similarity; **Analogy** looks for the word "
-    "nearest to a − b + c (king − man + woman ≈ queen, Mikolov et al. 2013); the map projects "
-    "the rows on their two principal axes. The bundled table is made here, not trained: "
+    "Each row of an embedding table is a word's vector. Words used alike end up close: "
+    "**Nearest** ranks the rows by cosine similarity; **Analogy** looks for the word nearest to "
+    "a − b + c (king − man + woman ≈ queen, Mikolov et al. 2013); the map projects the rows on "
+    "their two principal axes (for the bundled table, its eight person words). The bundled "
+    "table is made here, not trained: "
     f"{SENTENCES:,} sentences from a small grammar in which eight person words differ by sex, "
     f"rank and age, co-occurrence counts within {WINDOW} words, positive PMI and a "
     f"{DIM}-dimensional SVD (what word2vec factorises). Its analogies hold because the grammar "
@@ -62,6 +63,8 @@ class EmbeddingsView:
         self.fig.text("x", "y", text="word", source=self.source, x_offset=5, y_offset=-3,
                       text_font_size="9pt")  # fmt: skip
         self.fig.add_tools(HoverTool(tooltips=[("word", "@word")]))
+        self.fig.x_range.range_padding = 0.3  # room for the labels right of the points
+        self.fig.y_range.range_padding = 0.15
         self._tables: dict[str, EmbeddingTable] = {}
         self.table.param.watch(lambda *_: self.show(), "value")
         self.word.param.watch(lambda *_: self.nearest(), "value")
@@ -96,18 +99,17 @@ class EmbeddingsView:
     def show(self) -> None:
         """The map, then the neighbours and the analogy, for the chosen table."""
         table = self.current()
-        pca = table.pca()
-        rows = table.rows[:MAX_POINTS]
+        mapped = table
+        if self.table.value == BUNDLED:  # the person words: their axes are sex, rank, age
+            mapped = EmbeddingTable(table.weight, table.words, [table.index(w) for w in PEOPLE])
+        pca = mapped.pca()
+        rows = mapped.rows[:MAX_POINTS]
         self.source.data = {
             "x": pca.xy[: len(rows), 0],
             "y": pca.xy[: len(rows), 1],
             "word": np.array([table.words[r] for r in rows]),
         }
-        more = (
-            f" (the first {MAX_POINTS} of {len(table.rows)} rows)"
-            if len(table.rows) > MAX_POINTS
-            else ""
-        )
+        more = f" (the map: {len(rows)} of them)" if len(rows) < len(table.rows) else ""
         self.heading.object = (
             f"{self.table.value}: {len(table.rows)} words × {table.weight.shape[1]} dimensions; "
             f"the map's axes explain {100 * pca.explained[0]:.0f}% and "

@@ -15,6 +15,7 @@ import panel as pn
 
 from pyplay.tasks.pairs import MAX_PAIR_CHARS, MAX_PAIRS, MAX_PAIRS_TEXT
 from pyplay.ui.embed import widget_head
+from pyplay.ui.embeddings_view import EmbeddingsView, pair_tables
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
 from pyplay.ui.lessons.seq2seq.state import PAIR_LABELS, WIRING_LABELS, Decoding, Seq2SeqState
@@ -80,6 +81,7 @@ class Seq2SeqLesson(LessonView):
             name="Length penalty alpha", start=0.0, end=2.0, step=0.1, value=0.0
         )
         self.beam_text = Text("", css_classes=["pyplay-beam"])
+        self.embeddings = EmbeddingsView(lambda: pair_tables(self.state.model, self.state.task_obj))
         self.state.param.watch(self._on_version, "version")
 
     # ------------------------------------------------------------------ training
@@ -134,7 +136,8 @@ class Seq2SeqLesson(LessonView):
 
     def refresh(self, *_: Any) -> None:
         """The attention of the source in the box as the model decodes it now, every row at
-        once (while training, and after it)."""
+        once (while training, and after it); the embeddings follow the model too."""
+        self.embeddings.refresh()
         if self.state.model is None or not self.source_text().strip():
             return
         result = self.state.translate(self.source_text())
@@ -246,6 +249,7 @@ class Seq2SeqLesson(LessonView):
             self.beam_buttons(),
             self.beam_text,
             pn.pane.Bokeh(self.tree_fig, sizing_mode="stretch_width"),
+            self.embeddings.panel,
             "## Your pairs",
             pn.pane.Markdown(HELP["pairs"]),
             pairs_box,
