@@ -49,6 +49,7 @@ from pyplay.losses import cross_entropy, mse, softmax
 from pyplay.tasks.pairs import SPECIALS, PairBatch, exact_match
 
 __all__ = [
+    "BatchObjective",
     "CTCObjective",
     "PointerObjective",
     "Seq2SeqObjective",
@@ -77,6 +78,45 @@ def reverse_sources(src: np.ndarray, src_lengths: np.ndarray) -> np.ndarray:
     n = np.asarray(src_lengths)[:, None]  # (B, 1)
     idx = np.where(t < n, n - 1 - t, t)  # (B, S)
     return np.take_along_axis(src, idx, axis=1)
+
+
+class BatchObjective:
+    """What the objectives that carry nothing from one batch to the next share: no truncated
+    BPTT, no carried state, nothing to do when a step is applied, and the check that the model
+    is sized for the task.
+
+    Parameters
+    ----------
+    model, task
+        The model to train and the task it learns.
+    task_sizes, model_sizes : tuple of int
+        The sizes that must agree, the task's and the model's, in the same order.
+    task_has : str
+        How the error names the task's sizes: a format string with one ``{}`` per size, such
+        as ``"has {} features and {} classes"``.
+    """
+
+    tbptt = False
+    carry = None
+
+    def __init__(
+        self,
+        model: Any,
+        task: Any,
+        task_sizes: tuple[int, ...],
+        model_sizes: tuple[int, ...],
+        task_has: str,
+    ) -> None:
+        if task_sizes != model_sizes:
+            expects = " and ".join(str(n) for n in model_sizes)
+            raise ValueError(
+                f"model does not fit task: task {task_has.format(*task_sizes)}, "
+                f"model expects {expects}"
+            )
+        self.model, self.task = model, task
+
+    def accept(self) -> None:
+        """Nothing is carried between batches."""
 
 
 class SequenceObjective:
@@ -127,20 +167,13 @@ class SequenceObjective:
         return {"loss": loss, **{k: float(v) for k, v in task.metric(out, batch).items()}}
 
 
-class CTCObjective:
+class CTCObjective(BatchObjective):
     """The CTC loss (torch's "mean" reduction) over the per-frame logits of a SequenceModel."""
 
-    tbptt = False
-    carry = None
-
     def __init__(self, model: Any, task: Any) -> None:
-        if (task.input_size, task.output_size) != (model.input_size, model.output_size):
-            raise ValueError(
-                f"model does not fit task: task gives {task.input_size} features and "
-                f"{task.output_size} classes, model expects {model.input_size} and "
-                f"{model.output_size}"
-            )
-        self.model, self.task = model, task
+        sizes = (task.input_size, task.output_size)
+        model_sizes = (model.input_size, model.output_size)
+        super().__init__(model, task, sizes, model_sizes, "gives {} features and {} classes")
 
     def _forward(self, batch: Any) -> tuple[np.ndarray, Any, float, np.ndarray]:
         x = batch.inputs.astype(self.model.dtype, copy=False)
@@ -156,20 +189,14 @@ class CTCObjective:
         grads = self.model.backward(dlogits.astype(self.model.dtype, copy=False), cache).grads
         return loss, grads, self.task.metric(logits, batch)
 
-    def accept(self) -> None:
-        """Nothing is carried between batches."""
-
     def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
         batch = task.batch(batch_size)
         logits, _, loss, _ = self._forward(batch)
         return {"loss": loss, **task.metric(logits, batch)}
 
 
-class Seq2SeqObjective:
+class Seq2SeqObjective(BatchObjective):
     """Teacher forcing (with scheduled sampling) for an :class:`EncoderDecoder`."""
-
-    tbptt = False
-    carry = None
 
     def __init__(
         self,
@@ -184,14 +211,10 @@ class Seq2SeqObjective:
                 f"task must be a pair task (pyplay.tasks.seq2seq), got {type(task).__name__}"
             )
         sizes = (len(task.src_vocab), len(task.tgt_vocab))
-        if sizes != (model.src_vocab_size, model.tgt_vocab_size):
-            raise ValueError(
-                f"model does not fit task: task has vocabularies of {sizes[0]} and {sizes[1]}, "
-                f"model expects {model.src_vocab_size} and {model.tgt_vocab_size}"
-            )
+        model_sizes = (model.src_vocab_size, model.tgt_vocab_size)
+        super().__init__(model, task, sizes, model_sizes, "has vocabularies of {} and {}")
         if not isinstance(reverse_source, bool):
             raise TypeError(f"reverse_source must be True or False, got {reverse_source!r}")
-        self.model, self.task = model, task
         self.sampling = check_float("sampling", sampling, min_value=0.0, max_value=1.0)
         self.reverse_source = reverse_source
         self.rng = as_generator(rng)
@@ -225,9 +248,6 @@ class Seq2SeqObjective:
         hits = (logits.argmax(axis=2) == batch.tgt_out)[batch.tgt_mask]
         return float(loss), grads, {"accuracy": float(hits.mean())}
 
-    def accept(self) -> None:
-        """Nothing is carried between batches."""
-
     def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
         """Teacher-forced loss and greedy exact match on a fresh batch."""
         batch = task.batch(batch_size)
@@ -240,13 +260,10 @@ class Seq2SeqObjective:
         return {"loss": float(loss), "exact_match": exact_match(predicted, batch)}
 
 
-class PointerObjective:
+class PointerObjective(BatchObjective):
     """Cross-entropy of the source positions a :class:`~pyplay.models.pointer.PointerNetwork`
     points at, on a pair task whose targets are positions (``Sorting(output="positions")``):
     teacher forcing, the decoder reading the true previous position (-1 at the first step)."""
-
-    tbptt = False
-    carry = None
 
     def __init__(self, model: Any, task: Any) -> None:
         if getattr(task, "output", None) != "positions" or not hasattr(task, "src_vocab"):
@@ -254,12 +271,8 @@ class PointerObjective:
                 "task must be a pair task whose targets are source positions "
                 f"(Sorting(output='positions')), got {type(task).__name__}"
             )
-        if len(task.src_vocab) != model.vocab_size:
-            raise ValueError(
-                f"model does not fit task: task has {len(task.src_vocab)} source tokens, "
-                f"model expects {model.vocab_size}"
-            )
-        self.model, self.task = model, task
+        sizes = (len(task.src_vocab),)
+        super().__init__(model, task, sizes, (model.vocab_size,), "has {} source tokens")
 
     @staticmethod
     def positions(batch: PairBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -281,9 +294,6 @@ class PointerObjective:
         """Loss, gradients and the batch's teacher-forced pointing accuracy."""
         loss, du, cache, hits, _ = self._forward(batch)
         return loss, self.model.backward(du, cache).grads, {"accuracy": float(hits.mean())}
-
-    def accept(self) -> None:
-        """Nothing is carried between batches."""
 
     def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
         """Teacher-forced loss and the fraction of rows whose greedy pointers are all right."""

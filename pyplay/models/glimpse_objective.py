@@ -14,30 +14,24 @@ from typing import Any
 import numpy as np
 
 from pyplay.losses import cross_entropy
+from pyplay.objectives import BatchObjective
 
 __all__ = ["GlimpseObjective"]
 
 DECAY = 0.9  # of the baseline's running mean
 
 
-class GlimpseObjective:
+class GlimpseObjective(BatchObjective):
     """Cross-entropy of a glimpse task's targets (module docstring)."""
-
-    tbptt = False
-    carry = None
 
     def __init__(self, model: Any, task: Any) -> None:
         if getattr(task, "output_kind", None) != "glimpse classes":
             raise TypeError(
                 f"task must be a glimpse task (MarkedSymbol), got {type(task).__name__}"
             )
-        if (task.input_size, task.num_classes) != (model.input_size, model.num_classes):
-            raise ValueError(
-                f"model does not fit task: task has {task.input_size} features and "
-                f"{task.num_classes} classes, model expects {model.input_size} and "
-                f"{model.num_classes}"
-            )
-        self.model, self.task = model, task
+        sizes = (task.input_size, task.num_classes)
+        model_sizes = (model.input_size, model.num_classes)
+        super().__init__(model, task, sizes, model_sizes, "has {} features and {} classes")
         self.baseline = 0.0
         self._pending = 0.0
 

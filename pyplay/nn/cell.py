@@ -1,12 +1,14 @@
 """The types of the recurrent layer: the cell interface, the layer's cache and its results.
 
-:class:`Cell` is the interface between the recurrent driver and a cell kernel (RNN, GRU, LSTM).
+:class:`Cell` is the interface between the recurrent driver and a cell kernel (RNN, GRU, LSTM),
+and the base of the three.
 
 A *cell* is a small strategy object (:class:`~pyplay.nn.rnn.RNNCell`,
 :class:`~pyplay.nn.gru.GRUCell`, :class:`~pyplay.nn.lstm.LSTMCell`) that knows the maths of one
 layer in one direction: how to lay out its weights (:meth:`Cell.pack`), the recurrence over all
-time steps given the input projection of every step (:meth:`Cell.forward`), and BPTT
-(:meth:`Cell.backward`). The driver, :class:`~pyplay.nn.recurrent.Recurrent`, does everything
+time steps given the input projection of every step (:meth:`Cell.forward`), and the maths of
+one BPTT step (:meth:`Cell._backward_pass`; the loop over the steps, :meth:`Cell.backward`, is
+the same for all). The driver, :class:`~pyplay.nn.recurrent.Recurrent`, does everything
 around it once for all cells (layers, directions, lengths, dropout, the state layout).
 
 Inside a cell sequences are time-major ``(T, B, ...)`` so that ``h_{t-1}`` of all sequences is one
@@ -16,17 +18,21 @@ contiguous block. :class:`RecurrentCache` is what the layer's forward keeps for 
 
 from __future__ import annotations
 
+import abc
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
+from pyplay.nn._ops import matmul
 from pyplay.nn.sequences import Ends, PaddedBatch
 
 if TYPE_CHECKING:
     from pyplay.nn.recurrent import Recurrent
 
 __all__ = [
+    "BackwardPass",
     "Cell",
     "CellGrads",
     "DirectionCache",
@@ -85,29 +91,40 @@ class CellGrads:
     dc0: np.ndarray | None  # (B, H) for cells with a memory cell
 
 
-class Cell(Protocol):
-    """The strategy interface a cell implements for :class:`~pyplay.nn.recurrent.Recurrent`."""
+class BackwardPass(NamedTuple):
+    """A cell's part of one BPTT pass (:meth:`Cell._backward_pass`): what :meth:`Cell.backward`
+    fills step by step and how it turns into the cell's gradients."""
+
+    dHH: np.ndarray  # (T, B, ...) the factors of each step, becoming dL/d(W_hh h_{t-1} + b_hh)
+    step: Callable[[int, np.ndarray, np.ndarray], None]  # (t, dh (B, H), dh_rec (B, H) out)
+    finish: Callable[[np.ndarray, np.ndarray], CellGrads]  # (dW_hh (G, H), dh_0 (B, H))
+
+
+class Cell(abc.ABC):
+    """The strategy interface a cell implements for :class:`~pyplay.nn.recurrent.Recurrent`,
+    and the BPTT loop all cells share (:meth:`backward`)."""
 
     n_gates: int  # G = n_gates * H rows in weight_ih / weight_hh
-    has_cell: bool  # True when the state is (h, c)
+    has_cell: bool = False  # True when the state is (h, c)
     recorded: tuple[str, ...]  # the names of :meth:`record`'s arrays, in its order
-    gradients: tuple[str, ...]  # what :meth:`backward` computes: "full" and the cell's own
+    gradients: tuple[str, ...] = ("full",)  # what :meth:`backward` computes: "full" and own
 
     def extra_shapes(self, H: int) -> dict[str, tuple[int, ...]]:
-        """Shapes of parameters beyond torch's four (per layer and direction)."""
-        ...
+        """Shapes of parameters beyond torch's four (per layer and direction); none unless the
+        cell has some."""
+        return {}
 
+    @abc.abstractmethod
     def pack(self, p: dict[str, np.ndarray], B: int) -> tuple[Projection, Any]:
         """Weights of one layer-direction (torch names, biases always present) -> the cell's
         layout: the input projection and whatever the recurrence needs."""
-        ...
 
+    @abc.abstractmethod
     def forward(
         self, XP: np.ndarray, weights: Any, h0: np.ndarray, c0: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray | None, Any]:
         """The recurrence over ``XP`` (T, B, G), which it may overwrite. Returns ``hs``
         (T+1, B, H) with ``hs[0] = h0``, the cells ``cs`` (T+1, B, H) or None, and a cache."""
-        ...
 
     def backward(
         self,
@@ -117,21 +134,44 @@ class Cell(Protocol):
         cache: Any,
         gradient: str = "full",
     ) -> CellGrads:
-        """BPTT. ``dH`` (T, B, H) holds the gradient reaching each ``h_t`` from outside (zero
-        at padded steps, ``dL/dh_n`` already added at each last valid step); the cell adds the
-        recurrent part in place, so on return ``dH`` is the total ``dL/dh_t``. ``dc_T`` (B, H)
-        enters at the steps given by ``ends``. ``gradient``: one of :attr:`gradients`, "full"
-        the true gradient (the LSTM also has "cec", its truncated one)."""
-        ...
+        """BPTT, step by step from ``t = T - 1`` down to 0. ``dH`` (T, B, H) holds the gradient
+        reaching each ``h_t`` from outside (zero at padded steps, ``dL/dh_n`` already added at
+        each last valid step); the recurrent part is added in place, so on return ``dH`` is the
+        total ``dL/dh_t``. ``dc_T`` (B, H) enters at the steps given by ``ends``. ``gradient``:
+        one of :attr:`gradients`, "full" the true gradient (the LSTM also has "cec", its
+        truncated one, where no gradient flows back through ``h_{t-1}``).
 
+        The loop over the steps and the recurrent weights' gradient, the sum over the steps
+        of ``delta_t^T h_{t-1}``, are shared; the maths of each step is the cell's
+        (:meth:`_backward_pass`)."""
+        T, B, H = dH.shape
+        full = gradient == "full"
+        bp = self._backward_pass(cache, dH, dc_T, ends, full)
+        dh_rec = np.zeros((B, H), dtype=dH.dtype)  # dL/dh_{t-1} from step t
+        for t in reversed(range(T)):
+            dh = dH[t]  # (B, H) becomes the total dL/dh_t
+            if full and t < T - 1:
+                dh += dh_rec
+            bp.step(t, dh, dh_rec)
+        flat = bp.dHH.reshape(T * B, -1)  # (T*B, G)
+        dW_hh = matmul(flat.T, cache.hs[:-1].reshape(T * B, H))  # (G, H)
+        return bp.finish(dW_hh, dh_rec)
+
+    @abc.abstractmethod
+    def _backward_pass(
+        self, cache: Any, dH: np.ndarray, dc_T: np.ndarray | None, ends: Ends, full: bool
+    ) -> BackwardPass:
+        """The factors of all steps, one step's backward (it writes ``dh_rec``, the gradient
+        step ``t`` sends to ``h_{t-1}``, unless ``full`` is False) and the final gradients."""
+
+    @abc.abstractmethod
     def to_params(self, dW_ih: np.ndarray, db_ih: np.ndarray, g: CellGrads) -> dict[str, Any]:
         """Gradients in the cell's layout -> torch layout and names (without suffix)."""
-        ...
 
+    @abc.abstractmethod
     def record(self, cache: Any) -> dict[str, np.ndarray]:
         """Recorded internals, each (T, B, H) in the kernel's reading order, keyed and
         ordered as :attr:`recorded`."""
-        ...
 
 
 # ------------------------------------------------------------ what the layer keeps and returns

@@ -28,7 +28,7 @@ from typing import Any, final
 import numpy as np
 
 from pyplay.nn._ops import activate_gates, for_matmul, gate_mode, gate_scale, matmul
-from pyplay.nn.cell import CellGrads, Projection
+from pyplay.nn.cell import BackwardPass, Cell, CellGrads, Projection
 from pyplay.nn.recurrent import Recurrent
 from pyplay.nn.sequences import Ends
 
@@ -52,18 +52,12 @@ class _Cache:
 
 
 @final
-class GRUCell:
+class GRUCell(Cell):
     """The GRU kernel of :class:`~pyplay.nn.recurrent.Recurrent` (one layer, one direction,
     time-major; interface :class:`~pyplay.nn.cell.Cell`)."""
 
     n_gates = 3
-    has_cell = False
     recorded: tuple[str, ...] = ("r", "z", "n", "h")
-    gradients: tuple[str, ...] = ("full",)  # only the true gradient
-
-    def extra_shapes(self, H: int) -> dict[str, tuple[int, ...]]:
-        """No parameters beyond torch's four."""
-        return {}
 
     def pack(self, p: dict[str, np.ndarray], B: int) -> tuple[Projection, _Weights]:
         """``b_hr, b_hz`` join the input projection; ``b_hn`` stays inside ``r * (...)``."""
@@ -108,16 +102,10 @@ class GRUCell:
             h += n  # h_t = n + z (h_{t-1} - n)
         return hs, None, _Cache(Z, U, hs, w)
 
-    def backward(
-        self,
-        dH: np.ndarray,
-        dc_T: np.ndarray | None,
-        ends: Ends,
-        kc: _Cache,
-        gradient: str = "full",
-    ) -> CellGrads:
-        """BPTT, step by step from ``t = T - 1`` down to 0 (see the module docstring); the
-        true gradient only (``gradient`` is always "full")."""
+    def _backward_pass(
+        self, kc: _Cache, dH: np.ndarray, dc_T: np.ndarray | None, ends: Ends, full: bool
+    ) -> BackwardPass:
+        """BPTT (see the module docstring); the true gradient only (``full`` is always True)."""
         Z, U, hs, w = kc.Z, kc.U, kc.hs, kc.w
         T, B, _, H = Z.shape
         r, z, n = Z[:, :, 0], Z[:, :, 1], Z[:, :, 2]  # (T, B, H) each
@@ -136,13 +124,10 @@ class GRUCell:
         K_z *= one_minus_z  # (h_{t-1} - n) z (1 - z)
         dHH = K  # (T, B, 3, H) delta a_r, a_z, u (grad of W_hh h + b_hh), in place of K
         dAn = K_n  # (T, B, H) delta a_n, in place of K_n
-        dh_rec = np.empty((B, H), dtype=Z.dtype)  # dL/dh_{t-1} from step t
         tmp = np.empty((B, H), dtype=Z.dtype)
         mul, W = np.multiply, for_matmul(w.W)  # W (3H, H) laid out for the per-step product
-        for t in reversed(range(T)):
-            dh = dH[t]  # (B, H) becomes the total dL/dh_t
-            if t < T - 1:
-                dh += dh_rec
+
+        def step(t: int, dh: np.ndarray, dh_rec: np.ndarray) -> None:
             da_n = dAn[t]
             da_n *= dh  # delta a_n
             da = dHH[t]  # (B, 3, H)
@@ -152,12 +137,14 @@ class GRUCell:
             matmul(da.reshape(B, 3 * H), W, out=dh_rec)  # (B, H)
             mul(dh, z[t], out=tmp)
             dh_rec += tmp  # delta h_{t-1} from step t
-        flat = dHH.reshape(T * B, 3 * H)  # (T*B, 3H)
-        dW_hh = matmul(flat.T, hs[:-1].reshape(T * B, H))  # (3H, H)
-        db_hh = flat.sum(axis=0)  # (3H,)
-        dHH[:, :, 2] = dAn  # now dXP: the input projection of n sits outside r * (...)
-        dXP = dHH.reshape(T, B, 3 * H)  # (T, B, 3H)
-        return CellGrads(dXP, dW_hh, db_hh, {}, dh_rec, None)
+
+        def finish(dW_hh: np.ndarray, dh0: np.ndarray) -> CellGrads:
+            db_hh = dHH.reshape(T * B, 3 * H).sum(axis=0)  # (3H,)
+            dHH[:, :, 2] = dAn  # now dXP: the input projection of n sits outside r * (...)
+            dXP = dHH.reshape(T, B, 3 * H)  # (T, B, 3H)
+            return CellGrads(dXP, dW_hh, db_hh, {}, dh0, None)
+
+        return BackwardPass(dHH, step, finish)
 
     def to_params(self, dW_ih: np.ndarray, db_ih: np.ndarray, g: CellGrads) -> dict[str, Any]:
         """Already in torch's layout."""

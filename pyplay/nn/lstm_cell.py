@@ -42,7 +42,7 @@ from typing import Any, final
 import numpy as np
 
 from pyplay.nn._ops import activate_gates, for_matmul, gate_mode, gate_scale, matmul
-from pyplay.nn.cell import CellGrads, Projection
+from pyplay.nn.cell import BackwardPass, Cell, CellGrads, Projection
 from pyplay.nn.sequences import Ends
 
 __all__ = ["GRADIENTS", "LSTMCell"]
@@ -81,7 +81,7 @@ class _Cache:
 
 
 @final
-class LSTMCell:
+class LSTMCell(Cell):
     """The LSTM kernel of :class:`~pyplay.nn.recurrent.Recurrent` (one layer, one direction,
     time-major; interface :class:`~pyplay.nn.cell.Cell`).
 
@@ -171,19 +171,13 @@ class LSTMCell:
             mul(o, tc, out=hs[t + 1])  # h_t = o tanh(c_t)
         return hs, cs, _Cache(Z, hs, cs, tanh_c, w)
 
-    def backward(
-        self,
-        dH: np.ndarray,
-        dc_T: np.ndarray | None,
-        ends: Ends,
-        kc: _Cache,
-        gradient: str = "full",
-    ) -> CellGrads:
-        """BPTT, step by step from ``t = T - 1`` down to 0 (see the module docstring);
-        ``gradient="cec"`` cuts the recurrent path through ``h_{t-1}``."""
+    def _backward_pass(
+        self, kc: _Cache, dH: np.ndarray, dc_T: np.ndarray | None, ends: Ends, full: bool
+    ) -> BackwardPass:
+        """BPTT (see the module docstring); ``full=False`` ("cec") cuts the recurrent path
+        through ``h_{t-1}``."""
         Z, cs, tanh_c, w = kc.Z, kc.cs, kc.tanh_c, kc.w
         T, B, n, H = Z.shape
-        full = gradient == "full"
         o, i, g = Z[:, :, 0], Z[:, :, 1], Z[:, :, n - 1]  # (T, B, H) each
         # factors of delta a (for all steps at once): delta a_o = dh K_o, delta a_{i,f,g} = dc K
         K = np.empty_like(Z)  # (T, B, n, H)
@@ -209,37 +203,36 @@ class LSTMCell:
             if self.forget_gate:
                 F_c += K[:, :, 2] * w.peep["weight_cf"]  # through f's peephole
         dA = K  # (T, B, n, H) gradients of the pre-activations, in place of their factors
-        dh_rec = np.zeros((B, H), dtype=Z.dtype)  # delta a_{t+1} W_hh
         dc = np.zeros((B, H), dtype=Z.dtype)
         tmp = np.empty((B, H), dtype=Z.dtype)
         mul, W = np.multiply, for_matmul(w.W)  # W (nH, H) laid out for the per-step product
         dc_b = dc[:, None, :]  # (B, 1, H) broadcast over i, [f,] g
-        for t in reversed(range(T)):
-            dh = dH[t]  # (B, H) becomes the total dL/dh_t
-            if full and t < T - 1:
-                dh += dh_rec
+
+        def step(t: int, dh: np.ndarray, dh_rec: np.ndarray) -> None:
             rows = ends.get(t)
             if rows is not None and dc_T is not None:
                 dc[rows] += dc_T[rows]  # dL/dc_n enters at the sequence's last step
             da = dA[t]  # (B, n, H) holds K[t]
             da[:, 0] *= dh  # delta a_o
             mul(dh, P[t], out=tmp)
-            dc += tmp  # delta c_t
+            np.add(dc, tmp, out=dc)  # delta c_t
             da[:, 1:] *= dc_b  # delta a_i, [a_f,] a_g
             if F_c is not None:
-                dc *= F_c[t]  # delta c_{t-1}'
+                mul(dc, F_c[t], out=dc)  # delta c_{t-1}'
             if full:
                 matmul(da.reshape(B, n * H), W, out=dh_rec)  # (B, H) delta h_{t-1} from step t
-        flat = dA.reshape(T * B, n * H)  # (T*B, nH)
-        dW_hh = matmul(flat.T, kc.hs[:-1].reshape(T * B, H))  # (nH, H)
-        extra: dict[str, np.ndarray] = {}
-        if w.peep is not None:
-            extra["weight_ci"] = np.einsum("tbh,tbh->h", dA[:, :, 1], cs[:-1])  # (H,)
-            if self.forget_gate:
-                extra["weight_cf"] = np.einsum("tbh,tbh->h", dA[:, :, 2], cs[:-1])  # (H,)
-            extra["weight_co"] = np.einsum("tbh,tbh->h", dA[:, :, 0], cs[1:])  # (H,)
-        dXP = dA.reshape(T, B, n * H)  # (T, B, nH)
-        return CellGrads(dXP, dW_hh, None, extra, dh_rec, dc)  # db_hh = db_ih
+
+        def finish(dW_hh: np.ndarray, dh0: np.ndarray) -> CellGrads:
+            extra: dict[str, np.ndarray] = {}
+            if w.peep is not None:
+                extra["weight_ci"] = np.einsum("tbh,tbh->h", dA[:, :, 1], cs[:-1])  # (H,)
+                if self.forget_gate:
+                    extra["weight_cf"] = np.einsum("tbh,tbh->h", dA[:, :, 2], cs[:-1])  # (H,)
+                extra["weight_co"] = np.einsum("tbh,tbh->h", dA[:, :, 0], cs[1:])  # (H,)
+            dXP = dA.reshape(T, B, n * H)  # (T, B, nH)
+            return CellGrads(dXP, dW_hh, None, extra, dh0, dc)  # db_hh = db_ih
+
+        return BackwardPass(dA, step, finish)
 
     def to_params(self, dW_ih: np.ndarray, db_ih: np.ndarray, g: CellGrads) -> dict[str, Any]:
         """Kernel rows o, i, [f,] g back to torch's i, [f,] g, o."""

@@ -30,7 +30,7 @@ import numpy as np
 
 from pyplay._checks import check_choice
 from pyplay.nn._ops import matmul
-from pyplay.nn.cell import CellGrads, Projection
+from pyplay.nn.cell import BackwardPass, Cell, CellGrads, Projection
 from pyplay.nn.recurrent import Recurrent
 from pyplay.nn.sequences import Ends
 
@@ -53,21 +53,15 @@ class _Cache:
 
 
 @final
-class RNNCell:
+class RNNCell(Cell):
     """The Elman kernel of :class:`~pyplay.nn.recurrent.Recurrent` (one layer, one
     direction, time-major; interface :class:`~pyplay.nn.cell.Cell`)."""
 
     n_gates = 1
-    has_cell = False
     recorded: tuple[str, ...] = ("a", "h")
-    gradients: tuple[str, ...] = ("full",)  # only the true gradient
 
     def __init__(self, nonlinearity: str = "tanh") -> None:
         self.nonlinearity = check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
-
-    def extra_shapes(self, H: int) -> dict[str, tuple[int, ...]]:
-        """No parameters beyond torch's four."""
-        return {}
 
     def pack(self, p: dict[str, np.ndarray], B: int) -> tuple[Projection, _Weights]:
         """Both biases go into the input projection."""
@@ -99,18 +93,11 @@ class RNNCell:
             self._phi(A[t], out=hs[t + 1])  # h_t = phi(a_t)
         return hs, None, _Cache(A, hs, w)
 
-    def backward(
-        self,
-        dH: np.ndarray,
-        dc_T: np.ndarray | None,
-        ends: Ends,
-        kc: _Cache,
-        gradient: str = "full",
-    ) -> CellGrads:
-        """BPTT, step by step from ``t = T - 1`` down to 0 (see the module docstring); the
-        true gradient only (``gradient`` is always "full")."""
-        A, hs, w = kc.A, kc.hs, kc.w
-        T, B, H = A.shape
+    def _backward_pass(
+        self, kc: _Cache, dH: np.ndarray, dc_T: np.ndarray | None, ends: Ends, full: bool
+    ) -> BackwardPass:
+        """BPTT (see the module docstring); the true gradient only (``full`` is always True)."""
+        A, hs, W = kc.A, kc.hs, kc.w.W
         if self.nonlinearity == "tanh":
             dphi: np.ndarray | None = 1.0 - hs[1:] * hs[1:]  # (T, B, H)
         elif self.nonlinearity == "relu":
@@ -118,18 +105,16 @@ class RNNCell:
         else:
             dphi = None  # phi' = 1: delta a_t is delta h_t
         dA = dH if dphi is None else dphi  # (T, B, H) delta a_t, in place of phi'(a_t)
-        dh_rec = np.empty((B, H), dtype=A.dtype)  # delta a_{t+1} W_hh
-        W = w.W
-        for t in reversed(range(T)):
-            dh = dH[t]  # (B, H) becomes the total dL/dh_t
-            if t < T - 1:
-                dh += dh_rec
+
+        def step(t: int, dh: np.ndarray, dh_rec: np.ndarray) -> None:
             if dphi is not None:
                 dA[t] *= dh  # delta a_t = delta h_t phi'(a_t)
             matmul(dA[t], W, out=dh_rec)  # (B, H) delta h_{t-1} from step t
-        flat = dA.reshape(T * B, H)  # (T*B, H)
-        dW_hh = matmul(flat.T, hs[:-1].reshape(T * B, H))  # (H, H)
-        return CellGrads(dA, dW_hh, None, {}, dh_rec, None)  # db_hh = db_ih
+
+        def finish(dW_hh: np.ndarray, dh0: np.ndarray) -> CellGrads:
+            return CellGrads(dA, dW_hh, None, {}, dh0, None)  # db_hh = db_ih
+
+        return BackwardPass(dA, step, finish)
 
     def to_params(self, dW_ih: np.ndarray, db_ih: np.ndarray, g: CellGrads) -> dict[str, Any]:
         """Already in torch's layout; both biases get the same gradient."""

@@ -20,6 +20,7 @@ import numpy as np
 
 from pyplay.losses import cross_entropy
 from pyplay.models.recursive.tree import TreeBatch
+from pyplay.objectives import BatchObjective
 
 __all__ = ["TreeObjective", "tree_accuracy"]
 
@@ -33,11 +34,8 @@ def tree_accuracy(scores: np.ndarray, batch: TreeBatch) -> dict[str, float]:
     return out
 
 
-class TreeObjective:
+class TreeObjective(BatchObjective):
     """Cross-entropy of the counted nodes of a tree task's batches (module docstring)."""
-
-    tbptt = False
-    carry = None
 
     def __init__(self, model: Any, task: Any) -> None:
         if getattr(task, "output_kind", None) != "tree classes":
@@ -45,13 +43,9 @@ class TreeObjective:
                 "task must be a tree task (ExpressionTrees, SentimentTrees), got "
                 f"{type(task).__name__}"
             )
-        if len(task.vocab) != model.vocab_size or task.num_classes != model.num_classes:
-            raise ValueError(
-                f"model does not fit task: task has {len(task.vocab)} tokens and "
-                f"{task.num_classes} classes, model expects {model.vocab_size} and "
-                f"{model.num_classes}"
-            )
-        self.model, self.task = model, task
+        sizes = (len(task.vocab), task.num_classes)
+        model_sizes = (model.vocab_size, model.num_classes)
+        super().__init__(model, task, sizes, model_sizes, "has {} tokens and {} classes")
 
     def _forward(self, batch: TreeBatch) -> tuple[float, np.ndarray, Any, np.ndarray]:
         scores, cache = self.model.forward(batch)  # (N, C)
@@ -62,9 +56,6 @@ class TreeObjective:
         """Loss, gradients and the batch's node and root accuracy."""
         loss, dscores, cache, scores = self._forward(batch)
         return loss, self.model.backward(dscores, cache).grads, tree_accuracy(scores, batch)
-
-    def accept(self) -> None:
-        """Nothing is carried between batches."""
 
     def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
         """Loss, node accuracy and root accuracy on a fresh batch."""
