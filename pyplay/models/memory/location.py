@@ -81,6 +81,13 @@ class Located:
 HeadAddress = Address | Located  # what a head's addressing saves; ``.w`` is its weights
 
 
+def _shifted(p: np.ndarray, sign: int) -> np.ndarray:
+    """Every shift of ``p`` (B, J) at once, (B, S, J): row k holds p_{(j - sign k) mod J}."""
+    J = p.shape[1]
+    index = (np.arange(J)[None, :] - sign * np.array(SHIFTS)[:, None]) % J  # (S, J)
+    return p[:, index]  # (B, S, J)
+
+
 def _softmax(a: np.ndarray) -> np.ndarray:
     e = np.exp(a - a.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -99,8 +106,7 @@ def locate(M: np.ndarray, z: np.ndarray, w_prev: np.ndarray) -> Located:
     wg = g * content.w + (1.0 - g) * w_prev  # (B, J)
     S = len(SHIFTS)
     sigma = _softmax(z[:, W + 2 : W + 2 + S])  # (B, S)
-    wt = sum(sigma[:, i : i + 1] * np.roll(wg, k, axis=1) for i, k in enumerate(SHIFTS))
-    wt = np.asarray(wt)  # (B, J); roll(p, k)_j = p_{(j - k) mod J}
+    wt = np.einsum("bs,bsj->bj", sigma, _shifted(wg, 1))  # (B, J) sum_k sigma_k p^g_{j-k}
     gamma_raw = z[:, W + 2 + S]  # (B,)
     gamma = oneplus(gamma_raw)  # (B,)
     log_wt = np.log(np.maximum(wt, FLOOR))  # (B, J)
@@ -115,8 +121,8 @@ def locate_backward(
     dL/dp^{t-1} (B, J). Each stage backwards, last first:
 
     sharpening, p = softmax(gamma log p~): da = softmax-backward, dgamma = sum_j da_j log p~_j,
-    dp~_j = gamma da_j / p~_j; shift: dp^g = sum_k sigma_k roll(dp~, -k),
-    dsigma_k = dp~ . roll(p^g, k); interpolation: dg = dp^g . (p^c - p^{t-1}),
+    dp~_j = gamma da_j / p~_j; shift: dp^g_j = sum_k sigma_k dp~_{j+k},
+    dsigma_k = sum_j dp~_j p^g_{j-k}; interpolation: dg = dp^g . (p^c - p^{t-1}),
     dp^c = g dp^g, dp^{t-1} = (1 - g) dp^g; content: :func:`address_backward`."""
     B, _, W = M.shape
     S = len(SHIFTS)
@@ -124,10 +130,9 @@ def locate_backward(
     dz = np.empty((B, W + 3 + S), dtype=dw.dtype)
     dz[:, W + 2 + S] = (da * a.log_wt).sum(axis=1) * sigmoid(a.gamma_raw)  # through oneplus
     dwt = np.where(a.wt > FLOOR, a.gamma[:, None] * da / np.maximum(a.wt, FLOOR), 0.0)  # (B, J)
-    dsigma = np.stack([(dwt * np.roll(a.wg, k, axis=1)).sum(axis=1) for k in SHIFTS], axis=1)
+    dsigma = np.einsum("bj,bsj->bs", dwt, _shifted(a.wg, 1))  # (B, S)
     dz[:, W + 2 : W + 2 + S] = _softmax_backward(a.sigma, dsigma)  # (B, S)
-    dwg = sum(a.sigma[:, i : i + 1] * np.roll(dwt, -k, axis=1) for i, k in enumerate(SHIFTS))
-    dwg = np.asarray(dwg)  # (B, J)
+    dwg = np.einsum("bs,bsj->bj", a.sigma, _shifted(dwt, -1))  # (B, J) sum_k sigma_k dp~_{j+k}
     dg = (dwg * (a.content.w - a.w_prev)).sum(axis=1, keepdims=True)  # (B, 1)
     dz[:, W + 1 : W + 2] = dg * a.g * (1.0 - a.g)
     dM, dz[:, :W], dz[:, W] = address_backward(a.g * dwg, M, a.content)
