@@ -141,7 +141,7 @@ LESSONS: tuple[LessonSpec, ...] = (
     ),
     LessonSpec(
         "memory", "Memory", "state:MemoryLessonState", "view:MemoryLesson",
-        "model update read_heads write_heads memory_size n_pairs lr seed",
+        "model task addressing update read_heads write_heads memory_size n_pairs seq_len lr seed",
         about="a recurrent net with an external memory on associative recall: where its heads "
         "read and write, overwrite or residual writes, against an LSTM and an LSTM attending "
         "to its past",
