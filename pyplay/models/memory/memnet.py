@@ -28,7 +28,7 @@ as the embedding); :math:`h_0 = c_0 = 0`, :math:`r_0 = 0`; the initial memory :m
 learned parameter ``memory.init`` (N, W), drawn N(0, 1/W) so the cells differ from the start
 (identical cells would get identical weights and stay identical forever); the raw key
 strengths start at ``BETA_BIAS`` = 5 (:math:`\beta \approx 6`), so addressing is sharp from the
-first step.
+first step; location's gate, shift and sharpening biases start at 0.
 
 With ``addressing="location"`` every head's content weights above are only the first of the
 NTM's stages (:mod:`pyplay.models.memory.location`): each head also emits a gate, shift logits
@@ -186,6 +186,9 @@ class MemoryNet(ControllerModel):
         # strengths start sharp, beta = 1 + softplus(5) ~ 6: diffuse weights blur every cell
         self.params["write.bias"].reshape(E, A + W)[:, W] = BETA_BIAS
         self.params["read.bias"].reshape(R, A)[:, W] = BETA_BIAS
+        # location's gate, shifts and sharpening start neutral: g = 1/2, sigma uniform
+        self.params["write.bias"].reshape(E, A + W)[:, W + 1 : A] = 0.0
+        self.params["read.bias"].reshape(R, A)[:, W + 1 :] = 0.0
         self.params["memory.init"] = init.normal(
             gen, (N, W), self.dtype, "MemoryNet memory.init", divisor=np.sqrt(W)
         )
