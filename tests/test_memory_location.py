@@ -114,3 +114,28 @@ def test_config_round_trip_and_size_estimate() -> None:
     assert MemoryNet.estimate_parameters(model.config) >= model.num_parameters()
     content = MemoryNet.from_config({**model.config, "addressing": "content"})
     assert content.num_parameters() < model.num_parameters()
+
+
+@pytest.mark.parametrize("addressing", ["content", "location"])
+def test_memnet_with_a_learned_key_function_gradients(addressing: str) -> None:
+    """k_j = K M_j with K^(w) and K^(r) learned (the lecture's key function)."""
+    model = MemoryNet(
+        3, 4, hidden_size=5, memory_size=4, memory_width=3, read_heads=2, write_heads=2,
+        addressing=addressing, key_function="linear", input_kind="real", dtype=np.float64,
+        rng=1,
+    )  # fmt: skip
+    rng = np.random.default_rng(4)
+    for name in ("write_key.weight", "read_key.weight"):  # away from the identity
+        model.params[name] += 0.3 * rng.standard_normal((3, 3))
+    assert _check(model) < 1e-6
+
+
+def test_identity_key_function_is_the_start_of_the_linear_one() -> None:
+    x = np.random.default_rng(0).standard_normal((2, 5, 3))
+    plain = MemoryNet(3, 2, hidden_size=4, memory_size=5, memory_width=3, input_kind="real",
+                      addressing="location", dtype=np.float64, rng=2)  # fmt: skip
+    keyed = MemoryNet.from_config({**plain.config, "key_function": "linear"}, rng=2)
+    np.testing.assert_allclose(keyed.forward(x)[0], plain.forward(x)[0], atol=1e-12)
+    assert MemoryNet.estimate_parameters(keyed.config) >= keyed.num_parameters()
+    with pytest.raises(ValueError, match="key_function"):
+        MemoryNet(3, 2, key_function="mlp")

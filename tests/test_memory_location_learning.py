@@ -4,9 +4,10 @@ number of steps with the same optimiser, does not (fixed seeds).
 Task: :class:`~pyplay.tasks.DelayedRecall`, 10 symbols of 6 then the recall marker, then the
 10 symbols back in order (T = 21). Both nets: a memory net with hidden size 16, 12 cells of
 width 6, one read and one write head, overwrite; Adam lr 0.03, batch 32, clipping 5, 200 steps;
-accuracy over the 10 output steps of 500 fresh examples. Measured: location 1.00 (loss 0.0003),
-content 0.35 (loss 1.57). The heads of the location net move one cell per step: the write head
-over the symbols, the read head over the same cells after the marker.
+accuracy over the 10 output steps of 500 fresh examples. Measured: location 1.00 (loss 0.0006),
+content 0.30 (loss 1.65). The heads of the location net move one cell per step (this seed:
+backwards, shift -1): the write head over the symbols from cell 11 down to 0, the read head
+after the marker over the same cells in the same order, each weight at least 0.93.
 """
 
 from __future__ import annotations
@@ -44,3 +45,6 @@ def test_location_addressing_copies_where_content_only_does_not() -> None:
     cells = cache.write_weights[:, :10, 0].argmax(axis=2)  # (B, 10) the written cell
     steps = np.diff(cells, axis=1) % model.memory_size  # (B, 9)
     assert (steps == steps[:, :1]).mean() >= 0.9 and (steps[:, 0] != 0).all(), cells
+    # after the marker the read head visits the same cells, in the order they were written
+    read = cache.read_weights[:, 11:, 0].argmax(axis=2)  # (B, 10)
+    assert (read == cells).mean() >= 0.9, (read, cells)

@@ -39,7 +39,8 @@ vector grows from W + 1 to A = W + 6 numbers.
 Parameters: ``controller.weight_ih`` (4H, F + RW), ``controller.weight_hh`` (4H, H),
 ``controller.bias`` (4H,), ``write.weight`` (H_w (A + W), H), ``write.bias``, ``read.weight``
 (R A, H), ``read.bias``, ``head.weight`` (O, H + RW), ``head.bias``, ``memory.init``, with
-A = W + 1 (content) or W + 6 (location).
+A = W + 1 (content) or W + 6 (location); with ``key_function="linear"`` also
+``write_key.weight`` and ``read_key.weight`` (W, W).
 """
 
 from __future__ import annotations
@@ -60,7 +61,14 @@ from pyplay.models.memory._common import (
     lstm_backward_all,
     lstm_weight_grads,
 )
-from pyplay.models.memory.heads import UPDATES, LSTMStep, lstm_step, write, write_backward
+from pyplay.models.memory.heads import (
+    KEY_FUNCTIONS,
+    UPDATES,
+    LSTMStep,
+    lstm_step,
+    write,
+    write_backward,
+)
 from pyplay.models.memory.location import (
     ADDRESSINGS,
     HeadAddress,
@@ -136,6 +144,10 @@ class MemoryNet(ControllerModel):
     addressing : {"content", "location"}
         How every head finds its cells: by content only, or by content then interpolation
         with its last weights, a shift and sharpening (:mod:`~pyplay.models.memory.location`).
+    key_function : {"identity", "linear"}
+        The lecture's key function K: a cell's key is M_j itself, or K^(w) M_j and K^(r) M_j
+        for the write and the read heads (``write_key.weight``, ``read_key.weight`` (W, W),
+        starting as the identity).
     input_kind : {"tokens", "real"}
     dtype : numpy.float32 or numpy.float64
     rng : numpy.random.Generator or int seed
@@ -154,6 +166,7 @@ class MemoryNet(ControllerModel):
         write_heads: int = 1,
         update: str = "overwrite",
         addressing: str = "content",
+        key_function: str = "identity",
         input_kind: str = "tokens",
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
@@ -166,6 +179,7 @@ class MemoryNet(ControllerModel):
         E = self.write_heads = check_int("write_heads", write_heads, min_value=1, max_value=64)
         self.update = check_choice("update", update, UPDATES)
         self.addressing = check_choice("addressing", addressing, ADDRESSINGS)
+        self.key_function = check_choice("key_function", key_function, KEY_FUNCTIONS)
         A = address_size(W, self.addressing)
         gen = as_generator(rng)
         self.params = init_params(
@@ -192,6 +206,9 @@ class MemoryNet(ControllerModel):
         self.params["memory.init"] = init.normal(
             gen, (N, W), self.dtype, "MemoryNet memory.init", divisor=np.sqrt(W)
         )
+        if self.key_function == "linear":  # K^(w), K^(r) start as the identity
+            for name in ("write_key.weight", "read_key.weight"):
+                self.params[name] = np.eye(W, dtype=self.dtype)
 
     @classmethod
     def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
@@ -203,7 +220,7 @@ class MemoryNet(ControllerModel):
         A = address_size(W, "location")  # the larger of the two
         controller = 4 * H * (n_in + R * W + H + 1)
         heads = (Ew * (A + W) + R * A) * (H + 1)
-        return controller + heads + out * (H + R * W + 1) + N * W
+        return controller + heads + out * (H + R * W + 1) + N * W + 2 * W * W
 
     def initial_state(self, batch: int) -> MemoryState:
         """h = c = 0, r = 0, M = ``memory.init`` and every head on cell 0, for every row."""
@@ -253,12 +270,13 @@ class MemoryNet(ControllerModel):
             zw = (h @ p["write.weight"].T + p["write.bias"]).reshape(B, E, A + W)  # (B, E, A+W)
             heads_t = []
             for e in range(E):
-                a = head_address(M, zw[:, e, :A], wp[:, e], how)
+                a = head_address(self._keys(M, "write"), zw[:, e, :A], wp[:, e], how)
                 v = zw[:, e, A:]  # (B, W)
                 heads_t.append((M, a, v))
                 M = write(M, a.w, v, self.update)  # (B, N, W)
             zr = (h @ p["read.weight"].T + p["read.bias"]).reshape(B, R, A)  # (B, R, A)
-            addr_t = tuple(head_address(M, zr[:, k], wp[:, E + k], how) for k in range(R))
+            Mk = self._keys(M, "read")  # (B, N, W) k_j = K^(r)(M_j)
+            addr_t = tuple(head_address(Mk, zr[:, k], wp[:, E + k], how) for k in range(R))
             wp = np.stack([hw[1].w for hw in heads_t] + [a.w for a in addr_t], axis=1)
             r = np.concatenate([np.einsum("bn,bnw->bw", a.w, M) for a in addr_t], axis=1)  # (B, RW)
             memory[:, t + 1], hidden[:, t], reads[:, t] = M, h, r
@@ -313,8 +331,8 @@ class MemoryNet(ControllerModel):
                 drk = dr[:, k * W : (k + 1) * W]  # (B, W)
                 dM += a.w[:, :, None] * drk[:, None, :]
                 dw = np.einsum("bnw,bw->bn", M, drk) + dwp[:, E + k]  # (B, N)
-                dMa, dzr[:, k], dwk = head_address_backward(dw, M, a)
-                dM += dMa
+                dMa, dzr[:, k], dwk = head_address_backward(dw, self._keys(M, "read"), a)
+                dM += self._keys_backward(dMa, M, "read", g)
                 if dwk is not None:
                     dw_prev[:, E + k] = dwk
             g["read.weight"] += dzr.reshape(B, -1).T @ hk
@@ -324,8 +342,9 @@ class MemoryNet(ControllerModel):
             for e in reversed(range(E)):
                 M_prev, a, v = cache.writes[t][e]
                 dM, dw, dzw[:, e, A:] = write_backward(dM, M_prev, a.w, v, self.update)
-                dMa, dzw[:, e, :A], dwk = head_address_backward(dw + dwp[:, e], M_prev, a)
-                dM = dM + dMa  # (B, N, W) dL/dM^{e-1}
+                Mk = self._keys(M_prev, "write")  # (B, N, W)
+                dMa, dzw[:, e, :A], dwk = head_address_backward(dw + dwp[:, e], Mk, a)
+                dM = dM + self._keys_backward(dMa, M_prev, "write", g)  # (B, N, W) dL/dM^{e-1}
                 if dwk is not None:
                     dw_prev[:, e] = dwk
             dwp = dw_prev
@@ -338,6 +357,21 @@ class MemoryNet(ControllerModel):
         if cache.initial:
             g["memory.init"] = dM.sum(axis=0)  # (N, W)
         return {k: g[k] for k in p}, dx
+
+    def _keys(self, M: np.ndarray, which: str) -> np.ndarray:
+        """The key of every cell, k_j = K(M_j) (B, N, W): M_j itself, or K^(w) M_j / K^(r) M_j."""
+        if self.key_function == "identity":
+            return M
+        return M @ self.params[f"{which}_key.weight"].T  # (B, N, W)
+
+    def _keys_backward(
+        self, dK: np.ndarray, M: np.ndarray, which: str, g: dict[str, np.ndarray]
+    ) -> np.ndarray:
+        """:meth:`_keys` backwards: adds dL/dK^(which) to ``g`` and returns dL/dM (B, N, W)."""
+        if self.key_function == "identity":
+            return dK
+        g[f"{which}_key.weight"] += np.einsum("bnv,bnw->vw", dK, M)  # (W, W)
+        return dK @ self.params[f"{which}_key.weight"]  # (B, N, W)
 
 
 def _check_state(model: MemoryNet, state: Any, B: int) -> MemoryState:
