@@ -24,7 +24,7 @@ from pyplay.ui.trainer_lesson import TrainerLesson
 __all__ = ["COPY_SYMBOLS", "STAGES", "MemoryLessonState", "MemoryView"]
 
 COPY_SYMBOLS = 6  # symbols of the copy task (tokens 1..6; 0 blank, 7 the recall marker)
-STAGES = ("content p^c", "gated p^g", "shifted p~", "sharpened p^t")  # location's stages
+STAGES = ("pᶜ", "pᵍ", "p̃", "pᵗ")  # location's stages: content, gated, shifted, sharpened
 
 
 @dataclass(frozen=True)

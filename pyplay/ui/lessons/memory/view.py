@@ -35,15 +35,18 @@ HELP = (
 )
 LOCATION_HELP = (
     '**Addressing by location** (the lecture\'s *direct* addressing, "the content at cell 4", '
-    "made differentiable as in the Neural Turing Machine). From the state s^t a head emits a "
-    "query q^t and β (content), a gate g, shift weights σ over −1, 0, +1 and γ ≥ 1:\n\n"
-    "1. content: p^c_j = softmax_j(β cos(q^t, M_j))\n"
-    "2. gate: p^g = g p^c + (1 − g) p^{t−1} (jump to the content, or keep the last place)\n"
-    "3. shift: p~_j = Σ_k σ_k p^g_{j−k} (circular: from the last cell, +1 is cell 1)\n"
-    "4. sharpen: p^t_j = p~_j^γ / Σ_i p~_i^γ\n\n"
-    "With g ≈ 0 and σ_{+1} ≈ 1 the head moves one cell per step: the write head lays the "
-    "symbols in consecutive cells, the read head walks the same cells after the marker."
+    "made differentiable as in the Neural Turing Machine). From the state `sᵗ` a head emits a "
+    "query `qᵗ` and `β` (content), a gate `g`, shift weights `σ` over −1, 0, +1 and `γ ≥ 1`; "
+    "its weights over the cells go through four stages, the four columns above:\n\n"
+    "1. content: `pᶜⱼ = softmaxⱼ(β cos(qᵗ, Mⱼ))`\n"
+    "2. gate: `pᵍ = g pᶜ + (1 − g) pᵗ⁻¹` (jump to the content, or keep the last place)\n"
+    "3. shift: `p̃ⱼ = Σₖ σₖ pᵍⱼ₋ₖ` (circular: from the last cell, +1 is cell 0)\n"
+    "4. sharpen: `pᵗⱼ = p̃ⱼᵞ / Σᵢ p̃ᵢᵞ`\n\n"
+    "With `g ≈ 0` and all of `σ` on +1 (or −1) the head moves one cell per step whatever the "
+    "cells hold: on the copy task the write head lays the symbols in consecutive cells, and "
+    "after the marker → the read head walks the same cells in the same order."
 )
+STAGE_AXIS = "content → gate → shift → sharpen"
 MODELS = {"Memory net": "memnet", "LSTM": "lstm", "Attending RNN": "attend"}
 
 
@@ -72,10 +75,10 @@ class MemoryLesson(LessonView):
             "M", "Memory before the first step", "memory cell j", "component"
         )
         self.read_stages_fig, self.read_stages_source = heatmap_figure(
-            "p", "Read head 1, stages", "stage", "memory cell j"
+            "p", "Read head 1, stages", STAGE_AXIS, "memory cell j"
         )
         self.write_stages_fig, self.write_stages_source = heatmap_figure(
-            "p", "Write head 1, stages", "stage", "memory cell j"
+            "p", "Write head 1, stages", STAGE_AXIS, "memory cell j"
         )
         for fig in (self.read_fig, self.write_fig):
             fig.width = 440
@@ -93,7 +96,7 @@ class MemoryLesson(LessonView):
         self.read_pane = pn.pane.Bokeh(self.read_fig)
         self.write_pane = pn.pane.Bokeh(self.write_fig)
         self.memory_pane = pn.pane.Bokeh(self.memory_fig)
-        self.stages_help = pn.pane.Markdown(LOCATION_HELP, width=340)
+        self.stages_help = pn.pane.Markdown(LOCATION_HELP, width=680)
         self.stages = pn.Column(
             "### Location addressing at the step above, stage by stage",
             pn.Row(pn.pane.Bokeh(self.read_stages_fig), pn.pane.Bokeh(self.write_stages_fig)),
