@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_memnet_gradcheck import _check  # every parameter and the inputs, in float64
 
 from gradcheck import assert_grad_close, max_rel_error, numeric_grad
 from pyplay.models.memory import MemoryNet, MemoryState
@@ -52,25 +53,6 @@ def test_stages_move_a_head_one_cell_on() -> None:
     z[0, W + 2 + SHIFTS.index(0)] = 30.0  # stay
     z[0, :W], z[0, W] = M[0, 1], 20.0  # key = cell 1, sharp
     assert int(locate(M, z, w_prev).w.argmax()) == 1
-
-
-def _check(model: MemoryNet, T: int = 4) -> float:
-    rng = np.random.default_rng(2)
-    x = rng.standard_normal((2, T, model.input_size))
-    R = rng.standard_normal((2, T, model.output_size))
-
-    def loss() -> float:
-        return float((model.forward(x)[0] * R).sum())
-
-    _, _, cache = model.forward(x)
-    grads, dx = model.gradients(R, cache)
-    worst = 0.0
-    for name, p in model.params.items():
-        numeric = numeric_grad(loss, p)
-        assert_grad_close(grads[name], numeric, name)
-        worst = max(worst, max_rel_error(grads[name], numeric))
-    assert_grad_close(dx, numeric_grad(loss, x), "inputs")
-    return worst
 
 
 @pytest.mark.parametrize("update", ["overwrite", "residual"])

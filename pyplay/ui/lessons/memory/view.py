@@ -59,7 +59,7 @@ def _label_time_axis(fig: Any, labels: list[str]) -> None:
 class MemoryLesson(LessonView):
     """Builds the Memory lesson around a :class:`MemoryLessonState`."""
 
-    heading = "## Associative recall with an external memory"
+    heading = "## An external memory: associative recall and copy"
     help_text = HELP
     status_css = "pyplay-memory-status"
 
