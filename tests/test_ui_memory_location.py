@@ -44,3 +44,18 @@ def test_the_page_draws_the_stages_of_the_step_shown() -> None:
     assert lesson.read_stages_fig.title.text == f"Read head 1, step 3 ({view.labels[2]})"
     lesson.state.addressing = "content"
     assert not lesson.stages.visible
+
+
+def test_key_function_and_addressing_reach_the_model_and_the_script() -> None:
+    import re
+
+    from pyplay.ui.lessons import SPECS
+    from pyplay.ui.lessons.memory.code import as_code
+
+    state = MemoryLessonState(task="copy", addressing="location", key_function="linear")
+    assert state.net.key_function == "linear" and "read_key.weight" in state.net.params
+    assert {"task", "addressing", "key_function", "seq_len"} <= set(SPECS["memory"].params)
+    script = as_code(SPECS["memory"], state, steps=10, log_every=5)
+    assert re.search(r"addressing=['\"]location['\"]", script), script
+    assert re.search(r"key_function=['\"]linear['\"]", script), script
+    assert "DelayedRecall" in script

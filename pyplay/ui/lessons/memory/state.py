@@ -14,6 +14,7 @@ import param
 
 from pyplay.models import SequenceModel
 from pyplay.models.memory import AttendRNN, MemoryNet
+from pyplay.models.memory.heads import KEY_FUNCTIONS
 from pyplay.models.memory.location import ADDRESSINGS, Located
 from pyplay.tasks.copy import DelayedRecall
 from pyplay.tasks.recall import AssociativeRecall
@@ -53,6 +54,7 @@ class MemoryLessonState(TrainerLesson, LessonBase):
     model = param.Selector(objects=["memnet", "lstm", "attend"], default="memnet")
     task = param.Selector(objects=["recall", "copy"], default="recall")
     addressing = param.Selector(objects=list(ADDRESSINGS), default=ADDRESSINGS[0])
+    key_function = param.Selector(objects=list(KEY_FUNCTIONS), default=KEY_FUNCTIONS[0])
     update = param.Selector(objects=["overwrite", "residual"], default="overwrite")
     read_heads = param.Integer(default=1, softbounds=(1, 4))
     write_heads = param.Integer(default=1, softbounds=(1, 4))
@@ -71,6 +73,7 @@ class MemoryLessonState(TrainerLesson, LessonBase):
                 "model",
                 "task",
                 "addressing",
+                "key_function",
                 "update",
                 "read_heads",
                 "write_heads",
@@ -107,7 +110,7 @@ class MemoryLessonState(TrainerLesson, LessonBase):
         return MemoryNet.for_task(
             task, hidden_size=32, memory_size=self.memory_size, memory_width=16,
             read_heads=self.read_heads, write_heads=self.write_heads, update=self.update,
-            addressing=self.addressing, rng=self.seed,
+            addressing=self.addressing, key_function=self.key_function, rng=self.seed,
         )  # fmt: skip
 
     def _forget_progress(self) -> None:

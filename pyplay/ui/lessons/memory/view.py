@@ -180,6 +180,11 @@ class MemoryLesson(LessonView):
                 options={v.capitalize(): v for v in s.param.addressing.objects},
             ),
             pn.widgets.RadioButtonGroup.from_param(
+                s.param.key_function,
+                name="Key function K",
+                options={"K(M_j) = M_j": "identity", "K(M_j) = W_k M_j": "linear"},
+            ),
+            pn.widgets.RadioButtonGroup.from_param(
                 s.param["update"],
                 name="Write rule",
                 options={"Overwrite": "overwrite", "Residual": "residual"},
