@@ -30,6 +30,7 @@ import numpy as np
 
 __all__ = [
     "EPS",
+    "KEY_FUNCTIONS",
     "UPDATES",
     "Address",
     "LSTMStep",
@@ -45,6 +46,7 @@ __all__ = [
 
 EPS = 1e-6
 UPDATES = ("overwrite", "residual")
+KEY_FUNCTIONS = ("identity", "linear")  # the key of cell j: M_j itself, or a learned K M_j
 
 
 def sigmoid(a: np.ndarray) -> np.ndarray:

@@ -141,10 +141,11 @@ LESSONS: tuple[LessonSpec, ...] = (
     ),
     LessonSpec(
         "memory", "Memory", "state:MemoryLessonState", "view:MemoryLesson",
-        "model update read_heads write_heads memory_size n_pairs lr seed",
-        about="a recurrent net with an external memory on associative recall: where its heads "
-        "read and write, overwrite or residual writes, against an LSTM and an LSTM attending "
-        "to its past",
+        "model task addressing key_function update read_heads write_heads memory_size n_pairs "
+        "seq_len lr seed",
+        about="a recurrent net with an external memory on associative recall and copy: where "
+        "its heads read and write, by content or by location, overwrite or residual writes, "
+        "against an LSTM and an LSTM attending to its past",
         experiments=(
             Experiment("Memory net, 3 pairs", {"n_pairs": 3}, 300,
                        "the loss falls below 0.6 x baseline; watch where the heads read "

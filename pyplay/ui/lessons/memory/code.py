@@ -28,7 +28,15 @@ def _parts(state: Any) -> tuple[list[str], list[str]]:
         ]
     keys = ["hidden_size"]
     if kind == "MemoryNet":
-        keys += ["memory_size", "memory_width", "read_heads", "write_heads", "update"]
+        keys += [
+            "memory_size",
+            "memory_width",
+            "read_heads",
+            "write_heads",
+            "update",
+            "addressing",
+            "key_function",
+        ]
     elif kind != "AttendRNN":
         raise ValueError(f"unknown memory network {kind}")
     args = ["task", *keyword_args({k: c[k] for k in keys}, "model setting"), "rng=SEED"]

@@ -1,6 +1,8 @@
 """State of the "Memory" lesson: a memory net (or an LSTM, or an LSTM attending to its past)
-learns associative recall; the views show where each head reads and writes over the memory
-cells at every step, and the memory's contents. No Panel here; errors become messages."""
+learns associative recall or the copy task, its heads addressing the memory by content or by
+location; the views show where each head reads and writes over the memory cells at every step,
+the stages of location addressing, and the memory's contents. No Panel here; errors become
+messages."""
 
 from __future__ import annotations
 
@@ -12,26 +14,35 @@ import param
 
 from pyplay.models import SequenceModel
 from pyplay.models.memory import AttendRNN, MemoryNet
+from pyplay.models.memory.heads import KEY_FUNCTIONS
+from pyplay.models.memory.location import ADDRESSINGS, Located
+from pyplay.tasks.copy import DelayedRecall
 from pyplay.tasks.recall import AssociativeRecall
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
 from pyplay.ui.trainer_lesson import TrainerLesson
 
-__all__ = ["MemoryLessonState", "MemoryView"]
+__all__ = ["COPY_SYMBOLS", "STAGES", "MemoryLessonState", "MemoryView"]
+
+COPY_SYMBOLS = 6  # symbols of the copy task (tokens 1..6; 0 blank, 7 the recall marker)
+STAGES = ("pᶜ", "pᵍ", "p̃", "pᵗ")  # location's stages: content, gated, shifted, sharpened
 
 
 @dataclass(frozen=True)
 class MemoryView:
     """One example: step labels, read weights (T, R, N) and write weights (T, H_w, N) (the
     attending net: its weights over earlier steps (T, 1, T), no writes), memory (T+1, N, W)
-    (None without a memory), the answer and the target."""
+    (None without a memory), the answer and the target (the counted steps' outputs), and with
+    location addressing each head's stages (T, heads, 4, N) (:data:`STAGES`), else None."""
 
     labels: list[str]
     read: np.ndarray
     write: np.ndarray | None
     memory: np.ndarray | None
-    answer: int
-    target: int
+    answer: str
+    target: str
+    read_stages: np.ndarray | None = None
+    write_stages: np.ndarray | None = None
 
 
 class MemoryLessonState(TrainerLesson, LessonBase):
@@ -41,11 +52,15 @@ class MemoryLessonState(TrainerLesson, LessonBase):
     _model_attr = "net"
 
     model = param.Selector(objects=["memnet", "lstm", "attend"], default="memnet")
+    task = param.Selector(objects=["recall", "copy"], default="recall")
+    addressing = param.Selector(objects=list(ADDRESSINGS), default=ADDRESSINGS[0])
+    key_function = param.Selector(objects=list(KEY_FUNCTIONS), default=KEY_FUNCTIONS[0])
     update = param.Selector(objects=["overwrite", "residual"], default="overwrite")
     read_heads = param.Integer(default=1, softbounds=(1, 4))
     write_heads = param.Integer(default=1, softbounds=(1, 4))
     memory_size = param.Integer(default=16, softbounds=(4, 64))
     n_pairs = param.Integer(default=6, softbounds=(2, 12))
+    seq_len = param.Integer(default=8, softbounds=(2, 12))
     lr = lr_param(0.02)
     seed = seed_param()
     net: Any
@@ -56,21 +71,30 @@ class MemoryLessonState(TrainerLesson, LessonBase):
         self._start(
             rebuild=[
                 "model",
+                "task",
+                "addressing",
+                "key_function",
                 "update",
                 "read_heads",
                 "write_heads",
                 "memory_size",
                 "n_pairs",
+                "seq_len",
                 "seed",
             ]
         )
 
     def model_name(self) -> str:
         """What saved work calls this model, e.g. "memnet on recall of 6 pairs"."""
+        if self.task == "copy":
+            return f"{self.model} on copy of {self.seq_len} symbols"
         return f"{self.model} on recall of {self.n_pairs} pairs"
 
-    def _make_task(self) -> AssociativeRecall:
-        return AssociativeRecall(n_pairs=self.n_pairs, n_keys=max(8, self.n_pairs), rng=self.seed)
+    def _make_task(self, rng: int | None = None) -> AssociativeRecall | DelayedRecall:
+        seed = self.seed if rng is None else rng
+        if self.task == "copy":
+            return DelayedRecall(n_symbols=COPY_SYMBOLS, seq_len=self.seq_len, delay=1, rng=seed)
+        return AssociativeRecall(n_pairs=self.n_pairs, n_keys=max(8, self.n_pairs), rng=seed)
 
     def _make_trainer(self, model: Any, task: Any) -> Trainer:
         return Trainer(model, task, lr=self.lr, batch_size=32, clip=5.0)
@@ -78,7 +102,7 @@ class MemoryLessonState(TrainerLesson, LessonBase):
     def _build_model(self, task: Any) -> Any:
         return self._build(task)
 
-    def _build(self, task: AssociativeRecall) -> Any:
+    def _build(self, task: AssociativeRecall | DelayedRecall) -> Any:
         if self.model == "lstm":
             return SequenceModel.for_task(task, "lstm", hidden_size=32, rng=self.seed)
         if self.model == "attend":
@@ -86,7 +110,7 @@ class MemoryLessonState(TrainerLesson, LessonBase):
         return MemoryNet.for_task(
             task, hidden_size=32, memory_size=self.memory_size, memory_width=16,
             read_heads=self.read_heads, write_heads=self.write_heads, update=self.update,
-            rng=self.seed,
+            addressing=self.addressing, key_function=self.key_function, rng=self.seed,
         )  # fmt: skip
 
     def _forget_progress(self) -> None:
@@ -111,18 +135,41 @@ class MemoryLessonState(TrainerLesson, LessonBase):
         """Example ``index`` (0..7) of a fixed batch, as the model reads it now."""
         if self.net is None or self.task_obj is None:
             return None
-        task = AssociativeRecall(n_pairs=self.task_obj.n_pairs, n_keys=self.task_obj.n_keys,
-                                 rng=10_000 + self.seed)  # fmt: skip
-        batch = task.draw(8)[0]
+        batch = self._make_task(rng=10_000 + self.seed).batch(8)
         k = int(np.clip(index, 0, 7))
-        x = batch.inputs[k : k + 1].astype(self.net.dtype)  # (1, T, F)
+        x = batch.inputs[k : k + 1]  # (1, T) token ids or (1, T, F)
+        if x.ndim == 3:
+            x = x.astype(self.net.dtype)
         y, _, cache = self.net.forward(x, None, None, training=False)  # (1, T, O)
-        labels = task.labels(batch.inputs[k])
-        answer, target = int(y[0, -1].argmax()), int(batch.targets[k, -1])
+        counted = np.flatnonzero(batch.mask[k])  # the steps with a target
+        answer = " ".join(str(int(a)) for a in y[0, counted].argmax(axis=1))
+        target = " ".join(str(int(t)) for t in batch.targets[k, counted])
+        labels = self._labels(batch.inputs[k])
         if isinstance(self.net, MemoryNet):
-            return MemoryView(labels, cache.read_weights[0], cache.write_weights[0],
-                              cache.memory[0], answer, target)  # fmt: skip
+            return MemoryView(
+                labels, cache.read_weights[0], cache.write_weights[0], cache.memory[0],
+                answer, target, _stages(cache.read_addr), _stages(
+                    tuple(tuple(a for _, a, _ in heads) for heads in cache.writes)
+                ),
+            )  # fmt: skip
         if isinstance(self.net, AttendRNN):
             return MemoryView(labels, cache.attention[0][:, None, :], None, None, answer, target)
         T = len(labels)
         return MemoryView(labels, np.zeros((T, 1, 1)), None, None, answer, target)
+
+    def _labels(self, inputs: np.ndarray) -> list[str]:
+        """Readable steps of one example: recall's ``"A:3"`` and ``"A?"``; for the copy task
+        the symbol, ``·`` for a blank and ``→`` for the recall marker."""
+        if isinstance(self.task_obj, AssociativeRecall):
+            return self.task_obj.labels(inputs)
+        marker = COPY_SYMBOLS + 1
+        return ["·" if t == 0 else "→" if t == marker else str(int(t)) for t in inputs]
+
+
+def _stages(addresses: tuple[tuple[Any, ...], ...]) -> np.ndarray | None:
+    """Location addressing's stages of the first example, (T, heads, 4, N); None by content."""
+    if not isinstance(addresses[0][0], Located):
+        return None
+    return np.array(
+        [[[a.content.w[0], a.wg[0], a.wt[0], a.w[0]] for a in step] for step in addresses]
+    )  # (T, heads, 4, N)

@@ -1,6 +1,7 @@
-"""The "Memory" lesson: a recurrent net with an external memory learns associative recall; watch
-where each head reads and writes over the memory cells at every step, and what the memory
-holds, next to an LSTM and an LSTM that attends to its own earlier states.
+"""The "Memory" lesson: a recurrent net with an external memory learns associative recall or the
+copy task; watch where each head reads and writes over the memory cells at every step (by
+content, or by location with its stages), and what the memory holds, next to an LSTM and an
+LSTM that attends to its own earlier states.
 
 Rendering only: actions call :class:`~pyplay.ui.lessons.memory.state.MemoryLessonState`.
 """
@@ -13,7 +14,7 @@ import numpy as np
 import panel as pn
 
 from pyplay.ui.lesson_view import LessonView
-from pyplay.ui.lessons.memory.state import MemoryLessonState
+from pyplay.ui.lessons.memory.state import STAGES, MemoryLessonState
 from pyplay.ui.plots import heatmap_figure, label_axis, set_title, update_heatmap
 from pyplay.ui.text import Text
 
@@ -27,8 +28,25 @@ HELP = (
     "cell M_j (cosine similarity), and a softmax over the cells gives its weights w_j. A **read "
     "head** returns r = Σ_j w_j M_j. A **write head** with weights p_j and a vector w either "
     "**overwrites**, M_j ← (1 − p_j) M_j + p_j w, or **adds** (residual), M_j ← M_j + p_j w. "
-    "The **attending RNN** has no memory of its own: it attends over its earlier states."
+    "The **attending RNN** has no memory of its own: it attends over its earlier states. "
+    "The **copy** task (symbols, then the marker →, then the symbols back in order) needs "
+    "addressing **by location**: each head then also keeps its last weights, shifts them and "
+    "sharpens them, so it can walk from cell to cell whatever the cells hold."
 )
+LOCATION_HELP = (
+    '**Addressing by location** (the lecture\'s *direct* addressing, "the content at cell 4", '
+    "made differentiable as in the Neural Turing Machine). From the state `sᵗ` a head emits a "
+    "query `qᵗ` and `β` (content), a gate `g`, shift weights `σ` over −1, 0, +1 and `γ ≥ 1`; "
+    "its weights over the cells go through four stages, the four columns above:\n\n"
+    "1. content: `pᶜⱼ = softmaxⱼ(β cos(qᵗ, Mⱼ))`\n"
+    "2. gate: `pᵍ = g pᶜ + (1 − g) pᵗ⁻¹` (jump to the content, or keep the last place)\n"
+    "3. shift: `p̃ⱼ = Σₖ σₖ pᵍⱼ₋ₖ` (circular: from the last cell, +1 is cell 0)\n"
+    "4. sharpen: `pᵗⱼ = p̃ⱼᵞ / Σᵢ p̃ᵢᵞ`\n\n"
+    "With `g ≈ 0` and all of `σ` on +1 (or −1) the head moves one cell per step whatever the "
+    "cells hold: on the copy task the write head lays the symbols in consecutive cells, and "
+    "after the marker → the read head walks the same cells in the same order."
+)
+STAGE_AXIS = "content → gate → shift → sharpen"
 MODELS = {"Memory net": "memnet", "LSTM": "lstm", "Attending RNN": "attend"}
 
 
@@ -41,7 +59,7 @@ def _label_time_axis(fig: Any, labels: list[str]) -> None:
 class MemoryLesson(LessonView):
     """Builds the Memory lesson around a :class:`MemoryLessonState`."""
 
-    heading = "## Associative recall with an external memory"
+    heading = "## An external memory: associative recall and copy"
     help_text = HELP
     status_css = "pyplay-memory-status"
 
@@ -56,8 +74,17 @@ class MemoryLesson(LessonView):
         self.memory_fig, self.memory_source = heatmap_figure(
             "M", "Memory before the first step", "memory cell j", "component"
         )
+        self.read_stages_fig, self.read_stages_source = heatmap_figure(
+            "p", "Read head 1, stages", STAGE_AXIS, "memory cell j"
+        )
+        self.write_stages_fig, self.write_stages_source = heatmap_figure(
+            "p", "Write head 1, stages", STAGE_AXIS, "memory cell j"
+        )
         for fig in (self.read_fig, self.write_fig):
             fig.width = 440
+        for fig in (self.read_stages_fig, self.write_stages_fig):
+            fig.width, fig.height = 340, 240
+            label_axis(fig.xaxis[0], STAGES)
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
         self.head = pn.widgets.IntSlider(name="Head", start=1, end=2, value=1, width=200)
         self.at_step = pn.widgets.IntSlider(
@@ -69,6 +96,13 @@ class MemoryLesson(LessonView):
         self.read_pane = pn.pane.Bokeh(self.read_fig)
         self.write_pane = pn.pane.Bokeh(self.write_fig)
         self.memory_pane = pn.pane.Bokeh(self.memory_fig)
+        self.stages_help = pn.pane.Markdown(LOCATION_HELP, width=680)
+        self.stages = pn.Column(
+            "### Location addressing at the step above, stage by stage",
+            pn.Row(pn.pane.Bokeh(self.read_stages_fig), pn.pane.Bokeh(self.write_stages_fig)),
+            self.stages_help,
+            visible=False,
+        )
         self.no_memory = pn.pane.Markdown(
             "The LSTM has no memory to look into: all it keeps is its state (h, c)."
         )
@@ -113,13 +147,43 @@ class MemoryLesson(LessonView):
                 if t == 0
                 else f"Memory after step {t} ({view.labels[t - 1]})",
             )
+        self._show_stages(view, h)
         self.read_pane.visible = self.state.model != "lstm"
         self.no_memory.visible = self.state.model == "lstm"
+
+    def _show_stages(self, view: Any, h: int) -> None:
+        """Location addressing's stages (content, gated, shifted, sharpened) of head ``h``
+        at the step the memory slider shows (the first step before any)."""
+        self.stages.visible = view.read_stages is not None
+        if view.read_stages is None or view.write_stages is None:
+            return
+        t = max(min(int(self.at_step.value or 0), len(view.labels)), 1) - 1
+        at = f"step {t + 1} ({view.labels[t]})"
+        hw = min(h, view.write_stages.shape[1] - 1)
+        for fig, source, stages, name, k in (
+            (self.read_stages_fig, self.read_stages_source, view.read_stages, "Read", h),
+            (self.write_stages_fig, self.write_stages_source, view.write_stages, "Write", hw),
+        ):
+            set_title(fig, f"{name} head {k + 1}, {at}")
+            update_heatmap(fig, source, stages[t, k], "p")  # (4, N)
 
     def controls(self) -> list[Any]:
         s = self.state
         return [
             pn.widgets.RadioButtonGroup.from_param(s.param.model, name="Model", options=MODELS),
+            pn.widgets.RadioButtonGroup.from_param(
+                s.param.task, name="Task", options={v.capitalize(): v for v in s.param.task.objects}
+            ),
+            pn.widgets.RadioButtonGroup.from_param(
+                s.param.addressing,
+                name="Addressing",
+                options={v.capitalize(): v for v in s.param.addressing.objects},
+            ),
+            pn.widgets.RadioButtonGroup.from_param(
+                s.param.key_function,
+                name="Key function K",
+                options={"K(M_j) = M_j": "identity", "K(M_j) = W_k M_j": "linear"},
+            ),
             pn.widgets.RadioButtonGroup.from_param(
                 s.param["update"],
                 name="Write rule",
@@ -128,7 +192,8 @@ class MemoryLesson(LessonView):
             pn.widgets.IntSlider.from_param(s.param.read_heads, name="Read heads"),
             pn.widgets.IntSlider.from_param(s.param.write_heads, name="Write heads"),
             pn.widgets.IntSlider.from_param(s.param.memory_size, name="Memory cells N"),
-            pn.widgets.IntSlider.from_param(s.param.n_pairs, name="Pairs"),
+            pn.widgets.IntSlider.from_param(s.param.n_pairs, name="Pairs (recall)"),
+            pn.widgets.IntSlider.from_param(s.param.seq_len, name="Symbols (copy)"),
         ]
 
     def sections(self) -> list[Any]:
@@ -140,4 +205,5 @@ class MemoryLesson(LessonView):
             pn.Row(self.read_pane, self.write_pane),
             self.at_step,
             self.memory_pane,
+            self.stages,
         ]
