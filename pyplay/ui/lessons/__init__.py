@@ -111,6 +111,12 @@ LESSONS: tuple[LessonSpec, ...] = (
         "form hidden_size D lr seed", parent="dynamic",
     ),
     LessonSpec(
+        "lecture_rnn", "LSTM and GRU (lecture)", f"{_DYN}.book_state:BookRNNState",
+        f"{_DYN}.book_view:BookRNNView",
+        "network hidden_size forget_gate peephole forget_bias signal steps system lr seed",
+        parent="dynamic", code=None,
+    ),
+    LessonSpec(
         "adaptive", "Adaptive filter", f"{_DYN}.adaptive_state:AdaptiveFilterState",
         f"{_DYN}.adaptive_view:AdaptiveFilterView", "lr n_taps seed", parent="dynamic",
         code=None,

@@ -3,14 +3,15 @@ layered digital dynamic network from presets or a palette, see its diagram and e
 on a signal and train it; then the vanishing gradient of a first-order recurrent network with
 ``lw`` on a slider; and the book's sequence-to-sequence network, its attention over a tapped
 delay line of encoder states (:class:`~pyplay.ui.lessons.textbook.view.TextbookSeq2SeqView`);
+the lecture's LSTM and GRU as layered networks (:mod:`~pyplay.ui.lessons.dynamic.book_view`),
 the adaptive filter trained by LMS (:mod:`~pyplay.ui.lessons.dynamic.adaptive_view`), the
 eigenvalues of LW¹˒¹ and what they do to memory (:mod:`~pyplay.ui.lessons.dynamic.stability_view`)
 and RTRL beside BPTT (:mod:`~pyplay.ui.lessons.dynamic.rtrl_view`).
 
 Rendering only: actions call :class:`~pyplay.ui.lessons.dynamic.state.LDDNLessonState` and
 :class:`~pyplay.ui.lessons.dynamic.lddn_gradient.VanishingGradientState`. The sub-tabs of
-:data:`PARTS` are lessons of their own (keys ``"textbook"``, ``"adaptive"``, ``"stability"``,
-``"rtrl"``, :data:`~pyplay.ui.lessons.LESSONS`):
+:data:`LECTURE_RNN` and :data:`PARTS` are lessons of their own (keys ``"lecture_rnn"``,
+``"textbook"``, ``"adaptive"``, ``"stability"``, ``"rtrl"``, :data:`~pyplay.ui.lessons.LESSONS`):
 the view shows them through ``parts``, ``show_part``, ``shown_part`` and ``watch_parts`` (see
 :mod:`pyplay.ui.location`), so the page address (and autosave, for the textbook's) reach
 their states too.
@@ -41,10 +42,16 @@ from pyplay.ui.text import Text
 from pyplay.ui.training import message_alert
 from pyplay.ui.try_this import try_this
 
-__all__ = ["PARTS", "SUBTABS", "DynamicLesson"]
+__all__ = ["LECTURE_RNN", "PARTS", "SUBTABS", "DynamicLesson"]
 
 PARTS = ("textbook", "adaptive", "stability", "rtrl")  # sub-tabs that are lessons of their own
-SUBTABS = ("Build and run", "Vanishing gradient", *(SPECS[k].title for k in PARTS))
+LECTURE_RNN = "lecture_rnn"  # the lecture's LSTM and GRU: a lesson too, after the gradient's
+SUBTABS = (
+    "Build and run",
+    "Vanishing gradient",
+    SPECS[LECTURE_RNN].title,
+    *(SPECS[k].title for k in PARTS),
+)
 
 HELP = (
     "A layered digital dynamic network (LDDN) computes, for every layer m and time step t, "
@@ -93,7 +100,8 @@ class DynamicLesson(LessonView):
         super().__init__(state or LDDNLessonState())
         self.gradient = gradient or VanishingGradientState()
         self.seq2seq = TextbookSeq2SeqView()
-        self.parts: dict[str, Any] = {  # sub-tabs that are lessons, in the order of PARTS
+        self.parts: dict[str, Any] = {  # sub-tabs that are lessons, in the order of SUBTABS
+            LECTURE_RNN: SPECS[LECTURE_RNN].view_class()(),
             "textbook": self.seq2seq,
             "adaptive": AdaptiveFilterView(),
             "stability": StabilityView(),
@@ -300,9 +308,9 @@ class DynamicLesson(LessonView):
         """The lesson's sub-tabs (built on the first call, the same object after). Every
         sub-tab's layout is built here, but each enters the page only when its sub-tab is
         first shown: the browser then draws one sub-tab's plots when the lesson opens, not
-        all seven (opening the lesson took 5.4 s with all of them)."""
+        all eight (opening the lesson took 5.4 s with seven of them)."""
         if self.subtabs is None:
-            parts = (self.parts[k].panel() for k in PARTS)
+            parts = (self.parts[k].panel() for k in (LECTURE_RNN, *PARTS))
             self._pages = [self._build_tab(), self._gradient_tab(), *parts]
             slots = [pn.Column(sizing_mode="stretch_width") for _ in SUBTABS]
             self.subtabs = pn.Tabs(
