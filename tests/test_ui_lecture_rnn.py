@@ -47,7 +47,10 @@ def test_the_view_shows_the_core_networks_outputs(variant: str) -> None:
     view = BookRNNView(BookRNNState(hidden_size=4, signal="sine", steps=15, seed=3,
                                     **VARIANTS[variant]))  # fmt: skip
     s = view.state
+    assert not view.loss_plot.baseline.visible  # no curve yet
     view._stream(s.train(steps=3))  # trained weights, not only the drawn ones
+    assert view.loss_plot.source.data["step"] == [1, 2, 3]
+    assert view.loss_plot.baseline.visible and view.loss_plot.baseline.location == np.var(s.y)
     view.after_training()
     trace, a7 = _direct(s)
     run = s.run()

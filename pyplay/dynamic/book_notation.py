@@ -73,19 +73,19 @@ def book_equations(net: BookLSTM | BookGRU) -> list[str]:
 _DETAIL: dict[str, dict[int, str]] = {  # what each box says under its number
     "lstm": {
         1: "input, tansig",
-        2: "input gate, logsig",
-        3: "forget gate, logsig",
-        4: "output gate, logsig",
+        2: "input gate",
+        3: "forget gate",
+        4: "output gate",
         5: "CEC, purelin",
-        6: "a⁴ ∘ tansig(a⁵)",
+        6: "a⁴∘tansig(a⁵)",
     },
     "gru": {
-        1: "candidate, tansig",
-        2: "reset gate, logsig",
-        3: "a² ∘ a⁶(t−1)",
-        4: "update gate, logsig",
+        1: "candidate",
+        2: "reset gate",
+        3: "a²∘a⁶(t−1)",
+        4: "update gate",
         5: "a¹ − a⁶(t−1)",
-        6: "a⁴∘a⁵ + a⁶(t−1)",
+        6: "output",
     },
 }
 

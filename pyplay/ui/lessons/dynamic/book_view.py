@@ -106,7 +106,8 @@ class BookRNNView(SubTabView):
         update_diagram(self.diagram_fig, self.diagram_sources, s.diagram())
         self.equations.object = "\n".join(s.equations())
         self.loss_plot.source.data = curve_data(s.history, ("step", "loss"))
-        self.loss_plot.baseline.location = float(np.var(s.y))  # predicting the mean
+        baseline = self.loss_plot.baseline  # predicting the mean; drawn beside a curve only
+        baseline.update(location=float(np.var(s.y)), visible=bool(s.history["step"]))
         self.loss_plot.fit_scale()
         self.after_training()
 
@@ -120,6 +121,7 @@ class BookRNNView(SubTabView):
 
     def _stream(self, result: Any) -> None:
         stream_losses(self.loss_plot.source, result)
+        self.loss_plot.baseline.visible = bool(self.state.history["step"])
 
     def controls(self) -> list[Any]:
         s = self.state
