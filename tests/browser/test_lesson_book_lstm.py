@@ -6,6 +6,7 @@ stays free of warnings and errors."""
 from __future__ import annotations
 
 import pytest
+from test_dynamic_views import open_part, pre  # the sub-tab opened, the console watched
 from test_lesson_rnn_variants import set_checkbox  # Bokeh's checkbox, set and seen in the address
 
 from browserkit import FINGERPRINT, wait_for
@@ -31,24 +32,13 @@ DIAGRAM_DETAILS = """() => {
 }"""
 
 
-def pre(page, css: str) -> str:
-    return page.locator(f"{css} pre").first.inner_text()
-
-
 def details(page) -> str:
     return "\n".join(page.evaluate(DIAGRAM_DETAILS))
 
 
 def test_lstm_and_gru_diagrams_and_equations_follow_the_variant(ready_page, page_log):
     page = ready_page
-    messages: list[str] = []
-    page.on(
-        "console",
-        lambda m: m.type in ("warning", "error") and messages.append(f"{m.type}: {m.text}"),
-    )
-    page.get_by_text("Dynamic networks", exact=True).first.click()
-    page.get_by_text("LSTM and GRU (lecture)", exact=True).first.click()
-    page.locator(f"{EQUATIONS} pre").first.wait_for(timeout=60_000)
+    messages = open_part(page, "LSTM and GRU (lecture)", EQUATIONS)
     # the LSTM: CEC, gates as layers, the Hadamard product, the forget gate's bias b3
     text = pre(page, EQUATIONS)
     assert "a⁵(t) = a³(t) ∘ [LW⁵˒⁵ a⁵(t−1)] + a²(t) ∘ a¹(t)" in text

@@ -111,12 +111,6 @@ LESSONS: tuple[LessonSpec, ...] = (
         "form hidden_size D lr seed", parent="dynamic",
     ),
     LessonSpec(
-        "lecture_rnn", "LSTM and GRU (lecture)", f"{_DYN}.book_state:BookRNNState",
-        f"{_DYN}.book_view:BookRNNView",
-        "network hidden_size forget_gate peephole forget_bias signal steps system lr seed",
-        parent="dynamic", code=None,
-    ),
-    LessonSpec(
         "adaptive", "Adaptive filter", f"{_DYN}.adaptive_state:AdaptiveFilterState",
         f"{_DYN}.adaptive_view:AdaptiveFilterView", "lr n_taps seed", parent="dynamic",
         code=None,
@@ -129,6 +123,12 @@ LESSONS: tuple[LessonSpec, ...] = (
     LessonSpec(
         "rtrl", "RTRL and BPTT", f"{_DYN}.rtrl_state:RTRLState", f"{_DYN}.rtrl_view:RTRLView",
         "hidden_size seq_len lr seed", parent="dynamic", code=None,
+    ),
+    LessonSpec(
+        "lecture_rnn", "LSTM and GRU (lecture)", f"{_DYN}.book_state:BookRNNState",
+        f"{_DYN}.book_view:BookRNNView",
+        "network hidden_size forget_gate peephole forget_bias signal steps system lr seed",
+        parent="dynamic", code=None,
     ),
     LessonSpec(
         "timeseries", "Time series", "state:NARXState", "view:TimeSeriesLesson",

@@ -87,13 +87,16 @@ class BookRNNState(LessonBase):
         """A new network from the settings (the weights drawn from the seed), untrained."""
         low, high = BIAS_RANGE
         bias = float(self.forget_bias)
-        if not low <= bias <= high:  # NaN fails too
-            self.problem = (
-                f"Forget-gate bias b³ must be a number from {low:g} to {high:g}, got "
-                f"{bias:g}; the network is kept as it was."
-            )
-            return
         self.problem = ""
+        if not low <= bias <= high:  # NaN fails too
+            kept = hasattr(self, "net")
+            self.problem = (
+                f"Forget-gate bias b³ must be a number from {low:g} to {high:g}, got {bias:g}; "
+                + ("the network is kept as it was." if kept else "the network starts from 1.")
+            )
+            if kept:
+                return
+            bias = float(self.param.forget_bias.default)
         self.net, self.LW7, self.b7 = book_network(
             str(self.network),
             int(self.hidden_size),

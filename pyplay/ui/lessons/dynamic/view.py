@@ -3,15 +3,15 @@ layered digital dynamic network from presets or a palette, see its diagram and e
 on a signal and train it; then the vanishing gradient of a first-order recurrent network with
 ``lw`` on a slider; and the book's sequence-to-sequence network, its attention over a tapped
 delay line of encoder states (:class:`~pyplay.ui.lessons.textbook.view.TextbookSeq2SeqView`);
-the lecture's LSTM and GRU as layered networks (:mod:`~pyplay.ui.lessons.dynamic.book_view`),
 the adaptive filter trained by LMS (:mod:`~pyplay.ui.lessons.dynamic.adaptive_view`), the
 eigenvalues of LW¹˒¹ and what they do to memory (:mod:`~pyplay.ui.lessons.dynamic.stability_view`)
-and RTRL beside BPTT (:mod:`~pyplay.ui.lessons.dynamic.rtrl_view`).
+RTRL beside BPTT (:mod:`~pyplay.ui.lessons.dynamic.rtrl_view`) and the lecture's LSTM and GRU
+as layered networks (:mod:`~pyplay.ui.lessons.dynamic.book_view`).
 
 Rendering only: actions call :class:`~pyplay.ui.lessons.dynamic.state.LDDNLessonState` and
 :class:`~pyplay.ui.lessons.dynamic.lddn_gradient.VanishingGradientState`. The sub-tabs of
-:data:`LECTURE_RNN` and :data:`PARTS` are lessons of their own (keys ``"lecture_rnn"``,
-``"textbook"``, ``"adaptive"``, ``"stability"``, ``"rtrl"``, :data:`~pyplay.ui.lessons.LESSONS`):
+:data:`PARTS` are lessons of their own (keys ``"textbook"``, ``"adaptive"``, ``"stability"``,
+``"rtrl"``, ``"lecture_rnn"``, :data:`~pyplay.ui.lessons.LESSONS`):
 the view shows them through ``parts``, ``show_part``, ``shown_part`` and ``watch_parts`` (see
 :mod:`pyplay.ui.location`), so the page address (and autosave, for the textbook's) reach
 their states too.
@@ -44,14 +44,9 @@ from pyplay.ui.try_this import try_this
 
 __all__ = ["LECTURE_RNN", "PARTS", "SUBTABS", "DynamicLesson"]
 
-PARTS = ("textbook", "adaptive", "stability", "rtrl")  # sub-tabs that are lessons of their own
-LECTURE_RNN = "lecture_rnn"  # the lecture's LSTM and GRU: a lesson too, after the gradient's
-SUBTABS = (
-    "Build and run",
-    "Vanishing gradient",
-    SPECS[LECTURE_RNN].title,
-    *(SPECS[k].title for k in PARTS),
-)
+LECTURE_RNN = "lecture_rnn"  # the lecture's LSTM and GRU
+PARTS = ("textbook", "adaptive", "stability", "rtrl", LECTURE_RNN)  # lessons of their own
+SUBTABS = ("Build and run", "Vanishing gradient", *(SPECS[k].title for k in PARTS))
 
 HELP = (
     "A layered digital dynamic network (LDDN) computes, for every layer m and time step t, "
@@ -100,12 +95,12 @@ class DynamicLesson(LessonView):
         super().__init__(state or LDDNLessonState())
         self.gradient = gradient or VanishingGradientState()
         self.seq2seq = TextbookSeq2SeqView()
-        self.parts: dict[str, Any] = {  # sub-tabs that are lessons, in the order of SUBTABS
-            LECTURE_RNN: SPECS[LECTURE_RNN].view_class()(),
+        self.parts: dict[str, Any] = {  # sub-tabs that are lessons, in the order of PARTS
             "textbook": self.seq2seq,
             "adaptive": AdaptiveFilterView(),
             "stability": StabilityView(),
             "rtrl": RTRLView(),
+            LECTURE_RNN: SPECS[LECTURE_RNN].view_class()(),
         }
         self.subtabs: pn.Tabs | None = None
         self._pages: list[Any] = []  # the sub-tabs' layouts, in the order of SUBTABS
@@ -310,7 +305,7 @@ class DynamicLesson(LessonView):
         first shown: the browser then draws one sub-tab's plots when the lesson opens, not
         all eight (opening the lesson took 5.4 s with seven of them)."""
         if self.subtabs is None:
-            parts = (self.parts[k].panel() for k in (LECTURE_RNN, *PARTS))
+            parts = (self.parts[k].panel() for k in PARTS)
             self._pages = [self._build_tab(), self._gradient_tab(), *parts]
             slots = [pn.Column(sizing_mode="stretch_width") for _ in SUBTABS]
             self.subtabs = pn.Tabs(
