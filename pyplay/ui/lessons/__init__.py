@@ -125,6 +125,12 @@ LESSONS: tuple[LessonSpec, ...] = (
         "hidden_size seq_len lr seed", parent="dynamic", code=None,
     ),
     LessonSpec(
+        "lecture_rnn", "LSTM and GRU (lecture)", f"{_DYN}.book_state:BookRNNState",
+        f"{_DYN}.book_view:BookRNNView",
+        "network hidden_size forget_gate peephole forget_bias signal steps system lr seed",
+        parent="dynamic", code=None,
+    ),
+    LessonSpec(
         "timeseries", "Time series", "state:NARXState", "view:TimeSeriesLesson",
         "hidden_size input_delays feedback_delays lr seed",
         about="a NARX network trained in open loop, then closed for multi-step prediction, on "

@@ -5,12 +5,13 @@ on a signal and train it; then the vanishing gradient of a first-order recurrent
 delay line of encoder states (:class:`~pyplay.ui.lessons.textbook.view.TextbookSeq2SeqView`);
 the adaptive filter trained by LMS (:mod:`~pyplay.ui.lessons.dynamic.adaptive_view`), the
 eigenvalues of LW¹˒¹ and what they do to memory (:mod:`~pyplay.ui.lessons.dynamic.stability_view`)
-and RTRL beside BPTT (:mod:`~pyplay.ui.lessons.dynamic.rtrl_view`).
+RTRL beside BPTT (:mod:`~pyplay.ui.lessons.dynamic.rtrl_view`) and the lecture's LSTM and GRU
+as layered networks (:mod:`~pyplay.ui.lessons.dynamic.book_view`).
 
 Rendering only: actions call :class:`~pyplay.ui.lessons.dynamic.state.LDDNLessonState` and
 :class:`~pyplay.ui.lessons.dynamic.lddn_gradient.VanishingGradientState`. The sub-tabs of
 :data:`PARTS` are lessons of their own (keys ``"textbook"``, ``"adaptive"``, ``"stability"``,
-``"rtrl"``, :data:`~pyplay.ui.lessons.LESSONS`):
+``"rtrl"``, ``"lecture_rnn"``, :data:`~pyplay.ui.lessons.LESSONS`):
 the view shows them through ``parts``, ``show_part``, ``shown_part`` and ``watch_parts`` (see
 :mod:`pyplay.ui.location`), so the page address (and autosave, for the textbook's) reach
 their states too.
@@ -41,9 +42,10 @@ from pyplay.ui.text import Text
 from pyplay.ui.training import message_alert
 from pyplay.ui.try_this import try_this
 
-__all__ = ["PARTS", "SUBTABS", "DynamicLesson"]
+__all__ = ["LECTURE_RNN", "PARTS", "SUBTABS", "DynamicLesson"]
 
-PARTS = ("textbook", "adaptive", "stability", "rtrl")  # sub-tabs that are lessons of their own
+LECTURE_RNN = "lecture_rnn"  # the lecture's LSTM and GRU
+PARTS = ("textbook", "adaptive", "stability", "rtrl", LECTURE_RNN)  # lessons of their own
 SUBTABS = ("Build and run", "Vanishing gradient", *(SPECS[k].title for k in PARTS))
 
 HELP = (
@@ -98,6 +100,7 @@ class DynamicLesson(LessonView):
             "adaptive": AdaptiveFilterView(),
             "stability": StabilityView(),
             "rtrl": RTRLView(),
+            LECTURE_RNN: SPECS[LECTURE_RNN].view_class()(),
         }
         self.subtabs: pn.Tabs | None = None
         self._pages: list[Any] = []  # the sub-tabs' layouts, in the order of SUBTABS
@@ -300,7 +303,7 @@ class DynamicLesson(LessonView):
         """The lesson's sub-tabs (built on the first call, the same object after). Every
         sub-tab's layout is built here, but each enters the page only when its sub-tab is
         first shown: the browser then draws one sub-tab's plots when the lesson opens, not
-        all seven (opening the lesson took 5.4 s with all of them)."""
+        all eight (opening the lesson took 5.4 s with seven of them)."""
         if self.subtabs is None:
             parts = (self.parts[k].panel() for k in PARTS)
             self._pages = [self._build_tab(), self._gradient_tab(), *parts]
