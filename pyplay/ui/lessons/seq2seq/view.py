@@ -17,6 +17,7 @@ from pyplay.tasks.pairs import MAX_PAIR_CHARS, MAX_PAIRS, MAX_PAIRS_TEXT
 from pyplay.ui.embed import widget_head
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
+from pyplay.ui.lessons.seq2seq.lexicon_view import LexiconExamples
 from pyplay.ui.lessons.seq2seq.state import PAIR_LABELS, WIRING_LABELS, Decoding, Seq2SeqState
 from pyplay.ui.plots import (
     attention_figure,
@@ -80,6 +81,7 @@ class Seq2SeqLesson(LessonView):
             name="Length penalty alpha", start=0.0, end=2.0, step=0.1, value=0.0
         )
         self.beam_text = Text("", css_classes=["pyplay-beam"])
+        self.lexicon = LexiconExamples()  # the lecture's prefix tree and DOCK / DOG examples
         self.state.param.watch(self._on_version, "version")
 
     # ------------------------------------------------------------------ training
@@ -246,6 +248,7 @@ class Seq2SeqLesson(LessonView):
             self.beam_buttons(),
             self.beam_text,
             pn.pane.Bokeh(self.tree_fig, sizing_mode="stretch_width"),
+            *self.lexicon.sections(),
             "## Your pairs",
             pn.pane.Markdown(HELP["pairs"]),
             pairs_box,
