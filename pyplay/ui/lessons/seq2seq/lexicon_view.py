@@ -71,7 +71,7 @@ def prefix_tree_figure(rows: int) -> tuple[figure, ColumnDataSource, ColumnDataS
     nodes = ColumnDataSource({k: [] for k in columns}, name="prefix-tree-nodes")
     edges = ColumnDataSource({"x0": [], "y0": [], "x1": [], "y1": []})
     fig = figure(
-        height=330, sizing_mode="stretch_width", title="Prefix tree: accumulated probabilities",
+        height=400, sizing_mode="stretch_width", title="Prefix tree: accumulated probabilities",
         x_axis_label="frame (depth in the tree)", tools="pan,wheel_zoom,reset,save",
         name="prefix-tree",
     )  # fmt: skip

@@ -193,8 +193,9 @@ def given_markdown(givens: tuple[Given, ...], what: str) -> str:
 
 def tree_words_text() -> str:
     """The tree's words and who named them."""
-    by = {
-        src: ", ".join("".join(w) for w, s in PHONE_WORDS if s == src) for src in ("slide", "page")
+    by = {  # the slide spells its words as letters (ARE); the page's phones apart (AE N)
+        src: ", ".join(joint.join(w) for w, s in PHONE_WORDS if s == src)
+        for src, joint in (("slide", ""), ("page", " "))
     }
     return f"words named on the slide: {by['slide']}; added by the page: {by['page']}"
 
