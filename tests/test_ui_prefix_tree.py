@@ -50,3 +50,46 @@ def test_sentence_width_slider_shows_greedy_and_beam() -> None:
     text = lex.sentence_text.object
     assert "greedy (beam width 1)" in text and "beam width 3" in text
     assert text.rstrip().endswith("result: DOG BITES MAN  p = 0.288")
+
+
+PAIRS = (
+    "the cat\tle chat\nthe dog\tle chien\na cat\tun chat\na dog\tun chien\nthe cats\tles chats\n"
+)
+
+
+def test_lexicon_constrained_beam_on_your_pairs() -> None:
+    from pyplay.ui.lessons.seq2seq.state import Seq2SeqState
+
+    state = Seq2SeqState()
+    assert state.start_beam("abc", 3, lexicon=True) is None  # reversal: no words to constrain
+    assert "a lexicon needs word-like output" in state.message
+    assert state.set_user_pairs(PAIRS)
+    lex = state.target_lexicon()
+    vocab = state.task_obj.tgt_vocab
+    assert {vocab.decode(w) for w in lex.tree.words()} == {"le", "un", "les", "chat", "chien",
+                                                            "chats"}  # fmt: skip
+    assert lex.separator == vocab.encode([" "])[0]
+    free = state.start_beam("the cat", 3)  # untrained: any characters
+    bound = state.start_beam("the cat", 3, lexicon=True)
+    assert free is not None and bound is not None
+    free.run()
+    bound.run()
+    assert not all(lex.accepts(h.tokens) for h in free.search.results())
+    assert bound.search.results() and all(lex.accepts(h.tokens) for h in bound.search.results())
+    assert "only the 6 words of the targets" in bound.listing()
+    state.train(steps=150)
+    trained = state.start_beam("the dog", 3, lexicon=True)
+    assert trained is not None
+    trained.run()
+    best = trained.search.results()[0]
+    assert lex.accepts(best.tokens) and trained.text(best.tokens) == "le chien <eos>"
+
+
+def test_lesson_lexicon_checkbox() -> None:
+    lesson = Seq2SeqLesson()
+    lesson.state.set_user_pairs(PAIRS)
+    lesson.source_box.value_input = "a dog"
+    lesson.beam_lexicon.value = True
+    lesson.beam_move("run")
+    assert lesson.beam is not None and lesson.beam.lexicon is not None
+    assert "words of the targets (lexicon)" in lesson.beam_text.object

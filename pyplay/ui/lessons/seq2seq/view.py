@@ -50,7 +50,10 @@ HELP = {
     "**Step** expands every live hypothesis by every token and keeps the best; **Back** undoes "
     "a step; **Run** goes to the end. The list ranks the live, finished and pruned hypotheses "
     "(and why they were pruned); scores are log-probabilities divided by the length penalty "
-    "((5 + length) / 6)^alpha, so alpha > 0 favours longer outputs.",
+    "((5 + length) / 6)^alpha, so alpha > 0 favours longer outputs. With **your pairs**, "
+    "**Only words of your targets** constrains the search (and greedy) to a prefix tree of "
+    "the words your targets use, as a recogniser with a dictionary does (below: the "
+    "lecture's example).",
     "pairs": "Paste or upload your own pairs, one per line: source, a tab, target (UTF-8, up to "
     f"{MAX_PAIRS:,} lines, {MAX_PAIR_CHARS} characters a side). They are read character by "
     "character.",
@@ -81,6 +84,7 @@ class Seq2SeqLesson(LessonView):
             name="Length penalty alpha", start=0.0, end=2.0, step=0.1, value=0.0
         )
         self.beam_text = Text("", css_classes=["pyplay-beam"])
+        self.beam_lexicon = pn.widgets.Checkbox(name="Only words of your targets (lexicon)")
         self.lexicon = LexiconExamples()  # the lecture's prefix tree and DOCK / DOG examples
         self.state.param.watch(self._on_version, "version")
 
@@ -157,6 +161,7 @@ class Seq2SeqLesson(LessonView):
             box.value_input or box.value or "",
             int(self.beam_width.value or 1),
             float(self.alpha.value or 0.0),
+            bool(self.beam_lexicon.value),
         )
         self._show_beam()
 
@@ -245,6 +250,7 @@ class Seq2SeqLesson(LessonView):
             "## Beam search, step by step",
             pn.pane.Markdown(HELP["beam"]),
             pn.Row(self.beam_width, self.alpha),
+            self.beam_lexicon,
             self.beam_buttons(),
             self.beam_text,
             pn.pane.Bokeh(self.tree_fig, sizing_mode="stretch_width"),
