@@ -6,6 +6,7 @@ console warning or error."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -19,7 +20,8 @@ NODES = """() => {
     const d = m.data;
     const get = (name) => Array.from(d instanceof Map ? d.get(name) : d[name]);
     const out = {};
-    get("node").forEach((node, i) => { out[node] = get("value")[i]; });
+    const value = get("value"), ended = get("ended");
+    get("node").forEach((node, i) => { out[node] = `${value[i]} ${ended[i]}`.trim(); });
     return out;
   }
   return null;
@@ -27,7 +29,7 @@ NODES = """() => {
 
 
 def shown(page) -> dict[str, str]:
-    """Node -> the probability label the tree figure draws."""
+    """Node -> the probability labels the tree figure draws (and the one after EOS)."""
     return page.evaluate(NODES) or {}
 
 
@@ -62,7 +64,7 @@ def test_step_the_prefix_tree_and_compare_greedy_with_beam(ready_page, page_log)
     listing.filter(has_text="Result (best of the final nodes): A N D, p = 0.0864").wait_for(
         timeout=30_000
     )
-    assert shown(page)["A N D"] == "0.096, EOS 0.0864"
+    assert shown(page)["A N D"] == "0.096 EOS 0.0864"
     # greedy against beam on the DOCK / DOG decoder
     sentences = page.locator(".pyplay-dock-dog pre")
     assert "result: DOCK BUYS MAN  p = 0.168" in sentences.inner_text()
@@ -71,5 +73,37 @@ def test_step_the_prefix_tree_and_compare_greedy_with_beam(ready_page, page_log)
     page.keyboard.press("ArrowRight")  # width 2
     sentences.filter(has_text="result: DOG BITES MAN  p = 0.288").wait_for(timeout=30_000)
     assert "greedy (beam width 1)" in sentences.inner_text()
+    assert page_log.errors == []
+    assert messages == []
+
+
+PAIRS = "the cat\tle chat\nthe dog\tle chien\na cat\tun chat\na dog\tun chien\nthe cats\tles chats"
+TARGET_WORDS = {"le", "un", "les", "chat", "chien", "chats"}
+
+
+def test_beam_held_to_the_words_of_your_targets(ready_page, page_log):
+    page = ready_page
+    messages: list[str] = []
+    page.on("console", lambda m: m.type == "warning" and messages.append(m.text))
+    page.get_by_text("Sequence to sequence", exact=True).first.click()
+    box = page.get_by_role("textbox", name="Your pairs (source<TAB>target per line)")
+    box.fill(PAIRS)
+    page.get_by_role("button", name="Use these pairs", exact=True).click()
+    page.get_by_text("Using your 5 pairs.").first.wait_for(timeout=60_000)
+    page.get_by_role("textbox", name="Source", exact=True).fill("a dog")
+    # Bokeh's checkbox: its label is a div beside the input, in the same shadow root
+    label = page.get_by_text("Only words of your targets (lexicon)", exact=True).first
+    label.evaluate("e => e.getRootNode().querySelector('input').click()")
+    assert label.evaluate("e => e.getRootNode().querySelector('input').checked")
+    time.sleep(0.5)  # the value reaches Python before the click on Run
+    page.get_by_role("button", name="Beam: Run", exact=True).click()
+    beam = page.locator(".pyplay-beam pre")
+    beam.filter(has_text="done").wait_for(timeout=60_000)
+    text = beam.inner_text()
+    assert "only the 6 words of the targets (lexicon)" in text, text
+    best = re.search(r"done: best '([^']*)'", text)
+    assert best is not None, text
+    words = best.group(1).removesuffix(" <eos>").split(" ")
+    assert words and set(words) <= TARGET_WORDS, words  # untrained, yet only lexicon words
     assert page_log.errors == []
     assert messages == []

@@ -67,11 +67,11 @@ def prefix_tree_figure(rows: int) -> tuple[figure, ColumnDataSource, ColumnDataS
     """The tree figure (``rows`` leaves, one row each), its node source (columns of
     :meth:`~pyplay.ui.lessons.seq2seq.prefix_tree.PrefixTreeStepper.figure_data`) and its edge
     source."""
-    columns = ("x", "y", "phone", "value", "node", "state", "final")
+    columns = ("x", "y", "phone", "value", "ended", "node", "state", "final")
     nodes = ColumnDataSource({k: [] for k in columns}, name="prefix-tree-nodes")
     edges = ColumnDataSource({"x0": [], "y0": [], "x1": [], "y1": []})
     fig = figure(
-        height=400, sizing_mode="stretch_width", title="Prefix tree: accumulated probabilities",
+        height=460, sizing_mode="stretch_width", title="Prefix tree: accumulated probabilities",
         x_axis_label="frame (depth in the tree)", tools="pan,wheel_zoom,reset,save",
         name="prefix-tree",
     )  # fmt: skip
@@ -83,7 +83,11 @@ def prefix_tree_figure(rows: int) -> tuple[figure, ColumnDataSource, ColumnDataS
         fill_color={"field": "state", "transform": fill},
         line_color={"field": "final", "transform": ring},
     )  # fmt: skip
-    for field, dy, style in (("phone", 9, "bold"), ("value", -21, "normal")):
+    for field, dy, style in (
+        ("phone", 9, "bold"),
+        ("value", -21, "normal"),
+        ("ended", -33, "italic"),
+    ):
         fig.add_layout(
             LabelSet(
                 x="x", y="y", text=field, source=nodes, x_offset=11, y_offset=dy,
@@ -100,7 +104,9 @@ def prefix_tree_figure(rows: int) -> tuple[figure, ColumnDataSource, ColumnDataS
     items.append(LegendItem(label="word end", renderers=[key]))
     fig.add_layout(Legend(items=items, label_text_font_size="9pt", spacing=1), "right")
     fig.add_tools(
-        HoverTool(renderers=[dots], tooltips=[("node", "@node"), ("p", "@value"), ("", "@state")])
+        HoverTool(
+            renderers=[dots], tooltips=[("node", "@node"), ("p", "@value @ended"), ("", "@state")]
+        )
     )
     fig.x_range.range_padding = 0.2
     fig.y_range = Range1d(rows - 0.4, -0.8)  # flipped: the first row on top, room for labels

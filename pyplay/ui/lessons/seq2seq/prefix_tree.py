@@ -118,15 +118,14 @@ class PrefixTreeStepper:
     def _value(self, v: NodeValue | None) -> str:
         if v is None:
             return ""
-        text = number(v.p) if v.status == "live" else f"{number(v.p)} pruned"
-        return text if v.ended is None else f"{text}, EOS {number(v.ended)}"
+        return number(v.p) if v.status == "live" else f"{number(v.p)} pruned"
 
     def figure_data(self) -> tuple[dict[str, list[Any]], dict[str, list[float]]]:
-        """The tree figure's node columns (x, y, phone, value, node, state, final) and its
-        edges (x0, y0, x1, y1)."""
+        """The tree figure's node columns (x, y, phone, value, ended, node, state, final) and
+        its edges (x0, y0, x1, y1); ``ended`` is the probability after EOS ("EOS 0.0864")."""
         values = node_values(self.search, self.eos)
         nodes: dict[str, list[Any]] = {
-            k: [] for k in ("x", "y", "phone", "value", "node", "state", "final")
+            k: [] for k in ("x", "y", "phone", "value", "ended", "node", "state", "final")
         }
         edges: dict[str, list[float]] = {"x0": [], "y0": [], "x1": [], "y1": []}
         for prefix, (x, y) in sorted(self._layout.items()):
@@ -135,6 +134,7 @@ class PrefixTreeStepper:
             nodes["y"].append(y)
             nodes["phone"].append(self.table.symbols[prefix[-1]] if prefix else "start")
             nodes["value"].append("1.0" if not prefix else self._value(v))
+            nodes["ended"].append("" if v is None or v.ended is None else f"EOS {number(v.ended)}")
             nodes["node"].append(self.label(prefix))
             nodes["state"].append(self._state(prefix, v))
             nodes["final"].append("word end" if self._is_word(prefix) else "prefix")
