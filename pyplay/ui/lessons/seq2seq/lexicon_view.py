@@ -83,15 +83,15 @@ def prefix_tree_figure(rows: int) -> tuple[figure, ColumnDataSource, ColumnDataS
         fill_color={"field": "state", "transform": fill},
         line_color={"field": "final", "transform": ring},
     )  # fmt: skip
-    for field, dy, style in (
-        ("phone", 9, "bold"),
-        ("value", -21, "normal"),
-        ("ended", -33, "italic"),
+    for field, dy, size, style in (
+        ("phone", 9, "9pt", "bold"),
+        ("value", -21, "8pt", "normal"),
+        ("ended", -35, "8pt", "italic"),
     ):
         fig.add_layout(
             LabelSet(
                 x="x", y="y", text=field, source=nodes, x_offset=11, y_offset=dy,
-                text_font_size="9pt", text_font_style=style, text_color="#222222",
+                text_font_size=size, text_font_style=style, text_color="#222222",
             )
         )  # fmt: skip
     items = []

@@ -76,8 +76,8 @@ class PrefixTreeStepper:
 
     # ------------------------------------------------------------------ the tree's shape
     def _place(self) -> dict[tuple[int, ...], tuple[int, float]]:
-        """(depth, row) of every node: leaves on consecutive rows in phone order, a parent
-        midway between its first and last child."""
+        """(depth, row) of every node: leaves on consecutive rows in phone order, a parent on
+        its first child's row (so that no label sits on a slanted edge)."""
         tree, at = self.lexicon.tree, {}
         rows = [0]
 
@@ -88,7 +88,7 @@ class PrefixTreeStepper:
                 rows[0] += 1
             else:
                 ys = [place(child, (*prefix, k)) for k, child in kids]
-                row = (ys[0] + ys[-1]) / 2
+                row = ys[0]
             at[prefix] = (len(prefix), row)
             return row
 
