@@ -6,7 +6,8 @@ ranked list of the live, finished and pruned hypotheses of the current step (pla
 the search tree (one node per kept hypothesis and per pruned candidate near the beam, one edge
 to its parent), with greedy decoding of the same source beside it. Both run on a frozen copy
 of the model taken when the search starts, so training on while stepping changes neither and
-greedy and beam scores of the same hypothesis agree.
+greedy and beam scores of the same hypothesis agree. With a ``lexicon``
+(:class:`~pyplay.decode.lexicon.LexiconConstraint`) both may only write its words.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 
 from pyplay.decode.beam import BeamSearch, BeamStep
 from pyplay.decode.greedy import greedy_decode
+from pyplay.decode.lexicon import LexiconConstraint
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import BOS, EOS, Vocab
 
@@ -56,6 +58,7 @@ class BeamStepper:
         beam_width: int = 3,
         length_penalty: float = 0.0,
         max_length: int = 30,
+        lexicon: LexiconConstraint | None = None,
     ) -> None:
         lengths = np.array([src.shape[1]])
         model = copy.deepcopy(model)  # frozen: the optimiser updates the lesson's in place
@@ -70,11 +73,16 @@ class BeamStepper:
             length_penalty=length_penalty,
             reorder=model.reorder,
             vocab_size=len(tgt_vocab),
+            constraint=lexicon,
         )
         (greedy,) = greedy_decode(
-            model.step, model.start(src, lengths), BOS, EOS, max_length, vocab_size=len(tgt_vocab)
-        )
+            model.step, model.start(src, lengths), BOS, EOS, max_length,
+            vocab_size=len(tgt_vocab), constraint=lexicon,
+        )  # fmt: skip
+        self.lexicon = lexicon
         self.greedy_text = self.text(greedy.tokens)
+        if greedy.status == "dead_end":  # under the lexicon: no allowed token was left
+            self.greedy_text += " (dead end: no lexicon word fits)"
         self.greedy_log_prob = float(greedy.log_prob)
         self.width = beam_width
 
@@ -97,6 +105,8 @@ class BeamStepper:
         """The current step as ranked plain text: live, finished so far, pruned (near the beam)."""
         history = self.search.history
         lines = [f"Step {self.search.step} of at most {self.search.max_length}"]
+        if self.lexicon is not None:
+            lines[0] += f", only the {len(self.lexicon.tree):,} words of the targets (lexicon)"
         lines.append(f"greedy: {self.greedy_text!r}  log p = {self.greedy_log_prob:.3f}")
         if not history:
             lines.append("(press Step to expand the start token)")

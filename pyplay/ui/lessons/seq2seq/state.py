@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import param
 
+from pyplay.decode.lexicon import LexiconConstraint, PrefixTree
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.models.seq2seq.encoder_decoder import ATTENDING
 from pyplay.objectives import reverse_sources
@@ -178,19 +179,42 @@ class Seq2SeqState(TrainerLesson, LessonBase):
             ids = reverse_sources(ids, np.array([ids.shape[1]]))
         return tokens, ids
 
+    def target_lexicon(self) -> LexiconConstraint:
+        """The words of the learner's target sentences as a prefix tree: the beam may then
+        write only those words, separated by single spaces. Only "Your pairs" have
+        character-level words (reversal, copy, sorting and dates write symbols, not words;
+        translation writes whole words as single tokens, so a word lexicon would constrain
+        nothing); otherwise a ValueError saying so."""
+        task = self.task_obj
+        if self.task != "pairs" or task is None:
+            raise ValueError(
+                "a lexicon needs word-like output spelled character by character: use your "
+                "own pairs (the built-in tasks write symbols, digits or whole-word tokens)"
+            )
+        vocab = task.tgt_vocab
+        words = {w for _, target in task.pairs for w in target.split(" ") if w}
+        if not words:
+            raise ValueError("your targets hold no word")
+        tree = PrefixTree.from_words(vocab.encode(list(w), "a target word") for w in sorted(words))
+        space = vocab.encode([" "])[0] if " " in vocab.symbols else None
+        return LexiconConstraint(tree, len(vocab), EOS, space)
+
     def start_beam(
-        self, text: str, beam_width: int = 3, length_penalty: float = 0.0
+        self, text: str, beam_width: int = 3, length_penalty: float = 0.0, lexicon: bool = False
     ) -> BeamStepper | None:
-        """A beam search over ``text`` to step through, or None with a message."""
+        """A beam search over ``text`` to step through (only the targets' words when
+        ``lexicon``), or None with a message."""
         if self.model is None or self.task_obj is None:
             return None
         parsed = self._source_ids(text, "Cannot search")
         if parsed is None:
             return None
         try:
+            words = self.target_lexicon() if lexicon else None
             return BeamStepper(
-                self.model, self.task_obj.tgt_vocab, parsed[1], beam_width, length_penalty
-            )
+                self.model, self.task_obj.tgt_vocab, parsed[1], beam_width, length_penalty,
+                lexicon=words,
+            )  # fmt: skip
         except (ValueError, TypeError) as err:
             self.notify(f"Cannot search: {err}", "warning")
             return None

@@ -18,6 +18,7 @@ from pyplay.ui.embed import widget_head
 from pyplay.ui.embeddings_view import EmbeddingsView, pair_tables
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
+from pyplay.ui.lessons.seq2seq.lexicon_view import LexiconExamples
 from pyplay.ui.lessons.seq2seq.state import PAIR_LABELS, WIRING_LABELS, Decoding, Seq2SeqState
 from pyplay.ui.plots import (
     attention_figure,
@@ -50,7 +51,10 @@ HELP = {
     "**Step** expands every live hypothesis by every token and keeps the best; **Back** undoes "
     "a step; **Run** goes to the end. The list ranks the live, finished and pruned hypotheses "
     "(and why they were pruned); scores are log-probabilities divided by the length penalty "
-    "((5 + length) / 6)^alpha, so alpha > 0 favours longer outputs.",
+    "((5 + length) / 6)^alpha, so alpha > 0 favours longer outputs. With **your pairs**, "
+    "**Only words of your targets** constrains the search (and greedy) to a prefix tree of "
+    "the words your targets use, as a recogniser with a dictionary does (below: the "
+    "lecture's example).",
     "pairs": "Paste or upload your own pairs, one per line: source, a tab, target (UTF-8, up to "
     f"{MAX_PAIRS:,} lines, {MAX_PAIR_CHARS} characters a side). They are read character by "
     "character.",
@@ -82,6 +86,8 @@ class Seq2SeqLesson(LessonView):
         )
         self.beam_text = Text("", css_classes=["pyplay-beam"])
         self.embeddings = EmbeddingsView(lambda: pair_tables(self.state.model, self.state.task_obj))
+        self.beam_lexicon = pn.widgets.Checkbox(name="Only words of your targets (lexicon)")
+        self.lexicon = LexiconExamples()  # the lecture's prefix tree and DOCK / DOG examples
         self.state.param.watch(self._on_version, "version")
 
     # ------------------------------------------------------------------ training
@@ -158,6 +164,7 @@ class Seq2SeqLesson(LessonView):
             box.value_input or box.value or "",
             int(self.beam_width.value or 1),
             float(self.alpha.value or 0.0),
+            bool(self.beam_lexicon.value),
         )
         self._show_beam()
 
@@ -246,9 +253,11 @@ class Seq2SeqLesson(LessonView):
             "## Beam search, step by step",
             pn.pane.Markdown(HELP["beam"]),
             pn.Row(self.beam_width, self.alpha),
+            self.beam_lexicon,
             self.beam_buttons(),
             self.beam_text,
             pn.pane.Bokeh(self.tree_fig, sizing_mode="stretch_width"),
+            *self.lexicon.sections(),
             self.embeddings.panel,
             "## Your pairs",
             pn.pane.Markdown(HELP["pairs"]),
