@@ -80,7 +80,7 @@ class PackingView:
     def __init__(self, state: Any) -> None:
         self.state = state
         self.lengths = pn.widgets.TextInput(name="Lengths", value=DEFAULT, width=220)
-        self.note = Text("", visible=False, css_classes=["pyplay-local-note"])
+        self.note = Text("", visible=False, css_classes=["pyplay-packing-note"])
         self.heading = Text("", css_classes=["pyplay-packing-title"])
         self.summary = Text("", css_classes=["pyplay-packing-summary"], sizing_mode="stretch_width")
         self.source = ColumnDataSource(_grid([1], np.zeros(1, dtype=np.int64), np.ones(1)))
