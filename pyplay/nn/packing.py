@@ -118,11 +118,11 @@ def pad_packed_sequence(
     return out[packed.unsorted_indices], packed.lengths
 
 
-def _take(state: Any, rows: int) -> Any:
-    """The state of the first ``rows`` sequences: (L*D, b, H), or a tuple of two for LSTM."""
+def _rows(state: Any, rows: slice) -> Any:
+    """The state of the sequences ``rows``: (L*D, b, H), or a tuple of two for LSTM."""
     if isinstance(state, tuple):
-        return tuple(s[:, :rows] for s in state)
-    return state[:, :rows]
+        return tuple(s[:, rows] for s in state)
+    return state[:, rows]
 
 
 def run_packed(rnn: Any, packed: PackedSequence) -> tuple[PackedSequence, Any, int]:
@@ -154,12 +154,12 @@ def run_packed(rnn: Any, packed: PackedSequence) -> tuple[PackedSequence, Any, i
         x_t = packed.data[start : start + size, None, :]  # (b_t, 1, F)
         start += size
         if state is not None:
-            state = _take(state, size)
+            state = _rows(state, slice(0, size))
         y, state, _ = rnn.forward(x_t, state, training=False)  # (b_t, 1, H)
         outs.append(y[:, 0])  # (b_t, H)
         ending = size - (int(b[t + 1]) if t + 1 < len(b) else 0)  # sequences whose last step is t
         if ending:
-            finals.append(_pick(state, slice(size - ending, size)))
+            finals.append(_rows(state, slice(size - ending, size)))
     finals.reverse()  # longest first, like sorted_indices
     if isinstance(finals[0], tuple):
         state_n: Any = tuple(
@@ -171,12 +171,6 @@ def run_packed(rnn: Any, packed: PackedSequence) -> tuple[PackedSequence, Any, i
     data = np.concatenate(outs, axis=0)  # (sum T_i, H)
     out = PackedSequence(data, b, packed.sorted_indices, packed.unsorted_indices)
     return out, state_n, int(b.sum())
-
-
-def _pick(state: Any, rows: slice) -> Any:
-    if isinstance(state, tuple):
-        return tuple(s[:, rows].copy() for s in state)
-    return state[:, rows].copy()
 
 
 @dataclass(frozen=True)
