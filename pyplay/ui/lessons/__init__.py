@@ -162,6 +162,22 @@ LESSONS: tuple[LessonSpec, ...] = (
         ),
     ),
     LessonSpec(
+        "recursive", "Recursive networks", "state:RecursiveLessonState", "view:RecursiveLesson",
+        "task max_depth hidden_size compare_chain lr seed", source=True,
+        about="one composition over the nodes of a tree learns arithmetic and the sentiment of "
+        "phrases, beside a chain LSTM reading the same text; type an expression, see its tree",
+        experiments=(
+            Experiment("Expressions, two levels deep", {"max_depth": 2}, 400,
+                       "the recursive net's loss falls below 0.3 x baseline; the chain LSTM "
+                       "reading the same text (dotted) stays far above it", below=0.3,
+                       relative=True),
+            Experiment("Sentiment of phrases", {"task": "sentiment", "compare_chain": False}, 300,
+                       "the loss falls below 0.05 x baseline: every phrase right; type "
+                       "((not (very good)) movie) and watch 'not' turn it around", below=0.05,
+                       relative=True),
+        ),
+    ),
+    LessonSpec(
         "glimpse", "Soft and hard attention", "state:GlimpseLessonState", "view:GlimpseLesson",
         "seq_len n_symbols hidden_size baseline lr seed",
         about="one glimpse at a marked symbol: soft attention (a weighted average) beside hard "
@@ -177,22 +193,6 @@ LESSONS: tuple[LessonSpec, ...] = (
                        "the hard model's loss stays above 0.8 x baseline after as many steps: "
                        "with b = 0 its gradient estimate varies far more (see the variance "
                        "plot) while the soft one learns as before", above=0.8, relative=True),
-        ),
-    ),
-    LessonSpec(
-        "recursive", "Recursive networks", "state:RecursiveLessonState", "view:RecursiveLesson",
-        "task max_depth hidden_size compare_chain lr seed", source=True,
-        about="one composition over the nodes of a tree learns arithmetic and the sentiment of "
-        "phrases, beside a chain LSTM reading the same text; type an expression, see its tree",
-        experiments=(
-            Experiment("Expressions, two levels deep", {"max_depth": 2}, 400,
-                       "the recursive net's loss falls below 0.3 x baseline; the chain LSTM "
-                       "reading the same text (dotted) stays far above it", below=0.3,
-                       relative=True),
-            Experiment("Sentiment of phrases", {"task": "sentiment", "compare_chain": False}, 300,
-                       "the loss falls below 0.05 x baseline: every phrase right; type "
-                       "((not (very good)) movie) and watch 'not' turn it around", below=0.05,
-                       relative=True),
         ),
     ),
 )
