@@ -131,7 +131,7 @@ def test_the_view_follows_training() -> None:
 
     view = GlimpseLesson(GlimpseLessonState(hidden_size=8))
     before = list(view.example_sources[0].data["weight"])
-    assert len(before) == 2 * 10 and view.variance_source.data["step"].tolist() == [0]
+    assert len(before) == 2 * 10 and len(view.variance_source.data["step"]) == 0  # one point
     view.step()
     for _ in range(VARIANCE_EVERY):
         view._stream(view.state.train(steps=1))

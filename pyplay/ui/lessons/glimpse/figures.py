@@ -40,7 +40,7 @@ __all__ = [
 
 ROWS = ["soft p", "hard p"]  # the attention figure's rows
 HARD, SOFT = "#2c6fbb", "#27ae60"  # the two models' colours on every figure
-MARKED, DRAWN = "#e74c3c", "#ffffff"
+MARKED, DRAWN = "#e74c3c", "#ff9f1a"  # red outline, orange mark: both read on viridis
 
 
 def symbol_names(symbols: np.ndarray) -> list[str]:
@@ -68,11 +68,10 @@ def example_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource, Column
     )  # fmt: skip
     fig.scatter(
         "x", "y", source=drawn, marker="circle_x", size=16, fill_alpha=0, line_color=DRAWN,
-        line_width=2, legend_label="position the hard model drew",
+        line_width=3, legend_label="position the hard model drew",
     )  # fmt: skip
     # no keep_legend_samples: both sources hold a point from the first redraw on (and a
     # rectangle has no one-point sample of its own)
-    fig.legend[0].background_fill_color = "#dddddd"  # the white mark's sample stays visible
     return fig, weights, marked, drawn
 
 
@@ -130,8 +129,10 @@ def variance_figure() -> tuple[figure, ColumnDataSource]:
 
 def show_spread(source: ColumnDataSource, spread: dict[str, Any]) -> None:
     """Put the state's measurements (``spread``) in :func:`variance_figure`'s source when there
-    are new ones (zero variance, a model sure of its glimpse, is a gap on the log axis)."""
-    if len(source.data["step"]) == len(spread["step"]):
+    are new ones, from the second on (one point alone makes no range for the axes); zero
+    variance, a model sure of its glimpse, is a gap on the log axis."""
+    n = len(spread["step"])
+    if n < 2 or len(source.data["step"]) == n:
         return
     set_data(
         source,
