@@ -68,6 +68,8 @@ class GlimpseLessonState(TrainerLesson, LessonBase):
         super().__init__(**params)
         self.soft_trainer: Trainer | None = None
         self.history = _empty_history()
+        # the measurements (:meth:`_measure`): at which step, tr Cov with b = 0 ("plain") and
+        # with the running mean ("baseline"), and that mean b
         self.spread: dict[str, list[float]] = {"step": [], "plain": [], "baseline": [], "b": []}
         self._start(rebuild=["seq_len", "n_symbols", "hidden_size", "seed"])
         self.param.watch(self._quiet(self._on_baseline), ["baseline"])
