@@ -25,6 +25,7 @@ from pyplay.tasks import make_task
 from pyplay.train import Trainer
 from pyplay.ui.export import EMBED_LIMIT, as_code, metrics_csv
 from pyplay.ui.lessons.ctc.state import CTCState
+from pyplay.ui.lessons.glimpse.state import GlimpseLessonState
 from pyplay.ui.lessons.memory.state import MemoryLessonState
 from pyplay.ui.lessons.recursive.state import RecursiveLessonState
 from pyplay.ui.lessons.rnn.state import LessonState
@@ -74,6 +75,9 @@ CASES: dict[str, tuple[str, Any]] = {
     "recursive-expressions": ("recursive", lambda: RecursiveLessonState(hidden_size=8, seed=3)),
     "recursive-sentiment": (
         "recursive", lambda: RecursiveLessonState(task="sentiment", hidden_size=6)
+    ),
+    "glimpse-hard-without-baseline": (
+        "glimpse", lambda: GlimpseLessonState(seq_len=6, hidden_size=8, baseline=False, seed=2)
     ),
 }  # fmt: skip
 

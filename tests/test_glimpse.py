@@ -10,6 +10,7 @@ import pytest
 from gradcheck import assert_grad_close, numeric_grad
 from pyplay.losses import cross_entropy
 from pyplay.models.glimpse import GlimpseNet
+from pyplay.models.glimpse_variance import score_gradient_variance
 from pyplay.tasks.glimpse import MarkedSymbol
 from pyplay.train import Trainer
 
@@ -137,3 +138,64 @@ def test_soft_and_hard_attention_both_learn_the_glimpse_task(attention: str) -> 
         pass
     result = trainer.evaluate(batch_size=1000)
     assert result["accuracy"] >= 0.95 and result["on_mark"] >= 0.95, result
+
+
+def test_the_running_mean_baseline_lowers_the_measured_variance_on_a_fixed_batch() -> None:
+    """score_gradient_variance, the lesson's measurement: on one fixed batch, the same draws,
+    b = 0 against b near the batch's mean loss; the baseline's spread is far smaller, and
+    the figures are those of the model's own backward pass (two runs, same draws, agree)."""
+    task = MarkedSymbol(8, 10, rng=0)
+    model = GlimpseNet(task.input_size, task.num_classes, "hard", rng=0)
+    batch = MarkedSymbol(8, 10, rng=10_000).batch(32)
+    x = batch.inputs.astype(np.float32)
+    out, _ = model.forward(x, training=False)
+    mean_loss = float(cross_entropy(out, batch.targets)[0])  # about ln 8 while untrained
+    plain, with_b = score_gradient_variance(model, x, batch.targets, [0.0, mean_loss], 40, 1)
+    assert with_b < 0.1 * plain, (plain, with_b)
+    again = score_gradient_variance(model, x, batch.targets, [0.0, mean_loss], 40, 1)
+    assert again == [plain, with_b]
+    before = model.generator.bit_generator.state
+    score_gradient_variance(model, x, batch.targets, [0.0], 4, 2)
+    assert model.generator.bit_generator.state == before  # measuring never moves training
+
+
+def test_the_variance_of_a_sure_model_is_zero_and_bad_requests_are_refused() -> None:
+    task = MarkedSymbol(3, 4, rng=0)
+    model = GlimpseNet(task.input_size, task.num_classes, "hard", rng=0)
+    batch = task.batch(5)
+    model.params["attn.v"][:] = 0  # equal scores: every position as likely
+    assert score_gradient_variance(model, batch.inputs.astype(np.float32), batch.targets,
+                                   [0.0], 8, 0)[0] > 0  # fmt: skip
+    with pytest.raises(TypeError, match="attention='hard'"):
+        score_gradient_variance(GlimpseNet(4, 3, "soft"), batch.inputs, batch.targets, [0.0])
+    with pytest.raises(ValueError, match="repeats"):
+        score_gradient_variance(model, batch.inputs, batch.targets, [0.0], repeats=1)
+    with pytest.raises(ValueError, match="baselines"):
+        score_gradient_variance(model, batch.inputs, batch.targets, [np.nan])
+    with pytest.raises(ValueError, match=r"targets must have shape \(B,\)"):
+        score_gradient_variance(model, batch.inputs, batch.targets[:2], [0.0])
+
+
+def test_without_the_baseline_a_step_uses_b_zero() -> None:
+    """use_baseline=False: the step's gradient is the backward pass's with b = 0 (the running
+    mean is still kept); True: with the running mean."""
+    for use in (True, False):
+        task = MarkedSymbol(4, 5, rng=3)
+        model = GlimpseNet(task.input_size, task.num_classes, "hard", rng=3)
+        trainer = Trainer(model, task, lr=0.01, batch_size=8)
+        trainer.objective.use_baseline = use
+        for _ in trainer.run(3):
+            pass
+        objective = trainer.objective
+        assert objective.baseline > 0  # kept either way
+        batch = MarkedSymbol(4, 5, rng=9).batch(8)
+        state = model.generator.bit_generator.state
+        _, grads, _ = objective.step(batch)
+        model.generator.bit_generator.state = state  # the same draws again
+        out, cache = model.forward(batch.inputs)
+        losses, _ = cross_entropy(out, batch.targets, reduction="none")
+        _, dy = cross_entropy(out, batch.targets)
+        b = objective.baseline if use else 0.0
+        expected = model.backward(dy, cache, losses=losses, baseline=b).grads
+        for name in grads:
+            np.testing.assert_array_equal(grads[name], expected[name])

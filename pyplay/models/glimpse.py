@@ -41,9 +41,18 @@ from pyplay.losses import softmax
 from pyplay.models.contract import Backward, ModelBase, check_model_size, config_int
 from pyplay.nn import init
 
-__all__ = ["ATTENTION", "GlimpseCache", "GlimpseNet"]
+__all__ = ["ATTENTION", "GlimpseCache", "GlimpseNet", "draw_positions"]
 
 ATTENTION = ("soft", "hard")
+
+
+def draw_positions(alpha: np.ndarray, generator: np.random.Generator) -> np.ndarray:
+    """One position per row of ``alpha`` (B, T), row b's drawn with probabilities
+    ``alpha[b]`` (inverse CDF of one uniform draw per row); returns (B,) int."""
+    B, T = alpha.shape
+    cdf = np.cumsum(alpha, axis=1)  # (B, T)
+    draws = generator.random((B, 1))  # (B, 1)
+    return np.minimum((cdf < draws).sum(axis=1), T - 1)  # (B,)
 
 
 @dataclass(frozen=True)
@@ -143,9 +152,7 @@ class GlimpseNet(ModelBase):
                 if chosen.shape[0] != B or chosen.min() < 0 or chosen.max() >= T:
                     raise ValueError(f"index must hold B={B} positions in 0..{T - 1}")
             elif training:
-                cdf = np.cumsum(alpha, axis=1)  # (B, T)
-                draws = self.generator.random((B, 1))  # (B, 1)
-                chosen = np.minimum((cdf < draws).sum(axis=1), T - 1)  # (B,)
+                chosen = draw_positions(alpha, self.generator)  # (B,)
             else:
                 chosen = alpha.argmax(axis=1)  # (B,)
             r = x[np.arange(B), chosen]  # (B, F)

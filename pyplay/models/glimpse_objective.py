@@ -4,7 +4,10 @@ the strategy of :class:`pyplay.train.Trainer` for models whose ``objective`` is 
 
 The baseline :math:`b` is a running mean of the batches' mean losses,
 :math:`b \\leftarrow 0.9\\, b + 0.1\\, \\bar L` after each applied step (0 before the first), so
-it never depends on the position a row looked at, and the estimator stays unbiased.
+it never depends on the position a row looked at, and the estimator stays unbiased. With
+``use_baseline = False`` (an attribute of the objective, ``trainer.objective.use_baseline``) the
+hard model's steps use :math:`b = 0`, the plain REINFORCE estimator; the running mean is kept
+either way (:attr:`GlimpseObjective.baseline`), so what it would be can still be measured.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ class GlimpseObjective(BatchObjective):
         sizes = (task.input_size, task.num_classes)
         model_sizes = (model.input_size, model.num_classes)
         super().__init__(model, task, sizes, model_sizes, "has {} features and {} classes")
-        self.baseline = 0.0
+        self.baseline = 0.0  # the running mean of the loss, kept with or without its use
+        self.use_baseline = True  # False: the score-function term uses b = 0
         self._pending = 0.0
 
     def step(self, batch: Any) -> tuple[float, dict[str, np.ndarray], dict[str, float]]:
@@ -40,7 +44,8 @@ class GlimpseObjective(BatchObjective):
         y, cache = self.model.forward(batch.inputs)  # (B, C)
         losses, _ = cross_entropy(y, batch.targets, reduction="none")  # (B,)
         loss, dy = cross_entropy(y, batch.targets)
-        grads = self.model.backward(dy, cache, losses=losses, baseline=self.baseline).grads
+        b = self.baseline if self.use_baseline else 0.0
+        grads = self.model.backward(dy, cache, losses=losses, baseline=b).grads
         self._pending = float(loss)
         return float(loss), grads, self._metrics(y, batch, cache)
 

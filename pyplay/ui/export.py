@@ -141,7 +141,14 @@ def sequence_model_lines(state: Any, model: Any = None) -> list[str]:
     return call_lines("model = SequenceModel.for_task", args)
 
 
-def trainer_lines(state: Any, extra: Mapping[str, Any], seeded: bool = False) -> list[str]:
+def trainer_lines(
+    state: Any,
+    extra: Mapping[str, Any],
+    seeded: bool = False,
+    variables: tuple[str, str, str] = ("trainer", "model", "task"),
+) -> list[str]:
+    """The line building ``state.trainer``'s twin: ``trainer = Trainer(model, task, ...)``,
+    or with ``variables`` another trainer's, model's and task's names."""
     from pyplay.train import OPTIMIZERS
 
     trainer = state.trainer
@@ -150,8 +157,9 @@ def trainer_lines(state: Any, extra: Mapping[str, Any], seeded: bool = False) ->
         raise ValueError(f"unknown optimiser {type(trainer.optimizer).__name__}")
     settings: dict[str, Any] = {"optimizer": names[0], "lr": float(trainer.optimizer.lr)}
     settings.update(batch_size=trainer.batch_size, clip=trainer.clip, **extra)
-    args = ["model", "task", *keyword_args(settings, "trainer setting")]
-    return call_lines("trainer = Trainer", args + (["rng=SEED"] if seeded else []))
+    trainer, model, task = (identifier(n, "a variable") for n in variables)
+    args = [model, task, *keyword_args(settings, "trainer setting")]
+    return call_lines(f"{trainer} = Trainer", args + (["rng=SEED"] if seeded else []))
 
 
 def recurrent_parts(state: Any) -> tuple[list[str], list[str]]:
@@ -182,11 +190,12 @@ def trainer_script(
     steps: int,
     log_every: int,
     recurrent: bool = False,
+    after: Sequence[str] = (),
 ) -> str:
     """The script of a lesson trained by a :class:`~pyplay.train.Trainer`: the task of
     ``state``, the model and trainer lines ``parts(state)`` writes (with their imports), the
-    training loop and the evaluation; with ``recurrent`` it also saves the model and compares
-    it with its PyTorch twin."""
+    training loop and the evaluation, then the lines ``after`` (a model trained beside it);
+    with ``recurrent`` it also saves the model and compares it with its PyTorch twin."""
     require_model(state)
     task_imports, constants, task_lines = task_parts(state)
     model_imports, model_lines = parts(state)
@@ -234,6 +243,7 @@ def trainer_script(
         "    if record.step % LOG_EVERY == 0:",
         '        print(f"step {record.step}: loss {record.loss:.6f}")',
         'print("evaluation on fresh examples:", trainer.evaluate(batch_size=64))',
+        *after,
     ]
     if recurrent:
         lines += [

@@ -24,6 +24,7 @@ LIVE = {  # tab: (status line's class, look-inside columns)
     "CTC": ("pyplay-ctc-status", ["image"]),
     "Recurrent networks": ("pyplay-status", ["image", "norm"]),
     "Memory": ("pyplay-memory-status", ["image"]),
+    "Soft and hard attention": ("pyplay-glimpse-status", ["weight"]),
 }
 
 
@@ -119,6 +120,7 @@ LESSONS = (
     "Time series",
     "Memory",
     "Recursive networks",
+    "Soft and hard attention",
 )
 
 

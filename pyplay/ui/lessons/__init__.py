@@ -177,13 +177,32 @@ LESSONS: tuple[LessonSpec, ...] = (
                        relative=True),
         ),
     ),
+    LessonSpec(
+        "glimpse", "Soft and hard attention", "state:GlimpseLessonState", "view:GlimpseLesson",
+        "seq_len n_symbols hidden_size baseline lr seed",
+        about="one glimpse at a marked symbol: soft attention (a weighted average) beside hard "
+        "attention (one position drawn, trained with REINFORCE), and how much a baseline "
+        "lowers the variance of the hard one's gradient",
+        experiments=(
+            Experiment("Hard attention with a baseline, T=20", {"seq_len": 20}, 200,
+                       "the hard model's loss falls below 0.1 x baseline: its weights settle "
+                       "on the marked position; the soft one (dotted) learns too", below=0.1,
+                       relative=True),
+            Experiment("Hard attention without a baseline, T=20",
+                       {"seq_len": 20, "baseline": False}, 200,
+                       "the hard model's loss stays above 0.8 x baseline after as many steps: "
+                       "with b = 0 its gradient estimate varies far more (see the variance "
+                       "plot) while the soft one learns as before", above=0.8, relative=True),
+        ),
+    ),
 )
 # fmt: on
 
 # the lessons in the order of a course on recurrent networks and attention ("Start here");
 # from the book's delays and feedback to LSTMs, alignment, attention, memory, transformers
 COURSE: tuple[str, ...] = (
-    "dynamic", "timeseries", "rnn", "ctc", "seq2seq", "recursive", "memory", "transformer",
+    "dynamic", "timeseries", "rnn", "ctc", "seq2seq", "recursive", "memory", "glimpse",
+    "transformer",
 )  # fmt: skip
 
 SPECS: dict[str, LessonSpec] = {spec.key: spec for spec in LESSONS}
