@@ -124,7 +124,8 @@ def test_curves_cover_the_lengths_and_are_computed_once_a_step() -> None:
     assert comparison.curves() is curves  # the same step: not evaluated again
     text = comparison.progress()
     assert text.startswith("Paused: step 1 of 3.")
-    assert "Exact match at length 3: plain" in text and "at length 4: plain" in text
+    assert "After 1 steps, exact match at length 3: plain" in text
+    assert "; at length 4: plain" in text and text.endswith(".")
     comparison.train(steps=1)
     assert comparison.curves() is not curves
 

@@ -26,8 +26,8 @@ from pyplay.ui.lessons.seq2seq.state import LENGTH_TASKS
 
 __all__ = ["COMPARE_STEPS", "EVAL_PAIRS", "WIRINGS", "ComparisonSetting", "LengthComparison"]
 
-COMPARE_STEPS = 600  # training steps of each model
-EVAL_PAIRS = 40  # fresh sources per length in every evaluation
+COMPARE_STEPS = 500  # training steps of each model
+EVAL_PAIRS = 25  # fresh sources per length in every evaluation
 WIRINGS = {"init": "plain (Sutskever)", "attention": "attention (Luong)"}
 
 
@@ -170,18 +170,21 @@ class LengthComparison:
         return self._curves[1]
 
     def progress(self) -> str:
-        """One line: the steps done and, when evaluated, both models' exact match at the
-        longest training length and at the next, just beyond the training range."""
+        """One line: the steps done and, from the last evaluation, both models' exact match
+        at the longest training length and at the next, just beyond the training range."""
         s = self.setting
         if s is None:
             return "Not trained yet: press Compare."
         verb = "Training" if self.running else ("Done" if self.finished else "Paused")
         text = f"{verb}: step {self.step_count} of {s.steps}."
-        if self._curves is not None and self._curves[0] == self.step_count:
-            plain, attention = self._curves[1]["init"], self._curves[1]["attention"]
+        if self._curves is not None:
+            step, curves = self._curves
+            plain, attention = curves["init"], curves["attention"]
+            text += f" After {step} steps, exact match"
             for length in (s.max_len, s.max_len + 1):
                 text += (
-                    f" Exact match at length {length}: plain {plain.at(length)[0]:.2f}, "
-                    f"attention {attention.at(length)[0]:.2f}."
+                    f" at length {length}: plain {plain.at(length)[0]:.2f}, "
+                    f"attention {attention.at(length)[0]:.2f};"
                 )
+            text = text[:-1] + "."
         return text
