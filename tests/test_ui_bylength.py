@@ -145,6 +145,7 @@ def test_a_setting_that_does_not_fit_keeps_the_comparison_shown() -> None:
 def test_compare_trains_in_slices_draws_the_plot_and_pauses() -> None:
     view = Seq2SeqLesson(Seq2SeqState(hidden_size=8, min_len=2, max_len=4))
     section = view.by_length
+    section.steps = 40
     view.start()  # the lesson's own training (no event loop here: only the flag)
     section.compare()
     assert not view.state.running and section.state.running  # one training at a time
@@ -165,6 +166,14 @@ def test_compare_trains_in_slices_draws_the_plot_and_pauses() -> None:
     section.train_slice()  # paused: nothing happens
     assert section.state.step_count == steps
     view.start()  # the lesson's Train pauses the comparison
+    assert not section.state.running
+    section.resume()  # Continue: the same models train on, the lesson's training pauses
+    assert section.state.running and not view.state.running
+    section.train_slice()
+    assert section.state.step_count > steps
+    section.state.train(steps=40)
+    assert section.state.finished and not section.state.running
+    section.resume()  # done: nothing to continue
     assert not section.state.running
 
 

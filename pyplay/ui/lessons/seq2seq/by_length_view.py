@@ -99,6 +99,8 @@ class LengthSection(TrainingView):
     """The section's buttons, progress line, setting and plot around a
     :class:`LengthComparison` (``state``, driven by the shared training loop)."""
 
+    steps = COMPARE_STEPS  # each model's training steps
+
     def __init__(self, lesson: Any) -> None:
         self.lesson = lesson  # the lesson's view: its state gives the settings
         self.state = LengthComparison()
@@ -111,7 +113,7 @@ class LengthSection(TrainingView):
         """New models from the lesson's settings, trained until done or paused."""
         self.pause()
         self.lesson.pause()  # one training at a time: the page stays quick to answer
-        if not self.state.begin(self.lesson.state):
+        if not self.state.begin(self.lesson.state, self.steps):
             self.progress.object = self.state.message
             return
         assert self.state.setting is not None
