@@ -58,6 +58,10 @@ CASES: dict[str, tuple[str, Any]] = {
         "seq2seq", lambda: Seq2SeqState(wiring="bahdanau", score="additive", reverse_source=True,
                                         sampling=0.5, hidden_size=16, seed=1)
     ),
+    "seq2seq-copy-lengths": (
+        "seq2seq", lambda: Seq2SeqState(task="copy_var", min_len=5, max_len=12, hidden_size=12,
+                                        seed=2)
+    ),
     "transformer-learned": (
         "transformer", lambda: TransformerLessonState(positional="learned", d_model=16, nhead=2,
                                                       compare_lstm=False)

@@ -35,6 +35,7 @@ __all__ = [
     "UserPairs",
     "Vocab",
     "exact_match",
+    "output_scores",
     "parse_pairs",
     "trace_ids",
 ]
@@ -123,15 +124,31 @@ class PairBatch:
 
 def exact_match(predicted: Sequence[Sequence[int]], batch: PairBatch) -> float:
     """Fraction of rows whose predicted ids (up to EOS) equal the target exactly."""
-    hits = 0
+    return output_scores(predicted, batch)[0]
+
+
+def output_scores(predicted: Sequence[Sequence[int]], batch: PairBatch) -> tuple[float, float]:
+    """Exact match and per-token accuracy of decoded ids (each row up to its first EOS):
+    the fraction of rows equal to their target, and the mean over rows of the fraction of the
+    target's tokens written at their place (a missing token is wrong; tokens after the
+    target's end cost nothing here, only in exact match)."""
+    if len(predicted) != batch.tgt_out.shape[0]:
+        raise ValueError(
+            "predicted must hold one output per row of the batch "
+            f"({batch.tgt_out.shape[0]}), got {len(predicted)}"
+        )
+    exact = token = 0.0
     for b, pred in enumerate(predicted):
-        n = int(batch.tgt_mask[b].sum()) - 1
-        want = batch.tgt_out[b, :n].tolist()
+        n = int(batch.tgt_mask[b].sum()) - 1  # target length without EOS
+        want = batch.tgt_out[b, :n]  # (n,)
         got = [int(i) for i in pred]
         if EOS in got:
             got = got[: got.index(EOS)]
-        hits += got == want
-    return hits / max(len(predicted), 1)
+        exact += got == want.tolist()
+        m = min(len(got), n)
+        token += float((np.asarray(got[:m]) == want[:m]).sum()) / max(n, 1)
+    rows = max(len(predicted), 1)
+    return exact / rows, token / rows
 
 
 class PairTask(abc.ABC):
@@ -168,6 +185,26 @@ class PairTask(abc.ABC):
         """A fresh padded batch of ``batch_size`` pairs."""
         B = check_int("batch_size", batch_size, min_value=1, max_value=65536)
         return PairBatch.of([self.encode_pair(*self._pair()) for _ in range(B)])
+
+    def _pair_of_length(self, length: int) -> tuple[list[str], list[str]]:
+        """One example whose source has exactly ``length`` tokens (tasks whose sources are
+        random strings of a random length; the others refuse)."""
+        raise TypeError(
+            f"the {self.name or type(self).__name__} task cannot draw sources of a chosen "
+            "length (reversal, copy and sorting can)"
+        )
+
+    def pairs_of_length(self, count: int, length: int) -> list[tuple[list[int], list[int]]]:
+        """``count`` fresh pairs of ids (without BOS/EOS) whose sources all have exactly
+        ``length`` tokens, in or outside the task's own range of lengths."""
+        count = check_int("count", count, min_value=1, max_value=65536)
+        n = check_int("length", length, min_value=1, max_value=MAX_PAIR_CHARS)
+        return [self.encode_pair(*self._pair_of_length(n)) for _ in range(count)]
+
+    def batch_of_length(self, batch_size: int, length: int) -> PairBatch:
+        """A fresh padded batch of ``batch_size`` pairs whose sources all have exactly
+        ``length`` tokens (:meth:`pairs_of_length`)."""
+        return PairBatch.of(self.pairs_of_length(batch_size, length))
 
 
 def parse_pairs(text: str, max_pairs: int = MAX_PAIRS) -> list[tuple[str, str]]:

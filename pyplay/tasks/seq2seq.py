@@ -46,8 +46,10 @@ class _Symbols(PairTask):
         self.n_symbols, self.min_len, self.max_len = n_symbols, min_len, max_len
         self.src_vocab = self.tgt_vocab = Vocab(LETTERS[:n_symbols])
 
-    def _source(self) -> list[str]:
-        n = int(self.rng.integers(self.min_len, self.max_len + 1))
+    def _pair(self) -> tuple[list[str], list[str]]:
+        return self._pair_of_length(int(self.rng.integers(self.min_len, self.max_len + 1)))
+
+    def _letters(self, n: int) -> list[str]:
         return [LETTERS[i] for i in self.rng.integers(0, self.n_symbols, size=n)]
 
 
@@ -57,8 +59,8 @@ class Reversal(_Symbols):
 
     name = "reversal"
 
-    def _pair(self) -> tuple[list[str], list[str]]:
-        s = self._source()
+    def _pair_of_length(self, length: int) -> tuple[list[str], list[str]]:
+        s = self._letters(length)
         return s, s[::-1]
 
     def describe(self) -> str:
@@ -73,8 +75,8 @@ class VariableCopy(_Symbols):
 
     name = "copy_var"
 
-    def _pair(self) -> tuple[list[str], list[str]]:
-        s = self._source()
+    def _pair_of_length(self, length: int) -> tuple[list[str], list[str]]:
+        s = self._letters(length)
         return s, list(s)
 
     def describe(self) -> str:
@@ -105,8 +107,15 @@ class Sorting(PairTask):
         self.tgt_vocab = Vocab(DIGITS if output == "values" else positions, sep=" ")
 
     def _pair(self) -> tuple[list[str], list[str]]:
-        n = int(self.rng.integers(self.min_len, self.max_len + 1))
-        values = self.rng.integers(0, 10, size=n)  # (n,)
+        return self._pair_of_length(int(self.rng.integers(self.min_len, self.max_len + 1)))
+
+    def _pair_of_length(self, length: int) -> tuple[list[str], list[str]]:
+        if self.output == "positions" and length > self.max_len:
+            raise ValueError(
+                f"length must be at most max_len ({self.max_len}) when output='positions' "
+                f"(the target vocabulary holds positions 0-{self.max_len - 1}), got {length}"
+            )
+        values = self.rng.integers(0, 10, size=length)  # (n,)
         order = np.argsort(values, kind="stable")  # (n,)
         target = values[order] if self.output == "values" else order
         return [str(v) for v in values], [str(v) for v in target]

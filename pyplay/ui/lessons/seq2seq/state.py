@@ -25,7 +25,7 @@ from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
 from pyplay.ui.trainer_lesson import TrainerLesson
 
-__all__ = ["PAIR_LABELS", "WIRING_LABELS", "Decoding", "Seq2SeqState"]
+__all__ = ["LENGTH_TASKS", "PAIR_LABELS", "WIRING_LABELS", "Decoding", "Seq2SeqState"]
 
 PAIR_LABELS = {
     "Reversal": "reversal",
@@ -36,7 +36,11 @@ PAIR_LABELS = {
     "Your pairs": "pairs",
 }
 WIRING_LABELS = {"Luong": "attention", "Bahdanau": "bahdanau", "Init": "init", "Context": "context"}
-_REBUILD = ("task", "cell", "wiring", "score", "hidden_size", "seed", "reverse_source")
+_REBUILD = (
+    "task", "cell", "wiring", "score", "hidden_size", "seed", "reverse_source", "min_len",
+    "max_len",
+)  # fmt: skip
+LENGTH_TASKS = ("reversal", "copy_var")  # the tasks whose source lengths are settings
 MAX_SOURCE_CHARS = 200
 
 
@@ -69,6 +73,12 @@ class Seq2SeqState(TrainerLesson, LessonBase):
         default=0.0, softbounds=(0.0, 1.0), doc="scheduled-sampling probability"
     )
     reverse_source = param.Boolean(default=False)
+    min_len = param.Integer(
+        default=3, softbounds=(1, 15), doc="shortest training source (reversal, copy)"
+    )
+    max_len = param.Integer(
+        default=10, softbounds=(2, 20), doc="longest training source (reversal, copy)"
+    )
     seed = seed_param()
     model: EncoderDecoder | None
 
@@ -85,8 +95,13 @@ class Seq2SeqState(TrainerLesson, LessonBase):
                     "Paste or upload your tab-separated pairs first, then choose 'Your pairs'."
                 )
             return UserPairs(self.user_pairs, rng=self.seed)
-        if self.task in ("reversal", "copy_var"):
-            return PAIR_TASKS[self.task](min_len=3, max_len=10, rng=self.seed)
+        if self.task in LENGTH_TASKS:
+            if self.max_len < self.min_len:
+                raise ValueError(
+                    f"the longest source ({self.max_len}) must not be shorter than the "
+                    f"shortest ({self.min_len})"
+                )
+            return PAIR_TASKS[self.task](min_len=self.min_len, max_len=self.max_len, rng=self.seed)
         return PAIR_TASKS[self.task](rng=self.seed)
 
     def _build_model(self, task: Any) -> EncoderDecoder:

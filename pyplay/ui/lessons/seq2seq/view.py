@@ -18,8 +18,15 @@ from pyplay.ui.embed import widget_head
 from pyplay.ui.embeddings_view import EmbeddingsView, pair_tables
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
+from pyplay.ui.lessons.seq2seq.by_length_view import LengthSection
 from pyplay.ui.lessons.seq2seq.lexicon_view import LexiconExamples
-from pyplay.ui.lessons.seq2seq.state import PAIR_LABELS, WIRING_LABELS, Decoding, Seq2SeqState
+from pyplay.ui.lessons.seq2seq.state import (
+    LENGTH_TASKS,
+    PAIR_LABELS,
+    WIRING_LABELS,
+    Decoding,
+    Seq2SeqState,
+)
 from pyplay.ui.plots import (
     attention_figure,
     beam_tree_figure,
@@ -42,7 +49,8 @@ HELP = {
     "decoder is fed the true previous target token, not its own guess (**teacher forcing**, "
     "sampling 0); **scheduled sampling** feeds it its own guess with the probability set, so "
     "that it learns to recover from its mistakes as it must when decoding; "
-    "**Reverse source** reads the source backwards (Sutskever's trick).",
+    "**Reverse source** reads the source backwards (Sutskever's trick). For reversal and "
+    "copy, **Shortest source** and **Longest source** set the lengths trained on.",
     "decode": "Type a source and **Translate** (greedy decoding). Each heatmap row is one "
     "output step, each column one source position; bright cells are where the decoder looked. "
     "Hover a cell for the tokens and the weight.",
@@ -88,9 +96,15 @@ class Seq2SeqLesson(LessonView):
         self.embeddings = EmbeddingsView(lambda: pair_tables(self.state.model, self.state.task_obj))
         self.beam_lexicon = pn.widgets.Checkbox(name="Only words of your targets (lexicon)")
         self.lexicon = LexiconExamples()  # the lecture's prefix tree and DOCK / DOG examples
+        self.by_length = LengthSection(self)  # plain against attention by source length
         self.state.param.watch(self._on_version, "version")
 
     # ------------------------------------------------------------------ training
+    def start(self, *_: Any) -> None:
+        """Train the lesson's model; a comparison under way pauses (one training at a time)."""
+        self.by_length.pause()
+        super().start()
+
     def _on_version(self, *_: Any) -> None:
         self.pause()
         self.reset_curve()
@@ -222,8 +236,21 @@ class Seq2SeqLesson(LessonView):
                 s.param.sampling, name="Scheduled sampling (0 = teacher forcing)", step=0.05
             ),
             pn.widgets.Checkbox.from_param(s.param.reverse_source, name="Reverse source"),
+            *self.length_sliders(),
         ]
         return widgets
+
+    def length_sliders(self) -> list[Any]:
+        """The training lengths of reversal and copy (shown only for those tasks)."""
+        shown = pn.bind(lambda task: task in LENGTH_TASKS, self.state.param.task)
+        return [
+            pn.widgets.IntSlider.from_param(
+                self.state.param.min_len, name="Shortest source", visible=shown
+            ),
+            pn.widgets.IntSlider.from_param(
+                self.state.param.max_len, name="Longest source", visible=shown
+            ),
+        ]
 
     def beam_buttons(self) -> pn.Row:
         """Beam: Start, Step, Back and Run."""
@@ -250,6 +277,7 @@ class Seq2SeqLesson(LessonView):
             _decode_row(self),
             self.output,
             pn.pane.Bokeh(self.attn_fig),
+            *self.by_length.panel(),
             "## Beam search, step by step",
             pn.pane.Markdown(HELP["beam"]),
             pn.Row(self.beam_width, self.alpha),

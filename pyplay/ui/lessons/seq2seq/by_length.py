@@ -1,0 +1,190 @@
+"""State of the Sequence to sequence lesson's "Attention and long sentences" section: a plain
+encoder-decoder (wiring "init", Sutskever) and an attention one trained side by side on the
+same batches, then exact match against source length for both (no Panel).
+
+The comparison takes the lesson's settings when it starts (task if reversal or copy, else
+reversal; the training lengths, cell, hidden size, attention score, learning rate, batch size
+and seed) and trains models of its own: the lesson's model is never touched. It trains in
+slices (:meth:`LengthComparison.train`, the same protocol as a lesson state's, so the shared
+:class:`~pyplay.ui.training.TrainingView` loop drives it) for :data:`COMPARE_STEPS` steps, and
+evaluates both models by length (:func:`pyplay.decode.by_length.accuracy_by_length`) on fresh
+sources from the shortest training length to twice the longest.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from pyplay.decode.by_length import LengthCurve, accuracy_by_length
+from pyplay.models.seq2seq import EncoderDecoder
+from pyplay.models.seq2seq.encoder_decoder import ATTENDING
+from pyplay.tasks.seq2seq import PAIR_TASKS
+from pyplay.train import Trainer
+from pyplay.ui.lessons.seq2seq.state import LENGTH_TASKS
+
+__all__ = ["COMPARE_STEPS", "EVAL_PAIRS", "WIRINGS", "ComparisonSetting", "LengthComparison"]
+
+COMPARE_STEPS = 500  # training steps of each model
+EVAL_PAIRS = 25  # fresh sources per length in every evaluation
+WIRINGS = {"init": "plain (Sutskever)", "attention": "attention (Luong)"}
+
+
+@dataclass(frozen=True)
+class ComparisonSetting:
+    """What a comparison trains: the task, its training lengths and the models' sizes."""
+
+    task: str
+    min_len: int
+    max_len: int
+    cell: str
+    hidden_size: int
+    score: str
+    lr: float
+    batch_size: int
+    seed: int
+    steps: int = COMPARE_STEPS
+
+    @classmethod
+    def of(cls, state: Any, steps: int = COMPARE_STEPS) -> ComparisonSetting:
+        """The setting of a :class:`~pyplay.ui.lessons.seq2seq.state.Seq2SeqState` now
+        (its task if that draws sources of a chosen length, else reversal)."""
+        task = state.task if state.task in LENGTH_TASKS else "reversal"
+        score = state.score if state.wiring in ATTENDING else "general"
+        return cls(
+            task, int(state.min_len), int(state.max_len), state.cell, int(state.hidden_size),
+            score, float(state.lr), int(state.batch_size), int(state.seed), int(steps),
+        )  # fmt: skip
+
+    @property
+    def lengths(self) -> range:
+        """The evaluated source lengths: the shortest training length to twice the longest."""
+        return range(self.min_len, 2 * self.max_len + 1)
+
+    def describe(self) -> str:
+        what = "Reversal" if self.task == "reversal" else "Copy"
+        return (
+            f"{what} of {self.min_len}-{self.max_len} letters, {self.cell.upper()} cells of "
+            f"{self.hidden_size} units, {self.steps} steps of {self.batch_size} pairs "
+            f"(learning rate {self.lr:g}, seed {self.seed}, attention score {self.score})"
+        )
+
+
+class LengthComparison:
+    """Two encoder-decoders, plain and attention, trained on the same batches, and their
+    accuracy by source length (see the module docstring).
+
+    ``running``, ``stopped``, ``train(budget_s=)`` and ``notify`` are what the shared training
+    loop drives; ``message`` is what the section shows next to its buttons.
+    """
+
+    def __init__(self) -> None:
+        self.running = False
+        self.stopped = ""
+        self.message = ""
+        self.setting: ComparisonSetting | None = None
+        self.trainers: dict[str, Trainer] = {}
+        self._curves: tuple[int, dict[str, LengthCurve]] | None = None
+
+    # ------------------------------------------------------------------ building
+    def begin(self, state: Any, steps: int = COMPARE_STEPS) -> bool:
+        """New models from the lesson's settings now; False with a message if they do not
+        fit (the comparison shown so far is kept)."""
+        try:
+            setting = ComparisonSetting.of(state, steps)
+            trainers = {w: self._trainer(setting, w) for w in WIRINGS}
+        except (ValueError, TypeError) as err:
+            self.notify(f"Cannot compare: {err}", "warning")
+            return False
+        self.setting, self.trainers, self._curves = setting, trainers, None
+        self.message = ""
+        return True
+
+    @staticmethod
+    def _trainer(setting: ComparisonSetting, wiring: str) -> Trainer:
+        """A model of ``wiring`` and its trainer; every trainer's task has the same seed, so
+        both models see the same batches."""
+        task = PAIR_TASKS[setting.task](
+            min_len=setting.min_len, max_len=setting.max_len, rng=setting.seed
+        )
+        V = len(task.src_vocab)
+        model = EncoderDecoder(
+            V, V, embedding_dim=16, hidden_size=setting.hidden_size, cell=setting.cell,
+            wiring=wiring, score=setting.score if wiring in ATTENDING else None,
+            rng=setting.seed,
+        )  # fmt: skip
+        return Trainer(
+            model, task, lr=setting.lr, batch_size=setting.batch_size, clip=1.0,
+            rng=setting.seed,
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------ training
+    @property
+    def step_count(self) -> int:
+        return min((t.step_count for t in self.trainers.values()), default=0)
+
+    @property
+    def finished(self) -> bool:
+        return self.setting is not None and self.step_count >= self.setting.steps
+
+    def notify(self, text: str, kind: str = "info") -> None:
+        """A message for the section (``kind`` is ignored: the section shows it as text)."""
+        del kind
+        self.message = text
+
+    def train(self, steps: int | None = None, budget_s: float | None = None) -> int:
+        """One step of each model at a time, ``steps`` of them or as many as fit in
+        ``budget_s`` seconds, never past the setting's steps; returns the steps taken. Stops
+        (``running`` False) when done or when a model's loss diverges."""
+        if self.setting is None:
+            self.running = False
+            return 0
+        start, done = time.perf_counter(), 0
+        while not self.finished and (steps is None or done < steps):
+            for wiring, trainer in self.trainers.items():
+                record = trainer.train_step()
+                if record.status != "ok":
+                    self.running = False
+                    self.notify(f"The {WIRINGS[wiring]} model diverged: {record.message}")
+                    return done
+            done += 1
+            if budget_s is not None and time.perf_counter() - start >= budget_s:
+                break
+        if self.finished:
+            self.running = False
+        return done
+
+    # ------------------------------------------------------------------ results
+    def curves(self) -> dict[str, LengthCurve]:
+        """Exact match and token accuracy by length of both models now (computed once per
+        step count; the same fresh sources every time, so curves of two moments compare)."""
+        if self.setting is None:
+            return {}
+        if self._curves is None or self._curves[0] != self.step_count:
+            curves = {
+                w: accuracy_by_length(t.model, t.task, self.setting.lengths, EVAL_PAIRS, rng=99)
+                for w, t in self.trainers.items()
+            }
+            self._curves = (self.step_count, curves)
+        return self._curves[1]
+
+    def progress(self) -> str:
+        """One line: the steps done and, from the last evaluation, both models' exact match
+        at the longest training length and at the next, just beyond the training range."""
+        s = self.setting
+        if s is None:
+            return "Not trained yet: press Compare."
+        verb = "Training" if self.running else ("Done" if self.finished else "Paused")
+        text = f"{verb}: step {self.step_count} of {s.steps}."
+        if self._curves is not None:
+            step, curves = self._curves
+            plain, attention = curves["init"], curves["attention"]
+            text += f" After {step} steps, exact match"
+            for length in (s.max_len, s.max_len + 1):
+                text += (
+                    f" at length {length}: plain {plain.at(length)[0]:.2f}, "
+                    f"attention {attention.at(length)[0]:.2f};"
+                )
+            text = text[:-1] + "."
+        return text
