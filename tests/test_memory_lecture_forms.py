@@ -7,25 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_memnet_gradcheck import _check
 
-from gradcheck import assert_grad_close, numeric_grad
 from pyplay.models.memory import AttendRNN, AttendState, MemoryNet
-
-
-def _check(model, T: int = 4) -> None:
-    rng = np.random.default_rng(2)
-    x = rng.standard_normal((2, T, model.input_size))
-    R = rng.standard_normal((2, T, model.output_size))
-
-    def loss() -> float:
-        return float((model.forward(x)[0] * R).sum())
-
-    _, _, cache = model.forward(x)
-    grads, dx = model.gradients(R, cache)
-    assert list(grads) == list(model.params)
-    for name, p in model.params.items():
-        assert_grad_close(grads[name], numeric_grad(loss, p), name)
-    assert_grad_close(dx, numeric_grad(loss, x), "inputs")
 
 
 @pytest.mark.parametrize(
