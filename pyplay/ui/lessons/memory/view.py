@@ -51,8 +51,8 @@ LOCATION_HELP = (
 STAGE_AXIS = "content → gate → shift → sharpen"
 MODELS = {"Memory net": "memnet", "LSTM": "lstm", "Attending RNN": "attend"}
 HARD = {"Soft": "none", "Hard reads": "read", "Hard writes": "write", "Both hard": "both"}
-FEEDBACK = {"h(xᵗ, sᵗ⁻¹, rᵗ⁻¹)": "none", "h(xᵗ, sᵗ⁻¹, yᵗ⁻¹, rᵗ⁻¹)": "output"}
-FORMS = {"Read as an input": "input", "s̃ replaces s (lecture)": "state"}
+FEEDBACK = {"Controller reads x, r": "none", "x, y, r (lecture)": "output"}
+FORMS = {"Attend: read as input": "input", "s̃ replaces s (lecture)": "state"}
 DRAWN = " (□ the cell drawn)"
 
 
