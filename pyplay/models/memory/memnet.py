@@ -39,8 +39,8 @@ Parameters: ``controller.weight_ih`` (4H, F + RW; F + O + RW with feedback),
 ``controller.weight_hh`` (4H, H), ``controller.bias`` (4H,), ``write.weight`` (H_w (A + W), H),
 ``write.bias``, ``read.weight`` (R A, H), ``read.bias``, ``head.weight`` (O, H + RW),
 ``head.bias``, ``memory.init``, with A = W + 1 (content) or W + 6 (location); with
-``key_function="linear"`` also
-``write_key.weight`` and ``read_key.weight`` (W, W). Options: ``feedback``, the lecture's
+``key_function="linear"`` also ``write_key.weight`` and ``read_key.weight`` (W, W). Options:
+``feedback``, the lecture's
 :math:`s^t = h(x^t, s^{t-1}, y^{t-1}, r^{t-1})` (:mod:`~pyplay.models.memory.controller`), and
 ``hard``, heads that draw one cell (:mod:`~pyplay.models.memory.hard`).
 """
