@@ -69,7 +69,7 @@ def test_hard_reads_train_and_the_drawn_cells_are_marked(ready_page, page_log):
     warnings: list[str] = []
     page.on("console", lambda m: m.type == "warning" and warnings.append(m.text))
     page.get_by_text("Memory", exact=True).first.click()
-    page.get_by_role("button", name="Hard reads", exact=True).click()
+    page.get_by_role("button", name="Hard reads", exact=True).click(timeout=120_000)  # built
     page.get_by_text(re.compile("with probability")).first.wait_for(timeout=60_000)
     wait_for(page, lambda: "Read weights, head 1 (□ the cell drawn)" in page.evaluate(TITLES),
              "the read map marking the drawn cells")  # fmt: skip
