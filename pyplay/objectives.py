@@ -46,6 +46,7 @@ import numpy as np
 from pyplay._checks import as_generator, check_float, check_int
 from pyplay.decode.ctc import ctc_loss_logits
 from pyplay.losses import cross_entropy, mse, softmax
+from pyplay.models.score_function import update_baseline
 from pyplay.tasks.pairs import SPECIALS, PairBatch, exact_match
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "SequenceObjective",
     "make_objective",
     "reverse_sources",
+    "row_losses",
     "task_loss",
 ]
 
@@ -69,6 +71,18 @@ def task_loss(task: Any, outputs: np.ndarray, batch: Any) -> tuple[float, np.nda
         mask = np.broadcast_to(batch.mask[..., None], outputs.shape)  # (B, T, O)
         loss, dout = mse(outputs, batch.targets, mask=mask)
     return float(loss), dout
+
+
+def row_losses(task: Any, outputs: np.ndarray, batch: Any) -> np.ndarray:
+    """Each row's part of :func:`task_loss`, scaled so that their mean is the batch loss (B,):
+    the losses the score-function term of a model with sampled choices needs."""
+    if task.output_kind == "classes":
+        per, _ = cross_entropy(outputs, batch.targets, mask=batch.mask, reduction="none")
+    else:
+        mask = np.broadcast_to(batch.mask[..., None], outputs.shape)  # (B, T, O)
+        per, _ = mse(outputs, batch.targets, mask=mask, reduction="none")
+    rows = per.reshape(len(per), -1).sum(axis=1)  # (B,)
+    return rows * (len(per) / max(int(np.broadcast_to(batch.mask, per.shape[:2]).sum()), 1))
 
 
 def reverse_sources(src: np.ndarray, src_lengths: np.ndarray) -> np.ndarray:
@@ -144,6 +158,7 @@ class SequenceObjective:
         self.model, self.task, self.tbptt = model, task, bool(tbptt)
         self.carry: Any = None
         self.pending: Any = None
+        self.baseline = self.loss = 0.0  # the running mean of the loss (score-function term)
 
     def step(self, batch: Any) -> tuple[float, dict[str, np.ndarray], dict[str, float]]:
         """Loss, gradients and the batch's metrics."""
@@ -151,14 +166,20 @@ class SequenceObjective:
         model: Any = self.model  # either kind: the same forward/backward protocol
         out, state, cache = model.forward(batch.inputs, state, batch.lengths)
         loss, dout = task_loss(self.task, out, batch)
-        grads = model.backward(dout, cache).grads
-        self.pending = state
+        if getattr(model, "hard", "none") != "none":  # sampled heads: the score-function term
+            rows = row_losses(self.task, out, batch)  # (B,)
+            grads = model.backward(dout, cache, losses=rows, baseline=self.baseline).grads
+        else:
+            grads = model.backward(dout, cache).grads
+        self.pending, self.loss = state, loss
         return loss, grads, {k: float(v) for k, v in self.task.metric(out, batch).items()}
 
     def accept(self) -> None:
-        """The step was applied: carry its final state into the next chunk (TBPTT)."""
+        """The step was applied: carry its final state into the next chunk (TBPTT), and move
+        the baseline toward the step's loss."""
         if self.tbptt:
             self.carry = self.pending
+        self.baseline = update_baseline(self.baseline, self.loss)
 
     def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
         batch = task.batch(batch_size)

@@ -71,6 +71,12 @@ CASES: dict[str, tuple[str, Any]] = {
                                             memory_size=8, n_pairs=4, seed=1)
     ),
     "memory-attend": ("memory", lambda: MemoryLessonState(model="attend", lr=0.01)),
+    "memory-memnet-hard-feedback": (
+        "memory", lambda: MemoryLessonState(hard="both", feedback="output", n_pairs=3, seed=2)
+    ),
+    "memory-attend-lecture": (
+        "memory", lambda: MemoryLessonState(model="attend", attend_form="state", seed=1)
+    ),
     "memory-lstm": ("memory", lambda: MemoryLessonState(model="lstm", seed=2)),
     "textbook-concat": ("textbook", lambda: TextbookSeq2SeqState(form="concat", hidden_size=8)),
     "textbook-context": (

@@ -24,7 +24,8 @@ Hard attention picks one position, so no gradient flows through the choice; the
 
 which holds for any baseline :math:`b` that does not depend on :math:`j` (the term it adds has
 expectation :math:`b \sum_j \nabla \alpha_j = 0`); a baseline near :math:`\mathbb{E}[L]` lowers
-the estimator's variance (:class:`GlimpseObjective` keeps a running mean of the loss).
+the estimator's variance (:class:`GlimpseObjective` keeps a running mean of the loss). The
+estimator's code is :mod:`pyplay.models.score_function`, shared with the hard memory heads.
 With ``training=False`` a hard model looks at :math:`\arg\max_t \alpha_t`.
 """
 
@@ -39,20 +40,12 @@ import numpy as np
 from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
 from pyplay.losses import softmax
 from pyplay.models.contract import Backward, ModelBase, check_model_size, config_int
+from pyplay.models.score_function import advantage, logit_grad, sample
 from pyplay.nn import init
 
-__all__ = ["ATTENTION", "GlimpseCache", "GlimpseNet", "draw_positions"]
+__all__ = ["ATTENTION", "GlimpseCache", "GlimpseNet"]
 
 ATTENTION = ("soft", "hard")
-
-
-def draw_positions(alpha: np.ndarray, generator: np.random.Generator) -> np.ndarray:
-    """One position per row of ``alpha`` (B, T), row b's drawn with probabilities
-    ``alpha[b]`` (inverse CDF of one uniform draw per row); returns (B,) int."""
-    B, T = alpha.shape
-    cdf = np.cumsum(alpha, axis=1)  # (B, T)
-    draws = generator.random((B, 1))  # (B, 1)
-    return np.minimum((cdf < draws).sum(axis=1), T - 1)  # (B,)
 
 
 @dataclass(frozen=True)
@@ -152,7 +145,7 @@ class GlimpseNet(ModelBase):
                 if chosen.shape[0] != B or chosen.min() < 0 or chosen.max() >= T:
                     raise ValueError(f"index must hold B={B} positions in 0..{T - 1}")
             elif training:
-                chosen = draw_positions(alpha, self.generator)  # (B,)
+                chosen = sample(alpha, self.generator)  # (B,)
             else:
                 chosen = alpha.argmax(axis=1)  # (B,)
             r = x[np.arange(B), chosen]  # (B, F)
@@ -183,14 +176,7 @@ class GlimpseNet(ModelBase):
             dalpha = np.einsum("bf,btf->bt", dz @ p["hidden.weight"], c.x)  # (B, T)
             de = c.alpha * (dalpha - (c.alpha * dalpha).sum(axis=1, keepdims=True))  # (B, T)
         else:  # hard: (L_j - b) d log alpha_j / de, each row weighted 1/B like dy
-            if losses is None:
-                raise ValueError("losses (B,) are needed for a hard glimpse's gradient")
-            L = check_array("losses", losses, ndim=1, layout="(B,)")
-            if L.shape[0] != B:
-                raise ValueError(f"losses must hold one loss per row (B={B}), got {L.shape}")
-            onehot = np.zeros_like(c.alpha)  # (B, T)
-            onehot[np.arange(B), c.index] = 1
-            de = ((L - baseline) / B)[:, None] * (onehot - c.alpha)  # (B, T)
+            de = logit_grad(c.alpha, c.index, advantage(losses, baseline, B, self.dtype))
         du = de[:, :, None] * p["attn.v"] * (1 - c.u**2)  # (B, T, A)
         g["attn.v"] = np.einsum("bt,bta->a", de, c.u)
         g["attn.weight"] = np.einsum("bta,btf->af", du, c.x)  # (A, F)

@@ -17,11 +17,10 @@ from typing import Any
 import numpy as np
 
 from pyplay.losses import cross_entropy
+from pyplay.models.score_function import update_baseline
 from pyplay.objectives import BatchObjective
 
 __all__ = ["GlimpseObjective"]
-
-DECAY = 0.9  # of the baseline's running mean
 
 
 class GlimpseObjective(BatchObjective):
@@ -59,7 +58,7 @@ class GlimpseObjective(BatchObjective):
 
     def accept(self) -> None:
         """The step was applied: move the baseline toward its loss."""
-        self.baseline = DECAY * self.baseline + (1 - DECAY) * self._pending
+        self.baseline = update_baseline(self.baseline, self._pending)
 
     def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
         """Loss and accuracy on a fresh batch, a hard model looking where alpha is largest."""

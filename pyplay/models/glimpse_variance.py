@@ -28,7 +28,8 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_int
 from pyplay.losses import cross_entropy
-from pyplay.models.glimpse import GlimpseNet, draw_positions
+from pyplay.models.glimpse import GlimpseNet
+from pyplay.models.score_function import sample
 
 __all__ = ["SCORE_PARAMS", "score_gradient_variance"]
 
@@ -78,7 +79,7 @@ def score_gradient_variance(
         raise ValueError(f"targets must have shape (B,) = ({x.shape[0]},), got {y.shape}")
     draws = np.empty((len(values), n, sum(model.params[k].size for k in SCORE_PARAMS)))
     for r in range(n):
-        out, cache = model.forward(x, index=draw_positions(alpha, gen))  # (B, C)
+        out, cache = model.forward(x, index=sample(alpha, gen))  # (B, C)
         losses, _ = cross_entropy(out, y, reduction="none")  # (B,)
         _, dy = cross_entropy(out, y)
         for k, b in enumerate(values):

@@ -17,6 +17,10 @@ with :math:`s` running over the previous steps :math:`1..t-1` (scaled dot-produc
 Parameters: ``controller.weight_ih`` (4H, F + H), ``controller.weight_hh`` (4H, H),
 ``controller.bias`` (4H,), ``query.weight`` (H, H), ``query.bias`` (H,), ``head.weight``
 (O, 2H), ``head.bias`` (O,).
+
+This is ``form="input"`` (the default): the read is an extra input. ``form="state"`` is the
+lecture's, where the attended state replaces the previous state,
+:math:`s^t = h(x^t, \tilde s^{t-1}, y^{t-1})` (:mod:`pyplay.models.memory.attend_state`).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_int
+from pyplay._checks import as_generator, check_choice, check_int
 from pyplay.models.contract import config_int
 from pyplay.models.memory._common import (
     ControllerModel,
@@ -37,6 +41,7 @@ from pyplay.models.memory._common import (
     lstm_backward_all,
     lstm_weight_grads,
 )
+from pyplay.models.memory.attend_state import FORMS, state_backward, state_forward
 from pyplay.models.memory.heads import LSTMStep, lstm_step
 
 __all__ = ["AttendCache", "AttendRNN", "AttendState"]
@@ -44,15 +49,21 @@ __all__ = ["AttendCache", "AttendRNN", "AttendState"]
 
 @dataclass(frozen=True)
 class AttendState:
-    """The controller state (h, c) (B, H) and every state produced so far (B, S, H)."""
+    """The controller state (h, c) (B, H) and every state produced so far (B, S, H); with
+    ``form="state"`` also every cell state so far ``cells`` (B, S, H) and the last output ``y``
+    (B, O)."""
 
     h: np.ndarray
     c: np.ndarray
     history: np.ndarray
+    cells: np.ndarray | None = None
+    y: np.ndarray | None = None
 
     def reorder(self, index: Any) -> AttendState:
         """Keep the batch rows ``index`` (beam search)."""
-        return AttendState(self.h[index], self.c[index], self.history[index])
+        cells = None if self.cells is None else self.cells[index]
+        y = None if self.y is None else self.y[index]
+        return AttendState(self.h[index], self.c[index], self.history[index], cells, y)
 
 
 @dataclass(frozen=True)
@@ -68,6 +79,8 @@ class AttendCache:
     queries: np.ndarray  # (B, T, H) q_t
     attention: np.ndarray  # (B, T, S0 + T)
     start: int  # S0, states given by the incoming state
+    cells: np.ndarray | None = None  # (B, S0 + T, H) c^i (form="state")
+    prev: np.ndarray | None = None  # (B, T, H) h^{t-1} each query read (form="state")
 
 
 class AttendRNN(ControllerModel):
@@ -76,6 +89,9 @@ class AttendRNN(ControllerModel):
     Parameters
     ----------
     input_size, output_size, hidden_size : int
+    form : {"input", "state"}
+        What the read does: it is an extra input of the step (module docstring), or, the
+        lecture's form, it replaces the previous state (:mod:`~.attend_state`).
     input_kind : {"tokens", "real"}
     dtype : numpy.float32 or numpy.float64
     rng : numpy.random.Generator or int seed
@@ -88,32 +104,37 @@ class AttendRNN(ControllerModel):
         input_size: int,
         output_size: int,
         hidden_size: int = 32,
+        form: str = "input",
         input_kind: str = "tokens",
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
         self._set_io(input_size, output_size, input_kind, dtype)
         H = self.hidden_size = check_int("hidden_size", hidden_size, min_value=1)
-        self.params = init_params(
-            {
-                "controller.weight_ih": (4 * H, self.input_size + H),
-                "controller.weight_hh": (4 * H, H),
-                "controller.bias": (4 * H,),
-                "query.weight": (H, H),
-                "query.bias": (H,),
-                "head.weight": (self.output_size, 2 * H),
-                "head.bias": (self.output_size,),
-            },
-            self.dtype,
-            as_generator(rng),
-        )
+        self.form = check_choice("form", form, FORMS)
+        F, O = self.input_size, self.output_size
+        shapes: dict[str, tuple[int, ...]]
+        if self.form == "state":  # the lecture's: u = [x; y^{t-1}], q = W_q h + U_q x + b_q
+            shapes = {"controller.weight_ih": (4 * H, F + O), "query_x.weight": (H, F)}
+        else:
+            shapes = {"controller.weight_ih": (4 * H, F + H)}
+        shapes |= {
+            "controller.weight_hh": (4 * H, H),
+            "controller.bias": (4 * H,),
+            "query.weight": (H, H),
+            "query.bias": (H,),
+            "head.weight": (O, (1 if self.form == "state" else 2) * H),
+            "head.bias": (O,),
+        }
+        self.params = init_params(shapes, self.dtype, as_generator(rng))
 
     @classmethod
     def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
         """An upper estimate of the parameter count ``config`` describes (without building)."""
         H, n_in = config_int(config, "hidden_size", 32), config_int(config, "input_size", 1)
         out = config_int(config, "output_size", 1)
-        return 4 * H * (n_in + 2 * H + 1) + H * (H + 1) + out * (2 * H + 1)
+        extra = 4 * H * out + H * n_in  # form="state": y^{t-1} in, U_q (an upper estimate)
+        return 4 * H * (n_in + 2 * H + 1) + H * (H + 1) + out * (2 * H + 1) + extra
 
     def forward(
         self,
@@ -135,6 +156,9 @@ class AttendRNN(ControllerModel):
             c, past = h.copy(), np.zeros((B, 0, H), dtype=self.dtype)
         else:
             h, c, past = _check_state(self, state, B)
+        if self.form == "state":
+            y, (h, c, *rest), fields = state_forward(self, x, h, c, state)
+            return y, AttendState(h, c, *rest), AttendCache(x=x, **fields)
         S0 = past.shape[1]
         history = np.concatenate([past, np.empty((B, T, H), self.dtype)], axis=1)  # (B, S0+T, H)
         attention = np.zeros((B, T, S0 + T), dtype=self.dtype)  # (B, T, S0+T)
@@ -175,6 +199,9 @@ class AttendRNN(ControllerModel):
         gives de, then dq = sum_s de_s h_s / sqrt(H) and dh_s += alpha_s dL/dr + de_s q / sqrt(H).
         """
         g, dhr = self._output_backward(dy, cache, dstate)  # dhr: (B, T, 2H)
+        if self.form == "state":
+            dx_state = state_backward(self, g, dhr, cache)  # fills g
+            return {k: g[k] for k in self.params}, dx_state
         B, T, F = cache.x.shape
         H, p, S0 = self.hidden_size, self.params, cache.start
         scale = self.dtype.type(1.0 / np.sqrt(H))

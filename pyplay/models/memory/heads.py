@@ -36,6 +36,8 @@ __all__ = [
     "LSTMStep",
     "address",
     "address_backward",
+    "cell_keys",
+    "cell_keys_backward",
     "lstm_step",
     "lstm_step_backward",
     "oneplus",
@@ -171,3 +173,26 @@ def write_backward(
         return dM_new, np.einsum("bnw,bw->bn", dM_new, v), dv
     dw = (dM_new * (v[:, None, :] - M)).sum(axis=2)  # (B, N)
     return (1.0 - w)[:, :, None] * dM_new, dw, dv
+
+
+def cell_keys(M: np.ndarray, p: dict[str, np.ndarray], key_function: str, which: str) -> np.ndarray:
+    """The key of every cell, k_j = K(M_j) (B, N, W): M_j itself (``"identity"``), or
+    K^(w) M_j / K^(r) M_j with ``which`` "write" / "read" (``p[which + "_key.weight"]``)."""
+    if key_function == "identity":
+        return M
+    return M @ p[f"{which}_key.weight"].T  # (B, N, W)
+
+
+def cell_keys_backward(
+    dK: np.ndarray,
+    M: np.ndarray,
+    p: dict[str, np.ndarray],
+    key_function: str,
+    which: str,
+    g: dict[str, np.ndarray],
+) -> np.ndarray:
+    """:func:`cell_keys` backwards: adds dL/dK^(which) to ``g``, returns dL/dM (B, N, W)."""
+    if key_function == "identity":
+        return dK
+    g[f"{which}_key.weight"] += np.einsum("bnv,bnw->vw", dK, M)  # (W, W)
+    return dK @ p[f"{which}_key.weight"]  # (B, N, W)

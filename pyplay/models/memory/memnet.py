@@ -19,8 +19,7 @@ concatenated, :math:`M_{t-1}` the memory (N cells of width W):
 with :math:`M^0 = M_{t-1}`, :math:`M_t = M^{H_w}` (the write heads apply in order, each
 addressing the memory the previous one left), :math:`\beta = 1 + \mathrm{softplus}(\hat\beta)`
 and cosine similarity (:mod:`pyplay.models.memory.heads`). Writes come before reads, so a
-step can read what it has just written (as in the DNC). The write vector :math:`v` is the
-issue's *w*; the write weights :math:`w_w` are its *p*.
+step can read what it has just written (as in the DNC). :math:`v` is the lecture's *w*.
 
 Choices: the controller is an LSTM (PyTorch gate order, forget bias 1) over
 :math:`[x_t; r_{t-1}]`; token inputs enter as one-hot vectors (the controller's input columns act
@@ -36,23 +35,25 @@ and a sharpening exponent, and its weights come from interpolating with its own 
 previous step (all heads start on cell 0), a circular shift and sharpening; a head's address
 vector grows from W + 1 to A = W + 6 numbers.
 
-Parameters: ``controller.weight_ih`` (4H, F + RW), ``controller.weight_hh`` (4H, H),
-``controller.bias`` (4H,), ``write.weight`` (H_w (A + W), H), ``write.bias``, ``read.weight``
-(R A, H), ``read.bias``, ``head.weight`` (O, H + RW), ``head.bias``, ``memory.init``, with
-A = W + 1 (content) or W + 6 (location); with ``key_function="linear"`` also
-``write_key.weight`` and ``read_key.weight`` (W, W).
+Parameters: ``controller.weight_ih`` (4H, F + RW; F + O + RW with feedback),
+``controller.weight_hh`` (4H, H), ``controller.bias`` (4H,), ``write.weight`` (H_w (A + W), H),
+``write.bias``, ``read.weight`` (R A, H), ``read.bias``, ``head.weight`` (O, H + RW),
+``head.bias``, ``memory.init``, with A = W + 1 (content) or W + 6 (location); with
+``key_function="linear"`` also ``write_key.weight`` and ``read_key.weight`` (W, W). Options:
+``feedback``, the lecture's
+:math:`s^t = h(x^t, s^{t-1}, y^{t-1}, r^{t-1})` (:mod:`~pyplay.models.memory.controller`), and
+``hard``, heads that draw one cell (:mod:`~pyplay.models.memory.hard`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from pyplay._checks import as_generator, check_choice, check_int
-from pyplay.models.contract import config_int
+from pyplay.models.contract import Backward, config_int
 from pyplay.models.memory._common import (
     ControllerModel,
     check_inputs,
@@ -61,65 +62,36 @@ from pyplay.models.memory._common import (
     lstm_backward_all,
     lstm_weight_grads,
 )
+from pyplay.models.memory.controller import (
+    FEEDBACKS,
+    feedback_backward,
+    feedback_size,
+    output_step,
+    previous_output,
+)
+from pyplay.models.memory.hard import HARD, choices, head_weights, onehot
 from pyplay.models.memory.heads import (
     KEY_FUNCTIONS,
     UPDATES,
-    LSTMStep,
+    cell_keys,
+    cell_keys_backward,
     lstm_step,
     write,
     write_backward,
 )
 from pyplay.models.memory.location import (
     ADDRESSINGS,
-    HeadAddress,
     address_size,
     head_address,
     head_address_backward,
 )
+from pyplay.models.memory.memstate import MemoryCache, MemoryState, check_state, first_cell
+from pyplay.models.score_function import advantage, probability_grad
 from pyplay.nn import init
 
 __all__ = ["BETA_BIAS", "MemoryCache", "MemoryNet", "MemoryState"]
 
 BETA_BIAS = 5.0  # initial raw key strength of every head
-
-
-@dataclass(frozen=True)
-class MemoryState:
-    """The recurrent state after a step: controller (h, c) (B, H), reads r (B, RW), memory M
-    (B, N, W) and every head's last weights ``w`` (B, H_w + R, N), write heads first (what
-    location addressing moves on from; None: all on cell 0). Pass it back to ``forward`` to
-    continue a sequence."""
-
-    h: np.ndarray
-    c: np.ndarray
-    r: np.ndarray
-    M: np.ndarray
-    w: np.ndarray | None = None
-
-    def reorder(self, index: Any) -> MemoryState:
-        """Keep the batch rows ``index`` (beam search)."""
-        w = None if self.w is None else self.w[index]
-        return MemoryState(self.h[index], self.c[index], self.r[index], self.M[index], w)
-
-
-@dataclass(frozen=True)
-class MemoryCache:
-    """What :meth:`MemoryNet.backward` needs, and what the lesson shows.
-
-    ``read_weights`` (B, T, R, N), ``write_weights`` (B, T, H_w, N), ``memory`` (B, T+1, N, W)
-    (``memory[:, t]`` is :math:`M_t`, index 0 the initial memory), ``hidden`` (B, T, H).
-    """
-
-    x: np.ndarray  # (B, T, F) inputs as the controller reads them
-    steps: tuple[LSTMStep, ...]
-    reads: np.ndarray  # (B, T, RW) r_t
-    writes: tuple[tuple[tuple[np.ndarray, HeadAddress, np.ndarray], ...], ...]  # [t][e] M, a, v
-    read_addr: tuple[tuple[HeadAddress, ...], ...]  # [t][r]
-    memory: np.ndarray  # (B, T+1, N, W)
-    hidden: np.ndarray  # (B, T, H)
-    read_weights: np.ndarray  # (B, T, R, N)
-    write_weights: np.ndarray  # (B, T, H_w, N)
-    initial: bool  # the state started from the parameters (M_0 = memory.init)
 
 
 class MemoryNet(ControllerModel):
@@ -148,12 +120,21 @@ class MemoryNet(ControllerModel):
         The lecture's key function K: a cell's key is M_j itself, or K^(w) M_j and K^(r) M_j
         for the write and the read heads (``write_key.weight``, ``read_key.weight`` (W, W),
         starting as the identity).
+    hard : {"none", "read", "write", "both"}
+        Which heads take one drawn cell (:mod:`~pyplay.models.memory.hard`): the lecture's hard
+        addressing and hard updates. Their gradient needs each row's loss: :meth:`backward`'s
+        ``losses`` and ``baseline`` (given by :class:`pyplay.objectives.SequenceObjective`).
+    feedback : {"none", "output"}
+        The controller reads [x_t; r_{t-1}], or also the previous output y_{t-1}, the lecture's
+        form (:mod:`~pyplay.models.memory.controller`).
     input_kind : {"tokens", "real"}
     dtype : numpy.float32 or numpy.float64
     rng : numpy.random.Generator or int seed
+        The weights, then (a Generator spawned from it) the hard heads' draws.
     """
 
     _cache_type = MemoryCache
+    generator: np.random.Generator | None
 
     def __init__(
         self,
@@ -167,6 +148,8 @@ class MemoryNet(ControllerModel):
         update: str = "overwrite",
         addressing: str = "content",
         key_function: str = "identity",
+        hard: str = "none",
+        feedback: str = "none",
         input_kind: str = "tokens",
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
@@ -180,11 +163,14 @@ class MemoryNet(ControllerModel):
         self.update = check_choice("update", update, UPDATES)
         self.addressing = check_choice("addressing", addressing, ADDRESSINGS)
         self.key_function = check_choice("key_function", key_function, KEY_FUNCTIONS)
+        self.hard = check_choice("hard", hard, HARD)
+        self.feedback = check_choice("feedback", feedback, FEEDBACKS)
+        Fy = feedback_size(self.feedback, self.output_size)
         A = address_size(W, self.addressing)
         gen = as_generator(rng)
         self.params = init_params(
             {
-                "controller.weight_ih": (4 * H, self.input_size + R * W),
+                "controller.weight_ih": (4 * H, self.input_size + Fy + R * W),
                 "controller.weight_hh": (4 * H, H),
                 "controller.bias": (4 * H,),
                 "write.weight": (E * (A + W), H),
@@ -209,16 +195,17 @@ class MemoryNet(ControllerModel):
         if self.key_function == "linear":  # K^(w), K^(r) start as the identity
             for name in ("write_key.weight", "read_key.weight"):
                 self.params[name] = np.eye(W, dtype=self.dtype)
+        self.generator = gen.spawn(1)[0] if self.hard != "none" else None
 
     @classmethod
     def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
         """An upper estimate of the parameter count ``config`` describes (without building)."""
         H, N = config_int(config, "hidden_size", 32), config_int(config, "memory_size", 16)
         W, R = config_int(config, "memory_width", 16), config_int(config, "read_heads", 1)
-        Ew, n_in = config_int(config, "write_heads", 1), config_int(config, "input_size", 1)
-        out = config_int(config, "output_size", 1)
+        Ew, out = config_int(config, "write_heads", 1), config_int(config, "output_size", 1)
+        n_in = config_int(config, "input_size", 1)
         A = address_size(W, "location")  # the larger of the two
-        controller = 4 * H * (n_in + R * W + H + 1)
+        controller = 4 * H * (n_in + out + R * W + H + 1)  # out: the fed-back y^{t-1}
         heads = (Ew * (A + W) + R * A) * (H + 1)
         return controller + heads + out * (H + R * W + 1) + N * W + 2 * W * W
 
@@ -228,9 +215,8 @@ class MemoryNet(ControllerModel):
         z = np.zeros((batch, H), dtype=self.dtype)
         M0 = np.broadcast_to(self.params["memory.init"], (batch, *self.params["memory.init"].shape))
         r = np.zeros((batch, RW), self.dtype)
-        return MemoryState(z, z.copy(), r, M0.copy(), _first_cell(self, batch))
+        return MemoryState(z, z.copy(), r, M0.copy(), first_cell(self, batch))
 
-    # ------------------------------------------------------------------ maths
     def forward(
         self,
         inputs: Any,
@@ -239,63 +225,91 @@ class MemoryNet(ControllerModel):
         *,
         record: bool = False,
         training: bool = True,
+        read_index: Any = None,
+        write_index: Any = None,
     ) -> tuple[np.ndarray, MemoryState, MemoryCache]:
         """Outputs (B, T, output_size), the state after step T, and the cache.
 
         ``lengths`` (B,) is checked but changes nothing: the net is causal, so outputs at valid
         steps do not depend on padding after them (the returned state has read the padding).
         ``record`` and ``training`` are accepted for the protocol of the sequence models; the
-        cache always holds the read and write weights and the memory.
+        cache always holds the read and write weights and the memory. Hard heads draw their
+        cells (``training``), take the most likely ones (not ``training``), or the given
+        ``read_index`` (B, T, R) and ``write_index`` (B, T, H_w) (to enumerate the draws).
         """
         x = check_inputs(self, inputs)  # (B, T, F)
         B, T, _ = x.shape
         check_lengths_arg(lengths, B, T)
         p = self.params
         W, R, E = self.memory_width, self.read_heads, self.write_heads
-        A, how = address_size(W, self.addressing), self.addressing
-        initial = state is None
-        s = self.initial_state(B) if state is None else _check_state(self, state, B)
+        A, how, initial = address_size(W, self.addressing), self.addressing, state is None
+        s = self.initial_state(B) if state is None else check_state(self, state, B)
         h, c, r, M = s.h, s.c, s.r, s.M
-        wp = _first_cell(self, B) if s.w is None else s.w  # (B, E + R, N) p^{t-1}
+        wp = first_cell(self, B) if s.w is None else s.w  # (B, E + R, N) p^{t-1}
+        N, O, fb = self.memory_size, self.output_size, self.feedback == "output"
+        yp = previous_output(s.y, B, O, self.dtype)  # (B, O) y^{t-1}
+        outputs = np.empty((B, T, O), dtype=self.dtype)  # (B, T, O) built step by step
+        ri, read_index = choices("read", read_index, self.hard, (B, T, R), N)  # given, taken
+        wi, write_index = choices("write", write_index, self.hard, (B, T, E), N)
         memory = np.empty((B, T + 1, *M.shape[1:]), dtype=self.dtype)  # (B, T+1, N, W)
         memory[:, 0] = M
         hidden = np.empty((B, T, self.hidden_size), dtype=self.dtype)  # (B, T, H)
         reads = np.empty((B, T, R * W), dtype=self.dtype)  # (B, T, RW)
         steps, writes, read_addr = [], [], []
         for t in range(T):
-            u = np.concatenate([x[:, t], r], axis=1)  # (B, F + RW)
+            u = np.concatenate([x[:, t], yp, r] if fb else [x[:, t], r], axis=1)  # (B, F' + RW)
             h, c, step = lstm_step(
                 u, h, c, p["controller.weight_ih"], p["controller.weight_hh"], p["controller.bias"]
             )  # (B, H)
             zw = (h @ p["write.weight"].T + p["write.bias"]).reshape(B, E, A + W)  # (B, E, A+W)
             heads_t = []
             for e in range(E):
-                a = head_address(self._keys(M, "write"), zw[:, e, :A], wp[:, e], how)
+                Mk = cell_keys(M, p, self.key_function, "write")  # (B, N, W) K^(w)(M_j)
+                a = head_address(Mk, zw[:, e, :A], wp[:, e], how)
                 v = zw[:, e, A:]  # (B, W)
                 heads_t.append((M, a, v))
-                M = write(M, a.w, v, self.update)  # (B, N, W)
+                pw = head_weights(a.w, write_index, wi, (t, e), training, self.generator)
+                M = write(M, pw, v, self.update)  # (B, N, W)
             zr = (h @ p["read.weight"].T + p["read.bias"]).reshape(B, R, A)  # (B, R, A)
-            Mk = self._keys(M, "read")  # (B, N, W) k_j = K^(r)(M_j)
+            Mk = cell_keys(M, p, self.key_function, "read")  # (B, N, W) k_j = K^(r)(M_j)
             addr_t = tuple(head_address(Mk, zr[:, k], wp[:, E + k], how) for k in range(R))
             wp = np.stack([hw[1].w for hw in heads_t] + [a.w for a in addr_t], axis=1)
-            r = np.concatenate([np.einsum("bn,bnw->bw", a.w, M) for a in addr_t], axis=1)  # (B, RW)
+            used = [
+                head_weights(a.w, read_index, ri, (t, k), training, self.generator)
+                for k, a in enumerate(addr_t)
+            ]  # (B, N) each: where the heads read, p or e_j
+            r = np.concatenate([np.einsum("bn,bnw->bw", w, M) for w in used], axis=1)  # (B, RW)
             memory[:, t + 1], hidden[:, t], reads[:, t] = M, h, r
+            if fb:
+                outputs[:, t] = yp = output_step(h, r, p)  # (B, O)
             steps.append(step)
             writes.append(tuple(heads_t))
             read_addr.append(addr_t)
-        y = (
-            np.concatenate([hidden, reads], axis=2) @ p["head.weight"].T + p["head.bias"]
-        )  # (B, T, O)
+        if not fb:
+            outputs = np.concatenate([hidden, reads], axis=2) @ p["head.weight"].T + p["head.bias"]
         cache = MemoryCache(
             x, tuple(steps), reads, tuple(writes), tuple(read_addr), memory, hidden,
             np.stack([np.stack([a.w for a in ra], axis=1) for ra in read_addr], axis=1),
             np.stack([np.stack([hw[1].w for hw in wr], axis=1) for wr in writes], axis=1),
-            initial,
+            initial, read_index, write_index,
         )  # fmt: skip
-        return y, MemoryState(h, c, r, M, wp), cache
+        return outputs, MemoryState(h, c, r, M, wp, yp if fb else None), cache
+
+    def backward(
+        self, dy: Any, cache: Any, dstate: Any = None, *, losses: Any = None, baseline: float = 0.0
+    ) -> Backward:
+        """Gradients of every parameter and dL/dx as ``dinputs`` (:meth:`gradients`)."""
+        grads, dx = self.gradients(dy, cache, dstate, losses=losses, baseline=baseline)
+        return Backward(grads, dinputs=dx)
 
     def gradients(
-        self, dy: Any, cache: MemoryCache, dstate: Any = None
+        self,
+        dy: Any,
+        cache: MemoryCache,
+        dstate: Any = None,
+        *,
+        losses: Any = None,
+        baseline: float = 0.0,
     ) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """Backpropagation through time through the controller and the memory: the parameter
         gradients and dL/dx (B, T, F) (for token inputs, the gradient of the one-hot vectors).
@@ -307,12 +321,20 @@ class MemoryNet(ControllerModel):
         strengths and write vectors go back through their linear maps to h_t; the LSTM step
         sends dL/d[x_t; r_{t-1}] to the input and to the previous reads. With location
         addressing a head's weights also reach its weights at step t + 1 (interpolation):
-        ``dwp`` carries dL/dp^t back from there."""
+        ``dwp`` carries dL/dp^t back from there. A hard head's drawn cell j sends
+        (L_b - b)/B d log p_j / dp (:func:`~pyplay.models.score_function.probability_grad`,
+        ``losses`` (B,) each row's loss, the batch loss their mean, ``baseline`` b) to its
+        weights in place of the gradient through the blend; with feedback, ``dyfb`` carries
+        dL/dy_t back from the input of step t + 1."""
         g, dhr = self._output_backward(dy, cache, dstate)  # dhr: (B, T, H + RW)
         p = self.params
         B, T, F = cache.x.shape
         H, W, R, E = self.hidden_size, self.memory_width, self.read_heads, self.write_heads
-        A = address_size(W, self.addressing)
+        A, N, O = address_size(W, self.addressing), self.memory_size, self.output_size
+        hard = cache.read_index is not None or cache.write_index is not None
+        adv = advantage(losses, baseline, B, self.dtype) if hard else np.zeros(B)  # (B,)
+        fb, rows = self.feedback == "output", np.arange(B)
+        dyfb = np.zeros((B, O), dtype=self.dtype)  # dL/dy_t from the input of step t + 1
         dwp = np.zeros((B, E + R, self.memory_size), dtype=self.dtype)  # dL/dp^t from t + 1
         dA = np.empty((T, B, 4 * H), dtype=self.dtype)  # controller pre-activation gradients
         dh = np.zeros((B, H), dtype=self.dtype)
@@ -321,18 +343,28 @@ class MemoryNet(ControllerModel):
         dr = np.zeros((B, R * W), dtype=self.dtype)  # dL/dr_t from step t + 1
         dx = np.empty((B, T, F), dtype=self.dtype)
         for t in reversed(range(T)):
-            dh = dh + dhr[:, t, :H]  # (B, H)
-            dr = dr + dhr[:, t, H:]  # (B, RW)
+            dhr_t = dhr[:, t]  # (B, H + RW)
+            if fb:
+                dhr_t = dhr_t + feedback_backward(g, p, dyfb, cache.hidden[:, t], cache.reads[:, t])
+            dh = dh + dhr_t[:, :H]  # (B, H)
+            dr = dr + dhr_t[:, H:]  # (B, RW)
             hk = cache.hidden[:, t]  # (B, H)
             M = cache.memory[:, t + 1]  # (B, N, W) the memory the reads saw, M_t
             dzr = np.empty((B, R, A), dtype=self.dtype)
             dw_prev = np.zeros_like(dwp)  # (B, E + R, N) dL/dp^{t-1}
             for k, a in enumerate(cache.read_addr[t]):
                 drk = dr[:, k * W : (k + 1) * W]  # (B, W)
-                dM += a.w[:, :, None] * drk[:, None, :]
-                dw = np.einsum("bnw,bw->bn", M, drk) + dwp[:, E + k]  # (B, N)
-                dMa, dzr[:, k], dwk = head_address_backward(dw, self._keys(M, "read"), a)
-                dM += self._keys_backward(dMa, M, "read", g)
+                if cache.read_index is None:
+                    dM += a.w[:, :, None] * drk[:, None, :]
+                    dw = np.einsum("bnw,bw->bn", M, drk) + dwp[:, E + k]  # (B, N)
+                else:  # r = M_j: the cell gets dL/dr, the weights the score term
+                    j = cache.read_index[:, t, k]  # (B,)
+                    dM[rows, j] += drk
+                    dw = probability_grad(a.w, j, adv) + dwp[:, E + k]  # (B, N)
+                dMa, dzr[:, k], dwk = head_address_backward(
+                    dw, cell_keys(M, p, self.key_function, "read"), a
+                )
+                dM += cell_keys_backward(dMa, M, p, self.key_function, "read", g)
                 if dwk is not None:
                     dw_prev[:, E + k] = dwk
             g["read.weight"] += dzr.reshape(B, -1).T @ hk
@@ -341,10 +373,18 @@ class MemoryNet(ControllerModel):
             dzw = np.empty((B, E, A + W), dtype=self.dtype)
             for e in reversed(range(E)):
                 M_prev, a, v = cache.writes[t][e]
-                dM, dw, dzw[:, e, A:] = write_backward(dM, M_prev, a.w, v, self.update)
-                Mk = self._keys(M_prev, "write")  # (B, N, W)
+                if cache.write_index is None:
+                    dM, dw, dzw[:, e, A:] = write_backward(dM, M_prev, a.w, v, self.update)
+                else:  # written with e_j: the weights get the score term
+                    j = cache.write_index[:, t, e]  # (B,)
+                    e_j = onehot(j, N, self.dtype)  # (B, N)
+                    dM, _, dzw[:, e, A:] = write_backward(dM, M_prev, e_j, v, self.update)
+                    dw = probability_grad(a.w, j, adv)  # (B, N)
+                Mk = cell_keys(M_prev, p, self.key_function, "write")  # (B, N, W)
                 dMa, dzw[:, e, :A], dwk = head_address_backward(dw + dwp[:, e], Mk, a)
-                dM = dM + self._keys_backward(dMa, M_prev, "write", g)  # (B, N, W) dL/dM^{e-1}
+                dM = dM + cell_keys_backward(
+                    dMa, M_prev, p, self.key_function, "write", g
+                )  # (B, N, W) dL/dM^{e-1}
                 if dwk is not None:
                     dw_prev[:, e] = dwk
             dwp = dw_prev
@@ -352,45 +392,9 @@ class MemoryNet(ControllerModel):
             g["write.bias"] += dzw.reshape(B, -1).sum(axis=0)
             dh = dh + dzw.reshape(B, -1) @ p["write.weight"]  # (B, H)
             du, dh, dc, dA[t] = lstm_backward_all(dh, dc, cache.steps[t], p)
-            dx[:, t], dr = du[:, :F], du[:, F:]  # (B, F), (B, RW)
+            dx[:, t], dr = du[:, :F], du[:, F + (O if fb else 0) :]  # (B, F), (B, RW)
+            dyfb = du[:, F : F + O] if fb else dyfb  # (B, O) dL/dy_{t-1}
         lstm_weight_grads(g, dA, cache.steps)
         if cache.initial:
             g["memory.init"] = dM.sum(axis=0)  # (N, W)
         return {k: g[k] for k in p}, dx
-
-    def _keys(self, M: np.ndarray, which: str) -> np.ndarray:
-        """The key of every cell, k_j = K(M_j) (B, N, W): M_j itself, or K^(w) M_j / K^(r) M_j."""
-        if self.key_function == "identity":
-            return M
-        return M @ self.params[f"{which}_key.weight"].T  # (B, N, W)
-
-    def _keys_backward(
-        self, dK: np.ndarray, M: np.ndarray, which: str, g: dict[str, np.ndarray]
-    ) -> np.ndarray:
-        """:meth:`_keys` backwards: adds dL/dK^(which) to ``g`` and returns dL/dM (B, N, W)."""
-        if self.key_function == "identity":
-            return dK
-        g[f"{which}_key.weight"] += np.einsum("bnv,bnw->vw", dK, M)  # (W, W)
-        return dK @ self.params[f"{which}_key.weight"]  # (B, N, W)
-
-
-def _check_state(model: MemoryNet, state: Any, B: int) -> MemoryState:
-    if not isinstance(state, MemoryState):
-        raise TypeError(f"state must be a MemoryState, got {type(state).__name__}")
-    N, W, H = model.memory_size, model.memory_width, model.hidden_size
-    expected = {"h": (B, H), "c": (B, H), "r": (B, model.read_heads * W), "M": (B, N, W)}
-    for name, shape in expected.items():
-        got = getattr(state, name).shape
-        if got != shape:
-            raise ValueError(f"state.{name} must have shape {shape}, got {got}")
-    heads = (B, model.write_heads + model.read_heads, N)
-    if state.w is not None and state.w.shape != heads:
-        raise ValueError(f"state.w must have shape {heads} or be None, got {state.w.shape}")
-    return state
-
-
-def _first_cell(model: MemoryNet, B: int) -> np.ndarray:
-    """Every head's weights all on cell 0 (B, H_w + R, N): where location addressing starts."""
-    w = np.zeros((B, model.write_heads + model.read_heads, model.memory_size), model.dtype)
-    w[:, :, 0] = 1.0
-    return w

@@ -148,11 +148,11 @@ LESSONS: tuple[LessonSpec, ...] = (
     ),
     LessonSpec(
         "memory", "Memory", "state:MemoryLessonState", "view:MemoryLesson",
-        "model task addressing key_function update read_heads write_heads memory_size n_pairs "
-        "seq_len lr seed",
+        "model task addressing key_function update hard feedback attend_form read_heads "
+        "write_heads memory_size n_pairs seq_len lr seed",
         about="a recurrent net with an external memory on associative recall and copy: where "
-        "its heads read and write, by content or by location, overwrite or residual writes, "
-        "against an LSTM and an LSTM attending to its past",
+        "its heads read and write, by content or by location, soft or hard (one drawn cell), "
+        "overwrite or residual writes, against an LSTM and an LSTM attending to its past",
         experiments=(
             Experiment("Memory net, 3 pairs", {"n_pairs": 3}, 300,
                        "the loss falls below 0.6 x baseline; watch where the heads read "

@@ -15,9 +15,10 @@ import numpy as np
 import param
 
 from pyplay.io import Checkpoint, model_checkpoint, model_entry, resume
-from pyplay.models.glimpse import GlimpseNet, draw_positions
+from pyplay.models.glimpse import GlimpseNet
 from pyplay.models.glimpse_variance import score_gradient_variance
 from pyplay.models.registry import build_model
+from pyplay.models.score_function import sample
 from pyplay.tasks.glimpse import MarkedSymbol
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
@@ -241,7 +242,7 @@ class GlimpseLessonState(TrainerLesson, LessonBase):
         soft = self.soft_trainer.model
         soft_y, soft_cache = soft.forward(x)  # (1, C)
         hard_p = self.model.scores(x)[2]  # (1, T)
-        sampled = draw_positions(hard_p, self._view_rng)  # (1,)
+        sampled = sample(hard_p, self._view_rng)  # (1,)
         hard_y, _ = self.model.forward(x, index=sampled)  # (1, C)
         return GlimpseExample(
             symbols=np.argmax(batch.inputs[k, :, :-1], axis=1),

@@ -36,8 +36,12 @@ def _parts(state: Any) -> tuple[list[str], list[str]]:
             "update",
             "addressing",
             "key_function",
+            "hard",
+            "feedback",
         ]
-    elif kind != "AttendRNN":
+    elif kind == "AttendRNN":
+        keys.append("form")
+    else:
         raise ValueError(f"unknown memory network {kind}")
     args = ["task", *keyword_args({k: c[k] for k in keys}, "model setting"), "rng=SEED"]
     return [f"from pyplay.models.memory import {kind}"], [

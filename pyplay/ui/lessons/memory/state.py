@@ -14,6 +14,9 @@ import param
 
 from pyplay.models import SequenceModel
 from pyplay.models.memory import AttendRNN, MemoryNet
+from pyplay.models.memory.attend_state import FORMS
+from pyplay.models.memory.controller import FEEDBACKS
+from pyplay.models.memory.hard import HARD
 from pyplay.models.memory.heads import KEY_FUNCTIONS
 from pyplay.models.memory.location import ADDRESSINGS, Located
 from pyplay.tasks.copy import DelayedRecall
@@ -43,6 +46,8 @@ class MemoryView:
     target: str
     read_stages: np.ndarray | None = None
     write_stages: np.ndarray | None = None
+    read_cells: np.ndarray | None = None  # (T, R) the cells hard read heads drew
+    write_cells: np.ndarray | None = None  # (T, H_w) the cells hard write heads drew
 
 
 class MemoryLessonState(TrainerLesson, LessonBase):
@@ -56,6 +61,9 @@ class MemoryLessonState(TrainerLesson, LessonBase):
     addressing = param.Selector(objects=list(ADDRESSINGS), default=ADDRESSINGS[0])
     key_function = param.Selector(objects=list(KEY_FUNCTIONS), default=KEY_FUNCTIONS[0])
     update = param.Selector(objects=["overwrite", "residual"], default="overwrite")
+    hard = param.Selector(objects=list(HARD), default=HARD[0])  # heads that draw one cell
+    feedback = param.Selector(objects=list(FEEDBACKS), default=FEEDBACKS[0])  # y^{t-1} in
+    attend_form = param.Selector(objects=list(FORMS), default=FORMS[0])  # the attending RNN's
     read_heads = param.Integer(default=1, softbounds=(1, 4))
     write_heads = param.Integer(default=1, softbounds=(1, 4))
     memory_size = param.Integer(default=16, softbounds=(4, 64))
@@ -75,6 +83,9 @@ class MemoryLessonState(TrainerLesson, LessonBase):
                 "addressing",
                 "key_function",
                 "update",
+                "hard",
+                "feedback",
+                "attend_form",
                 "read_heads",
                 "write_heads",
                 "memory_size",
@@ -106,11 +117,12 @@ class MemoryLessonState(TrainerLesson, LessonBase):
         if self.model == "lstm":
             return SequenceModel.for_task(task, "lstm", hidden_size=32, rng=self.seed)
         if self.model == "attend":
-            return AttendRNN.for_task(task, hidden_size=32, rng=self.seed)
+            return AttendRNN.for_task(task, hidden_size=32, form=self.attend_form, rng=self.seed)
         return MemoryNet.for_task(
             task, hidden_size=32, memory_size=self.memory_size, memory_width=16,
             read_heads=self.read_heads, write_heads=self.write_heads, update=self.update,
-            addressing=self.addressing, key_function=self.key_function, rng=self.seed,
+            addressing=self.addressing, key_function=self.key_function, hard=self.hard,
+            feedback=self.feedback, rng=self.seed,
         )  # fmt: skip
 
     def _forget_progress(self) -> None:
@@ -140,7 +152,7 @@ class MemoryLessonState(TrainerLesson, LessonBase):
         x = batch.inputs[k : k + 1]  # (1, T) token ids or (1, T, F)
         if x.ndim == 3:
             x = x.astype(self.net.dtype)
-        y, _, cache = self.net.forward(x, None, None, training=False)  # (1, T, O)
+        y, cache = self._example_forward(x, k)  # (1, T, O)
         counted = np.flatnonzero(batch.mask[k])  # the steps with a target
         answer = " ".join(str(int(a)) for a in y[0, counted].argmax(axis=1))
         target = " ".join(str(int(t)) for t in batch.targets[k, counted])
@@ -150,12 +162,25 @@ class MemoryLessonState(TrainerLesson, LessonBase):
                 labels, cache.read_weights[0], cache.write_weights[0], cache.memory[0],
                 answer, target, _stages(cache.read_addr), _stages(
                     tuple(tuple(a for _, a, _ in heads) for heads in cache.writes)
-                ),
+                ), _first(cache.read_index), _first(cache.write_index),
             )  # fmt: skip
         if isinstance(self.net, AttendRNN):
             return MemoryView(labels, cache.attention[0][:, None, :], None, None, answer, target)
         T = len(labels)
         return MemoryView(labels, np.zeros((T, 1, 1)), None, None, answer, target)
+
+    def _example_forward(self, x: np.ndarray, k: int) -> tuple[np.ndarray, Any]:
+        """The net on one example as evaluated; hard heads draw their cells as in training,
+        from a generator seeded by the example (the same draw at every redraw)."""
+        if getattr(self.net, "generator", None) is None:
+            y, _, cache = self.net.forward(x, None, None, training=False)
+            return y, cache
+        kept, self.net.generator = self.net.generator, np.random.default_rng(k)
+        try:
+            y, _, cache = self.net.forward(x, None, None, training=True)
+        finally:
+            self.net.generator = kept
+        return y, cache
 
     def _labels(self, inputs: np.ndarray) -> list[str]:
         """Readable steps of one example: recall's ``"A:3"`` and ``"A?"``; for the copy task
@@ -173,3 +198,8 @@ def _stages(addresses: tuple[tuple[Any, ...], ...]) -> np.ndarray | None:
     return np.array(
         [[[a.content.w[0], a.wg[0], a.wt[0], a.w[0]] for a in step] for step in addresses]
     )  # (T, heads, 4, N)
+
+
+def _first(index: np.ndarray | None) -> np.ndarray | None:
+    """The first example's drawn cells (T, heads), None for soft heads."""
+    return None if index is None else index[0]

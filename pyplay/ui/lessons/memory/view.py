@@ -12,10 +12,12 @@ from typing import Any
 
 import numpy as np
 import panel as pn
+from bokeh.models import ColumnDataSource, HoverTool
 
 from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.memory.equations import lecture_equations
 from pyplay.ui.lessons.memory.state import STAGES, MemoryLessonState
-from pyplay.ui.plots import heatmap_figure, label_axis, set_title, update_heatmap
+from pyplay.ui.plots import heatmap_figure, label_axis, set_data, set_title, update_heatmap
 from pyplay.ui.text import Text
 
 __all__ = ["MemoryLesson"]
@@ -48,6 +50,30 @@ LOCATION_HELP = (
 )
 STAGE_AXIS = "content → gate → shift → sharpen"
 MODELS = {"Memory net": "memnet", "LSTM": "lstm", "Attending RNN": "attend"}
+HARD = {"Soft": "none", "Hard reads": "read", "Hard writes": "write", "Both hard": "both"}
+FEEDBACK = {"Controller reads x, r": "none", "x, y, r (lecture)": "output"}
+FORMS = {"Attend: read as input": "input", "s̃ replaces s (lecture)": "state"}
+DRAWN = " (□ the cell drawn)"
+
+
+def _marks(fig: Any) -> ColumnDataSource:
+    """Hollow squares over the heatmap's cells (x step, y cell): the cells hard heads drew."""
+    source = ColumnDataSource({"x": [], "y": []})
+    for tool in fig.select(type=HoverTool):  # the heatmap's values only, not the marks
+        tool.renderers = list(fig.renderers)
+    fig.scatter(
+        "x", "y", source=source, marker="square", size=11, fill_alpha=0.0,
+        line_color="#ff2d6f", line_width=2,
+    )  # fmt: skip
+    return source
+
+
+def _show_marks(source: ColumnDataSource, cells: np.ndarray | None, k: int) -> None:
+    """Mark head ``k``'s drawn cell at every step (``cells`` (T, heads)); none for soft heads."""
+    if cells is None:
+        set_data(source, {"x": [], "y": []})
+        return
+    set_data(source, {"x": list(range(len(cells))), "y": [int(j) for j in cells[:, k]]})
 
 
 def _label_time_axis(fig: Any, labels: list[str]) -> None:
@@ -71,6 +97,8 @@ class MemoryLesson(LessonView):
         self.write_fig, self.write_source = heatmap_figure(
             "p", "Write weights, head 1", "input at step", "memory cell j"
         )
+        self.read_marks, self.write_marks = _marks(self.read_fig), _marks(self.write_fig)
+        self.equations = pn.pane.Markdown("", sizing_mode="stretch_width", max_width=720)
         self.memory_fig, self.memory_source = heatmap_figure(
             "M", "Memory before the first step", "memory cell j", "component"
         )
@@ -122,7 +150,9 @@ class MemoryLesson(LessonView):
         self.head.end = max(heads, 2)  # a slider needs start < end; heads count from 1
         self.head.disabled = heads == 1
         h = min(int(self.head.value or 1), heads) - 1
-        set_title(self.read_fig, f"Read weights, head {h + 1}")
+        drawn = DRAWN if view.read_cells is not None else ""
+        set_title(self.read_fig, f"Read weights, head {h + 1}{drawn}")
+        _show_marks(self.read_marks, view.read_cells, h)
         if view.memory is None and view.write is None and view.read.shape[-1] == T:
             self.read_fig.yaxis.axis_label = "earlier step attended"
         else:
@@ -132,7 +162,9 @@ class MemoryLesson(LessonView):
         self.write_pane.visible = view.write is not None
         if view.write is not None:
             hw = min(h, view.write.shape[1] - 1)
-            set_title(self.write_fig, f"Write weights, head {hw + 1}")
+            drawn = DRAWN if view.write_cells is not None else ""
+            set_title(self.write_fig, f"Write weights, head {hw + 1}{drawn}")
+            _show_marks(self.write_marks, view.write_cells, hw)
             update_heatmap(self.write_fig, self.write_source, view.write[:, hw, :], "p")
             _label_time_axis(self.write_fig, view.labels)
         has_memory = view.memory is not None
@@ -148,8 +180,13 @@ class MemoryLesson(LessonView):
                 else f"Memory after step {t} ({view.labels[t - 1]})",
             )
         self._show_stages(view, h)
-        self.read_pane.visible = self.state.model != "lstm"
-        self.no_memory.visible = self.state.model == "lstm"
+        s = self.state
+        self.read_pane.visible = s.model != "lstm"
+        self.no_memory.visible = s.model == "lstm"
+        self.equations.object = lecture_equations(
+            s.model, s.hard, s.feedback, s.update, s.attend_form
+        )
+        self.equations.visible = s.model != "lstm"
 
     def _show_stages(self, view: Any, h: int) -> None:
         """Location addressing's stages (content, gated, shifted, sharpened) of head ``h``
@@ -189,6 +226,13 @@ class MemoryLesson(LessonView):
                 name="Write rule",
                 options={"Overwrite": "overwrite", "Residual": "residual"},
             ),
+            pn.widgets.RadioButtonGroup.from_param(s.param.hard, name="Heads", options=HARD),
+            pn.widgets.RadioButtonGroup.from_param(
+                s.param.feedback, name="Controller sᵗ =", options=FEEDBACK
+            ),
+            pn.widgets.RadioButtonGroup.from_param(
+                s.param.attend_form, name="Attending RNN", options=FORMS
+            ),
             pn.widgets.IntSlider.from_param(s.param.read_heads, name="Read heads"),
             pn.widgets.IntSlider.from_param(s.param.write_heads, name="Write heads"),
             pn.widgets.IntSlider.from_param(s.param.memory_size, name="Memory cells N"),
@@ -201,6 +245,7 @@ class MemoryLesson(LessonView):
             "## Inside, step by step",
             pn.Row(self.example, self.head),
             self.answer,
+            self.equations,
             self.no_memory,
             pn.Row(self.read_pane, self.write_pane),
             self.at_step,
