@@ -154,7 +154,4 @@ class AdaptiveFilterView(SubTabView):
         return [self.bound]
 
     def body(self) -> list[Any]:
-        return [
-            pn.pane.Bokeh(self.weights_fig, sizing_mode="stretch_width"),
-            pn.pane.Bokeh(self.error_fig, sizing_mode="stretch_width"),
-        ]
+        return [self.weights_fig, self.error_fig]
