@@ -55,8 +55,6 @@ from pyplay._checks import as_generator, check_choice, check_int
 from pyplay.models.contract import config_int
 from pyplay.models.memory._common import (
     ControllerModel,
-    check_inputs,
-    check_lengths_arg,
     init_params,
     lstm_backward_all,
     lstm_weight_grads,
@@ -231,25 +229,12 @@ class MemoryNet(ControllerModel):
         return MemoryState(z, z.copy(), r, M0.copy(), _first_cell(self, batch))
 
     # ------------------------------------------------------------------ maths
-    def forward(
-        self,
-        inputs: Any,
-        state: MemoryState | None = None,
-        lengths: Any = None,
-        *,
-        record: bool = False,
-        training: bool = True,
+    def _steps(
+        self, x: np.ndarray, state: MemoryState | None
     ) -> tuple[np.ndarray, MemoryState, MemoryCache]:
-        """Outputs (B, T, output_size), the state after step T, and the cache.
-
-        ``lengths`` (B,) is checked but changes nothing: the net is causal, so outputs at valid
-        steps do not depend on padding after them (the returned state has read the padding).
-        ``record`` and ``training`` are accepted for the protocol of the sequence models; the
-        cache always holds the read and write weights and the memory.
-        """
-        x = check_inputs(self, inputs)  # (B, T, F)
+        """:meth:`forward` over ``x`` (B, T, F): outputs (B, T, output_size), the state after
+        step T, and the cache (it holds the read and write weights and the memory)."""
         B, T, _ = x.shape
-        check_lengths_arg(lengths, B, T)
         p = self.params
         W, R, E = self.memory_width, self.read_heads, self.write_heads
         A, how = address_size(W, self.addressing), self.addressing
