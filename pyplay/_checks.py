@@ -123,11 +123,12 @@ def check_dtype(name: str, dtype: Any) -> np.dtype:
     """Accept float32 or float64 (as a NumPy dtype, type or string)."""
     try:
         dt = np.dtype(dtype)
-    except TypeError as err:
-        raise TypeError(f"{name} must be numpy.float32 or numpy.float64, got {dtype!r}") from err
-    if dt not in _FLOAT_DTYPES:
-        raise TypeError(f"{name} must be numpy.float32 or numpy.float64, got {dt}")
-    return dt
+    except TypeError:
+        dt = None  # not a dtype at all: the message repeats what was given
+    if dt is not None and dt in _FLOAT_DTYPES:
+        return dt
+    got = repr(dtype) if dt is None else str(dt)
+    raise TypeError(f"{name} must be numpy.float32 or numpy.float64, got {got}")
 
 
 def check_array(

@@ -56,6 +56,7 @@ BPTT: with :math:`g^6(t) = \partial F / \partial a^6(t)` (from the error and fro
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -69,6 +70,7 @@ from pyplay.dynamic.book_lstm import (
     check_layers,
     check_one_layer,
     check_trace,
+    zero_grads,
 )
 from pyplay.dynamic.transfer import logsig, tansig
 from pyplay.nn.cell import check_flag
@@ -182,10 +184,7 @@ class BookGRU:
         da6 = check_trace(cache, self, da6, self.S)
         p, a, a0 = cache.p, cache.a, cache.a0
         T = p.shape[1]
-        gIW = {m: np.zeros_like(w) for m, w in self.IW.items()}  # (S, R) each
-        gLW = {m: np.zeros_like(w) for m, w in self.LW.items()}  # (S, S) each
-        gb = {m: np.zeros_like(w) for m, w in self.b.items()}  # (S,) each
-        dp = np.zeros_like(p)  # (B, T, R)
+        g = zero_grads(self, p)
         g6_next = np.zeros_like(a0[6])  # dF/da^6(t) from step t + 1, (B, S)
         for t in reversed(range(T)):
             a1, a2, a3, a4, a5 = (a[m][:, t] for m in range(1, 6))  # (B, S) each
@@ -197,8 +196,5 @@ class BookGRU:
             g6_next = (1.0 - a4) * g6 + a2 * g3 + d[2] @ self.LW[2] + d[4] @ self.LW[4]
             source = {1: a3, 2: a6_prev, 4: a6_prev}  # what LW[m] multiplies, (B, S)
             for m in _LAYERS:
-                dp[:, t] += d[m] @ self.IW[m]  # (B, R)
-                gIW[m] += d[m].T @ p[:, t]  # (S, R)
-                gLW[m] += d[m].T @ source[m]  # (S, S)
-                gb[m] += d[m].sum(axis=0)  # (S,)
-        return BookGrads(gIW, gLW, gb, {}, dp, {6: g6_next})
+                g.add_layer_step(m, t, d[m], p[:, t], source[m], self.IW[m])
+        return replace(g, a0={6: g6_next})

@@ -61,7 +61,7 @@ d^m(t)`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -109,6 +109,34 @@ class BookGrads:
     peephole: dict[int, np.ndarray]
     p: np.ndarray
     a0: dict[int, np.ndarray]
+
+    def add_layer_step(
+        self, m: int, t: int, d: np.ndarray, p_t: np.ndarray, source: np.ndarray, IW: np.ndarray
+    ) -> None:
+        r"""Add layer m's share at step t, from :math:`d^m(t) = \partial F / \partial n^m(t)`
+        ``d`` (B, S), the input ``p_t`` (B, R), what :math:`LW^m` multiplies ``source`` (B, S)
+        and :math:`IW^{m,1}` ``IW`` (S, R): :math:`\partial F / \partial p(t) \mathrel{+}=
+        d^m IW^{m,1}`, :math:`g_{IW} \mathrel{+}= {d^m}^\top p(t)`, :math:`g_{LW} \mathrel{+}=
+        {d^m}^\top \mathrm{source}`, :math:`g_b \mathrel{+}= \sum_{rows} d^m`."""
+        self.p[:, t] += d @ IW  # (B, R)
+        self.IW[m] += d.T @ p_t  # (S, R)
+        self.LW[m] += d.T @ source  # (S, S)
+        self.b[m] += d.sum(axis=0)  # (S,)
+
+
+def zero_grads(
+    net: Any, p: np.ndarray, peephole: Mapping[int, np.ndarray] | None = None
+) -> BookGrads:
+    """Zero gradients keyed like ``net``'s weights (``IW[m]`` (S, R), ``LW[m]`` (S, S),
+    ``b[m]`` and ``peephole[m]`` (S,)), ``p`` like the input (B, T, R) and no ``a0`` yet: what a
+    backward pass adds into, step by step."""
+
+    def zeros(weights: Mapping[int, np.ndarray]) -> dict[int, np.ndarray]:
+        return {m: np.zeros_like(w) for m, w in weights.items()}
+
+    return BookGrads(
+        zeros(net.IW), zeros(net.LW), zeros(net.b), zeros(peephole or {}), np.zeros_like(p), {}
+    )
 
 
 def check_layers(
@@ -300,11 +328,7 @@ class BookLSTM:
         da6 = check_trace(cache, self, da6, self.S)
         p, a, a0 = cache.p, cache.a, cache.a0
         T = p.shape[1]
-        gIW = {m: np.zeros_like(w) for m, w in self.IW.items()}  # (S, R) each
-        gLW = {m: np.zeros_like(w) for m, w in self.LW.items()}  # (S, S) each
-        gb = {m: np.zeros_like(w) for m, w in self.b.items()}  # (S,) each
-        gpk = {m: np.zeros_like(w) for m, w in self.peephole.items()}  # (S,) each
-        dp = np.zeros_like(p)  # (B, T, R)
+        g = zero_grads(self, p, self.peephole)
         g6_next = np.zeros_like(a0[6])  # dF/da^6(t) from step t + 1, (B, S)
         g5_next = np.zeros_like(a0[5])  # dF/da^5(t) from step t + 1, (B, S)
         pk = self.peephole
@@ -325,10 +349,7 @@ class BookLSTM:
             g6_next = np.zeros_like(g6)
             for m in self.layers:
                 g6_next += d[m] @ self.LW[m]  # (B, S)
-                dp[:, t] += d[m] @ self.IW[m]  # (B, R)
-                gIW[m] += d[m].T @ p[:, t]  # (S, R)
-                gLW[m] += d[m].T @ a6_prev  # (S, S)
-                gb[m] += d[m].sum(axis=0)  # (S,)
-            for m in gpk:  # 2, 3 see a^5(t-1); 4 sees a^5(t)
-                gpk[m] += np.sum(d[m] * (a5 if m == 4 else a5_prev), axis=0)  # (S,)
-        return BookGrads(gIW, gLW, gb, gpk, dp, {6: g6_next, 5: g5_next})
+                g.add_layer_step(m, t, d[m], p[:, t], a6_prev, self.IW[m])
+            for m in g.peephole:  # 2, 3 see a^5(t-1); 4 sees a^5(t)
+                g.peephole[m] += np.sum(d[m] * (a5 if m == 4 else a5_prev), axis=0)  # (S,)
+        return replace(g, a0={6: g6_next, 5: g5_next})

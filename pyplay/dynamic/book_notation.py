@@ -94,6 +94,19 @@ def _layer(kind: str, m: int, column: int, row: int) -> Node:
     return Node(f"a{m}", "layer", f"layer {m}", _DETAIL[kind][m], column, row)
 
 
+def _weighted_inputs(m: int, source: int, named: bool = True) -> list[Edge]:
+    """Layer m's two weighted inputs: :math:`p^1` through :math:`IW^{m,1}` and layer
+    ``source``'s output through :math:`LW^{m,source}` (6: the delayed :math:`a^6(t-1)`, node
+    "d6"). ``named=False`` leaves the LW edge unlabelled: the LSTM names its four
+    :math:`LW^{m,6}` once, on the feedback arc."""
+    node = "d6" if source == 6 else f"a{source}"
+    lw = f"LW{sup(f'{m},{source}')}" if named else ""
+    return [
+        Edge("p1", f"a{m}", f"IW{sup(f'{m},1')}", "", False),
+        Edge(node, f"a{m}", lw, "", False),
+    ]
+
+
 def book_diagram(net: BookLSTM | BookGRU) -> Diagram:
     """The network's layers and connections as a grid (see the module docstring)."""
     nodes = [
@@ -114,14 +127,11 @@ def book_diagram(net: BookLSTM | BookGRU) -> Diagram:
             _layer("gru", 6, 5, 1),
         ]
         edges = [
-            edge("p1", "a2", "IW²˒¹"),
-            edge("d6", "a2", "LW²˒⁶"),
+            *_weighted_inputs(2, 6),
             edge("a2", "a3", "∘"),
             edge("d6", "a3", "∘"),
-            edge("p1", "a1", "IW¹˒¹"),
-            edge("a3", "a1", "LW¹˒³"),
-            edge("p1", "a4", "IW⁴˒¹"),
-            edge("d6", "a4", "LW⁴˒⁶"),
+            *_weighted_inputs(1, 3),
+            *_weighted_inputs(4, 6),
             edge("a1", "a5", "LW⁵˒¹ = I"),
             edge("d6", "a5", "LW⁵˒⁶ = −I"),
             edge("a5", "a6", "∘"),
@@ -135,7 +145,7 @@ def book_diagram(net: BookLSTM | BookGRU) -> Diagram:
     nodes += [_layer("lstm", 5, 2, 1), _layer("lstm", 6, 3, 1)]
     edges = []
     for m in (1, *gates):
-        edges += [edge("p1", f"a{m}", f"IW{sup(f'{m},1')}"), edge("d6", f"a{m}", "")]
+        edges += _weighted_inputs(m, 6, named=False)
     edges += [edge(f"a{m}", "a5", "∘") for m in (1, 2, 3) if m in (1, *gates)]
     edges += [
         edge("a5", "a6", "tansig"),

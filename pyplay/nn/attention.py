@@ -82,9 +82,17 @@ class _Attention:
     key_size: int | None = None
     same_size = False  # key and query must have the same feature size
 
-    def __init__(self, dtype: Any = np.float32) -> None:
+    def __init__(
+        self, dtype: Any = np.float32, query_size: int | None = None, key_size: int | None = None
+    ) -> None:
+        """The dtype, no parameters yet, and the feature sizes a subclass fixes (each checked
+        to be a positive int; None: any)."""
         self.dtype = check_dtype("dtype", dtype)
         self.params: dict[str, np.ndarray] = {}
+        if query_size is not None:
+            self.query_size = check_int("query_size", query_size, min_value=1)
+        if key_size is not None:
+            self.key_size = check_int("key_size", key_size, min_value=1)
 
     def _score(self, Q: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, tuple]:
         raise NotImplementedError
@@ -179,12 +187,13 @@ class GeneralAttention(_Attention):
     Computed as :math:`(q_i^\top W_a) k_j`: the query side is projected (Tq = 1 per decoder step).
     """
 
+    query_size: int
+    key_size: int
+
     def __init__(
         self, query_size: int, key_size: int, dtype: Any = np.float32, rng: Seed = 0
     ) -> None:
-        super().__init__(dtype)
-        self.query_size = check_int("query_size", query_size, min_value=1)
-        self.key_size = check_int("key_size", key_size, min_value=1)
+        super().__init__(dtype, query_size, key_size)
         shape = (self.query_size, self.key_size)
         self.params["weight"] = self._uniform(as_generator(rng), shape, self.key_size)
 
@@ -206,6 +215,9 @@ class AdditiveAttention(_Attention):
     ``bias=True``, ``v`` (A,); vectorised over (B, Tq, Tk, A).
     """
 
+    query_size: int
+    key_size: int
+
     def __init__(
         self,
         query_size: int,
@@ -215,9 +227,7 @@ class AdditiveAttention(_Attention):
         dtype: Any = np.float32,
         rng: Seed = 0,
     ) -> None:
-        super().__init__(dtype)
-        self.query_size = check_int("query_size", query_size, min_value=1)
-        self.key_size = check_int("key_size", key_size, min_value=1)
+        super().__init__(dtype, query_size, key_size)
         A = self.attn_size = check_int("attn_size", attn_size, min_value=1)
         if not isinstance(bias, bool):
             raise TypeError(f"bias must be True or False, got {bias!r}")
@@ -295,11 +305,12 @@ class LocationAttention(_Attention):
     :math:`W_a`, so the longest source must be fixed at construction.
     """
 
+    query_size: int
+
     def __init__(
         self, query_size: int, max_len: int, dtype: Any = np.float32, rng: Seed = 0
     ) -> None:
-        super().__init__(dtype)
-        self.query_size = check_int("query_size", query_size, min_value=1)
+        super().__init__(dtype, query_size)
         self.max_len = check_int("max_len", max_len, min_value=1)
         shape = (self.max_len, self.query_size)
         self.params["weight"] = self._uniform(as_generator(rng), shape, self.query_size)

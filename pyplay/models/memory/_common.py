@@ -111,12 +111,39 @@ def lstm_weight_grads(g: dict[str, np.ndarray], dA: np.ndarray, steps: Sequence[
 class ControllerModel(PerStepBase):
     """A per-step model with an LSTM controller whose output layer reads the controller state
     and what it read, :math:`y_t = W [h_t; r_t] + b` (``head.weight``, ``head.bias``): the
+    forward pass's entry (:meth:`forward`, checks, over the subclass's ``_steps``), the
     backward pass's entry (:meth:`backward` over the subclass's ``gradients``) and the output
     layer's gradients (:meth:`_output_backward`)."""
 
     _cache_type: ClassVar[type[Any]]  # what the subclass's forward returns as its cache
     params: dict[str, np.ndarray]
     dtype: np.dtype
+
+    def forward(
+        self,
+        inputs: Any,
+        state: Any = None,
+        lengths: Any = None,
+        *,
+        record: bool = False,
+        training: bool = True,
+    ) -> tuple[np.ndarray, Any, Any]:
+        """Outputs (B, T, output_size), the state after step T, and the cache (the subclass's
+        :meth:`_steps` over the checked inputs, :func:`check_inputs`).
+
+        ``lengths`` (B,) is checked but changes nothing: the nets are causal, so outputs at
+        valid steps do not depend on padding after them (the returned state has read the
+        padding). ``record`` and ``training`` are accepted for the protocol of the sequence
+        models; the cache always holds what the views draw.
+        """
+        x = check_inputs(self, inputs)  # (B, T, F)
+        check_lengths_arg(lengths, x.shape[0], x.shape[1])
+        return self._steps(x, state)
+
+    def _steps(self, x: np.ndarray, state: Any) -> tuple[np.ndarray, Any, Any]:
+        """The forward pass over one-hot or real inputs ``x`` (B, T, F) from ``state`` (None:
+        the initial state): outputs, the state after step T, the cache."""
+        raise NotImplementedError
 
     def gradients(
         self, dy: Any, cache: Any, dstate: Any = None

@@ -35,8 +35,6 @@ from pyplay._checks import as_generator, check_choice, check_int
 from pyplay.models.contract import config_int
 from pyplay.models.memory._common import (
     ControllerModel,
-    check_inputs,
-    check_lengths_arg,
     init_params,
     lstm_backward_all,
     lstm_weight_grads,
@@ -136,20 +134,12 @@ class AttendRNN(ControllerModel):
         extra = 4 * H * out + H * n_in  # form="state": y^{t-1} in, U_q (an upper estimate)
         return 4 * H * (n_in + 2 * H + 1) + H * (H + 1) + out * (2 * H + 1) + extra
 
-    def forward(
-        self,
-        inputs: Any,
-        state: AttendState | None = None,
-        lengths: Any = None,
-        *,
-        record: bool = False,
-        training: bool = True,
+    def _steps(
+        self, x: np.ndarray, state: AttendState | None
     ) -> tuple[np.ndarray, AttendState, AttendCache]:
-        """Outputs (B, T, output_size), the state after step T (its history included) and the
-        cache. ``lengths``, ``record``, ``training`` as in :meth:`MemoryNet.forward`."""
-        x = check_inputs(self, inputs)  # (B, T, F)
+        """:meth:`forward` over ``x`` (B, T, F): outputs (B, T, output_size), the state after
+        step T (its history included) and the cache."""
         B, T, _ = x.shape
-        check_lengths_arg(lengths, B, T)
         H, p = self.hidden_size, self.params
         if state is None:
             h = np.zeros((B, H), dtype=self.dtype)

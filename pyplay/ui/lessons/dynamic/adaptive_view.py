@@ -58,15 +58,16 @@ DEPARTS = (
 COLOURS = ("#2c6fbb", "#e67e22")
 
 
-def _weights_figure() -> tuple[figure, ColumnDataSource, list[Any], list[Span]]:
-    fig = line_figure(
-        "Weights W(k) (dashed: the Wiener solution x*)",
-        "sample k",
-        "weight",
-        height=250,
-        box=((1.0, 2.0), (-0.2, 0.2)),
-    )
+def _sample_figure(title: str, y_label: str, y_half: float) -> figure:
+    """A figure over the samples k (its empty box: k in 1..2, y within +-``y_half``), 250 px
+    high, its legend beside the plot."""
+    fig = line_figure(title, "sample k", y_label, height=250, box=((1.0, 2.0), (-y_half, y_half)))
     legend_outside(fig)
+    return fig
+
+
+def _weights_figure() -> tuple[figure, ColumnDataSource, list[Any], list[Span]]:
+    fig = _sample_figure("Weights W(k) (dashed: the Wiener solution x*)", "weight", 0.2)
     source = ColumnDataSource({c: [] for c in ("k", "w1", "w2", "e", "s", "a")})
     lines, spans = [], []
     for i, colour in enumerate(COLOURS[:MAX_TAPS]):
@@ -88,14 +89,9 @@ def _weights_figure() -> tuple[figure, ColumnDataSource, list[Any], list[Span]]:
 
 
 def _error_figure(source: ColumnDataSource) -> figure:
-    fig = line_figure(
-        "Error e(k), the restored signal, beside the clean signal s(k)",
-        "sample k",
-        "value",
-        height=250,
-        box=((1.0, 2.0), (-0.4, 0.4)),
+    fig = _sample_figure(
+        "Error e(k), the restored signal, beside the clean signal s(k)", "value", 0.4
     )
-    legend_outside(fig)
     fig.line("k", "s", source=source, color="#95a5a6", line_width=1.5, legend_label="signal s(k)")
     fig.line("k", "e", source=source, color="#c0392b", line_width=1.5, legend_label="error e(k)")
     watch_placeholder(fig, source)
@@ -158,7 +154,4 @@ class AdaptiveFilterView(SubTabView):
         return [self.bound]
 
     def body(self) -> list[Any]:
-        return [
-            pn.pane.Bokeh(self.weights_fig, sizing_mode="stretch_width"),
-            pn.pane.Bokeh(self.error_fig, sizing_mode="stretch_width"),
-        ]
+        return [self.weights_fig, self.error_fig]

@@ -158,11 +158,11 @@ class BookRNNView(SubTabView):
 
     def body(self) -> list[Any]:
         return [
-            pn.pane.Bokeh(self.diagram_fig, sizing_mode="stretch_width"),
+            self.diagram_fig,
             "### Equations",
             self.equations,
             "### Every layer on the input signal (first neuron)",
-            pn.pane.Bokeh(self.run_fig, sizing_mode="stretch_width"),
+            self.run_fig,
             self.values,
             "### Training: mean squared error of the read-out",
             self.loss_plot.panel(),

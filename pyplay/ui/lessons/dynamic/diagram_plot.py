@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bokeh.models import Arrow, ColumnDataSource, LabelSet, Range1d, VeeHead
+from bokeh.models import Arrow, ColumnDataSource, Range1d, VeeHead
 from bokeh.plotting import figure
 
 from pyplay.dynamic.notation import Diagram
+from pyplay.ui.plot_tree import empty_edges, node_labels
 
 __all__ = ["DiagramSources", "diagram_figure", "update_diagram"]
 
@@ -31,7 +32,7 @@ class DiagramSources:
 def diagram_figure() -> tuple[figure, DiagramSources]:
     """An empty diagram figure and the sources :func:`update_diagram` fills."""
     nodes = ColumnDataSource({"x": [], "y": [], "label": [], "detail": [], "colour": []})
-    arrows = ColumnDataSource({"x0": [], "y0": [], "x1": [], "y1": []})
+    arrows = ColumnDataSource(empty_edges())
     arcs = ColumnDataSource(
         {"x0": [], "y0": [], "x1": [], "y1": [], "cx0": [], "cy0": [], "cx1": [], "cy1": []}
     )
@@ -49,12 +50,9 @@ def diagram_figure() -> tuple[figure, DiagramSources]:
     fig.outline_line_color = None
     fig.rect("x", "y", BOX_W, BOX_H, source=nodes, fill_color="colour", line_color="#555555")
     for column, baseline, size in (("label", "bottom", "11pt"), ("detail", "top", "8pt")):
-        fig.add_layout(
-            LabelSet(
-                x="x", y="y", text=column, source=nodes, text_align="center",
-                text_baseline=baseline, text_font_size=size,
-            )
-        )  # fmt: skip
+        node_labels(
+            fig, nodes, column, text_align="center", text_baseline=baseline, text_font_size=size
+        )
     fig.add_layout(
         Arrow(
             end=VeeHead(size=9),
@@ -80,16 +78,8 @@ def diagram_figure() -> tuple[figure, DiagramSources]:
         line_width=1.5,
     )
     fig.scatter("x1", "y1", source=arcs, marker="triangle", size=8, color="#b03a2e")
-    fig.add_layout(
-        LabelSet(
-            x="x",
-            y="y",
-            text="text",
-            source=labels,
-            text_align="center",
-            text_font_size="9pt",
-            text_color="#333333",
-        )
+    node_labels(
+        fig, labels, "text", text_align="center", text_font_size="9pt", text_color="#333333"
     )
     return fig, DiagramSources(nodes, arrows, arcs, labels)
 
@@ -104,7 +94,7 @@ def update_diagram(fig: figure, sources: DiagramSources, d: Diagram) -> None:
         "detail": [n.detail for n in d.nodes],
         "colour": [COLOURS[n.kind] for n in d.nodes],
     }
-    arrows: dict[str, list[float]] = {"x0": [], "y0": [], "x1": [], "y1": []}
+    arrows = empty_edges()
     arcs: dict[str, list[float]] = {
         k: [] for k in ("x0", "y0", "x1", "y1", "cx0", "cy0", "cx1", "cy1")
     }

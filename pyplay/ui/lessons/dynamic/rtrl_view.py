@@ -119,6 +119,6 @@ class RTRLView(SubTabView):
             self.gradients,
             "### What each costs",
             self.costs,
-            pn.pane.Bokeh(self.t_fig, sizing_mode="stretch_width"),
-            pn.pane.Bokeh(self.s_fig, sizing_mode="stretch_width"),
+            self.t_fig,
+            self.s_fig,
         ]

@@ -164,7 +164,4 @@ class StabilityView(SubTabView):
         return [self.verdict]
 
     def body(self) -> list[Any]:
-        return [
-            pn.pane.Bokeh(self.response_fig, sizing_mode="stretch_width"),
-            pn.pane.Bokeh(self.memory_fig, sizing_mode="stretch_width"),
-        ]
+        return [self.response_fig, self.memory_fig]

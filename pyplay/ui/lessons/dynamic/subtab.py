@@ -8,11 +8,17 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import panel as pn
+from bokeh.models import Plot
 
 from pyplay.ui.text import Text
 from pyplay.ui.training import TrainingView, message_alert
 
-__all__ = ["SubTabView"]
+__all__ = ["SubTabView", "wide"]
+
+
+def wide(part: Any) -> Any:
+    """A Bokeh figure in a pane as wide as the page; any other part as it is."""
+    return pn.pane.Bokeh(part, sizing_mode="stretch_width") if isinstance(part, Plot) else part
 
 
 class SubTabView(TrainingView, pn.viewable.Viewer):
@@ -44,7 +50,8 @@ class SubTabView(TrainingView, pn.viewable.Viewer):
         return []
 
     def body(self) -> list[Any]:
-        """The view's parts between the status line and the note on departures."""
+        """The view's parts between the status line and the note on departures; a Bokeh
+        figure among them is shown as wide as the page (:func:`wide`)."""
         raise NotImplementedError
 
     def __panel__(self) -> pn.viewable.Viewable:
@@ -63,7 +70,7 @@ class SubTabView(TrainingView, pn.viewable.Viewer):
                 pn.pane.Markdown(self.help_text),
                 *self.header_extra(),
                 Text(s.param.status, css_classes=[self.status_css]),
-                *self.body(),
+                *map(wide, self.body()),
                 pn.pane.Markdown(self.departs),
                 sizing_mode="stretch_width",
             )

@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from bokeh.models import ColumnDataSource, HoverTool, LabelSet, Range1d
+from bokeh.models import ColumnDataSource, HoverTool, Range1d
 from bokeh.plotting import figure
+
+from pyplay.ui.plot_tree import node_labels, tree_frame
 
 __all__ = ["tree_figure", "update_tree"]
 
@@ -23,42 +25,22 @@ def tree_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
     nodes = ColumnDataSource(
         {k: [] for k in ("x", "y", "token", "shown", "colour", "target", "p", "h", "g")}
     )
-    edges = ColumnDataSource({"x0": [], "y0": [], "x1": [], "y1": []})
-    fig = figure(
+    fig, edges = tree_frame(
+        "#888888",
+        2,
         height=300,
-        sizing_mode="stretch_width",
         title="The tree, bottom up",
         tools="save",
         x_range=Range1d(-0.7, 3.7),
         y_range=Range1d(-0.8, 2.6),
     )
-    fig.segment("x0", "y0", "x1", "y1", source=edges, line_color="#888888", line_width=2)
     circles = fig.scatter(
         "x", "y", source=nodes, size=30, fill_color="white", line_color="colour", line_width=3
     )
-    fig.add_layout(
-        LabelSet(
-            x="x",
-            y="y",
-            text="token",
-            source=nodes,
-            text_align="center",
-            text_baseline="middle",
-            text_font_size="12pt",
-        )
-    )
-    fig.add_layout(
-        LabelSet(
-            x="x",
-            y="y",
-            text="shown",
-            source=nodes,
-            text_align="center",
-            y_offset=-26,
-            text_baseline="middle",
-            text_font_size="9pt",
-            text_color="colour",
-        )
+    centred = {"text_align": "center", "text_baseline": "middle"}
+    node_labels(fig, nodes, "token", **centred, text_font_size="12pt")
+    node_labels(
+        fig, nodes, "shown", **centred, y_offset=-26, text_font_size="9pt", text_color="colour"
     )
     fig.add_tools(
         HoverTool(

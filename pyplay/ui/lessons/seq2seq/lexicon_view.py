@@ -12,15 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import panel as pn
-from bokeh.models import (
-    CategoricalColorMapper,
-    ColumnDataSource,
-    HoverTool,
-    LabelSet,
-    Legend,
-    LegendItem,
-    Range1d,
-)
+from bokeh.models import CategoricalColorMapper, ColumnDataSource, HoverTool, Range1d
 from bokeh.plotting import figure
 
 from pyplay.decode.lecture_examples import PHONE_FRAMES
@@ -33,6 +25,7 @@ from pyplay.ui.lessons.seq2seq.prefix_tree import (
     sentence_table_markdown,
     tree_words_text,
 )
+from pyplay.ui.plot_tree import key_legend, node_labels, tree_frame
 from pyplay.ui.text import Text
 
 __all__ = ["LexiconExamples", "prefix_tree_figure"]
@@ -69,13 +62,11 @@ def prefix_tree_figure(rows: int) -> tuple[figure, ColumnDataSource, ColumnDataS
     source."""
     columns = ("x", "y", "phone", "value", "ended", "node", "state", "final")
     nodes = ColumnDataSource({k: [] for k in columns}, name="prefix-tree-nodes")
-    edges = ColumnDataSource({"x0": [], "y0": [], "x1": [], "y1": []})
-    fig = figure(
-        height=460, sizing_mode="stretch_width", title="Prefix tree: accumulated probabilities",
+    fig, edges = tree_frame(
+        "#999999", 1, height=460, title="Prefix tree: accumulated probabilities",
         x_axis_label="frame (depth in the tree)", tools="pan,wheel_zoom,reset,save",
         name="prefix-tree",
     )  # fmt: skip
-    fig.segment("x0", "y0", "x1", "y1", source=edges, line_color="#999999", line_width=1)
     fill = CategoricalColorMapper(factors=list(NODE_STATES), palette=list(NODE_COLOURS))
     ring = CategoricalColorMapper(factors=["word end", "prefix"], palette=["#1e8449", "#555555"])
     dots = fig.scatter(
@@ -88,21 +79,19 @@ def prefix_tree_figure(rows: int) -> tuple[figure, ColumnDataSource, ColumnDataS
         ("value", -21, "8pt", "normal"),
         ("ended", -35, "8pt", "italic"),
     ):
-        fig.add_layout(
-            LabelSet(
-                x="x", y="y", text=field, source=nodes, x_offset=11, y_offset=dy,
-                text_font_size=size, text_font_style=style, text_color="#222222",
-            )
+        node_labels(
+            fig, nodes, field, x_offset=11, y_offset=dy, text_font_size=size,
+            text_font_style=style, text_color="#222222",
         )  # fmt: skip
-    items = []
-    for state, colour in zip(NODE_STATES, NODE_COLOURS, strict=True):
-        key = fig.scatter([float("nan")], [float("nan")], size=10, color=colour,
-                          line_color="#555555")  # fmt: skip
-        items.append(LegendItem(label=state, renderers=[key]))
-    key = fig.scatter([float("nan")], [float("nan")], size=10, fill_color="#ffffff",
-                      line_color="#1e8449", line_width=3)  # fmt: skip
-    items.append(LegendItem(label="word end", renderers=[key]))
-    fig.add_layout(Legend(items=items, label_text_font_size="9pt", spacing=1), "right")
+    key_legend(
+        fig,
+        [
+            *((state, {"size": 10, "color": colour, "line_color": "#555555"})
+              for state, colour in zip(NODE_STATES, NODE_COLOURS, strict=True)),
+            ("word end", {"size": 10, "fill_color": "#ffffff", "line_color": "#1e8449",
+                          "line_width": 3}),
+        ],
+    )  # fmt: skip
     fig.add_tools(
         HoverTool(
             renderers=[dots], tooltips=[("node", "@node"), ("p", "@value @ended"), ("", "@state")]
