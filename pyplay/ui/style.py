@@ -39,12 +39,14 @@ pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
 }}
 """
 
-# Panel's Tabs take no raw_css: pass this as their ``stylesheets`` (the headers wrap). Bokeh
-# hides the tabs not shown with ``visibility: hidden`` only, so they are still styled and laid
-# out; taking them out of the layout (``display: none``) made opening a tab faster but left
-# a tab whose content was replaced while hidden invisible once shown (Saved work after a
-# reload from a lesson's address), so it is not done.
-TABS_CSS = ".bk-header { flex-wrap: wrap !important; }"
+# Panel's Tabs take no raw_css: pass this as their ``stylesheets``. The headers wrap; a tab
+# not shown is out of the layout: Bokeh only hides it (``visibility: hidden``, set on the
+# element), so the browser restyled and laid out every lesson opened so far at each change of
+# the tab shown. Bokeh's own layout passes skip those tabs too (``web/site/client.js``).
+TABS_CSS = """
+.bk-header { flex-wrap: wrap !important; }
+:host > [style*="visibility: hidden"] { display: none !important; }
+"""
 
 
 def use_page_style() -> None:
