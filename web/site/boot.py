@@ -59,13 +59,7 @@ def apply_patch(patch: Any) -> None:
     from panel.io.pyodide import _convert_json_patch
     from panel.io.state import state
 
-    converted = _convert_json_patch(patch)
-    events = converted.get("events", []) if isinstance(converted, dict) else []
-    # A tab shown (``active``) goes back to the page as well: a tab Python showed meanwhile (a
-    # lesson the page's address named, opened while the page was clicked) reaches the page
-    # after the click, and the page would show that one while Python has the one clicked.
-    shown = any(e.get("kind") == "ModelChanged" and e.get("attr") == "active" for e in events)
-    state.curdoc.apply_json_patch(converted, setter=None if shown else "js")
+    state.curdoc.apply_json_patch(_convert_json_patch(patch), setter="js")
 
 
 def run_later() -> int:

@@ -21,8 +21,7 @@
   // Bokeh lays out the whole document again whenever any part changes (a lesson drawn, a
   // plot resized), the tabs not shown included: each lesson opened made opening the next one
   // slower (1.5 s first, 5.7 s after six others). Panel's tabs here lay out the tab shown
-  // only (its layoutable_views), and the tab shown next when it is shown. The tabs not shown
-  // are out of the page's layout too (pyplay/ui/style.py, TABS_CSS).
+  // only (its layoutable_views), and the tab shown next when it is shown.
   function layOutShownTabOnly() {
     const Tabs = window.Bokeh && Bokeh.Models.get("panel.models.tabs.Tabs");
     const View = Tabs && Tabs.prototype.default_view;
