@@ -10,7 +10,8 @@ stages of the last round, and the time of one
 pyplay training step in the page (``pyplay.bench.report.page_figures``, once the page has
 settled) against the same step natively, in alternating rounds. The site's wheel leaves the
 benchmarks out (they are a developer's tool): :func:`install_bench` copies ``pyplay/bench/``
-into the page's Python first.
+into the page's Python first. ``python web/measure.py tabs``: the lesson tabs' figures alone
+(:func:`tabs_only`).
 Prints figures; asserts nothing (tests do the asserting).
 """
 
@@ -136,15 +137,61 @@ def live_only(url: str) -> int:
     return 0
 
 
+def bare_start_s(browser: Any, url: str) -> float:
+    """Seconds bare Pyodide + NumPy takes to start in a fresh context (``baseline.html``)."""
+    ctx = browser.new_context()
+    base = _visit(
+        ctx, url + "baseline.html", "document.documentElement.dataset.baselineReady === 'true'"
+    )
+    bare = float(base["page"].evaluate("window.baselineMs")) / 1000
+    ctx.close()
+    return bare
+
+
+def tabs_only(url: str) -> int:
+    """``python web/measure.py tabs``: only the seconds to open each lesson's tab once the
+    page has settled, in ``ROUNDS`` fresh contexts, each beside a bare start of its own (the
+    machine's speed of the moment)."""
+    from playwright.sync_api import sync_playwright
+
+    rounds = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
+        )
+        for _ in range(ROUNDS):
+            bare = bare_start_s(browser, url)
+            ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+            page = _visit(ctx, url, SETTLED)["page"]
+            time.sleep(1.0)
+            tabs = {t: open_tab_s(page, t) for t in lesson_titles()[1:]}
+            ctx.close()
+            rounds.append((bare, tabs))
+            print(f"  bare {bare:.2f} s; " + ", ".join(f"{t} {s:.2f}" for t, s in tabs.items()))
+        browser.close()
+    print(f"pyplay playground: opening each lesson's tab once settled ({ROUNDS} rounds)")
+    print(f"  bare Pyodide + NumPy start: median {statistics.median(b for b, _ in rounds):.2f} s")
+    for title in rounds[0][1]:
+        runs = sorted(tabs[title] for _, tabs in rounds)
+        print(
+            f"  {title}: median {statistics.median(runs):.2f} s "
+            f"(rounds {runs[0]:.2f}-{runs[-1]:.2f})"
+        )
+    worst = max(statistics.median(tabs[t] for _, tabs in rounds) for t in rounds[0][1])
+    print(f"  slowest tab (median): {worst:.2f} s (target 1.5 s)")
+    return 0
+
+
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
     if not sitebuild.is_fresh():
         sitebuild.build()
     server, url = sitebuild.serve_in_thread()
-    if sys.argv[1:] == ["live"]:
+    only = {"live": live_only, "tabs": tabs_only}
+    if sys.argv[1:2] and sys.argv[1] in only:
         try:
-            return live_only(url)
+            return only[sys.argv[1]](url)
         finally:
             server.shutdown()
             server.server_close()
@@ -155,14 +202,7 @@ def main() -> int:
             )
             visits = []  # per round: bare start, then the playground cold and again
             for _ in range(ROUNDS):
-                base_ctx = browser.new_context()
-                base = _visit(
-                    base_ctx,
-                    url + "baseline.html",
-                    "document.documentElement.dataset.baselineReady === 'true'",
-                )
-                bare = base["page"].evaluate("window.baselineMs") / 1000
-                base_ctx.close()
+                bare = bare_start_s(browser, url)
                 if visits:
                     visits[-1][2]["page"].context.close()  # the previous round's playground
                 ctx = browser.new_context()
