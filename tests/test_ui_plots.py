@@ -85,7 +85,10 @@ def test_loss_is_on_a_log_scale_with_a_labelled_baseline_and_can_switch():
     xs, ys = (key.data_source.data[key.glyph.x], key.data_source.data[key.glyph.y])
     assert len(xs) == 1 and np.isnan(xs[0]) and np.isnan(ys[0])
     baseline.visible = False  # a lesson without a baseline: no legend entry drawn either
-    assert not key.visible
+    assert not key.visible and not legend.items[1].visible  # Bokeh lists invisible renderers
+    baseline.visible = True
+    assert key.visible and legend.items[1].visible
+    baseline.visible = False
     plots.set_log(fig, False)
     assert not isinstance(fig.y_scale, LogScale)
     assert not isinstance(fig.yaxis[0].ticker, LogTicker)

@@ -91,7 +91,10 @@ def loss_figure(
         named = BASELINE_LABEL if new is None else f"baseline {new:.4g} (trivial predictor)"
         legend.items[-1].label = value(named)
 
-    baseline.on_change("visible", lambda attr, old, new: setattr(key, "visible", new))
+    def show_baseline(attr: str, old: Any, new: Any) -> None:  # the line and its legend entry
+        key.visible = legend.items[-1].visible = new
+
+    baseline.on_change("visible", show_baseline)
     baseline.on_change("location", name_baseline)
     for attr in ("location", "visible"):
         baseline.on_change(attr, follow)
