@@ -84,8 +84,9 @@ def loss_figure(
             reach.data = {"x": [x], "y": [y]}
         if isinstance(fig.y_scale, LogScale):
             low, high = loss_extent(source, baseline)
-            if np.isfinite(low):
-                set_log_ticks(fig, low, high)
+            if not np.isfinite(low):  # nothing to show (no loss, baseline hidden): the box's
+                low, high = EMPTY_BOX[1]
+            set_log_ticks(fig, low, high)
 
     def name_baseline(attr: str, old: Any, new: Any) -> None:
         named = BASELINE_LABEL if new is None else f"baseline {new:.4g} (trivial predictor)"

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from browserkit import wait_for
+from browserkit import BUTTON_PROBLEMS, wait_for, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -68,3 +68,20 @@ def test_encoder_decoder_attention_follows_training(ready_page, page_log):
     wait_for(page, lambda: "LSTM with attention:" in out.inner_text(), "both outputs", 30)
     assert out.inner_text().startswith("Transformer:")
     assert page_log.errors == [] and warnings == []
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (768, 1024)])
+def test_the_encoder_decoder_view_fits_the_window(page, site_url, page_log, width, height):
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(site_url + "?lesson=transformer&arch=encoder_decoder&pair_task=dates")
+    wait_ready(page)
+    page.locator("h2", has_text="Encoder-decoder attention").wait_for(timeout=150_000)
+    wait_for(page, lambda: page.evaluate(MAP, "tf-cross-attention"), "the cross-attention map")
+    found: list[str] = []
+    total = page.evaluate("document.documentElement.scrollHeight")
+    for y in range(0, total, height):  # every button fully visible, nothing wider than the page
+        page.evaluate(f"window.scrollTo(0, {y})")
+        result = page.evaluate(BUTTON_PROBLEMS)
+        found += result["problems"]
+        assert result["scrollWidth"] <= result["innerWidth"], result
+    assert found == [] and page_log.errors == []
