@@ -25,7 +25,7 @@ PAIRS_HELP = (
     "token at a time with the **decoder**. The decoder's **self-attention is masked** (causal): "
     "output step u sees only the tokens written before it, as when it decodes. Then "
     "**cross-attention**: the queries come from the decoder (the step being written), the keys "
-    "and values from the encoder's output, so each row of the right-hand map says where in "
+    "and values from the encoder's output, so each row of the cross-attention map says where in "
     "the source that step looked, the transformer's counterpart of the recurrent model's "
     "attention. The LSTM encoder-decoder with Luong attention (the Sequence to sequence lesson's "
     "model) trains beside it on the very same batches of pairs. Rows are queries, columns "
