@@ -146,12 +146,13 @@ class Trainer:
         return next(self._stream)
 
     # ------------------------------------------------------------------ one step
-    def train_step(self) -> StepRecord:
-        """Run one step: batch, forward, loss, backward, clip, update. Never raises on
-        divergence: returns a record with ``status == "diverged"`` after restoring."""
+    def train_step(self, batch: Any = None) -> StepRecord:
+        """Run one step: batch (``batch`` if given, else one drawn from the task), forward,
+        loss, backward, clip, update. Never raises on divergence: returns a record with
+        ``status == "diverged"`` after restoring."""
         start = time.perf_counter()
         lr = float(self.optimizer.lr)
-        batch = self._next_batch()
+        batch = self._next_batch() if batch is None else batch
         metrics: dict[str, float] = {}
         try:
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -205,8 +206,10 @@ class Trainer:
         self.objective.carry = None
 
     # ------------------------------------------------------------------ the stream
-    def run(self, steps: int | None = None) -> Iterator[StepRecord]:
-        """Yield one :class:`StepRecord` per step, ``steps`` of them (forever if None).
+    def run(self, steps: int | None = None, batch: Any = None) -> Iterator[StepRecord]:
+        """Yield one :class:`StepRecord` per step, ``steps`` of them (forever if None), each
+        on ``batch`` when given (two models trained on the same batches: draw one from the
+        task and run each trainer one step on it), else on a batch drawn from the task.
 
         Stops early, after yielding a ``"diverged"`` record, if training diverges. Abandoning
         the generator pauses; calling ``run`` again resumes from the same state.
@@ -219,7 +222,7 @@ class Trainer:
             self._remember_good()  # the state given is the one to go back to
             self._produced_step = self.step_count
         while steps is None or done < steps:
-            record = self.train_step()
+            record = self.train_step(batch)
             yield record
             if record.status != "ok":
                 return

@@ -66,6 +66,11 @@ CASES: dict[str, tuple[str, Any]] = {
         "transformer", lambda: TransformerLessonState(positional="learned", d_model=16, nhead=2,
                                                       compare_lstm=False)
     ),
+    "transformer-encoder-decoder-dates": (
+        "transformer", lambda: TransformerLessonState(arch="encoder_decoder", pair_task="dates",
+                                                      positional="learned", d_model=16, nhead=2,
+                                                      num_layers=1)
+    ),
     "memory-memnet-residual-2-heads": (
         "memory", lambda: MemoryLessonState(update="residual", read_heads=2, write_heads=2,
                                             memory_size=8, n_pairs=4, seed=1)

@@ -85,7 +85,10 @@ def test_loss_is_on_a_log_scale_with_a_labelled_baseline_and_can_switch():
     xs, ys = (key.data_source.data[key.glyph.x], key.data_source.data[key.glyph.y])
     assert len(xs) == 1 and np.isnan(xs[0]) and np.isnan(ys[0])
     baseline.visible = False  # a lesson without a baseline: no legend entry drawn either
-    assert not key.visible
+    assert not key.visible and not legend.items[1].visible  # Bokeh lists invisible renderers
+    baseline.visible = True
+    assert key.visible and legend.items[1].visible
+    baseline.visible = False
     plots.set_log(fig, False)
     assert not isinstance(fig.y_scale, LogScale)
     assert not isinstance(fig.yaxis[0].ticker, LogTicker)
@@ -290,3 +293,15 @@ def test_shared_legends_draw_their_samples_before_data_comes():
         assert keys and all(np.isnan(r.data_source.data["y"]).all() for r in keys)
         for hover in fig.select(HoverTool):
             assert not set(hover.renderers) & set(keys)
+
+
+def test_hiding_the_baseline_of_an_empty_curve_puts_back_the_empty_ticks():
+    """A lesson switching to a task without a baseline before training: the log axis is
+    labelled for the empty box again, not for the hidden baseline's value."""
+    lp = plot_loss.LossPlot()
+    empty = list(lp.log_fig.yaxis[0].ticker.ticks)
+    lp.baseline.location, lp.baseline.visible = 2.079, True
+    assert list(lp.log_fig.yaxis[0].ticker.ticks) != empty
+    lp.baseline.visible = False
+    assert list(lp.log_fig.yaxis[0].ticker.ticks) == empty
+    assert list(plots.log_ticks(*plot_loss.EMPTY_BOX[1])[0]) == empty

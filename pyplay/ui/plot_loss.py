@@ -84,14 +84,18 @@ def loss_figure(
             reach.data = {"x": [x], "y": [y]}
         if isinstance(fig.y_scale, LogScale):
             low, high = loss_extent(source, baseline)
-            if np.isfinite(low):
-                set_log_ticks(fig, low, high)
+            if not np.isfinite(low):  # nothing to show (no loss, baseline hidden): the box's
+                low, high = EMPTY_BOX[1]
+            set_log_ticks(fig, low, high)
 
     def name_baseline(attr: str, old: Any, new: Any) -> None:
         named = BASELINE_LABEL if new is None else f"baseline {new:.4g} (trivial predictor)"
         legend.items[-1].label = value(named)
 
-    baseline.on_change("visible", lambda attr, old, new: setattr(key, "visible", new))
+    def show_baseline(attr: str, old: Any, new: Any) -> None:  # the line and its legend entry
+        key.visible = legend.items[-1].visible = new
+
+    baseline.on_change("visible", show_baseline)
     baseline.on_change("location", name_baseline)
     for attr in ("location", "visible"):
         baseline.on_change(attr, follow)

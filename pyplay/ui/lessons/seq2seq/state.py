@@ -25,7 +25,10 @@ from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
 from pyplay.ui.trainer_lesson import TrainerLesson
 
-__all__ = ["LENGTH_TASKS", "PAIR_LABELS", "WIRING_LABELS", "Decoding", "Seq2SeqState"]
+__all__ = [
+    "LENGTH_TASKS", "PAIR_LABELS", "WIRING_LABELS", "Decoding", "Seq2SeqState", "pair_task",
+    "parse_source",
+]  # fmt: skip
 
 PAIR_LABELS = {
     "Reversal": "reversal",
@@ -42,6 +45,25 @@ _REBUILD = (
 )  # fmt: skip
 LENGTH_TASKS = ("reversal", "copy_var")  # the tasks whose source lengths are settings
 MAX_SOURCE_CHARS = 200
+
+
+def pair_task(name: str, seed: int, min_len: int = 3, max_len: int = 10) -> Any:
+    """A built-in pair task (a key of ``PAIR_TASKS``); those of ``LENGTH_TASKS`` (reversal and
+    copy) over strings of ``min_len`` to ``max_len`` symbols."""
+    if name in LENGTH_TASKS:
+        return PAIR_TASKS[name](min_len=min_len, max_len=max_len, rng=seed)
+    return PAIR_TASKS[name](rng=seed)
+
+
+def parse_source(vocab: Any, text: str) -> tuple[list[str], np.ndarray]:
+    """The tokens of a typed source ``text`` and their ids (1, S) in ``vocab``; a ValueError
+    saying what does not fit."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("type a source sequence first")
+    if len(text) > MAX_SOURCE_CHARS:
+        raise ValueError(f"at most {MAX_SOURCE_CHARS} characters, got {len(text)}")
+    tokens = vocab.split(text.strip())
+    return tokens, np.array([vocab.encode(tokens, "the source")])  # (1, S)
 
 
 @dataclass(frozen=True)
@@ -95,14 +117,12 @@ class Seq2SeqState(TrainerLesson, LessonBase):
                     "Paste or upload your tab-separated pairs first, then choose 'Your pairs'."
                 )
             return UserPairs(self.user_pairs, rng=self.seed)
-        if self.task in LENGTH_TASKS:
-            if self.max_len < self.min_len:
-                raise ValueError(
-                    f"the longest source ({self.max_len}) must not be shorter than the "
-                    f"shortest ({self.min_len})"
-                )
-            return PAIR_TASKS[self.task](min_len=self.min_len, max_len=self.max_len, rng=self.seed)
-        return PAIR_TASKS[self.task](rng=self.seed)
+        if self.task in LENGTH_TASKS and self.max_len < self.min_len:
+            raise ValueError(
+                f"the longest source ({self.max_len}) must not be shorter than the "
+                f"shortest ({self.min_len})"
+            )
+        return pair_task(self.task, self.seed, min_len=self.min_len, max_len=self.max_len)
 
     def _build_model(self, task: Any) -> EncoderDecoder:
         return EncoderDecoder(
@@ -179,14 +199,8 @@ class Seq2SeqState(TrainerLesson, LessonBase):
     def _source_ids(self, text: str, what: str) -> tuple[list[str], np.ndarray] | None:
         """The tokens of ``text`` and its ids (1, S) as the model reads them (reversed when
         ``reverse_source``), or None with a message."""
-        vocab = self.task_obj.src_vocab
         try:
-            if not isinstance(text, str) or not text.strip():
-                raise ValueError("type a source sequence first")
-            if len(text) > MAX_SOURCE_CHARS:
-                raise ValueError(f"at most {MAX_SOURCE_CHARS} characters, got {len(text)}")
-            tokens = vocab.split(text.strip())
-            ids = np.array([vocab.encode(tokens, "the source")])  # (1, S)
+            tokens, ids = parse_source(self.task_obj.src_vocab, text)  # ids: (1, S)
         except ValueError as err:
             self.notify(f"{what}: {err}", "warning")
             return None

@@ -1,6 +1,9 @@
 """State of the "Transformers" lesson: a tiny transformer trained on a task of the recurrent
 lesson, an LSTM trained beside it on the same batches budget, and what the views show (every
-head's attention, the positional encodings).
+head's attention, the positional encodings). With ``arch = "encoder_decoder"``: a transformer
+encoder-decoder on a pair task, the recurrent attention encoder-decoder (LSTM) beside it on the
+same batches of pairs, their three kinds of attention and greedy decoding
+(:mod:`pyplay.ui.lessons.transformer.pairs`).
 
 Testable without a browser; errors become :attr:`TransformerLessonState.message` and the
 trained models stay as they were.
@@ -18,7 +21,9 @@ import param
 from pyplay.io import Checkpoint, model_checkpoint, model_entry, resume
 from pyplay.models import SequenceModel
 from pyplay.models.registry import build_model
+from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.models.transformer.lm import TransformerModel
+from pyplay.models.transformer.seq2seq import TransformerSeq2Seq
 from pyplay.nn.positional import FIXED, POSITIONAL, fixed_table
 from pyplay.sampling import sample
 from pyplay.tasks import CharLM, make_task
@@ -26,13 +31,16 @@ from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
 from pyplay.ui.checkpoint import LoadedFile, same_model
 from pyplay.ui.lessons.rnn.state import TASK_LABELS
+from pyplay.ui.lessons.seq2seq.state import pair_task
+from pyplay.ui.lessons.transformer import pairs
 from pyplay.ui.trainer_lesson import TrainerLesson
 
 __all__ = ["TASKS", "HeadView", "TransformerLessonState"]
 
 TASKS = {label: name for label, name in TASK_LABELS.items() if name != "series"}
 _REBUILD = (
-    "task", "d_model", "nhead", "num_layers", "positional", "causal", "seq_len", "seed",
+    "arch", "task", "pair_task", "d_model", "nhead", "num_layers", "positional", "causal",
+    "seq_len", "seed",
 )  # fmt: skip
 
 
@@ -51,7 +59,12 @@ class TransformerLessonState(TrainerLesson, LessonBase):
     ``load_bytes`` of :class:`~pyplay.ui.checkpoint.SavableLesson`: the transformer, and the
     comparison LSTM beside it; a file without the LSTM starts it afresh)."""
 
+    arch = param.Selector(
+        objects=list(pairs.ARCHS.values()), default="decoder",
+        doc="decoder only (a language model) or encoder-decoder (on pairs)",
+    )  # fmt: skip
     task = param.Selector(objects=list(TASKS.values()), default="copy")
+    pair_task = param.Selector(objects=list(pairs.PAIR_CHOICES.values()), default="reversal")
     d_model = param.Integer(default=32, softbounds=(8, 64))
     nhead = param.Selector(objects=[1, 2, 4], default=4)
     num_layers = param.Integer(default=2, softbounds=(1, 3))
@@ -60,7 +73,7 @@ class TransformerLessonState(TrainerLesson, LessonBase):
     seq_len = param.Integer(default=10, softbounds=(4, 40))
     lr = lr_param(0.003)
     seed = seed_param()
-    model: TransformerModel | None
+    model: TransformerModel | TransformerSeq2Seq | None
     compare_lstm = param.Boolean(default=True, doc="train an LSTM beside it, step for step")
 
     def __init__(self, **params: Any) -> None:
@@ -70,7 +83,14 @@ class TransformerLessonState(TrainerLesson, LessonBase):
         self._start(rebuild=_REBUILD)
 
     # ------------------------------------------------------------------ building
+    @property
+    def encoder_decoder(self) -> bool:
+        """Whether the lesson trains the encoder-decoder on pairs."""
+        return bool(self.arch == pairs.ENC_DEC)
+
     def _make_task(self) -> Any:
+        if self.encoder_decoder:  # the longest reversal or copy: the sequence length
+            return pair_task(self.pair_task, self.seed, max_len=self.seq_len)
         if self.task == "parentheses":
             return make_task("parentheses", max_len=max(4, self.seq_len), rng=self.seed)
         return make_task(self.task, seq_len=self.seq_len, rng=self.seed)
@@ -85,7 +105,7 @@ class TransformerLessonState(TrainerLesson, LessonBase):
             trainer = self._make_trainer(model, task)
             lstm_trainer = self._lstm_trainer(task)
             lstm = lstm_trainer.model
-            assert isinstance(lstm, SequenceModel)
+            assert isinstance(lstm, SequenceModel | EncoderDecoder)
         except (ValueError, TypeError) as err:
             self.notify(f"Not rebuilt: {err}", "danger")
             return False
@@ -101,6 +121,17 @@ class TransformerLessonState(TrainerLesson, LessonBase):
         self._elapsed = 0.0
         self.version += 1
         self.status = self._status_text()
+        if self.encoder_decoder:
+            self.notify(
+                f"New transformer encoder-decoder: {self.num_layers} encoder and "
+                f"{self.num_layers} decoder layers x {self.nhead} heads, d_model {self.d_model}, "
+                f"{self.positional} positions; {model.num_parameters():,} parameters (the LSTM "
+                f"encoder-decoder with attention beside it: {lstm.num_parameters():,}). "
+                + task.describe().split(". ")[0].rstrip(".")
+                + ".",
+                "info",
+            )
+            return True
         mask = "causal" if self.causal else "NOT causal (every step sees the future)"
         self.notify(
             f"New transformer: {self.num_layers} layers x {self.nhead} heads, d_model "
@@ -111,7 +142,11 @@ class TransformerLessonState(TrainerLesson, LessonBase):
         )
         return True
 
-    def _build_model(self, task: Any) -> TransformerModel:
+    def _build_model(self, task: Any) -> TransformerModel | TransformerSeq2Seq:
+        if self.encoder_decoder:
+            return pairs.pair_model(
+                task, self.d_model, self.nhead, self.num_layers, self.positional, self.seed
+            )
         return TransformerModel.for_task(
             task, d_model=self.d_model, nhead=self.nhead, num_layers=self.num_layers,
             positional=self.positional, causal=self.causal,
@@ -122,8 +157,11 @@ class TransformerLessonState(TrainerLesson, LessonBase):
         return Trainer(model, task, lr=self.lr, batch_size=32, clip=1.0)
 
     def _lstm_trainer(self, task: Any, lstm: Any = None) -> Trainer:
-        """The comparison LSTM's trainer: a new LSTM of width d_model, or ``lstm``."""
-        if lstm is None:
+        """The comparison LSTM's trainer: a new LSTM of width d_model (with pairs: the LSTM
+        encoder-decoder with attention), or ``lstm``."""
+        if lstm is None and self.encoder_decoder:
+            lstm = pairs.recurrent_model(task, self.d_model, self.seed)
+        elif lstm is None:
             lstm = SequenceModel.for_task(task, "lstm", hidden_size=self.d_model, rng=self.seed)
         return Trainer(lstm, task, lr=0.01, batch_size=32, clip=1.0)
 
@@ -162,21 +200,23 @@ class TransformerLessonState(TrainerLesson, LessonBase):
     # ------------------------------------------------------------------ training
     def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
         """Run ``steps`` steps (or what fits in ``budget_s`` seconds) of the transformer, each
-        followed by one LSTM step when comparing. Returns (step, loss, lstm loss or NaN)."""
+        followed by one LSTM step when comparing (with pairs: on the very same batch).
+        Returns (step, loss, lstm loss or NaN)."""
         if self.trainer is None or self.lstm_trainer is None:
             return []
         rows = []
         start = time.perf_counter()
         n = 0
         while steps is None or n < steps:
-            record = next(iter(self.trainer.run(1)))
+            batch = self.task_obj.batch(self.trainer.batch_size) if self.encoder_decoder else None
+            record = next(iter(self.trainer.run(1, batch)))
             if record.status != "ok":
                 self.running = False
                 self.notify(record.message, "danger")
                 break
             lstm_loss = float("nan")
             if self.compare_lstm:
-                lstm_record = next(iter(self.lstm_trainer.run(1)))
+                lstm_record = next(iter(self.lstm_trainer.run(1, batch)))
                 lstm_loss = lstm_record.loss if lstm_record.status == "ok" else float("nan")
             rows.append((record.step, record.loss, lstm_loss))
             self._record(record.step, record.loss, record.seconds)
@@ -191,20 +231,23 @@ class TransformerLessonState(TrainerLesson, LessonBase):
         if self.trainer is None:
             return ""
         n = self.trainer.step_count
-        base = self.task_obj.baseline_loss()
+        loss = None if self.encoder_decoder else self.task_obj.baseline_loss()  # pairs: none
+        base = "" if loss is None else f"baseline {loss:.4f}"
         if not self.history["loss"]:
-            return f"Step {n}: not trained yet. Baseline loss {base:.4f}."
+            return f"Step {n}: not trained yet." + (
+                "" if loss is None else f" Baseline loss {loss:.4f}."
+            )
         rate = self.steps_per_second(n)
         text = f"Step {n}: transformer loss {self.history['loss'][-1]:.4f}"
         lstm = self.history["lstm"][-1]
         if np.isfinite(lstm):
             text += f", LSTM {lstm:.4f}"
-        return text + f" (baseline {base:.4f}), {rate:.1f} transformer steps/s"
+        return text + (f" ({base})" if base else "") + f", {rate:.1f} transformer steps/s"
 
     # ------------------------------------------------------------------ looking inside
     def heads(self, index: int = 0) -> HeadView | None:
         """Every layer's per-head attention on one fixed input sequence (its own seed)."""
-        if self.model is None:
+        if not isinstance(self.model, TransformerModel):
             return None
         task = type(self.task_obj)(**{**self.task_obj.config, "rng": 10_000 + self.seed})
         batch = task.batch(8)
@@ -224,6 +267,28 @@ class TransformerLessonState(TrainerLesson, LessonBase):
         else:
             tokens = [f"t{t}" for t in range(T)]
         return HeadView(weights, tokens, norms)
+
+    def pair_heads(self, index: int = 0) -> pairs.PairView | None:
+        """With pairs: every layer's and head's encoder self-attention, decoder
+        self-attention and cross-attention on one fixed pair (see :func:`pairs.pair_view`)."""
+        if not isinstance(self.model, TransformerSeq2Seq):
+            return None
+        return pairs.pair_view(self.model, self.task_obj, index, self.seed)
+
+    def decode(self, text: str) -> tuple[str, str] | None:
+        """With pairs: the greedy outputs of the transformer and of the LSTM beside it for
+        the typed source ``text``; None and a message when it does not fit."""
+        if not isinstance(self.model, TransformerSeq2Seq) or self.lstm_trainer is None:
+            self.notify("Decoding needs the encoder-decoder: choose it first.", "warning")
+            return None
+        try:
+            return (
+                pairs.decode(self.model, self.task_obj, text),
+                pairs.decode(self.lstm_trainer.model, self.task_obj, text),
+            )
+        except (ValueError, TypeError) as err:
+            self.notify(f"Cannot decode: {err}", "warning")
+            return None
 
     def positional_tables(self, positions: int = 48) -> tuple[np.ndarray, np.ndarray]:
         """The first ``positions`` rows of the table the model adds to its inputs (positions,
@@ -255,7 +320,7 @@ class TransformerLessonState(TrainerLesson, LessonBase):
 
     def generate(self, prompt: str, length: int = 200, temperature: float = 1.0) -> str | None:
         """Sample from the transformer (KV-cached); None and a message when it cannot."""
-        if not isinstance(self.task_obj, CharLM) or self.model is None:
+        if not isinstance(self.task_obj, CharLM) or not isinstance(self.model, TransformerModel):
             self.notify("Sampling needs the character model: choose that task first.", "warning")
             return None
         if not self.causal:

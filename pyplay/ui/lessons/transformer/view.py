@@ -1,6 +1,8 @@
 """The "Transformers" lesson: train a tiny transformer beside an LSTM on the same task, open
 every head's attention, toggle the causal mask and the positional encoding, look at the
-sinusoidal encodings, sample from the character model.
+sinusoidal encodings, sample from the character model; or train a transformer encoder-decoder
+beside the LSTM encoder-decoder with attention on pairs and open its three kinds of attention
+(:mod:`~pyplay.ui.lessons.transformer.pairs_view`).
 
 Rendering only: actions call :class:`~pyplay.ui.lessons.transformer.state.TransformerLessonState`.
 """
@@ -19,6 +21,8 @@ from pyplay.nn.positional import POSITIONAL
 from pyplay.ui.embed import widget_head
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.transformer.cost_plot import cost_figure, update_cost
+from pyplay.ui.lessons.transformer.pairs import ARCHS, PAIR_CHOICES
+from pyplay.ui.lessons.transformer.pairs_view import PairsPanel
 from pyplay.ui.lessons.transformer.state import TASKS, HeadView, TransformerLessonState
 from pyplay.ui.plot_maps import fixed_ticks
 from pyplay.ui.plots import (
@@ -39,7 +43,9 @@ HELP = {
     "others (here only to earlier ones: the **causal mask**, so the output at step t cannot "
     "peek at the answer). The LSTM beside it trains on the same task, one batch for each of "
     "the transformer's. Turn the causal mask off, or the positional encoding to **none**, and "
-    "train again to see what breaks: without positions attention sees a bag of symbols.",
+    "train again to see what breaks: without positions attention sees a bag of symbols. Or "
+    "choose the **encoder-decoder** architecture: a transformer that reads a source and writes "
+    "a target, trained beside the LSTM encoder-decoder with attention on the same pairs.",
     "heads": "Each heatmap row is a query position, each column a key position; bright cells are "
     "where that head looked. Pick a layer and head, or read the grid of all heads at once "
     "(rows: layers, columns: heads). Hover a cell for the two tokens and the weight.",
@@ -154,6 +160,9 @@ class TransformerLesson(LessonView):
             name="Temperature", start=0.0, end=2.0, step=0.1, value=0.8, width=220
         )
         self.sample_out = Text("", css_classes=["pyplay-transformer-sample"])
+        self.pairs = PairsPanel(self.state)
+        self.decoder_only: list[Any] = []  # what only the decoder-only model shows
+        self.with_pairs: list[Any] = []  # what only the encoder-decoder shows
         self.view: HeadView | None = None
         self._grid_shape: tuple[int, int, int] | None = None  # (layers, heads, T) drawn
         self.watch_version()
@@ -180,12 +189,34 @@ class TransformerLesson(LessonView):
         self.cost_note.object = update_cost(
             self.cost_fig, self.cost_source, s.attention_cost(), s.d_model
         )
+        self._show_mode()
+        self.pairs.new_model()
+        if s.encoder_decoder:  # pair tasks have no trivial baseline
+            self.baseline.visible = False
+            self.reset_curve()
+            self.refresh()
+            return
+        self.baseline.visible = True
         super()._on_version()  # the curve, the baseline, the heads
+
+    def _show_mode(self) -> None:
+        """Show what the chosen architecture has (settings and sections), hide the rest."""
+        pairs = bool(self.state.encoder_decoder)
+        for part in self.decoder_only:
+            part.visible = not pairs
+        for part in self.with_pairs:
+            part.visible = pairs
 
     # ------------------------------------------------------------------ looking inside
     def refresh(self, *_: Any) -> None:
         """A forward pass of the chosen example through the model as it is now: every head
-        (the grid), the chosen head, and learned positions."""
+        (the grid), the chosen head, and learned positions; with the encoder-decoder its three
+        kinds of attention."""
+        if self.state.encoder_decoder:
+            self.pairs.refresh()
+            if self.state.positional == "learned":
+                self.show_positions()
+            return
         self.view = self.state.heads(int(self.example.value or 0))
         if self.view is None:
             return
@@ -258,8 +289,18 @@ class TransformerLesson(LessonView):
     # ------------------------------------------------------------------ layout
     def controls(self) -> list[Any]:
         s = self.state
+        task = pn.widgets.Select.from_param(s.param.task, name="Task", options=TASKS)
+        pair_task = pn.widgets.Select.from_param(
+            s.param.pair_task, name="Pair task", options=PAIR_CHOICES
+        )
+        causal = pn.widgets.Checkbox.from_param(s.param.causal, name="Causal mask")
+        self.decoder_only += [task, causal]
+        self.with_pairs.append(pair_task)
+        self._show_mode()
         widgets = [
-            pn.widgets.Select.from_param(s.param.task, name="Task", options=TASKS),
+            pn.widgets.Select.from_param(s.param.arch, name="Architecture", options=ARCHS),
+            task,
+            pair_task,
             pn.widgets.IntSlider.from_param(s.param.d_model, name="d_model", step=8),
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.nhead,
@@ -272,7 +313,7 @@ class TransformerLesson(LessonView):
                 name="Positions",
                 options={POSITION_TEXT[k][0].split(" (")[0]: k for k in POSITIONAL},
             ),
-            pn.widgets.Checkbox.from_param(s.param.causal, name="Causal mask"),
+            causal,
             pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length"),
             pn.widgets.Checkbox.from_param(s.param.compare_lstm, name="Train an LSTM beside it"),
         ]
@@ -281,12 +322,28 @@ class TransformerLesson(LessonView):
     def sections(self) -> list[Any]:
         generate = pn.widgets.Button(name="Generate", button_type="primary", width=100)
         generate.on_click(self.generate)
-        return [
+        heads = pn.Column(
             "## Open every head",
             pn.pane.Markdown(HELP["heads"]),
             pn.Row(self.layer, self.head, self.example),
             self.head_title,
             pn.Row(pn.pane.Bokeh(self.head_fig), pn.pane.Bokeh(self.grid_fig)),
+            sizing_mode="stretch_width",
+        )
+        pairs = self.pairs.panel()
+        sample = pn.Column(
+            "## Sample from the character model",
+            pn.pane.Markdown(HELP["sample"]),
+            pn.Row(self.prompt, self.temperature, generate),
+            self.sample_out,
+            sizing_mode="stretch_width",
+        )
+        self.decoder_only += [heads, sample]
+        self.with_pairs.append(pairs)
+        self._show_mode()
+        return [
+            heads,
+            pairs,
             "## Positional encodings",
             pn.pane.Markdown(HELP["positions"]),
             self.pe_note,
@@ -295,10 +352,7 @@ class TransformerLesson(LessonView):
             pn.pane.Markdown(HELP["cost"]),
             pn.pane.Bokeh(self.cost_fig, sizing_mode="stretch_width"),
             self.cost_note,
-            "## Sample from the character model",
-            pn.pane.Markdown(HELP["sample"]),
-            pn.Row(self.prompt, self.temperature, generate),
-            self.sample_out,
+            sample,
         ]
 
 
