@@ -74,8 +74,9 @@ def _train(task_cls, steps: int, lr: float = 3e-3, **task_kw) -> float:
 
 @pytest.mark.slow
 def test_learns_reversal() -> None:
-    """Measured 0.87 exact match on 200 held-out sources of 3-10 symbols."""
-    acc = _train(Reversal, 300, min_len=3, max_len=10)
+    """Measured 0.855 exact match on 200 held-out sources of 3-10 symbols after 400 steps
+    (0.79 after 300 with NumPy 2.4: too close to the threshold to be a stable check)."""
+    acc = _train(Reversal, 400, min_len=3, max_len=10)
     print(f"\n[transformer seq2seq] reversal exact match {acc:.3f}")
     assert acc >= 0.8
 
