@@ -32,6 +32,7 @@ def test_app_assembles_and_builds_each_lesson_when_first_opened():
         "Time series",
         "Memory",
         "Recursive networks",
+        "Pointer networks",
         "About",
         "Saved work",
     ]

@@ -24,6 +24,7 @@ LIVE = {  # tab: (status line's class, look-inside columns)
     "CTC": ("pyplay-ctc-status", ["image"]),
     "Recurrent networks": ("pyplay-status", ["image", "norm"]),
     "Memory": ("pyplay-memory-status", ["image"]),
+    "Pointer networks": ("pyplay-pointer-status", ["weight"]),
 }
 
 
@@ -119,6 +120,7 @@ LESSONS = (
     "Time series",
     "Memory",
     "Recursive networks",
+    "Pointer networks",
 )
 
 
