@@ -30,11 +30,11 @@ __all__ = ["PointerLesson"]
 
 HELP = (
     "A **pointer network** (Vinyals, Fortunato and Jaitly, 2015) is an encoder-decoder whose "
-    "outputs are **positions of its input**. The encoder reads the input into states e_j; at "
-    "output step i the decoder, in state d_i, scores every input position with additive "
+    "outputs are **positions of its input**. The encoder reads the input into states eⱼ; at "
+    "output step i the decoder, in state dᵢ, scores every input position with additive "
     "attention, and the softmax of the scores *is* the output distribution:\n\n"
-    "u_j^i = vᵀ tanh(W₁ e_j + W₂ d_i),  j = 1 … n\n\n"
-    "p(C_i | C_1, …, C_i−1, P) = softmax(u^i)\n\n"
+    "`uⁱⱼ = vᵀ tanh(W₁ eⱼ + W₂ dᵢ)`,  j = 1 … n\n\n"
+    "`p(Cᵢ | C₁, …, Cᵢ₋₁, P) = softmax(uⁱ)`\n\n"
     "A plain encoder-decoder ends with a softmax over a vocabulary fixed before training, so it "
     'cannot answer with "the 7th input" when inputs can be longer than any it was built for. '
     "Here the **output dictionary is the input**: as many choices as there are inputs, whatever "
@@ -107,7 +107,7 @@ class PointerLesson(LessonView):
     def __init__(self, state: PointerLessonState | None = None) -> None:
         super().__init__(state or PointerLessonState())
         self.map_fig, self.map_source = attention_figure(
-            "Pointing weights softmax(u^i)", "input position j", "output step i",
+            "Pointing weights softmax(uⁱ)", "input position j", "output step i",
             height=300, width=460, name="pointer-weights",
         )  # fmt: skip
         self.hull_fig, self.points_source, self.true_source, self.pred_source = hull_figure()
@@ -132,7 +132,7 @@ class PointerLesson(LessonView):
         steps = [f"{i + 1}: {view.inputs[p]}" for i, p in enumerate(view.predicted)]
         update_attention(self.map_fig, self.map_source, view.weights, view.inputs, steps)
         k = int(self.example.value or 0)
-        set_title(self.map_fig, f"Pointing weights softmax(u^i), example {k}")
+        set_title(self.map_fig, f"Pointing weights softmax(uⁱ), example {k}")
         self.hull_pane.visible = view.points is not None
         if view.points is not None:
             self._draw_hull(view, view.points)
