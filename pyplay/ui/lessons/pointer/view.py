@@ -58,8 +58,8 @@ TRUE, PREDICTED = "#27ae60", "#d35400"
 
 
 def hull_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource, ColumnDataSource]:
-    """The points with their indices, the true hull (dashed) and the predicted one, in the unit
-    square: the figure and its points', true hull's and predicted hull's sources."""
+    """The points with their indices, the true hull (wide, pale) and the predicted one (dashed)
+    in the unit square: the figure and its points', true hull's and predicted hull's sources."""
     points = ColumnDataSource({"x": [], "y": [], "label": []})
     true = ColumnDataSource({"x": [], "y": []})
     predicted = ColumnDataSource({"x": [], "y": []})
