@@ -47,7 +47,7 @@ from pyplay._checks import as_generator, check_float, check_int
 from pyplay.decode.ctc import ctc_loss_logits
 from pyplay.losses import cross_entropy, mse, softmax
 from pyplay.models.score_function import update_baseline
-from pyplay.tasks.pairs import SPECIALS, PairBatch, exact_match
+from pyplay.tasks.pairs import SPECIALS, PairBatch, PointerBatch, exact_match
 
 __all__ = [
     "BatchObjective",
@@ -283,45 +283,56 @@ class Seq2SeqObjective(BatchObjective):
 
 class PointerObjective(BatchObjective):
     """Cross-entropy of the source positions a :class:`~pyplay.models.pointer.PointerNetwork`
-    points at, on a pair task whose targets are positions (``Sorting(output="positions")``):
-    teacher forcing, the decoder reading the true previous position (-1 at the first step)."""
+    points at, on a task whose targets are positions: a pair task (``Sorting(output=
+    "positions")``, every source position once) or a task whose batches are
+    :class:`~pyplay.tasks.pairs.PointerBatch` (:class:`~pyplay.tasks.hull.ConvexHull`: the
+    hull's vertices, then the end). Teacher forcing: the decoder reads the true previous
+    position (-1 at the first step)."""
 
     def __init__(self, model: Any, task: Any) -> None:
-        if getattr(task, "output", None) != "positions" or not hasattr(task, "src_vocab"):
+        if getattr(task, "output", None) != "positions":
             raise TypeError(
-                "task must be a pair task whose targets are source positions "
-                f"(Sorting(output='positions')), got {type(task).__name__}"
+                "task must be a task whose targets are source positions "
+                f"(Sorting(output='positions'), ConvexHull), got {type(task).__name__}"
             )
-        sizes = (len(task.src_vocab),)
-        super().__init__(model, task, sizes, (model.vocab_size,), "has {} source tokens")
+        if getattr(task, "input_kind", "tokens") == "real":
+            sizes, model_sizes = (task.input_size,), (model.input_size,)
+            super().__init__(model, task, sizes, model_sizes, "gives {} features a position")
+        else:
+            sizes = (len(task.src_vocab),)
+            super().__init__(model, task, sizes, (model.vocab_size,), "has {} source tokens")
 
     @staticmethod
-    def positions(batch: PairBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Decoder inputs (B, S), target positions (B, S) and the counted steps (B, S)."""
-        S = batch.src.shape[1]
-        mask = np.arange(S)[None, :] < batch.src_lengths[:, None]  # (B, S)
-        targets = np.where(mask, batch.tgt_out[:, :S] - len(SPECIALS), 0)  # ids -> positions
+    def positions(batch: PairBatch | PointerBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Decoder inputs (B, U), target positions (B, U) and the counted steps (B, U)."""
+        if isinstance(batch, PointerBatch):
+            targets, mask = batch.targets, batch.mask
+        else:  # a pair batch whose target ids are positions: every source position once
+            S = batch.src.shape[1]
+            mask = np.arange(S)[None, :] < batch.src_lengths[:, None]  # (B, S)
+            targets = np.where(mask, batch.tgt_out[:, :S] - len(SPECIALS), 0)  # ids -> positions
         ptr_in = np.concatenate([np.full((len(targets), 1), -1), targets[:, :-1]], axis=1)
         return ptr_in, targets, mask
 
-    def _forward(self, batch: PairBatch) -> tuple[float, np.ndarray, Any, np.ndarray, Any]:
+    def _forward(self, batch: Any) -> tuple[float, np.ndarray, Any, np.ndarray, Any]:
         ptr_in, targets, mask = self.positions(batch)
-        probs, cache = self.model.forward(batch.src, batch.src_lengths, ptr_in)  # (B, S, S)
+        probs, cache = self.model.forward(batch.src, batch.src_lengths, ptr_in)  # (B, U, S)
         loss, du = self.model.loss(probs, targets, mask)
         hits = (probs.argmax(axis=2) == targets)[mask]
-        return loss, du, cache, hits, targets
+        return loss, du, cache, hits, (targets, mask)
 
-    def step(self, batch: PairBatch) -> tuple[float, dict[str, np.ndarray], dict[str, float]]:
+    def step(self, batch: Any) -> tuple[float, dict[str, np.ndarray], dict[str, float]]:
         """Loss, gradients and the batch's teacher-forced pointing accuracy."""
         loss, du, cache, hits, _ = self._forward(batch)
         return loss, self.model.backward(du, cache).grads, {"accuracy": float(hits.mean())}
 
     def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
-        """Teacher-forced loss and the fraction of rows whose greedy pointers are all right."""
+        """Teacher-forced loss and the fraction of rows whose greedy pointers are all right
+        (``exact_match``; a row with an end position stops after pointing at it)."""
         batch = task.batch(batch_size)
-        loss, _, _, _, targets = self._forward(batch)
-        predicted = self.model.greedy(batch.src, batch.src_lengths)
-        right = [p == targets[b, : len(p)].tolist() for b, p in enumerate(predicted)]
+        loss, _, _, _, (targets, mask) = self._forward(batch)
+        predicted = self.model.greedy(batch.src, batch.src_lengths, getattr(batch, "end", None))
+        right = [p == targets[b, : mask[b].sum()].tolist() for b, p in enumerate(predicted)]
         return {"loss": loss, "exact_match": float(np.mean(right))}
 
 

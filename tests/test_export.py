@@ -27,6 +27,7 @@ from pyplay.ui.export import EMBED_LIMIT, as_code, metrics_csv
 from pyplay.ui.lessons.ctc.state import CTCState
 from pyplay.ui.lessons.glimpse.state import GlimpseLessonState
 from pyplay.ui.lessons.memory.state import MemoryLessonState
+from pyplay.ui.lessons.pointer.state import PointerLessonState
 from pyplay.ui.lessons.recursive.state import RecursiveLessonState
 from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.lessons.seq2seq.state import Seq2SeqState
@@ -93,6 +94,11 @@ CASES: dict[str, tuple[str, Any]] = {
     ),
     "glimpse-hard-without-baseline": (
         "glimpse", lambda: GlimpseLessonState(seq_len=6, hidden_size=8, baseline=False, seed=2)
+    ),
+    "pointer-sorting-gru": ("pointer", lambda: PointerLessonState(cell="gru", hidden_size=8)),
+    "pointer-hull": (
+        "pointer", lambda: PointerLessonState(task="hull", hidden_size=6, max_len=8, seed=2,
+                                              batch_size=16)
     ),
 }  # fmt: skip
 

@@ -22,7 +22,7 @@ from pyplay.dynamic import (
     textbook_trace,
 )
 from pyplay.io import Checkpoint, load, load_model, resume, save, save_model
-from pyplay.models import GlimpseNet, RecursiveNet, SequenceModel
+from pyplay.models import GlimpseNet, PointerNetwork, RecursiveNet, SequenceModel
 from pyplay.models.memory import AttendRNN, MemoryNet
 from pyplay.models.registry import MODEL_CLASSES, describe_model, estimate_parameters
 from pyplay.models.seq2seq import WIRINGS, EncoderDecoder
@@ -56,6 +56,7 @@ MODELS = {
     "textbook general": lambda: TextbookSeq2Seq(9, 10, "general", hidden_size=6, D=3),
     "textbook concat": lambda: textbook_seq2seq(9, 9, "concat", hidden_size=5, D=9),
     "recursive": lambda: RecursiveNet(12, 3, hidden_size=6, dtype=np.float64, rng=2),
+    "pointer real": lambda: PointerNetwork(None, input_size=3, hidden_size=6, cell="gru", rng=4),
     "glimpse hard": lambda: GlimpseNet(9, 8, "hard", attn_size=4, hidden_size=5, rng=3),
 }
 

@@ -28,20 +28,27 @@ def test_gradients_match_central_differences(cell: str) -> None:
     task = Sorting(min_len=2, max_len=4, rng=0)
     src, lengths, ptr_in, targets, mask = pointer_batch(task, 3)
     model = PointerNetwork(13, embedding_dim=3, hidden_size=4, cell=cell, dtype=np.float64, rng=1)
+    probs = assert_gradients(model, src, lengths, ptr_in, targets, mask)
+    assert np.allclose(probs.sum(axis=2), 1.0)
+    assert (probs[~(np.arange(src.shape[1])[None, :] < lengths[:, None])[:, None, :].repeat(
+        probs.shape[1], axis=1)] == 0).all()  # fmt: skip
+
+
+def assert_gradients(model: PointerNetwork, src: np.ndarray, *rest: np.ndarray) -> np.ndarray:
+    """Every parameter's gradient against central differences; returns the probabilities."""
+    lengths, ptr_in, targets, mask = rest
 
     def loss() -> float:
         probs, _ = model.forward(src, lengths, ptr_in)
         return model.loss(probs, targets, mask)[0]
 
     probs, cache = model.forward(src, lengths, ptr_in)
-    assert np.allclose(probs.sum(axis=2), 1.0)
-    assert (probs[~(np.arange(src.shape[1])[None, :] < lengths[:, None])[:, None, :].repeat(
-        probs.shape[1], axis=1)] == 0).all()  # fmt: skip
     _, du = model.loss(probs, targets, mask)
     grads = model.backward(du, cache).grads
     assert set(grads) == set(model.params)
     for name, p in model.params.items():
         assert_grad_close(grads[name], numeric_grad(loss, p), name)
+    return probs
 
 
 def test_greedy_outputs_a_permutation_of_the_real_positions() -> None:
@@ -96,3 +103,51 @@ def test_the_trainer_trains_it_through_its_declared_objective() -> None:
     assert set(trainer.evaluate(batch_size=32)) == {"loss", "exact_match"}
     with pytest.raises(TypeError, match="targets are source positions"):
         Trainer(model, Sorting(output="values"))
+
+
+@pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
+def test_gradients_match_central_differences_with_real_inputs(cell: str) -> None:
+    from pyplay.objectives import PointerObjective
+    from pyplay.tasks.hull import ConvexHull
+
+    b = ConvexHull(min_points=3, max_points=5, rng=0).batch(3)
+    ptr_in, targets, mask = PointerObjective.positions(b)
+    model = PointerNetwork(
+        None, input_size=3, embedding_dim=3, hidden_size=4, cell=cell, dtype=np.float64, rng=1
+    )
+    assert set(model.params) >= {"input.weight", "input.bias"}
+    assert "embedding.weight" not in model.params
+
+    probs = assert_gradients(model, b.src, b.src_lengths, ptr_in, targets, mask)
+    assert probs.shape == (3, targets.shape[1], b.src.shape[1])
+
+
+def test_greedy_stops_after_pointing_at_the_end() -> None:
+    from pyplay.tasks.hull import ConvexHull
+
+    b = ConvexHull(min_points=4, max_points=8, rng=2).batch(12)
+    model = PointerNetwork(None, input_size=3, hidden_size=8, rng=0)
+    out = model.greedy(b.src, b.src_lengths, b.end)
+    for k, seq in enumerate(out):
+        assert len(set(seq)) == len(seq) and all(0 <= p <= b.end[k] for p in seq)
+        assert seq[-1] == b.end[k] or len(seq) == b.src_lengths[k]  # ends at END or runs out
+        assert b.end[k] not in seq[:-1]
+    full = model.greedy(b.src, b.src_lengths)  # no end: every position once
+    assert [sorted(s) for s in full] == [list(range(n)) for n in b.src_lengths]
+    with pytest.raises(ValueError, match="end must hold one real position per row"):
+        model.greedy(b.src, b.src_lengths, b.src_lengths)
+
+
+def test_real_inputs_are_checked() -> None:
+    with pytest.raises(ValueError, match=r"give vocab_size .* or input_size .*, exactly one"):
+        PointerNetwork(None)
+    with pytest.raises(ValueError, match="exactly one"):
+        PointerNetwork(13, input_size=2)
+    model = PointerNetwork(None, input_size=3)
+    with pytest.raises(ValueError, match=r"src must have input_size=3 features"):
+        model.forward(np.zeros((1, 4, 2)), [4], [[-1]])
+    with pytest.raises(ValueError, match=r"src must be a 3-D array \(B, S, F\)"):
+        model.forward(np.zeros((1, 4)), [4], [[-1]])
+    assert PointerNetwork.from_config(model.config).config == model.config
+    old = {k: v for k, v in PointerNetwork(13).config.items() if k != "input_size"}
+    assert PointerNetwork.from_config(old).input_size is None  # files saved before it

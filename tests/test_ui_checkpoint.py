@@ -23,6 +23,7 @@ from pyplay.ui.export_bar import ExportBar  # noqa: E402
 from pyplay.ui.lessons.ctc.state import CTCState  # noqa: E402
 from pyplay.ui.lessons.dynamic.state import LDDNLessonState  # noqa: E402
 from pyplay.ui.lessons.memory.state import MemoryLessonState  # noqa: E402
+from pyplay.ui.lessons.pointer.state import PointerLessonState  # noqa: E402
 from pyplay.ui.lessons.rnn.state import LessonState  # noqa: E402
 from pyplay.ui.lessons.seq2seq.state import Seq2SeqState  # noqa: E402
 from pyplay.ui.lessons.textbook.state import TextbookSeq2SeqState  # noqa: E402
@@ -39,6 +40,7 @@ LESSONS: dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, Any]]] = 
     "timeseries": (NARXState, {"hidden_size": 4}, {"feedback_delays": 3}),
     "dynamic": (LDDNLessonState, {"preset": "elman", "system": "first order"}, {}),
     "textbook": (TextbookSeq2SeqState, {"form": "dot", "hidden_size": 8}, {"form": "context"}),
+    "pointer": (PointerLessonState, {"task": "hull", "hidden_size": 8}, {"max_len": 9}),
 }
 
 

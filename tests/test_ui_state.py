@@ -33,6 +33,7 @@ def test_app_assembles_and_builds_each_lesson_when_first_opened():
         "Memory",
         "Recursive networks",
         "Soft and hard attention",
+        "Pointer networks",
         "About",
         "Saved work",
     ]

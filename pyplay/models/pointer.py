@@ -13,7 +13,12 @@ the output distribution:
 
 with :math:`m_j` = 1 at real, 0 at padded positions. Trained with cross-entropy on the target
 positions (teacher forcing: the decoder reads the true previous choice). Greedy decoding never
-points twice at the same position (the outputs are a permutation, as for sorting).
+points twice at the same position (the outputs are a permutation, as for sorting), and, given
+an end position per row, stops after pointing at it (a convex hull's vertices, then the end).
+
+The source is token ids (B, S) embedded by a table (``vocab_size``), or, with ``input_size``
+F, real vectors (B, S, F) such as points in the plane, embedded by an affine layer
+:math:`x_j = W_{in} s_j + b_{in}` (Vinyals et al. feed the coordinates this way).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_dtype, check_int
 from pyplay.models.contract import Backward, ModelBase, check_model_size, config_int, recurrent
-from pyplay.nn import GRU, LSTM, RNN, Embedding, init
+from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear, init
 
 __all__ = ["PointerNetwork"]
 
@@ -49,7 +54,10 @@ class PointerCache:
 class PointerNetwork(ModelBase):
     """Points at source positions; sizes as in :class:`~pyplay.models.seq2seq.EncoderDecoder`.
 
-    Parameters are ``embedding.weight``, ``go`` (E,), ``encoder.*``, ``decoder.*``,
+    ``vocab_size`` V for token sources (B, S), or ``vocab_size=None`` and ``input_size`` F
+    for real sources (B, S, F). Parameters are ``embedding.weight`` (V, E) (token sources)
+    or ``input.weight`` (E, F) and ``input.bias`` (E,) (real sources), ``go`` (E,),
+    ``encoder.*``, ``decoder.*``,
     ``attention.weight_key`` (A, H) = :math:`W_1`, ``attention.weight_query`` (A, H) =
     :math:`W_2`, ``attention.bias`` (A,), ``attention.v`` (A,).
     """
@@ -58,15 +66,23 @@ class PointerNetwork(ModelBase):
 
     def __init__(
         self,
-        vocab_size: int,
+        vocab_size: int | None,
         embedding_dim: int = 16,
         hidden_size: int = 64,
         cell: str = "lstm",
         attn_size: int | None = None,
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
+        input_size: int | None = None,
     ) -> None:
-        V = check_int("vocab_size", vocab_size, min_value=1)
+        if (vocab_size is None) == (input_size is None):
+            raise ValueError(
+                "give vocab_size (token sources) or input_size (real sources), exactly one; "
+                f"got vocab_size={vocab_size!r}, input_size={input_size!r}"
+            )
+        V = None if vocab_size is None else check_int("vocab_size", vocab_size, min_value=1)
+        F = None if input_size is None else check_int("input_size", input_size, min_value=1)
+        self.input_size = F
         E = check_int("embedding_dim", embedding_dim, min_value=1)
         H = check_int("hidden_size", hidden_size, min_value=1)
         A = check_int("attn_size", H if attn_size is None else attn_size, min_value=1)
@@ -75,14 +91,21 @@ class PointerNetwork(ModelBase):
         self.dtype = check_dtype("dtype", dtype)
         check_model_size(type(self), locals())  # before anything is built
         gen = as_generator(rng)
-        self.emb = Embedding(V, E, dtype=self.dtype, rng=gen)
+        self.emb: Embedding | Linear
+        if V is not None:
+            self.emb, self._emb_name = Embedding(V, E, dtype=self.dtype, rng=gen), "embedding"
+        else:
+            assert F is not None  # one of the two, checked above
+            self.emb, self._emb_name = Linear(F, E, dtype=self.dtype, rng=gen), "input"
         self.enc = CELLS[self.cell](E, H, dtype=self.dtype, rng=gen)
         self.dec = CELLS[self.cell](E, H, dtype=self.dtype, rng=gen)
         k = 1.0 / np.sqrt(H)
         self.params: dict[str, np.ndarray] = {
-            "embedding.weight": self.emb.params["weight"],
-            "go": init.uniform(gen, -1, 1, E, self.dtype, "PointerNetwork go (embedding_dim,)"),
+            f"{self._emb_name}.{name}": value for name, value in self.emb.params.items()
         }
+        self.params["go"] = init.uniform(
+            gen, -1, 1, E, self.dtype, "PointerNetwork go (embedding_dim,)"
+        )
         for name, value in self.enc.params.items():
             self.params[f"encoder.{name}"] = value
         for name, value in self.dec.params.items():
@@ -97,8 +120,11 @@ class PointerNetwork(ModelBase):
     @classmethod
     def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
         """An upper estimate of the parameter count ``config`` describes (without building)."""
-        V, E = config_int(config, "vocab_size", 1), config_int(config, "embedding_dim", 16)
-        H = config_int(config, "hidden_size", 64)
+        E, H = config_int(config, "embedding_dim", 16), config_int(config, "hidden_size", 64)
+        if config.get("vocab_size") is None:
+            V = config_int(config, "input_size", 1) + 1  # input.weight and input.bias
+        else:
+            V = config_int(config, "vocab_size", 1)
         A = config_int(config, "attn_size", H)
         return (V + 1) * E + 2 * recurrent(config.get("cell"), E, H, 1, 1) + 2 * A * (H + 1)
 
@@ -118,10 +144,22 @@ class PointerNetwork(ModelBase):
         picked = x[np.arange(B)[:, None], idx]  # (B, U, E)
         return np.where((ptr_in < 0)[..., None], self.params["go"], picked)
 
+    def _source(self, src: Any) -> np.ndarray:
+        """``src`` checked: token ids (B, S), or real vectors (B, S, F) with ``input_size``."""
+        if self.input_size is None:
+            return check_array("src", src, ndim=2, kind="i", layout="(B, S)")
+        src = check_array("src", src, ndim=3, dtype=self.dtype, layout="(B, S, F)")
+        if src.shape[2] != self.input_size:
+            raise ValueError(
+                f"src must have input_size={self.input_size} features in its last axis, "
+                f"got shape {src.shape}"
+            )
+        return src
+
     def forward(self, src: Any, src_lengths: Any, ptr_in: Any) -> tuple[np.ndarray, Any]:
         """Pointer distributions (B, U, S) for decoder inputs ``ptr_in`` (B, U): the position
         pointed at the step before, -1 at the first step."""
-        src = check_array("src", src, ndim=2, kind="i", layout="(B, S)")
+        src = self._source(src)
         ptr_in = check_array("ptr_in", ptr_in, ndim=2, kind="i", layout="(B, U)")
         lengths = np.asarray(src_lengths)
         if ptr_in.max(initial=-1) >= src.shape[1] or ptr_in.min(initial=-1) < -1:
@@ -158,21 +196,28 @@ class PointerNetwork(ModelBase):
         g.update({f"decoder.{k}": v for k, v in gd.items()})
         first = cache.ptr_in < 0  # (B, U)
         g["go"] = dx_dec[first].sum(axis=0)
-        B, S = cache.src.shape
+        B, S = cache.src.shape[:2]
         dx = np.zeros((B, S, dx_dec.shape[2]), dtype=self.dtype)  # (B, S, E)
         rows = np.broadcast_to(np.arange(B)[:, None], cache.ptr_in.shape)
         np.add.at(dx, (rows[~first], cache.ptr_in[~first]), dx_dec[~first])
         dx_enc, _, ge = self.enc.backward(dKp @ p["attention.weight_key"], dstate, cache.enc)
         g.update({f"encoder.{k}": v for k, v in ge.items()})
         _, gemb = self.emb.backward(dx + dx_enc, cache.emb)
-        g["embedding.weight"] = gemb["weight"]
+        g.update({f"{self._emb_name}.{k}": v for k, v in gemb.items()})
         return Backward({k: g[k].astype(self.dtype, copy=False) for k in self.params})
 
-    def greedy(self, src: Any, src_lengths: Any) -> list[list[int]]:
-        """Each row's positions in the order pointed at, every real position exactly once."""
-        src = check_array("src", src, ndim=2, kind="i", layout="(B, S)")
+    def greedy(self, src: Any, src_lengths: Any, end: Any = None) -> list[list[int]]:
+        """Each row's positions in the order pointed at, never one twice: every real position
+        exactly once, or, given ``end`` (B,) positions, up to and including the first pointer
+        at the row's end position."""
+        src = self._source(src)
         lengths = np.asarray(src_lengths)
-        B, S = src.shape
+        B, S = src.shape[:2]
+        running = np.ones(B, dtype=bool)  # (B,) not ended yet
+        if end is not None:
+            end = check_array("end", end, ndim=1, kind="i", layout="(B,)")
+            if end.shape != (B,) or (end < 0).any() or (end >= lengths).any():
+                raise ValueError(f"end must hold one real position per row (B={B}), got {end}")
         x, _ = self.emb.forward(src)  # (B, S, E)
         H_enc, state, _ = self.enc.forward(x, lengths=lengths)
         free = np.arange(S)[None, :] < lengths[:, None]  # (B, S) not pointed at yet
@@ -183,8 +228,12 @@ class PointerNetwork(ModelBase):
             _, probs = self._scores(H_enc, D, free | ~free.any(axis=1, keepdims=True))
             choice = np.where(free, probs[:, 0], -1.0).argmax(axis=1)  # (B,)
             for b in range(B):
-                if t < lengths[b]:
+                if t < lengths[b] and running[b]:
                     out[b].append(int(choice[b]))
+            if end is not None:
+                running &= choice != end
+                if not running.any():
+                    break
             free[np.arange(B), choice] = False
             prev = choice[:, None]
         return out

@@ -32,6 +32,7 @@ __all__ = [
     "PAD",
     "PairBatch",
     "PairTask",
+    "PointerBatch",
     "UserPairs",
     "Vocab",
     "exact_match",
@@ -120,6 +121,21 @@ class PairBatch:
         src_lengths = np.array([len(s) for s, _ in pairs], dtype=np.int64)  # (B,)
         tgt_mask = np.arange(U)[None, :] <= np.array([len(t) for _, t in pairs])[:, None]
         return PairBatch(src, src_lengths, tgt_in, tgt_out, tgt_mask)
+
+
+@dataclass(frozen=True)
+class PointerBatch:
+    """A padded batch for a pointer network whose targets are positions of its source
+    (:class:`~pyplay.tasks.hull.ConvexHull`): ``targets`` (B, U) the positions to point at in
+    order (0 past a row's end), ``mask`` (B, U) the steps that count, ``end`` (B,) each row's
+    end position (pointing at it ends the output; None when every row points at all its
+    positions)."""
+
+    src: np.ndarray  # (B, S) int64 ids, or (B, S, F) float
+    src_lengths: np.ndarray  # (B,) int64
+    targets: np.ndarray  # (B, U) int64
+    mask: np.ndarray  # (B, U) bool
+    end: np.ndarray | None = None  # (B,) int64
 
 
 def exact_match(predicted: Sequence[Sequence[int]], batch: PairBatch) -> float:

@@ -120,6 +120,15 @@ class Sorting(PairTask):
         target = values[order] if self.output == "values" else order
         return [str(v) for v in values], [str(v) for v in target]
 
+    def baseline_loss(self) -> float:
+        """The loss of a uniform guess per counted step: over the n source positions
+        (``"positions"``, a pointer network's: E[n log n] / E[n] for n uniform in
+        min_len..max_len), or over the target vocabulary (``"values"``)."""
+        if self.output == "values":
+            return float(np.log(len(self.tgt_vocab)))
+        n = np.arange(self.min_len, self.max_len + 1)  # (lengths,)
+        return float((n * np.log(n)).sum() / n.sum())
+
     def describe(self) -> str:
         what = "the digits in order" if self.output == "values" else "where each sorted digit is"
         return f"Sorting: read {self.min_len}-{self.max_len} digits and output {what}."

@@ -25,6 +25,7 @@ LIVE = {  # tab: (status line's class, look-inside columns)
     "Recurrent networks": ("pyplay-status", ["image", "norm"]),
     "Memory": ("pyplay-memory-status", ["image"]),
     "Soft and hard attention": ("pyplay-glimpse-status", ["weight"]),
+    "Pointer networks": ("pyplay-pointer-status", ["weight"]),
 }
 
 
@@ -121,6 +122,7 @@ LESSONS = (
     "Memory",
     "Recursive networks",
     "Soft and hard attention",
+    "Pointer networks",
 )
 
 

@@ -207,14 +207,28 @@ LESSONS: tuple[LessonSpec, ...] = (
                        "plot) while the soft one learns as before", above=0.8, relative=True),
         ),
     ),
+    LessonSpec(
+        "pointer", "Pointer networks", "state:PointerLessonState", "view:PointerLesson",
+        "task cell hidden_size min_len max_len lr batch_size seed",
+        about="an encoder-decoder whose outputs are positions of its input: sorting digits and "
+        "the convex hull of points, its pointing weights as a heatmap",
+        experiments=(
+            Experiment("Sort 3-6 digits", {}, 300,
+                       "the loss falls below 0.2 (pointing uniformly: 1.5) and greedy "
+                       "decoding sorts most examples exactly", below=0.2),
+            Experiment("Hull of 4-6 points", {"task": "hull", "max_len": 6, "min_len": 4}, 500,
+                       "the loss falls below 0.8 (pointing uniformly: 1.8); the predicted "
+                       "polygon starts to follow the true hull", below=0.8),
+        ),
+    ),
 )
 # fmt: on
 
 # the lessons in the order of a course on recurrent networks and attention ("Start here");
 # from the book's delays and feedback to LSTMs, alignment, attention, memory, transformers
 COURSE: tuple[str, ...] = (
-    "dynamic", "timeseries", "rnn", "ctc", "seq2seq", "recursive", "memory", "glimpse",
-    "transformer",
+    "dynamic", "timeseries", "rnn", "ctc", "seq2seq", "pointer", "recursive", "memory",
+    "glimpse", "transformer",
 )  # fmt: skip
 
 SPECS: dict[str, LessonSpec] = {spec.key: spec for spec in LESSONS}

@@ -33,7 +33,7 @@ __all__ = [
 PAIR_LABELS = {
     "Reversal": "reversal",
     "Copy": "copy_var",
-    "Sorting (pointer positions)": "sorting",
+    "Sorting (positions as tokens)": "sorting",
     "Dates to ISO": "dates",
     "English to French": "translation",
     "Your pairs": "pairs",

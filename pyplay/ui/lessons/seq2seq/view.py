@@ -50,7 +50,10 @@ HELP = {
     "sampling 0); **scheduled sampling** feeds it its own guess with the probability set, so "
     "that it learns to recover from its mistakes as it must when decoding; "
     "**Reverse source** reads the source backwards (Sutskever's trick). For reversal and "
-    "copy, **Shortest source** and **Longest source** set the lengths trained on.",
+    "copy, **Shortest source** and **Longest source** set the lengths trained on. **Sorting "
+    "(positions as tokens)** writes the sorted digits' positions as words of a fixed "
+    "vocabulary: this is no pointer network; the **Pointer networks** lesson has the real "
+    "one, which points at its input.",
     "decode": "Type a source and **Translate** (greedy decoding). Each heatmap row is one "
     "output step, each column one source position; bright cells are where the decoder looked. "
     "Hover a cell for the tokens and the weight.",

@@ -1,0 +1,2 @@
+"""A lesson of the playground (its spec: :data:`pyplay.ui.lessons.LESSONS`): ``state.py``
+(settings and actions), ``view.py`` (the page), ``code.py`` (its "show as code" script)."""
