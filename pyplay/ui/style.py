@@ -41,8 +41,10 @@ pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
 
 # Panel's Tabs take no raw_css: pass this as their ``stylesheets`` (the headers wrap). Bokeh
 # hides the tabs not shown with ``visibility: hidden`` only, so the browser still styles and
-# lays them out; Bokeh's own layout passes skip them (``web/site/client.js``). Taking them out
-# of the layout too (``display: none``) failed test_autosave now and then: after a reload
+# lays them out. Leaving them out of Bokeh's layout passes (tried in client.js) left a hidden
+# tab at the width of the window it was last laid out in: after a resize the page was wider
+# than the window (test_layout). Taking them out of the layout (``display: none``) failed
+# test_autosave now and then: after a reload
 # from a lesson's address, a click on "Saved work" right after the start can be overtaken by
 # Python showing the address's lesson tab (page and Python then disagree on the tab shown);
 # with ``visibility: hidden`` the hidden tab's text still counts as visible to the test.

@@ -18,31 +18,6 @@
     return getContext.call(this, type, options);
   };
 
-  // Bokeh lays out the whole document again whenever any part changes (a lesson drawn, a
-  // plot resized), the tabs not shown included: each lesson opened made opening the next one
-  // slower (1.5 s first, 5.7 s after six others). Panel's tabs here lay out the tab shown
-  // only (its layoutable_views), and the tab shown next when it is shown.
-  function layOutShownTabOnly() {
-    const Tabs = window.Bokeh && Bokeh.Models.get("panel.models.tabs.Tabs");
-    const View = Tabs && Tabs.prototype.default_view;
-    if (!View || View.prototype.pyplayShownOnly) return;
-    let Layout = View;  // Bokeh's LayoutDOMView, which the layout passes walk
-    while (Layout && Layout.__name__ !== "LayoutDOMView") Layout = Object.getPrototypeOf(Layout);
-    if (!Layout) return;  // another Bokeh: leave its tabs alone
-    Object.defineProperty(View.prototype, "layoutable_views", {
-      get() {
-        const shown = this.child_views[this.model.active];
-        return shown instanceof Layout ? [shown] : [];
-      },
-    });
-    const updateActive = View.prototype.update_active;
-    View.prototype.update_active = function () {
-      updateActive.call(this);
-      this.invalidate_layout();
-    };
-    View.prototype.pyplayShownOnly = true;
-  }
-
   // A worker from the site's own origin, or (host page on another origin) from a blob that
   // tells worker.js where the site is and imports it: browsers refuse cross-origin worker URLs.
   function makeWorker(base, sameOrigin) {
@@ -120,7 +95,6 @@
       renderItems[0].roots = roots;
       renderItems[0].root_ids = rootIds;
       if (options.onStage) options.onStage("draw", "Drawing the page");
-      layOutShownTabOnly();
       const [views] = await Bokeh.embed.embed_items(docsJson, renderItems);
       client.document = [...views.roots.values()][0].model.document;
       client.document.on_change(sendChange, false);
