@@ -305,3 +305,14 @@ def test_hiding_the_baseline_of_an_empty_curve_puts_back_the_empty_ticks():
     lp.baseline.visible = False
     assert list(lp.log_fig.yaxis[0].ticker.ticks) == empty
     assert list(plots.log_ticks(*plot_loss.EMPTY_BOX[1])[0]) == empty
+
+
+def test_an_empty_curve_with_a_baseline_is_labelled_over_the_box_and_the_baseline():
+    """Before the first step the axis spans the placeholder's box and the baseline: its labels
+    are the 1-2-5 ticks of that span, not the crowded fine ticks of the baseline alone."""
+    lp = plot_loss.LossPlot()
+    lp.baseline.location, lp.baseline.visible = 2.079, True
+    ticks = list(lp.log_fig.yaxis[0].ticker.ticks)
+    assert ticks == list(plots.log_ticks(plot_loss.EMPTY_BOX[1][0], 2.079)[0])
+    shown = [t for t in ticks if plot_loss.EMPTY_BOX[1][0] <= t <= 2.079]
+    assert shown == [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0]

@@ -84,8 +84,8 @@ def loss_figure(
             reach.data = {"x": [x], "y": [y]}
         if isinstance(fig.y_scale, LogScale):
             low, high = loss_extent(source, baseline)
-            if not np.isfinite(low):  # nothing to show (no loss, baseline hidden): the box's
-                low, high = EMPTY_BOX[1]
+            if not len(steps):  # no loss yet: the placeholder's box, with the baseline if shown
+                low, high = np.fmin(low, EMPTY_BOX[1][0]), np.fmax(high, EMPTY_BOX[1][1])
             set_log_ticks(fig, low, high)
 
     def name_baseline(attr: str, old: Any, new: Any) -> None:
