@@ -10,9 +10,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
+# this checkout's tools and its package (not whichever pyplay an editable install points at)
+sys.path[:0] = [
+    str(Path(__file__).resolve().parent / "tools"),
+    str(Path(__file__).resolve().parents[1]),
+]
 
-from pagemeasure import main
+from pagemeasure import main  # noqa: E402  (after the path above)
 
 if __name__ == "__main__":
     sys.exit(main())
