@@ -20,14 +20,8 @@ import statistics
 import time
 from typing import Any
 
-LESSONS = (
-    "Recurrent networks",
-    "Sequence to sequence",
-    "Transformers",
-    "CTC",
-    "Memory",
-    "Recursive networks",
-)
+# the lessons with look-inside views that follow training (keys; titles from their specs)
+LIVE_KEYS = ("rnn", "seq2seq", "transformer", "ctc", "memory", "recursive", "glimpse", "pointer")
 WINDOW_S = 8.0  # seconds of training per window
 ROUNDS = 2  # windows with live views on, and as many with them off, alternating
 
@@ -136,7 +130,9 @@ def report(page: Any) -> list[str]:
         f"  live views while training ({ROUNDS} alternating windows of {WINDOW_S:g} s each, "
         "medians; target: cost at most 20%, a redraw at least once a second):"
     ]
-    for title in LESSONS:
+    from pyplay.ui.lessons import SPECS
+
+    for title in (SPECS[key].title for key in LIVE_KEYS):
         f = lesson_figures(page, title)
         lines.append(
             f"    {title}: {f['with']:6.2f} steps/s with, {f['without']:6.2f} without "
