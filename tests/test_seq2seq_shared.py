@@ -6,36 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_seq2seq import check_gradients, small_batch
 
-from gradcheck import assert_grad_close, numeric_grad
-from pyplay.losses import cross_entropy
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.models.seq2seq.bridge import Bridge
-from pyplay.optim import Adam
-from pyplay.tasks.pairs import PairBatch, exact_match
+from pyplay.tasks.pairs import exact_match
 from pyplay.tasks.seq2seq import Reversal
-
-
-def small_batch() -> PairBatch:
-    return PairBatch.of([([3, 4, 5, 6], [4, 3]), ([5, 3], [6, 6, 5, 4]), ([6], [3])])
-
-
-def check_gradients(model: EncoderDecoder) -> dict[str, np.ndarray]:
-    """Every parameter's gradient against central differences; returns the gradients."""
-    batch = small_batch()
-    lengths = batch.tgt_mask.sum(axis=1)
-
-    def loss() -> float:
-        logits, _, _ = model.forward(batch.src, batch.src_lengths, batch.tgt_in, lengths)
-        return float(cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)[0])
-
-    logits, _, cache = model.forward(batch.src, batch.src_lengths, batch.tgt_in, lengths)
-    _, dlogits = cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)
-    grads = model.backward(dlogits, cache).grads
-    assert set(grads) == set(model.params)
-    for name, p in model.params.items():
-        assert_grad_close(grads[name], numeric_grad(loss, p), name)
-    return grads
+from pyplay.train import Trainer
 
 
 @pytest.mark.parametrize("wiring", ["init", "context", "attention", "bahdanau"])
@@ -118,12 +95,8 @@ def _reversal(share_rnn: bool) -> tuple[float, int]:
     V = len(task.src_vocab)
     model = EncoderDecoder(V, V, embedding_dim=16, hidden_size=32, cell="gru",
                            share_rnn=share_rnn, rng=0)  # fmt: skip
-    opt = Adam(model.params, lr=0.01)
-    for _ in range(250):
-        b = task.batch(32)
-        logits, _, cache = model.forward(b.src, b.src_lengths, b.tgt_in, b.tgt_mask.sum(axis=1))
-        _, dlogits = cross_entropy(logits, b.tgt_out, mask=b.tgt_mask)
-        opt.step(model.backward(dlogits, cache).grads)
+    for record in Trainer(model, task, lr=0.01, batch_size=32, clip=None).run(250):
+        assert record.status == "ok", record.message
     test = Reversal(n_symbols=5, min_len=2, max_len=5, rng=99).batch(200)
     return exact_match(model.greedy(test.src, test.src_lengths, 7), test), model.num_parameters()
 

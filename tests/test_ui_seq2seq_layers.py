@@ -81,7 +81,6 @@ def test_states_by_layer_and_direction_follow_the_selection_and_training() -> No
     # bridge's input, as the forward state at the last token is
     model = view.state.model
     ids = np.array([view.state.task_obj.src_vocab.encode(list("abcde"))])
-    _, _, _, enc_cache, _ = model.encode(ids, np.array([5]))
     _, state_n, _ = model.enc.forward(model.enc_emb.forward(ids)[0], lengths=[5])
     np.testing.assert_allclose(result.encoder["l1_reverse"][0], state_n[3, 0], rtol=1e-6)
     np.testing.assert_allclose(result.encoder["l1"][-1], state_n[2, 0], rtol=1e-6)

@@ -45,7 +45,8 @@ LESSONS: tuple[LessonSpec, ...] = (
         source=True,
         widgets=(Embed("attention", "Attention heatmap", "view:attention_widget"),
                  Embed("beam", "Beam search, step by step", "view:beam_widget")),
-        about="encoder-decoder with and without attention, attention heatmaps, scheduled "
+        about="encoder-decoder with and without attention, attention heatmaps, stacked and "
+        "bidirectional encoders with their states, one shared RNN against two, scheduled "
         "sampling, source reversal, beam search step by step, your own pairs",
         experiments=(
             Experiment("Reversal with attention", {"hidden_size": 24, "batch_size": 16}, 150,
