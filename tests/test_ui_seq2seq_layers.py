@@ -139,9 +139,15 @@ def test_the_shared_comparison_trains_both_on_the_same_batches() -> None:
 def test_the_shared_section_draws_both_curves_with_parameter_counts() -> None:
     view = Seq2SeqLesson(Seq2SeqState(hidden_size=8, min_len=2, max_len=4))
     section = view.shared
-    section.steps = 3
+    section.steps = view.by_length.steps = 3
+    view.by_length.compare()
+    assert view.by_length.state.running
     section.compare()  # no event loop here: the loop's first slice does not run
     assert section.state.setting is not None
+    assert section.state.running and not view.by_length.state.running  # one at a time
+    view.start()
+    assert view.state.running and not section.state.running
+    view.pause()
     section.state.train(steps=3)
     section.after_training()
     data = section.plot.source.data

@@ -113,7 +113,7 @@ class LengthSection(TrainingView):
     def compare(self, *_: Any) -> None:
         """New models from the lesson's settings, trained until done or paused."""
         self.pause()
-        self.lesson.pause()  # one training at a time: the page stays quick to answer
+        self.quiet_others()
         if not self.state.begin(self.lesson.state, self.steps):
             self.progress.object = self.state.message
             return
@@ -126,9 +126,17 @@ class LengthSection(TrainingView):
         """Continue a paused comparison (nothing when there is none or it is done)."""
         if self.state.setting is None or self.state.finished or self.state.running:
             return
-        self.lesson.pause()
+        self.quiet_others()
         self.start()
         self.progress.object = self.state.progress()
+
+    def quiet_others(self) -> None:
+        """One training at a time, so the page stays quick to answer: the lesson's model and
+        the lesson's other comparisons pause."""
+        self.lesson.pause()
+        for other in getattr(self.lesson, "comparisons", ()):
+            if other is not self:
+                other.pause()
 
     # ------------------------------------------------------------------ the loop's hooks
     def _stream(self, result: Any) -> None:

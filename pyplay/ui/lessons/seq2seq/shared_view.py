@@ -18,7 +18,7 @@ from pyplay.ui.lessons.seq2seq.by_length import ComparisonSetting
 from pyplay.ui.lessons.seq2seq.by_length_view import LengthSection
 from pyplay.ui.lessons.seq2seq.shared import MODELS, SHARED_STEPS, SharedComparison
 from pyplay.ui.plot_loss import LossPlot
-from pyplay.ui.plots import set_data, set_title
+from pyplay.ui.plots import legend_outside, set_data, set_title
 from pyplay.ui.text import Text
 
 __all__ = ["HELP", "SharedSection"]
@@ -56,10 +56,15 @@ class SharedSection(LengthSection):
         self.plot = LossPlot()
         self.plot.baseline.visible = False
         self.plot.source.data = {"step": [], "loss": [], "shared": []}
+        self.plot.source.name = "seq2seq-shared"  # the page's tests find the curves by it
         self.plot.style_curve(MODELS["separate"], SEPARATE_COLOUR)
         self.plot.add_curve("shared", MODELS["shared"], SHARED_COLOUR, line_dash="solid")
         for fig in self.plot.figures:
             set_title(fig, "Training loss: separate against shared RNN")
+            legend = legend_outside(fig, "below")  # long labels: the plot keeps the width
+            legend.orientation = "vertical"
+            legend.items = legend.items[:2]  # no baseline here (its entry kept a blank row)
+            fig.height = 340
         self.progress = Text(self.state.progress(), css_classes=["pyplay-shared-progress"])
         self.setting = Text("", css_classes=["pyplay-shared-setting"])
 

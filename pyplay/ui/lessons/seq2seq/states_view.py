@@ -17,8 +17,8 @@ from pyplay.ui.plots import heatmap_figure, label_axis, set_title, update_heatma
 __all__ = ["HELP", "StatesSection", "direction_options", "layer_options"]
 
 HELP = (
-    "Each column is one step, each row one unit of the hidden state h (blue negative, red "
-    "positive). **Encoder layer** picks a layer of the encoder (and, with a **bidirectional "
+    "Each column is one step, each row one unit of the hidden state h (its value in the "
+    "colour bar). **Encoder layer** picks a layer of the encoder (and, with a **bidirectional "
     "encoder**, its direction: the backward direction reads the source from its last token "
     "to its first, so its state at a position summarises the source from there to the end); "
     "**Decoder layer** a layer of the decoder, its state after writing each output token. "
@@ -65,7 +65,7 @@ class StatesSection:
         )
         self.dec_fig, self.dec_source = heatmap_figure("h", "Decoder states", "output", "unit")
         for fig in (self.enc_fig, self.dec_fig):
-            fig.width, fig.height = 440, 230
+            fig.frame_width, fig.frame_height = 300, 170  # the cells' area, whatever the labels
         self.enc_part = pn.widgets.Select(name="Encoder layer", options=direction_options(1, False),
                                           width=200)  # fmt: skip
         self.dec_layer = pn.widgets.Select(name="Decoder layer", options=layer_options(1),

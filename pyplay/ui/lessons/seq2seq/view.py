@@ -106,6 +106,7 @@ class Seq2SeqLesson(LessonView):
         self.lexicon = LexiconExamples()  # the lecture's prefix tree and DOCK / DOG examples
         self.by_length = LengthSection(self)  # plain against attention by source length
         self.shared = SharedSection(self)  # separate against shared encoder-decoder RNNs
+        self.comparisons = (self.by_length, self.shared)  # one training at a time
         self.states = StatesSection()  # every layer's and direction's states
         self.states.follow_model(self.state.model)
         self.state.param.watch(self._on_version, "version")
@@ -113,8 +114,8 @@ class Seq2SeqLesson(LessonView):
     # ------------------------------------------------------------------ training
     def start(self, *_: Any) -> None:
         """Train the lesson's model; a comparison under way pauses (one training at a time)."""
-        self.by_length.pause()
-        self.shared.pause()
+        for comparison in self.comparisons:
+            comparison.pause()
         super().start()
 
     def _on_version(self, *_: Any) -> None:
