@@ -177,14 +177,16 @@ class Seq2SeqState(TrainerLesson, LessonBase):
             "bahdanau": f"Bahdanau attention ({self.score})",
             "init": "no attention",
         }
-        layers = f"{self.num_layers} layers" if self.num_layers > 1 else "1 layer"
+        parts = [what.get(self.wiring, "context input")]
+        if self.num_layers > 1:
+            parts.append(f"{self.num_layers} layers")
         if self.share_rnn:
-            layers += ", one RNN shared by encoder and decoder"
+            parts.append("one RNN shared by encoder and decoder")
         elif self.bidirectional:
-            layers += ", bidirectional encoder"
+            parts.append("bidirectional encoder")
         return (
-            f"New {self.cell.upper()} encoder-decoder ({layers}), "
-            f"{what.get(self.wiring, 'context input')}, {n:,} parameters. {task.describe()}"
+            f"New {self.cell.upper()} encoder-decoder, {', '.join(parts)}, {n:,} parameters. "
+            f"{task.describe()}"
         )
 
     # ------------------------------------------------------------------ training
