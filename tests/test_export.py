@@ -63,6 +63,13 @@ CASES: dict[str, tuple[str, Any]] = {
         "seq2seq", lambda: Seq2SeqState(task="copy_var", min_len=5, max_len=12, hidden_size=12,
                                         seed=2)
     ),
+    "seq2seq-2-layers-bidirectional": (
+        "seq2seq", lambda: Seq2SeqState(num_layers=2, bidirectional=True, hidden_size=8, seed=3)
+    ),
+    "seq2seq-shared-rnn-context": (
+        "seq2seq", lambda: Seq2SeqState(share_rnn=True, wiring="context", cell="lstm",
+                                        num_layers=2, hidden_size=8)
+    ),
     "transformer-learned": (
         "transformer", lambda: TransformerLessonState(positional="learned", d_model=16, nhead=2,
                                                       compare_lstm=False)

@@ -34,6 +34,18 @@ def test_gradients_match_central_differences(cell: str, wiring: str, bidirection
         bidirectional_encoder=bidirectional, wiring=wiring, score=score or "general",
         dtype=np.float64, rng=1,
     )  # fmt: skip
+    grads = check_gradients(model)
+    assert np.abs(grads["encoder.rnn.weight_hh_l0"]).max() > 0  # the encoder is trained
+    if wiring in ("attention", "bahdanau"):  # rows sum to one, padded positions get nothing
+        batch = small_batch()
+        _, weights, _ = model.forward(batch.src, batch.src_lengths, batch.tgt_in)
+        np.testing.assert_allclose(weights.sum(axis=2), 1.0, atol=1e-12)
+        assert (weights[0, :, 4:] == 0).all() and (weights[1, :, 2:] == 0).all()
+
+
+def check_gradients(model: EncoderDecoder) -> dict[str, np.ndarray]:
+    """Every parameter's gradient on :func:`small_batch` against central differences;
+    returns the gradients."""
     batch = small_batch()
     lengths = batch.tgt_mask.sum(axis=1)
 
@@ -41,16 +53,13 @@ def test_gradients_match_central_differences(cell: str, wiring: str, bidirection
         logits, _, _ = model.forward(batch.src, batch.src_lengths, batch.tgt_in, lengths)
         return float(cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)[0])
 
-    logits, weights, cache = model.forward(batch.src, batch.src_lengths, batch.tgt_in, lengths)
-    if wiring in ("attention", "bahdanau"):  # rows sum to one, padded positions get nothing
-        np.testing.assert_allclose(weights.sum(axis=2), 1.0, atol=1e-12)
-        assert (weights[0, :, 4:] == 0).all() and (weights[1, :, 2:] == 0).all()
+    logits, _, cache = model.forward(batch.src, batch.src_lengths, batch.tgt_in, lengths)
     _, dlogits = cross_entropy(logits, batch.tgt_out, mask=batch.tgt_mask)
     grads = model.backward(dlogits, cache).grads
     assert set(grads) == set(model.params)
     for name, p in model.params.items():
         assert_grad_close(grads[name], numeric_grad(loss, p), name)
-    assert np.abs(grads["encoder.rnn.weight_hh_l0"]).max() > 0  # the encoder is trained
+    return grads
 
 
 @pytest.mark.parametrize("wiring", ["init", "context", "attention", "bahdanau"])

@@ -127,7 +127,7 @@ def test_real_states_round_trip_every_lesson():
                 "optimizer": "sgd", "clip": 0.0, "batch_size": 8, "seq_len": 6},
         "seq2seq": {"task": "copy_var", "cell": "lstm", "wiring": "bahdanau", "score": "dot",
                     "hidden_size": 8, "sampling": 0.25, "reverse_source": True, "seed": 2,
-                    "min_len": 4, "max_len": 12},
+                    "min_len": 4, "max_len": 12, "num_layers": 2, "share_rnn": True},
         "transformer": {"task": "parity", "d_model": 16, "nhead": 2, "num_layers": 1,
                         "positional": "learned", "causal": False, "seq_len": 6, "seed": 5,
                         "compare_lstm": False},

@@ -27,10 +27,20 @@ training: :math:`y_0` is BOS), followed by a linear head over the target vocabul
     the decoder then runs one step at a time, forward and backward).
 
 A bidirectional encoder's two final states are joined by a bridge,
-:math:`s_0 = \\tanh(W_b [h^{\\rightarrow}_S; h^{\\leftarrow}_1] + b_b)` (and, for an LSTM, the
-cell :math:`W_c [c^{\\rightarrow}; c^{\\leftarrow}] + b_c`), as in Bahdanau et al. 2015.
+:math:`s_{l,0} = \\tanh(W_b [h^{\\rightarrow}_{l,S}; h^{\\leftarrow}_{l,1}] + b_b)` in every
+layer l (and, for an LSTM, the cell :math:`W_c [c^{\\rightarrow}; c^{\\leftarrow}] + b_c`), see
+:mod:`.bridge`; attention reads both directions side by side, encoder states of width 2H.
+
+``share_rnn=True`` (the TEK5040 lecture's "encoder-decoder, shared RNN"): one recurrent net reads
+the source and then goes on writing the target, with the same weights,
+:math:`h_t = f(E_s x_t, h_{t-1})` for t = 1..S, then :math:`s_0 = h_S` and
+:math:`s_t = f(E_t y_{t-1}, s_{t-1})`; the two embeddings and the head stay separate. Where the
+wiring feeds the decoder a context too (``"context"``, ``"bahdanau"``) the encoder reads that
+part of the input as zeros. A shared net reads left to right only: no bidirectional encoder.
+
 Parameters are named ``encoder.embedding.weight``, ``encoder.rnn.weight_ih_l0``, ...,
-``bridge.weight``, ``decoder.embedding.weight``, ``decoder.rnn.*``, ``head.weight``/``bias``.
+``bridge.h.weight``, ``decoder.embedding.weight``, ``decoder.rnn.*``, ``head.weight``/``bias``;
+with a shared RNN its parameters are ``rnn.*`` (no ``encoder.rnn`` or ``decoder.rnn``).
 """
 
 from __future__ import annotations
@@ -54,6 +64,7 @@ from pyplay.models.contract import (
     recurrent,
 )
 from pyplay.models.seq2seq.bahdanau import BahdanauCache, BahdanauDecoder
+from pyplay.models.seq2seq.bridge import Bridge, BridgeCache
 from pyplay.models.seq2seq.luong import SCORES, LuongAttention, make_scorer
 from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear
 from pyplay.tasks.pairs import BOS, EOS, PAD
@@ -73,7 +84,7 @@ class Seq2SeqCache:
     enc_emb: Any
     enc: Any
     attn: Any  # LuongAttention cache ("attention") or BahdanauCache ("bahdanau")
-    bridge: tuple[Any, ...] | None  # (h cache, h0 pre-tanh output, c cache) when bidirectional
+    bridge: BridgeCache | None  # when bidirectional
     dec_emb: Any
     dec: Any  # None with "bahdanau" (its steps' caches are in attn)
     head: Any
@@ -103,10 +114,14 @@ class EncoderDecoder(Seq2SeqBase):
         Shared by encoder and decoder.
     cell : {"rnn", "lstm", "gru"}
     bidirectional_encoder : bool
+        Join the encoder's two directions with a :class:`~.bridge.Bridge`.
     wiring : {"init", "context", "attention", "bahdanau"}
     score : {"general", "dot", "scaled_dot", "additive", "cosine", "location"}, optional
         The attention score (wirings "attention" and "bahdanau"; "location" reads at most 64
         source steps). Default "general" for Luong's attention, "additive" for Bahdanau's.
+    share_rnn : bool
+        One recurrent net for encoder and decoder (see the module docstring); not with
+        ``bidirectional_encoder``.
     dtype, rng : as everywhere in pyplay.
     """
 
@@ -121,6 +136,7 @@ class EncoderDecoder(Seq2SeqBase):
         bidirectional_encoder: bool = False,
         wiring: str = "init",
         score: str | None = None,
+        share_rnn: bool = False,
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
@@ -131,26 +147,34 @@ class EncoderDecoder(Seq2SeqBase):
         L = check_int("num_layers", num_layers, min_value=1)
         self.cell = check_choice("cell", cell, tuple(CELLS))
         self.wiring = check_choice("wiring", wiring, WIRINGS)
-        if not isinstance(bidirectional_encoder, bool):
-            raise TypeError(
-                f"bidirectional_encoder must be True or False, got {bidirectional_encoder!r}"
+        for name, flag in (
+            ("bidirectional_encoder", bidirectional_encoder),
+            ("share_rnn", share_rnn),
+        ):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name} must be True or False, got {flag!r}")
+        if share_rnn and bidirectional_encoder:
+            raise ValueError(
+                "share_rnn=True needs a one-directional encoder: one net reads the source left "
+                "to right and goes on writing the target; got bidirectional_encoder=True"
             )
-        self.bidirectional_encoder = bidirectional_encoder
+        self.bidirectional_encoder, self.share_rnn = bidirectional_encoder, share_rnn
         self.hidden_size, self.num_layers, self.embedding_dim = H, L, E
         check_model_size(type(self), locals())  # before anything is built
         gen = as_generator(rng)
         kw: dict[str, Any] = dict(num_layers=L, dtype=self.dtype, rng=gen)
         self.enc_emb = Embedding(V_s, E, padding_idx=PAD, dtype=self.dtype, rng=gen)
-        self.enc = CELLS[self.cell](E, H, bidirectional=bidirectional_encoder, **kw)
-        self.bridge_h = self.bridge_c = None
+        if not share_rnn:
+            self.enc = CELLS[self.cell](E, H, bidirectional=bidirectional_encoder, **kw)
+        self.bridge = None
         if bidirectional_encoder:
-            self.bridge_h = Linear(2 * H, H, dtype=self.dtype, rng=gen)
-            if self.cell == "lstm":
-                self.bridge_c = Linear(2 * H, H, dtype=self.dtype, rng=gen)
+            self.bridge = Bridge(H, self.cell == "lstm", self.dtype, gen)
         self.dec_emb = Embedding(V_t, E, padding_idx=PAD, dtype=self.dtype, rng=gen)
         K = (2 if bidirectional_encoder else 1) * H  # encoder state size
         dec_in = E + {"context": H, "bahdanau": K}.get(self.wiring, 0)
         self.dec = CELLS[self.cell](dec_in, H, **kw)
+        if share_rnn:
+            self.enc = self.dec  # one net: the encoder's steps are its first steps
         self.attn: LuongAttention | None = None
         self.bahdanau: BahdanauDecoder | None = None
         attends = self.wiring in ATTENDING
@@ -191,16 +215,21 @@ class EncoderDecoder(Seq2SeqBase):
         Vs, Vt = config_int(config, "src_vocab_size", 4), config_int(config, "tgt_vocab_size", 4)
         D = 2 if config.get("bidirectional_encoder") else 1
         K, cell = D * H, config.get("cell", "lstm")
-        n = (Vs + Vt) * E + recurrent(cell, E, H, L, D) + recurrent(cell, E + K, H, L, 1)
+        n = (Vs + Vt) * E + recurrent(cell, E + K, H, L, 1)
+        if not config.get("share_rnn"):
+            n += recurrent(cell, E, H, L, D)
         return n + 4 * (K + 1) * H + (H + K + 64) * (H + K + 2) + (H + 1) * Vt
 
     def _layers(self) -> list[tuple[str, Any]]:
-        layers = [("encoder.embedding", self.enc_emb), ("encoder.rnn", self.enc)]
-        if self.bridge_h is not None:
-            layers.append(("bridge.h", self.bridge_h))
-        if self.bridge_c is not None:
-            layers.append(("bridge.c", self.bridge_c))
-        decoder = [("decoder.embedding", self.dec_emb), ("decoder.rnn", self.dec)]
+        if self.share_rnn:
+            layers = [("encoder.embedding", self.enc_emb), ("rnn", self.dec)]
+        else:
+            layers = [("encoder.embedding", self.enc_emb), ("encoder.rnn", self.enc)]
+        if self.bridge is not None:
+            layers += [(f"bridge.{name}", part) for name, part in self.bridge.layers()]
+        decoder: list[tuple[str, Any]] = [("decoder.embedding", self.dec_emb)]
+        if not self.share_rnn:
+            decoder.append(("decoder.rnn", self.dec))
         if self.attn is not None:
             decoder.append(("attention", self.attn))
         if self.bahdanau is not None:
@@ -208,24 +237,23 @@ class EncoderDecoder(Seq2SeqBase):
         return [*layers, *decoder, ("head", self.head)]
 
     # ------------------------------------------------------------------ encoder
-    def encode(self, src: Any, src_lengths: Any) -> tuple[Any, np.ndarray, Any, Any, Any]:
+    def encode(
+        self, src: Any, src_lengths: Any, record: bool = False
+    ) -> tuple[Any, np.ndarray, Any, Any, Any]:
         """The decoder's initial state from the source: ``(state, encoder outputs (B, S, D*H),
-        emb cache, enc cache, bridge cache)``; ``state`` is h (L, B, H) or (h, c)."""
+        emb cache, enc cache, bridge cache)``; ``state`` is h (L, B, H) or (h, c). With
+        ``record`` the enc cache's ``record`` holds every layer's and direction's states
+        (``"l0"``, ``"l0_reverse"``, ``"l1"``, ...; see :meth:`pyplay.nn.RNN.forward`)."""
         src = check_array("src", src, ndim=2, kind="i", layout="(B, S)")
         x, emb_cache = self.enc_emb.forward(src)  # (B, S, E)
-        enc_out, state, enc_cache = self.enc.forward(x, lengths=src_lengths)  # (B, S, D*H)
+        extra = self.dec.input_size - x.shape[2]
+        if self.share_rnn and extra:  # the decoder's context inputs read zeros while encoding
+            x = np.concatenate([x, np.zeros((*src.shape, extra), self.dtype)], axis=2)
+        enc_out, state, enc_cache = self.enc.forward(x, lengths=src_lengths, record=record)
         h_n, c_n = state if isinstance(state, tuple) else (state, None)  # (L*D, B, H)
         bridge = None
-        if self.bridge_h is not None:
-            L, B, H = self.num_layers, h_n.shape[1], self.hidden_size
-            both = h_n.reshape(L, 2, B, H).transpose(0, 2, 1, 3).reshape(L, B, 2 * H)  # (L,B,2H)
-            pre, h_cache = self.bridge_h.forward(both)  # (L, B, H)
-            h_n = np.tanh(pre)
-            c_cache = None
-            if c_n is not None and self.bridge_c is not None:
-                both_c = c_n.reshape(L, 2, B, H).transpose(0, 2, 1, 3).reshape(L, B, 2 * H)
-                c_n, c_cache = self.bridge_c.forward(both_c)  # (L, B, H)
-            bridge = (h_cache, h_n, c_cache)
+        if self.bridge is not None:
+            h_n, c_n, bridge = self.bridge.forward(h_n, c_n)  # (L, B, H) each
         state0 = (h_n, c_n) if c_n is not None else h_n
         return state0, enc_out, emb_cache, enc_cache, bridge
 
@@ -297,31 +325,23 @@ class EncoderDecoder(Seq2SeqBase):
         if self.wiring == "context":
             dh0 = dh0.copy()
             dh0[-1] += dx[:, :, E:].sum(axis=1)  # the context entered every step
-        if cache.bridge is not None and self.bridge_h is not None:
-            h_cache, h_n, c_cache = cache.bridge
-            dpre = dh0 * (1.0 - h_n * h_n)  # through tanh
-            dboth, g = self.bridge_h.backward(dpre, h_cache)  # (L, B, 2H)
-            grads.update({f"bridge.h.{k}": v for k, v in g.items()})
-            dh0 = self._unbridge(dboth)  # (2L, B, H)
-            if dc0 is not None and self.bridge_c is not None:
-                dboth_c, g = self.bridge_c.backward(dc0, c_cache)
-                grads.update({f"bridge.c.{k}": v for k, v in g.items()})
-                dc0 = self._unbridge(dboth_c)
+        if cache.bridge is not None and self.bridge is not None:
+            dh0, dc0, g = self.bridge.backward(dh0, dc0, cache.bridge)  # (2L, B, H) each
+            grads.update({f"bridge.{k}": v for k, v in g.items()})
         dstate = (dh0, dc0) if dc0 is not None else dh0
         B, S = cache.enc_emb.shape
         dout = np.zeros((B, S, self.enc.num_directions * self.hidden_size), dtype=self.dtype)
         if denc_out is not None:
             dout = denc_out
-        dx_enc, _, g = self.enc.backward(dout, dstate, cache.enc)  # (B, S, E)
-        grads.update({f"encoder.rnn.{k}": v for k, v in g.items()})
+        dx_enc, _, g = self.enc.backward(dout, dstate, cache.enc)  # (B, S, E [+ context])
+        if self.share_rnn:  # the same weights: both uses add up
+            grads.update({f"rnn.{k}": v + grads.pop(f"decoder.rnn.{k}") for k, v in g.items()})
+        else:
+            grads.update({f"encoder.rnn.{k}": v for k, v in g.items()})
+        dx_enc = np.ascontiguousarray(dx_enc[:, :, :E])  # (B, S, E)
         _, g = self.enc_emb.backward(dx_enc, cache.enc_emb)
         grads.update({f"encoder.embedding.{k}": v for k, v in g.items()})
         return Backward({name: grads[name] for name in self.params})
-
-    def _unbridge(self, dboth: np.ndarray) -> np.ndarray:
-        L, B, _ = dboth.shape
-        H = self.hidden_size
-        return dboth.reshape(L, B, 2, H).transpose(0, 2, 1, 3).reshape(2 * L, B, H)  # (2L,B,H)
 
     # ------------------------------------------------------------------ decoding
     def start(self, src: Any, src_lengths: Any) -> DecodeState:

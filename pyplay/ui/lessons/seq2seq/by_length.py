@@ -3,8 +3,8 @@ encoder-decoder (wiring "init", Sutskever) and an attention one trained side by 
 same batches, then exact match against source length for both (no Panel).
 
 The comparison takes the lesson's settings when it starts (task if reversal or copy, else
-reversal; the training lengths, cell, hidden size, attention score, learning rate, batch size
-and seed) and trains models of its own: the lesson's model is never touched. It trains in
+reversal; the training lengths, cell, hidden size, layers, attention score, learning rate,
+batch size and seed) and trains models of its own: the lesson's model is never touched. It trains in
 slices (:meth:`LengthComparison.train`, the same protocol as a lesson state's, so the shared
 :class:`~pyplay.ui.training.TrainingView` loop drives it) for :data:`COMPARE_STEPS` steps, and
 evaluates both models by length (:func:`pyplay.decode.by_length.accuracy_by_length`) on fresh
@@ -45,6 +45,8 @@ class ComparisonSetting:
     batch_size: int
     seed: int
     steps: int = COMPARE_STEPS
+    num_layers: int = 1
+    wiring: str = "init"  # the lesson's wiring (used by the shared-RNN comparison)
 
     @classmethod
     def of(cls, state: Any, steps: int = COMPARE_STEPS) -> ComparisonSetting:
@@ -55,6 +57,7 @@ class ComparisonSetting:
         return cls(
             task, int(state.min_len), int(state.max_len), state.cell, int(state.hidden_size),
             score, float(state.lr), int(state.batch_size), int(state.seed), int(steps),
+            int(state.num_layers), state.wiring,
         )  # fmt: skip
 
     @property
@@ -64,9 +67,10 @@ class ComparisonSetting:
 
     def describe(self) -> str:
         what = "Reversal" if self.task == "reversal" else "Copy"
+        layers = f"{self.num_layers} layers of " if self.num_layers > 1 else ""
         return (
-            f"{what} of {self.min_len}-{self.max_len} letters, {self.cell.upper()} cells of "
-            f"{self.hidden_size} units, {self.steps} steps of {self.batch_size} pairs "
+            f"{what} of {self.min_len}-{self.max_len} letters, {layers}{self.cell.upper()} "
+            f"cells of {self.hidden_size} units, {self.steps} steps of {self.batch_size} pairs "
             f"(learning rate {self.lr:g}, seed {self.seed}, attention score {self.score})"
         )
 
@@ -76,8 +80,12 @@ class LengthComparison:
     accuracy by source length (see the module docstring).
 
     ``running``, ``stopped``, ``train(budget_s=)`` and ``notify`` are what the shared training
-    loop drives; ``message`` is what the section shows next to its buttons.
+    loop drives; ``message`` is what the section shows next to its buttons; ``losses`` holds
+    each model's training loss at every step. Another side-by-side comparison names its
+    models in :attr:`MODELS` and builds them in :meth:`_trainer`.
     """
+
+    MODELS: dict[str, str] = WIRINGS  # key -> name of the models trained side by side
 
     def __init__(self) -> None:
         self.running = False
@@ -85,6 +93,7 @@ class LengthComparison:
         self.message = ""
         self.setting: ComparisonSetting | None = None
         self.trainers: dict[str, Trainer] = {}
+        self.losses: dict[str, list[float]] = {}
         self._curves: tuple[int, dict[str, LengthCurve]] | None = None
 
     # ------------------------------------------------------------------ building
@@ -93,26 +102,33 @@ class LengthComparison:
         fit (the comparison shown so far is kept)."""
         try:
             setting = ComparisonSetting.of(state, steps)
-            trainers = {w: self._trainer(setting, w) for w in WIRINGS}
+            trainers = {key: self._trainer(setting, key) for key in self.MODELS}
         except (ValueError, TypeError) as err:
             self.notify(f"Cannot compare: {err}", "warning")
             return False
         self.setting, self.trainers, self._curves = setting, trainers, None
+        self.losses = {key: [] for key in trainers}
         self.message = ""
         return True
 
+    def _trainer(self, setting: ComparisonSetting, key: str) -> Trainer:
+        """A model of wiring ``key`` and its trainer."""
+        return self.make_trainer(setting, wiring=key)
+
     @staticmethod
-    def _trainer(setting: ComparisonSetting, wiring: str) -> Trainer:
-        """A model of ``wiring`` and its trainer; every trainer's task has the same seed, so
-        both models see the same batches."""
+    def make_trainer(setting: ComparisonSetting, **options: Any) -> Trainer:
+        """An encoder-decoder of ``setting`` (``options`` sets or overrides its arguments) and
+        its trainer; every trainer's task has the same seed, so all models see the same
+        batches."""
         task = PAIR_TASKS[setting.task](
             min_len=setting.min_len, max_len=setting.max_len, rng=setting.seed
         )
         V = len(task.src_vocab)
+        wiring = options.pop("wiring", setting.wiring)
         model = EncoderDecoder(
             V, V, embedding_dim=16, hidden_size=setting.hidden_size, cell=setting.cell,
-            wiring=wiring, score=setting.score if wiring in ATTENDING else None,
-            rng=setting.seed,
+            num_layers=setting.num_layers, wiring=wiring,
+            score=setting.score if wiring in ATTENDING else None, rng=setting.seed, **options,
         )  # fmt: skip
         return Trainer(
             model, task, lr=setting.lr, batch_size=setting.batch_size, clip=1.0,
@@ -142,12 +158,13 @@ class LengthComparison:
             return 0
         start, done = time.perf_counter(), 0
         while not self.finished and (steps is None or done < steps):
-            for wiring, trainer in self.trainers.items():
+            for key, trainer in self.trainers.items():
                 record = trainer.train_step()
                 if record.status != "ok":
                     self.running = False
-                    self.notify(f"The {WIRINGS[wiring]} model diverged: {record.message}")
+                    self.notify(f"The {self.MODELS[key]} model diverged: {record.message}")
                     return done
+                self.losses[key].append(float(record.loss))
             done += 1
             if budget_s is not None and time.perf_counter() - start >= budget_s:
                 break

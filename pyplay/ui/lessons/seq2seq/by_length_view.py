@@ -40,7 +40,7 @@ HELP = (
     "argument). **Compare** trains a plain encoder-decoder (wiring *init*, Sutskever) and "
     f"an attention one (*Luong*) for {COMPARE_STEPS} steps each, on the same batches, with "
     "this lesson's task (reversal or copy; otherwise reversal), training lengths, cell, "
-    "hidden size, attention score, learning rate, batch size and seed; then it decodes "
+    "hidden size, layers, attention score, learning rate, batch size and seed; then it decodes "
     f"{EVAL_PAIRS} fresh sources of every length from the shortest training length to twice "
     "the longest and plots the share decoded exactly right. The shaded band is the range "
     "of lengths the models were trained on. Its models are its own: the lesson's model is "
@@ -100,6 +100,7 @@ class LengthSection(TrainingView):
     :class:`LengthComparison` (``state``, driven by the shared training loop)."""
 
     steps = COMPARE_STEPS  # each model's training steps
+    button_names = ("Compare", "Pause comparison", "Continue comparison")
 
     def __init__(self, lesson: Any) -> None:
         self.lesson = lesson  # the lesson's view: its state gives the settings
@@ -112,7 +113,7 @@ class LengthSection(TrainingView):
     def compare(self, *_: Any) -> None:
         """New models from the lesson's settings, trained until done or paused."""
         self.pause()
-        self.lesson.pause()  # one training at a time: the page stays quick to answer
+        self.quiet_others()
         if not self.state.begin(self.lesson.state, self.steps):
             self.progress.object = self.state.message
             return
@@ -125,9 +126,17 @@ class LengthSection(TrainingView):
         """Continue a paused comparison (nothing when there is none or it is done)."""
         if self.state.setting is None or self.state.finished or self.state.running:
             return
-        self.lesson.pause()
+        self.quiet_others()
         self.start()
         self.progress.object = self.state.progress()
+
+    def quiet_others(self) -> None:
+        """One training at a time, so the page stays quick to answer: the lesson's model and
+        the lesson's other comparisons pause."""
+        self.lesson.pause()
+        for other in getattr(self.lesson, "comparisons", ()):
+            if other is not self:
+                other.pause()
 
     # ------------------------------------------------------------------ the loop's hooks
     def _stream(self, result: Any) -> None:
@@ -161,21 +170,25 @@ class LengthSection(TrainingView):
         self.setting.object = f"Setting: {setting.describe()}."
 
     # ------------------------------------------------------------------ layout
-    def panel(self) -> list[Any]:
-        """The section's parts, for the lesson's column."""
+    def compare_buttons(self) -> pn.Row:
+        """Compare, Pause comparison and Continue comparison."""
         buttons = []
-        for label, kind, action in (
-            ("Compare", "primary", self.compare),
-            ("Pause comparison", "default", self.pause),
-            ("Continue comparison", "default", self.resume),
-        ):
+        names = self.button_names  # start, pause, continue
+        for label, kind, action in zip(
+            names, ("primary", "default", "default"), (self.compare, self.pause, self.resume),
+            strict=True,
+        ):  # fmt: skip
             button = pn.widgets.Button(name=label, button_type=kind, width=90 + 5 * len(label))
             button.on_click(action)
             buttons.append(button)
+        return pn.Row(*buttons)
+
+    def panel(self) -> list[Any]:
+        """The section's parts, for the lesson's column."""
         return [
             "## Attention and long sentences",
             pn.pane.Markdown(HELP),
-            pn.Row(*buttons),
+            self.compare_buttons(),
             self.progress,
             self.setting,
             pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"),

@@ -21,6 +21,7 @@ def _parts(state: Any) -> tuple[list[str], list[str]]:
         "bidirectional_encoder": m.bidirectional_encoder,
         "wiring": m.wiring,
         "score": state.score,
+        "share_rnn": m.share_rnn,
     }
     options: dict[str, Any] = {
         "sampling": float(state.sampling),

@@ -7,7 +7,7 @@ trained or typed is lost.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -40,8 +40,8 @@ PAIR_LABELS = {
 }
 WIRING_LABELS = {"Luong": "attention", "Bahdanau": "bahdanau", "Init": "init", "Context": "context"}
 _REBUILD = (
-    "task", "cell", "wiring", "score", "hidden_size", "seed", "reverse_source", "min_len",
-    "max_len",
+    "task", "cell", "wiring", "score", "hidden_size", "num_layers", "bidirectional",
+    "share_rnn", "seed", "reverse_source", "min_len", "max_len",
 )  # fmt: skip
 LENGTH_TASKS = ("reversal", "copy_var")  # the tasks whose source lengths are settings
 MAX_SOURCE_CHARS = 200
@@ -68,13 +68,18 @@ def parse_source(vocab: Any, text: str) -> tuple[list[str], np.ndarray]:
 
 @dataclass(frozen=True)
 class Decoding:
-    """A decoded source: its tokens as read, the output tokens, and the attention weights
-    (len(output) + 1 rows including EOS, len(source) columns; None without attention)."""
+    """A decoded source: its tokens as read, the output tokens, the attention weights
+    (len(output) + 1 rows including EOS, len(source) columns; None without attention), the
+    encoder's states by layer and direction (``"l0"``, ``"l0_reverse"``, ``"l1"``, ...: (S, H)
+    each, source positions in the order typed) and the decoder's (len(output) + 1, L, H):
+    every layer's state after each output step."""
 
     source: list[str]
     output: list[str]
     text: str
     weights: np.ndarray | None
+    encoder: dict[str, np.ndarray] = field(default_factory=dict)
+    decoder: np.ndarray | None = None
 
 
 class Seq2SeqState(TrainerLesson, LessonBase):
@@ -89,6 +94,15 @@ class Seq2SeqState(TrainerLesson, LessonBase):
         default="general",
     )
     hidden_size = param.Integer(default=48, softbounds=(4, 128))
+    num_layers = param.Integer(
+        default=1, softbounds=(1, 3), doc="stacked recurrent layers, in encoder and decoder"
+    )
+    bidirectional = param.Boolean(
+        default=False, doc="the encoder reads both ways; a bridge joins its final states"
+    )
+    share_rnn = param.Boolean(
+        default=False, doc="one RNN reads the source and goes on writing the target"
+    )
     lr = lr_param(0.01)
     batch_size = param.Integer(default=32, softbounds=(1, 256))
     sampling = param.Number(
@@ -125,14 +139,22 @@ class Seq2SeqState(TrainerLesson, LessonBase):
         return pair_task(self.task, self.seed, min_len=self.min_len, max_len=self.max_len)
 
     def _build_model(self, task: Any) -> EncoderDecoder:
+        if self.share_rnn and self.bidirectional:
+            raise ValueError(
+                "one shared RNN reads the source left to right and then goes on writing, so "
+                "it cannot read backwards too: untick Bidirectional encoder or Share one RNN"
+            )
         return EncoderDecoder(
             len(task.src_vocab),
             len(task.tgt_vocab),
             embedding_dim=16,
             hidden_size=self.hidden_size,
+            num_layers=self.num_layers,
             cell=self.cell,
+            bidirectional_encoder=self.bidirectional,
             wiring=self.wiring,
             score=self.score if self.wiring in ATTENDING else None,  # only attention scores
+            share_rnn=self.share_rnn,
             rng=self.seed,
         )
 
@@ -155,9 +177,16 @@ class Seq2SeqState(TrainerLesson, LessonBase):
             "bahdanau": f"Bahdanau attention ({self.score})",
             "init": "no attention",
         }
+        parts = [what.get(self.wiring, "context input")]
+        if self.num_layers > 1:
+            parts.append(f"{self.num_layers} layers")
+        if self.share_rnn:
+            parts.append("one RNN shared by encoder and decoder")
+        elif self.bidirectional:
+            parts.append("bidirectional encoder")
         return (
-            f"New {self.cell.upper()} encoder-decoder, {what.get(self.wiring, 'context input')}"
-            f", {n:,} parameters. {task.describe()}"
+            f"New {self.cell.upper()} encoder-decoder, {', '.join(parts)}, {n:,} parameters. "
+            f"{task.describe()}"
         )
 
     # ------------------------------------------------------------------ training
@@ -180,21 +209,29 @@ class Seq2SeqState(TrainerLesson, LessonBase):
         if parsed is None:
             return None
         tokens, ids = parsed
-        state = self.model.start(ids, np.array([ids.shape[1]]))
+        lengths = np.array([ids.shape[1]])
+        state = self.model.start(ids, lengths)
         out: list[int] = []
         rows: list[np.ndarray] = []
+        states: list[np.ndarray] = []
         token = np.array([BOS])
         for _ in range(3 * ids.shape[1] + 10):
             logp, state = self.model.step(token, state, rows)
+            h = state.rnn[0] if isinstance(state.rnn, tuple) else state.rnn  # (L, 1, H)
+            states.append(h[:, 0])
             token = logp.argmax(axis=1)  # (1,)
             if int(token[0]) == EOS:
                 break
             out.append(int(token[0]))
         weights = np.concatenate(rows, axis=0) if rows else None  # (U, S)
-        if weights is not None and self.reverse_source:
-            weights = weights[:, ::-1]  # columns in the order the learner typed
+        record = self.model.encode(ids, lengths, record=True)[3].record
+        encoder = {k: v["h"][0] for k, v in record.items()}  # (S, H) each
+        if self.reverse_source:  # positions in the order the learner typed
+            weights = None if weights is None else weights[:, ::-1]
+            encoder = {k: v[::-1] for k, v in encoder.items()}
         words = [self.task_obj.tgt_vocab.decode([i]) for i in out]
-        return Decoding(tokens, words, self.task_obj.tgt_vocab.decode(out), weights)
+        text = self.task_obj.tgt_vocab.decode(out)
+        return Decoding(tokens, words, text, weights, encoder, np.stack(states))  # (U, L, H)
 
     def _source_ids(self, text: str, what: str) -> tuple[list[str], np.ndarray] | None:
         """The tokens of ``text`` and its ids (1, S) as the model reads them (reversed when

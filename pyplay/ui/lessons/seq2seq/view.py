@@ -20,6 +20,7 @@ from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
 from pyplay.ui.lessons.seq2seq.by_length_view import LengthSection
 from pyplay.ui.lessons.seq2seq.lexicon_view import LexiconExamples
+from pyplay.ui.lessons.seq2seq.shared_view import SharedSection
 from pyplay.ui.lessons.seq2seq.state import (
     LENGTH_TASKS,
     PAIR_LABELS,
@@ -27,6 +28,7 @@ from pyplay.ui.lessons.seq2seq.state import (
     Decoding,
     Seq2SeqState,
 )
+from pyplay.ui.lessons.seq2seq.states_view import StatesSection
 from pyplay.ui.plots import (
     attention_figure,
     beam_tree_figure,
@@ -49,7 +51,10 @@ HELP = {
     "decoder is fed the true previous target token, not its own guess (**teacher forcing**, "
     "sampling 0); **scheduled sampling** feeds it its own guess with the probability set, so "
     "that it learns to recover from its mistakes as it must when decoding; "
-    "**Reverse source** reads the source backwards (Sutskever's trick). For reversal and "
+    "**Reverse source** reads the source backwards (Sutskever's trick). **Layers** stacks "
+    "recurrent layers in encoder and decoder; a **Bidirectional encoder** also reads the "
+    "source backwards and a bridge joins both directions for the decoder; **Share one RNN** "
+    "makes encoder and decoder one network (both: sections below). For reversal and "
     "copy, **Shortest source** and **Longest source** set the lengths trained on. **Sorting "
     "(positions as tokens)** writes the sorted digits' positions as words of a fixed "
     "vocabulary: this is no pointer network; the **Pointer networks** lesson has the real "
@@ -100,12 +105,17 @@ class Seq2SeqLesson(LessonView):
         self.beam_lexicon = pn.widgets.Checkbox(name="Only words of your targets (lexicon)")
         self.lexicon = LexiconExamples()  # the lecture's prefix tree and DOCK / DOG examples
         self.by_length = LengthSection(self)  # plain against attention by source length
+        self.shared = SharedSection(self)  # separate against shared encoder-decoder RNNs
+        self.comparisons = (self.by_length, self.shared)  # one training at a time
+        self.states = StatesSection()  # every layer's and direction's states
+        self.states.follow_model(self.state.model)
         self.state.param.watch(self._on_version, "version")
 
     # ------------------------------------------------------------------ training
     def start(self, *_: Any) -> None:
         """Train the lesson's model; a comparison under way pauses (one training at a time)."""
-        self.by_length.pause()
+        for comparison in self.comparisons:
+            comparison.pause()
         super().start()
 
     def _on_version(self, *_: Any) -> None:
@@ -117,6 +127,8 @@ class Seq2SeqLesson(LessonView):
         self.beam = None
         self.beam_text.object = ""
         update_beam_tree(self.tree_nodes, self.tree_edges, None)
+        self.states.follow_model(self.state.model)
+        self.states.update(None)
         self.new_example()
 
     # ------------------------------------------------------------------ decoding
@@ -126,6 +138,7 @@ class Seq2SeqLesson(LessonView):
             return
         self.decoding = result
         self.output.object = f"Output: {result.text}"
+        self.states.update(result)
         if result.weights is None:
             self.attn_source.data = {"x": [], "y": [], "weight": [], "src": [], "out": []}
             self.state.notify("This wiring has no attention to show.", "info")
@@ -168,6 +181,7 @@ class Seq2SeqLesson(LessonView):
             return
         self.decoding = result
         self.output.object = f"Output: {result.text}"
+        self.states.update(result)
         if result.weights is not None:
             self.shown_rows = result.weights.shape[0]
             update_attention(
@@ -235,6 +249,9 @@ class Seq2SeqLesson(LessonView):
                 s.param.cell, name="Cell", options={"GRU": "gru", "LSTM": "lstm", "RNN": "rnn"}
             ),
             pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
+            pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers"),
+            pn.widgets.Checkbox.from_param(s.param.bidirectional, name="Bidirectional encoder"),
+            pn.widgets.Checkbox.from_param(s.param.share_rnn, name="Share one RNN"),
             pn.widgets.FloatSlider.from_param(
                 s.param.sampling, name="Scheduled sampling (0 = teacher forcing)", step=0.05
             ),
@@ -280,7 +297,9 @@ class Seq2SeqLesson(LessonView):
             _decode_row(self),
             self.output,
             pn.pane.Bokeh(self.attn_fig),
+            *self.states.panel(),
             *self.by_length.panel(),
+            *self.shared.panel(),
             "## Beam search, step by step",
             pn.pane.Markdown(HELP["beam"]),
             pn.Row(self.beam_width, self.alpha),
