@@ -114,6 +114,9 @@ def test_the_script_runs_and_reproduces_the_lesson(case: str, tmp_path: Path):
     state.train(steps=STEPS)
     assert printed_losses(out) == pytest.approx(state.history["loss"], abs=2e-6)
     assert "evaluation on fresh examples:" in out
+    if lesson == "ctc":  # the decoding panel's three decoders, with the lesson's lexicon
+        assert "best path:" in out and "prefix beam search [(" in out
+        assert "lexicon beam search [" in out and "# the lexicon 'AB BC CD DA BAD CAB'" in code
     if lesson in ("rnn", "ctc"):
         ckpt = pyplay.io.load(tmp_path / "pyplay-model.npz")
         assert ckpt.meta["step"] == STEPS
