@@ -7,25 +7,15 @@ import itertools
 
 import numpy as np
 import pytest
+from test_ctc import all_labelling_probs  # p(l|x) of every labelling, all C^T paths
 
 from pyplay.decode import (
     PrefixTree,
     WordSequences,
-    ctc_collapse,
     ctc_lexicon_beam_search,
     ctc_prefix_beam_search,
 )
 from pyplay.losses import log_softmax
-
-
-def brute_force(probs: np.ndarray, blank: int) -> dict[tuple[int, ...], float]:
-    """p(l|x) of every labelling: all C^T paths, each collapsed, probabilities added."""
-    T, C = probs.shape
-    out: dict[tuple[int, ...], float] = {}
-    for path in itertools.product(range(C), repeat=T):
-        label = tuple(ctc_collapse(list(path), blank))
-        out[label] = out.get(label, 0.0) + float(np.prod(probs[np.arange(T), path]))
-    return out
 
 
 def is_word_sequence(labels: tuple[int, ...], words: list[tuple[int, ...]]) -> bool:
@@ -50,7 +40,7 @@ CASES = [  # (T, C, blank, words): overlapping words, a word that starts another
 def test_wide_beam_is_exact_with_and_without_lexicon(seed: int, case: int) -> None:
     T, C, blank, words = CASES[case]
     lp = log_softmax(np.random.default_rng(seed).standard_normal((T, C)) * 2.0)  # (T, C)
-    table = brute_force(np.exp(lp), blank)
+    table = all_labelling_probs(np.exp(lp), blank)
     plain = ctc_prefix_beam_search(lp, beam_width=2000, blank=blank)
     assert {tuple(p): s for p, s in plain}.keys() == table.keys()
     for labels, score in plain:

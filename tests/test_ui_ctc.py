@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -65,16 +67,22 @@ def test_lesson_renders_probabilities_and_paths() -> None:
     assert lesson.panel() is not None
 
 
-def test_the_lattice_and_the_paths_follow_the_example_on_screen() -> None:
-    from pyplay.decode.ctc import ctc_loss
-    from pyplay.ui.lessons.ctc.lattice import lattice_of, path_list
-
+def shown_after(steps: int) -> tuple[CTCLesson, Any]:
+    """A lesson trained ``steps`` steps, laid out and redrawn, and the example on screen."""
     lesson = CTCLesson()
-    lesson.state.train(steps=3)
+    lesson.state.train(steps=steps)
     lesson.panel()
     lesson.refresh()
     view = lesson.state.view(0)
     assert view is not None
+    return lesson, view
+
+
+def test_the_lattice_and_the_paths_follow_the_example_on_screen() -> None:
+    from pyplay.decode.ctc import ctc_loss
+    from pyplay.ui.lessons.ctc.lattice import lattice_of, path_list
+
+    lesson, view = shown_after(3)
     lat = lattice_of(view)
     target = [view.classes.index(c) for c in view.target]
     T = view.probs.shape[0]
@@ -110,12 +118,7 @@ def test_the_decoding_panel_shows_three_decoders_of_the_example_on_screen() -> N
     from pyplay.decode import ctc_lexicon_beam_search, ctc_prefix_beam_search
     from pyplay.ui.lessons.ctc.decoding import parse_lexicon
 
-    lesson = CTCLesson()
-    lesson.state.train(steps=40)
-    lesson.panel()
-    lesson.refresh()
-    view = lesson.state.view(0)
-    assert view is not None
+    lesson, view = shown_after(40)
     found = lesson.decoding.last
     assert found is not None and found.lexicon_error == ""
     assert found.best_path[0] == (view.decoded or "(empty)")

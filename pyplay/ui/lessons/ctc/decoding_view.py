@@ -15,6 +15,8 @@ from pyplay.ui.text import Text
 
 __all__ = ["DecodingViews"]
 
+COLUMN_PX = 290  # each decoder's list: three side by side at 1280 px, wrapped below that
+
 DECODING_HELP = (
     "Three ways to read a labelling out of the frames above. **Best path** takes the likeliest "
     "class of each frame and collapses it: the log-probability is that of the one path. "
@@ -47,7 +49,7 @@ class DecodingViews:
         )
         self.problem = Text("", css_classes=["pyplay-ctc-lexicon-note"])
         self.columns = {
-            key: Text("", css_classes=[f"pyplay-ctc-{key}"], sizing_mode="stretch_width")
+            key: Text("", css_classes=[f"pyplay-ctc-{key}"], width=COLUMN_PX)
             for key in ("best", "beam", "lexicon")
         }
         self.last: Decodings | None = None
@@ -69,5 +71,5 @@ class DecodingViews:
             "## Decoding: best path, beam, lexicon",
             pn.pane.Markdown(DECODING_HELP),
             pn.Row(self.beam_width, pn.Column(self.lexicon, self.problem)),
-            pn.GridBox(*self.columns.values(), ncols=3, sizing_mode="stretch_width"),
+            pn.Row(*self.columns.values()),  # the page's rows wrap: one under the other
         ]
