@@ -20,7 +20,6 @@ CONFIGS = {
     ),
     "real-not-causal": dict(input_kind="real", causal=False),
     "tokens-concat": dict(input_kind="tokens", positional="concat"),
-    "real-concat-not-causal": dict(input_kind="real", positional="concat", causal=False),
 }
 
 
