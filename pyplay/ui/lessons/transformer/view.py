@@ -118,7 +118,7 @@ POSITION_TEXT = {
                    "one code per position)."),
     "binary": ("Binary (one component per bit)", "Position t in binary, each bit as -1 or +1: "
                "distinct codes, but neighbours can differ in many bits."),
-    "concat": ("Concatenated (sinusoidal code in its own components)", "Joined, not added: "
+    "concat": ("Concatenated (sinusoidal, own components)", "Joined, not added: "
                "the token embedding is d_model - d_pos wide and the sinusoidal code fills the "
                "last d_pos = d_model / 4 components (the table shows those), so tokens and "
                "positions never share a component, at the price of fewer for the token."),
