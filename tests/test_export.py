@@ -55,6 +55,9 @@ CASES: dict[str, tuple[str, Any]] = {
     ),
     "rnn-linear-copy": ("rnn", lambda: LessonState(task="copy", cell="rnn", nonlinearity="linear")),
     "ctc-bidirectional-lstm": ("ctc", lambda: CTCState(cell="lstm", hidden_size=8, seed=2)),
+    "ctc-time-delay-gru": (
+        "ctc", lambda: CTCState(hidden_size=8, bidirectional=False, delay=2, lexicon="ab,c")
+    ),
     "seq2seq-bahdanau-reversed": (
         "seq2seq", lambda: Seq2SeqState(wiring="bahdanau", score="additive", reverse_source=True,
                                         sampling=0.5, hidden_size=16, seed=1)
@@ -121,6 +124,9 @@ def test_the_script_runs_and_reproduces_the_lesson(case: str, tmp_path: Path):
     state.train(steps=STEPS)
     assert printed_losses(out) == pytest.approx(state.history["loss"], abs=2e-6)
     assert "evaluation on fresh examples:" in out
+    if lesson == "ctc":  # the decoding panel's three decoders, with the lesson's lexicon
+        assert "best path:" in out and "prefix beam search [(" in out
+        assert "lexicon beam search [" in out and f"# the lexicon {state.lexicon!r}" in code
     if lesson in ("rnn", "ctc"):
         ckpt = pyplay.io.load(tmp_path / "pyplay-model.npz")
         assert ckpt.meta["step"] == STEPS
@@ -128,7 +134,9 @@ def test_the_script_runs_and_reproduces_the_lesson(case: str, tmp_path: Path):
         for name, value in state.model.params.items():  # the weights the lesson trained
             np.testing.assert_allclose(ckpt.params[name], value, rtol=1e-4, atol=1e-6)
         twin = re.search(r"max difference (\S+)", out)
-        if state.model.nonlinearity == "linear" and state.model.cell == "rnn":
+        if (state.model.nonlinearity == "linear" and state.model.cell == "rnn") or getattr(
+            state.model, "delay", 0
+        ):
             assert twin is None and "no PyTorch twin" in code
         elif HAS_TORCH:
             assert twin is not None and float(twin.group(1)) < 1e-6

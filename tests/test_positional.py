@@ -105,7 +105,7 @@ def test_slide_positional_encoding_binary() -> None:
         fixed_table("binary", 1000, 8)
 
 
-@pytest.mark.parametrize("kind", ["count", "normalised", "binary"])
+@pytest.mark.parametrize("kind", ["count", "normalised", "binary", "concat"])
 def test_a_transformer_reads_the_lecture_encodings(kind: str) -> None:
     from pyplay.models import TransformerModel
 
@@ -118,3 +118,55 @@ def test_a_transformer_reads_the_lecture_encodings(kind: str) -> None:
     x = np.array([[1, 2, 3, 1, 2, 3]])
     y = model.forward(x)[0]
     assert np.isfinite(y).all() and not np.allclose(y, bare.forward(x)[0])  # positions count
+
+
+def test_concatenated_code_takes_components_of_its_own() -> None:
+    """The code is joined after the token vector, not added: y_t = [x_t; P_t], x_t of width
+    D - D_p, P the sinusoidal table of width D_p; the gradient reaches x_t only."""
+    from pyplay.nn.positional import (
+        ConcatPositionalEncoding,
+        concat_width,
+        input_width,
+        sinusoidal_table,
+    )
+
+    assert [concat_width(D) for D in (2, 8, 32, 64)] == [1, 2, 8, 16]
+    assert input_width("concat", 32) == 24 and input_width("learned", 32) == 32
+    pe = make_positional("concat", 12, 8, dtype=np.float64)
+    assert isinstance(pe, ConcatPositionalEncoding)
+    assert (pe.d_pos, pe.in_features, pe.params) == (2, 6, {})
+    np.testing.assert_array_equal(pe.table(), sinusoidal_table(12, 2))
+    x = np.random.default_rng(0).standard_normal((2, 4, 6))
+    y, cache = pe.forward(x, offset=3)
+    assert y.shape == (2, 4, 8)
+    np.testing.assert_array_equal(y[..., :6], x)  # the tokens untouched
+    np.testing.assert_array_equal(y[..., 6:], np.broadcast_to(pe.table()[3:7], (2, 4, 2)))
+    full, _ = pe.forward(np.concatenate([np.zeros((2, 3, 6)), x], axis=1))
+    np.testing.assert_array_equal(full[:, 3:], y)  # the same vectors stepwise
+    R = np.random.default_rng(1).standard_normal(y.shape)
+
+    def loss() -> float:
+        return float((pe.forward(x, offset=3)[0] * R).sum())
+
+    dx, grads = pe.backward(R, cache)
+    assert grads == {} and dx.shape == x.shape
+    assert_grad_close(dx, numeric_grad(loss, x), "x")
+    wide = ConcatPositionalEncoding(10, 8, d_pos=5, dtype=np.float64)
+    assert wide.in_features == 3 and wide.table().shape == (10, 5)
+
+
+def test_concatenated_code_errors_name_the_argument() -> None:
+    from pyplay.models import TransformerModel
+    from pyplay.nn.positional import ConcatPositionalEncoding
+
+    pe = make_positional("concat", 8, 8)
+    with pytest.raises(ValueError, match="x must have d_model - d_pos=6 features"):
+        pe.forward(np.zeros((1, 2, 8), np.float32))
+    with pytest.raises(ValueError, match="dout must have shape"):
+        pe.backward(np.zeros((1, 2, 6), np.float32), (0, 2))
+    with pytest.raises(ValueError, match="d_pos must be below d_model=8"):
+        ConcatPositionalEncoding(8, 8, d_pos=8)
+    with pytest.raises(ValueError, match="d_model must be >= 2"):
+        make_positional("concat", 8, 1)
+    with pytest.raises(ValueError, match="tie_weights needs the embedding as wide as the model"):
+        TransformerModel(5, 5, d_model=8, nhead=2, positional="concat", tie_weights=True)

@@ -19,6 +19,7 @@ CONFIGS = {
         input_kind="tokens", positional="none", norm_first=False, activation="relu"
     ),
     "real-not-causal": dict(input_kind="real", causal=False),
+    "tokens-concat": dict(input_kind="tokens", positional="concat"),
 }
 
 
@@ -54,7 +55,7 @@ def test_gradients_match_central_differences(name: str) -> None:
         assert "head.weight" not in model.params
 
 
-@pytest.mark.parametrize("name", ["tokens-sinusoidal", "tokens-learned-tied"])
+@pytest.mark.parametrize("name", ["tokens-sinusoidal", "tokens-learned-tied", "tokens-concat"])
 def test_incremental_decoding_equals_the_full_pass(name: str) -> None:
     model = _model(name)
     x = np.random.default_rng(3).integers(0, 6, (3, 7))

@@ -19,7 +19,9 @@ def small_batch() -> PairBatch:
     return PairBatch.of([([3, 4, 5, 6], [4, 3]), ([5, 3], [6, 6, 5, 4]), ([6], [3])])
 
 
-@pytest.mark.parametrize(("positional", "norm_first"), [("sinusoidal", True), ("learned", False)])
+@pytest.mark.parametrize(
+    ("positional", "norm_first"), [("sinusoidal", True), ("learned", False), ("concat", True)]
+)
 def test_gradients_match_central_differences(positional: str, norm_first: bool) -> None:
     model = TransformerSeq2Seq(
         7, 7, d_model=4, nhead=2, num_encoder_layers=1, num_decoder_layers=2, dim_feedforward=6,

@@ -35,7 +35,7 @@ LESSONS: dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, Any]]] = 
     "rnn": (LessonState, {"cell": "gru", "hidden_size": 8}, {"task": "parity"}),
     "seq2seq": (Seq2SeqState, {"hidden_size": 8, "wiring": "bahdanau"}, {"wiring": "init"}),
     "transformer": (TransformerLessonState, {"d_model": 8, "nhead": 2, "num_layers": 1}, {}),
-    "ctc": (CTCState, {"hidden_size": 8, "cell": "lstm"}, {"bidirectional": False}),
+    "ctc": (CTCState, {"hidden_size": 8, "cell": "lstm", "lexicon": "AB CA"}, {"beam_width": 3}),
     "memory": (MemoryLessonState, {"model": "attend"}, {"memory_size": 8}),
     "timeseries": (NARXState, {"hidden_size": 4}, {"feedback_delays": 3}),
     "dynamic": (LDDNLessonState, {"preset": "elman", "system": "first order"}, {}),

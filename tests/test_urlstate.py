@@ -22,6 +22,7 @@ from pyplay.ui.urlstate import (
     LESSON_SPECS,
     MAX_QUERY_CHARS,
     MAX_SOURCE_CHARS,
+    MAX_TEXT_CHARS,
     Field,
     apply_query,
     parse_query,
@@ -37,6 +38,10 @@ def _value(f: Field) -> st.SearchStrategy[Any]:
         return st.sampled_from(f.choices)
     if f.kind == "bool":
         return st.booleans()
+    if f.kind == "text":
+        return st.text(
+            st.characters(blacklist_categories=("C", "Z")) | st.just(" "), max_size=MAX_TEXT_CHARS
+        )
     assert f.low is not None and f.high is not None
     if f.kind == "int":
         return st.integers(int(f.low), int(f.high))
@@ -129,9 +134,10 @@ def test_real_states_round_trip_every_lesson():
                     "hidden_size": 8, "sampling": 0.25, "reverse_source": True, "seed": 2,
                     "min_len": 4, "max_len": 12, "num_layers": 2, "share_rnn": True},
         "transformer": {"task": "parity", "d_model": 16, "nhead": 2, "num_layers": 1,
-                        "positional": "learned", "causal": False, "seq_len": 6, "seed": 5,
+                        "positional": "concat", "causal": False, "seq_len": 6, "seed": 5,
                         "compare_lstm": False},
-        "ctc": {"cell": "lstm", "hidden_size": 8, "bidirectional": False, "noise": 0.1,
+        "ctc": {"cell": "lstm", "hidden_size": 8, "bidirectional": False, "delay": 2,
+                "compare": True, "noise": 0.1, "beam_width": 3, "lexicon": "AB, cd & <b>",
                 "lr": 0.05, "seed": 7},
         "dynamic": {"preset": "first order", "signal": "step", "steps": 20,
                     "lr": 0.05, "seed": 4},
@@ -182,6 +188,9 @@ def test_applied_settings_build_the_model_they_describe():
         ("lesson=transformer&nhead=3", "nhead must be one of 1, 2, 4, got '3'"),
         ("lesson=transformer&causal=maybe", "causal must be true or false, got 'maybe'"),
         ("lesson=seq2seq&src=a%00b", "src must be printable text (no control characters)"),
+        ("lesson=ctc&lexicon=a%0Ab", "lexicon must be printable text of at most 400 characters"),
+        ("lesson=ctc&lexicon=" + "a" * 401, "lexicon must be printable text of at most 400"),
+        ("lesson=ctc&beam_width=0", "beam_width must be an integer from 1 to 32, got '0'"),
         ("lesson=seq2seq&src=" + "a" * 201, "src must be a text of at most 200 characters"),
         (
             "lesson=<script>",

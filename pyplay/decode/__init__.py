@@ -17,6 +17,7 @@ from pyplay.decode.ctc_decode import (
     ctc_prefix_beam_search,
 )
 from pyplay.decode.ctc_lattice import Lattice, ctc_lattice, ctc_paths, path_log_prob
+from pyplay.decode.ctc_lexicon import WordSequences, ctc_lexicon_beam_search
 from pyplay.decode.greedy import GreedyResult, greedy_decode
 from pyplay.decode.lexicon import LexiconConstraint, PrefixTree
 from pyplay.decode.step import Constraint, Reorder, StepFunction, reorder_rows
@@ -34,10 +35,12 @@ __all__ = [
     "PrefixTree",
     "Reorder",
     "StepFunction",
+    "WordSequences",
     "ctc_best_path",
     "ctc_collapse",
     "ctc_greedy_decode",
     "ctc_lattice",
+    "ctc_lexicon_beam_search",
     "ctc_loss",
     "ctc_loss_logits",
     "ctc_paths",

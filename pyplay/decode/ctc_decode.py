@@ -117,10 +117,17 @@ def _logaddexp(a: float, b: float) -> float:
 
 
 def _beam_one(
-    rows: list[list[float]], beam_width: int, blank: int
+    rows: list[list[float]], beam_width: int, blank: int, lexicon: Any = None
 ) -> list[tuple[list[int], float]]:
-    """Prefix beam search over one sequence's frames (``rows[t][k]`` = log y^t_k)."""
+    """Prefix beam search over one sequence's frames (``rows[t][k]`` = log y^t_k).
+
+    ``lexicon`` (optional) constrains the labellings: ``lexicon.initial()`` is the state of the
+    empty prefix, ``lexicon.advance(state, k)`` the state after label ``k`` (``None`` when no
+    lexicon labelling continues that way: the extension is dropped) and ``lexicon.is_final``
+    whether a state may end the labelling (only such labellings are returned).
+    """
     beams: dict[tuple[int, ...], tuple[float, float]] = {(): (0.0, NEG_INF)}  # prefix: (pb, pnb)
+    states: dict[tuple[int, ...], Any] = {(): None if lexicon is None else lexicon.initial()}
     for row in rows:
         nxt: dict[tuple[int, ...], tuple[float, float]] = {}
         for prefix, (pb, pnb) in beams.items():
@@ -138,16 +145,30 @@ def _beam_one(
                 else:
                     grow = total + lpk
                 longer = (*prefix, k)
+                if longer not in states:
+                    state = None if lexicon is None else lexicon.advance(states[prefix], k)
+                    if lexicon is not None and state is None:
+                        continue  # no lexicon labelling starts with ``longer``
+                    states[longer] = state
                 b, n = nxt.get(longer, (NEG_INF, NEG_INF))
                 nxt[longer] = (b, _logaddexp(n, grow))
         ranked = sorted(nxt.items(), key=lambda item: -_logaddexp(*item[1]))
         beams = dict(ranked[:beam_width])
-    scored = [(list(p), _logaddexp(pb, pnb)) for p, (pb, pnb) in beams.items()]
+    scored = [
+        (list(p), _logaddexp(pb, pnb))
+        for p, (pb, pnb) in beams.items()
+        if lexicon is None or lexicon.is_final(states[p])
+    ]
     return sorted((s for s in scored if s[1] > NEG_INF), key=lambda item: -item[1])
 
 
 def ctc_prefix_beam_search(
-    log_probs: Any, input_lengths: Any = None, beam_width: int = 8, blank: int = 0
+    log_probs: Any,
+    input_lengths: Any = None,
+    beam_width: int = 8,
+    blank: int = 0,
+    *,
+    lexicon: Any = None,
 ) -> Any:
     """The ``beam_width`` most probable labellings found by prefix beam search.
 
@@ -159,6 +180,9 @@ def ctc_prefix_beam_search(
         Valid frames (default: all ``T``).
     beam_width : int >= 1
     blank : int
+    lexicon : WordSequences, optional
+        Only labellings made of its words (:mod:`pyplay.decode.ctc_lexicon`; or build one with
+        :func:`~pyplay.decode.ctc_lexicon.ctc_lexicon_beam_search`).
 
     Returns
     -------
@@ -168,6 +192,11 @@ def ctc_prefix_beam_search(
     paths the beam kept (exact when nothing was pruned).
     """
     beam_width = check_int("beam_width", beam_width, min_value=1, max_value=MAX_BEAM_WIDTH)
+    if lexicon is not None:
+        from pyplay.decode.ctc_lexicon import WordSequences  # it builds on this module
+
+        if not isinstance(lexicon, WordSequences):
+            raise TypeError(f"lexicon must be a WordSequences, got {type(lexicon).__name__}")
     single = np.ndim(log_probs) == 2
     if single:
         lp2 = check_array("log_probs", log_probs, ndim=2, finite=False, layout="(T, C)")
@@ -178,6 +207,7 @@ def ctc_prefix_beam_search(
         lp, lengths, blank_id = _check_scores(log_probs, input_lengths, blank)
     lp64 = lp.astype(np.float64, copy=False)
     out = [
-        _beam_one(lp64[b, : lengths[b]].tolist(), beam_width, blank_id) for b in range(lp.shape[0])
+        _beam_one(lp64[b, : lengths[b]].tolist(), beam_width, blank_id, lexicon)
+        for b in range(lp.shape[0])
     ]
     return out[0] if single else out

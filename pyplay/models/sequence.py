@@ -10,6 +10,11 @@ playground train. It is plain composition: an optional ``Embedding`` (token inpu
     h_t = \\mathrm{cell}(e_t, h_{t-1}), \\qquad
     y_t = W_{hy} h_t + b_y .
 
+With ``delay`` :math:`D > 0` (a one-way net only) the output for step :math:`t` is read
+:math:`D` steps later, :math:`y_t = W_{hy} h_{t+D} + b_y`, the input padded with :math:`D` zero
+frames at the end: the TEK5040 lecture's "time-delay for predictions", the alternative to a
+bidirectional net that sees a fixed context of :math:`D` future frames.
+
 Parameter names are those of the equivalent PyTorch module with attributes ``embedding``,
 ``rnn`` and ``head`` (``"embedding.weight"``, ``"rnn.weight_ih_l0"``, ``"head.weight"``, ...),
 so a ``state_dict`` exported from PyTorch as arrays loads by name. The merged ``params`` dict
@@ -45,9 +50,10 @@ from pyplay.nn.linear import Linear
 from pyplay.nn.lstm import LSTM
 from pyplay.nn.rnn import RNN
 
-__all__ = ["CELLS", "ModelCache", "SequenceModel"]
+__all__ = ["CELLS", "MAX_DELAY", "ModelCache", "SequenceModel"]
 
 CELLS = ("rnn", "lstm", "gru")
+MAX_DELAY = 64  # future steps a time-delay net may wait for
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,7 @@ class SequenceModel(PerStepBase):
         peephole: bool = False,
         forget_gate: bool = True,
         forget_bias: float = 0.0,
+        delay: int = 0,
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
@@ -131,6 +138,12 @@ class SequenceModel(PerStepBase):
         if not isinstance(bidirectional, bool | np.bool_):
             raise TypeError(f"bidirectional must be True or False, got {bidirectional!r}")
         self.bidirectional = bool(bidirectional)
+        self.delay = check_int("delay", delay, min_value=0, max_value=MAX_DELAY)
+        if self.delay and self.bidirectional:
+            raise ValueError(
+                "delay is the one-way alternative to a bidirectional net (a fixed window of "
+                f"future frames): use bidirectional=False with it, got delay={self.delay}"
+            )
         self.dropout = check_float(
             "dropout", dropout, min_value=0.0, max_value=1.0, max_inclusive=False
         )
@@ -204,9 +217,17 @@ class SequenceModel(PerStepBase):
             x, emb_cache = self.embedding.forward(inputs)  # (B, T) -> (B, T, E)
         else:
             x = inputs  # (B, T, F)
+        D = self.delay
+        if D:
+            if state is not None:
+                raise ValueError(f"a time-delay net (delay={D}) reads whole sequences: no state")
+            B, _, F = x.shape
+            x = np.concatenate([x, np.zeros((B, D, F), x.dtype)], axis=1)  # (B, T+D, F)
+            lengths = None if lengths is None else np.asarray(lengths) + D
         hs, state, rnn_cache = self.rnn.forward(
             x, state=state, lengths=lengths, record=record, training=training
-        )  # (B, T, D*H)
+        )  # (B, T+D, D*H)
+        hs = hs[:, D:]  # (B, T, D*H): the output for t is read at t + D
         y, head_cache = self.head.forward(hs)  # (B, T, output_size)
         return y, state, ModelCache(emb_cache, rnn_cache, head_cache)
 
@@ -223,6 +244,10 @@ class SequenceModel(PerStepBase):
         the per-step norms of dL/dh_t as ``record`` (else ``None``). ``gradient="cec"``: an
         LSTM's truncated gradient through the cell state only (:mod:`pyplay.nn.lstm_cell`)."""
         dhs, head_grads = self.head.backward(dy, cache.head)  # (B, T, D*H)
+        if self.delay:
+            B, _, W = dhs.shape
+            dhs = np.concatenate([np.zeros((B, self.delay, W), dhs.dtype), dhs], axis=1)
+            # (B, T+D, D*H): no output was read at the first D steps
         grad_record = None
         rnn = cache.rnn
         if record:
@@ -231,6 +256,8 @@ class SequenceModel(PerStepBase):
             )
         else:
             dx, _, rnn_grads = self.rnn.backward(dhs, dstate, rnn, gradient=gradient)
+        if self.delay:
+            dx = dx[:, : dx.shape[1] - self.delay]  # (B, T, E): the padding frames are no input
         grads: dict[str, np.ndarray] = {}
         if self.embedding is not None:
             _, emb_grads = self.embedding.backward(dx, cache.embedding)

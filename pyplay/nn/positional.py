@@ -1,7 +1,8 @@
 r"""Position information for attention models, which otherwise see a set, not a sequence.
 
-Six choices, one interface (``forward(x, offset=0) -> (out, cache)``, ``backward(dout, cache)
--> (dx, grads)``, ``params``), added to the token embeddings :math:`x_t` (B, T, D):
+Seven choices, one interface (``forward(x, offset=0) -> (out, cache)``, ``backward(dout, cache)
+-> (dx, grads)``, ``params``), added to (or, ``"concat"``, joined to) the token embeddings
+:math:`x_t` (B, T, D):
 
 ``"sinusoidal"`` (Vaswani et al. 2017), no parameters:
 
@@ -31,11 +32,26 @@ counted from 1 as on the slide, :math:`i = t + 1`):
   :math:`P_{t,j} = 2\,\mathrm{bit}_j(t) - 1`, bit 0 the lowest; not continuous, positions
   cannot be interpolated.
 
+``"concat"``: the position code is not added but **concatenated**, given components of its
+own. The lecture builds every code as components of the input vector ("add these values as a
+component to the input"; binary: "we add multiple components to the input vector") and names
+the standard approach, :math:`D` the input dimensionality and the code *added*; here instead
+
+.. math::
+
+    y_t = \begin{bmatrix} x_t \\ P_t \end{bmatrix}, \qquad
+    x_t \in \mathbb{R}^{D - D_p}, \; P_t \in \mathbb{R}^{D_p},
+
+with :math:`P` the sinusoidal table of width :math:`D_p` (``d_pos``, default
+:func:`concat_width` = ``max(1, D // 4)``). The model's width stays :math:`D`: its token
+embedding (or input layer) is :math:`D - D_p` wide (:attr:`in_features` of the module), so
+tokens and positions never mix in a component; the gradient flows back to :math:`x_t` only.
+
 ``"none"``: :math:`y_t = x_t`; self-attention is then permutation-equivariant, which the
 transformer lesson uses to show why positions are needed.
 
 ``offset`` is the position of the first row of ``x`` (incremental decoding feeds one position
-at a time).
+at a time). ``in_features`` is the width ``x`` must have (``d_model`` except for ``"concat"``).
 """
 
 from __future__ import annotations
@@ -51,16 +67,19 @@ from pyplay.nn import init
 __all__ = [
     "FIXED",
     "POSITIONAL",
+    "ConcatPositionalEncoding",
     "FixedPositionalEncoding",
     "LearnedPositionalEmbedding",
     "NoPositionalEncoding",
     "SinusoidalPositionalEncoding",
+    "concat_width",
     "fixed_table",
+    "input_width",
     "make_positional",
     "sinusoidal_table",
 ]
 
-POSITIONAL = ("sinusoidal", "learned", "count", "normalised", "binary", "none")
+POSITIONAL = ("sinusoidal", "learned", "count", "normalised", "binary", "concat", "none")
 FIXED = ("sinusoidal", "count", "normalised", "binary", "none")  # tables without parameters
 
 
@@ -114,13 +133,15 @@ class _Positional:
     def __init__(self, max_len: int, d_model: int, dtype: Any) -> None:
         self.max_len = check_int("max_len", max_len, min_value=1)
         self.d_model = check_int("d_model", d_model, min_value=1)
+        self.in_features = self.d_model  # the width of x (narrower when concatenated)
         self.dtype = check_dtype("dtype", dtype)
         self.params: dict[str, np.ndarray] = {}
 
     def _check(self, x: Any, offset: Any) -> tuple[np.ndarray, int]:
         X = check_array("x", x, ndim=3, dtype=self.dtype, layout="(B, T, D)")
-        if X.shape[2] != self.d_model:
-            raise ValueError(f"x must have d_model={self.d_model} features, got shape {X.shape}")
+        if X.shape[2] != self.in_features:
+            what = "d_model" if self.in_features == self.d_model else "d_model - d_pos"
+            raise ValueError(f"x must have {what}={self.in_features} features, got shape {X.shape}")
         off = check_int("offset", offset, min_value=0)
         if off + X.shape[1] > self.max_len:
             raise ValueError(
@@ -207,6 +228,58 @@ class NoPositionalEncoding(FixedPositionalEncoding):
         super().__init__("none", max_len, d_model, dtype)
 
 
+def concat_width(d_model: int) -> int:
+    """:math:`D_p`, the components a concatenated position code takes by default out of
+    ``d_model``: ``max(1, d_model // 4)``."""
+    return max(1, check_int("d_model", d_model, min_value=2) // 4)
+
+
+def input_width(kind: str, d_model: int) -> int:
+    """The width the token embedding must have under positional ``kind``: ``d_model``, or
+    ``d_model - concat_width(d_model)`` for ``"concat"`` (so a model sizes its embedding
+    before it builds the positional module)."""
+    kind = check_choice("positional", kind, POSITIONAL)
+    return d_model - concat_width(d_model) if kind == "concat" else d_model
+
+
+class ConcatPositionalEncoding(_Positional):
+    """The sinusoidal code of width ``d_pos`` concatenated after ``x`` (B, T, d_model - d_pos),
+    giving (B, T, d_model); no parameters (module docstring, ``"concat"``)."""
+
+    kind = "concat"
+
+    def __init__(
+        self, max_len: int, d_model: int, d_pos: int | None = None, dtype: Any = np.float32
+    ) -> None:
+        super().__init__(max_len, d_model, dtype)
+        D = self.d_model
+        Dp = concat_width(D) if d_pos is None else check_int("d_pos", d_pos, min_value=1)
+        if Dp >= D:
+            raise ValueError(
+                f"d_pos must be below d_model={D} (the tokens keep d_model - d_pos components), "
+                f"got d_pos={Dp}"
+            )
+        self.d_pos, self.in_features = Dp, D - Dp
+        self._P = sinusoidal_table(self.max_len, Dp).astype(self.dtype)  # (max_len, Dp)
+
+    def table(self) -> np.ndarray:
+        """The (max_len, d_pos) codes appended at each position."""
+        return self._P
+
+    def forward(self, x: Any, offset: int = 0) -> tuple[np.ndarray, tuple[int, int]]:
+        """``([x, P[offset : offset + T]], cache)``: (B, T, d_model - d_pos) -> (B, T, d_model)."""
+        X, off = self._check(x, offset)
+        B, T = X.shape[:2]
+        P = np.broadcast_to(self._P[off : off + T], (B, T, self.d_pos))  # (B, T, Dp)
+        return np.concatenate([X, P], axis=-1), (off, T)  # (B, T, D)
+
+    def backward(self, dout: Any, cache: tuple[int, int]) -> tuple[np.ndarray, dict[str, Any]]:
+        """``(dx, {})``: :math:`\\partial L / \\partial x_t` is the first
+        ``d_model - d_pos`` components of ``dout`` (the code's own get no parameter)."""
+        dY, _ = super().backward(dout, cache)
+        return np.ascontiguousarray(dY[..., : self.in_features]), {}  # (B, T, D - Dp)
+
+
 def make_positional(
     kind: str,
     max_len: int,
@@ -218,4 +291,6 @@ def make_positional(
     kind = check_choice("positional", kind, POSITIONAL)
     if kind == "learned":
         return LearnedPositionalEmbedding(max_len, d_model, dtype, rng)
+    if kind == "concat":
+        return ConcatPositionalEncoding(max_len, d_model, dtype=dtype)
     return FixedPositionalEncoding(kind, max_len, d_model, dtype)

@@ -35,7 +35,7 @@ import numpy as np
 from pyplay.io import Checkpoint, load, model_entry, save_model, whole_step
 from pyplay.models.registry import build_model
 from pyplay.ui.lessons import spec_of
-from pyplay.ui.urlstate import LESSON_SPECS
+from pyplay.ui.urlstate import LESSON_SPECS, MAX_TEXT_CHARS
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -109,6 +109,8 @@ def _check_value(lesson: str, state: Any, name: str, value: Any) -> Any:
     elif kind == "Number":
         ok = isinstance(value, int | float) and not isinstance(value, bool)
         ok = ok and math.isfinite(value)
+    elif kind == "String":  # as the address takes it (the lesson checks what it means)
+        ok = isinstance(value, str) and len(value) <= MAX_TEXT_CHARS and value.isprintable()
     else:
         objects = list(getattr(p, "objects", []))
         ok = not isinstance(value, bool) and value in objects  # True == 1: not a head count

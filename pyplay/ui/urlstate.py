@@ -45,6 +45,7 @@ SOURCE_KEY = "src"
 MAX_QUERY_CHARS = 4000  # a 200-character decode input can take 2,400 encoded
 MAX_FIELDS = 64
 MAX_SOURCE_CHARS = 200  # as the sequence-to-sequence lesson's text box
+MAX_TEXT_CHARS = 400  # a text setting (the CTC lesson's lexicon)
 _INT = re.compile(r"[+-]?\d{1,12}")
 _FLOAT = re.compile(r"[+-]?(?:\d{1,20}\.?\d{0,20}|\.\d{1,20})(?:[eE][+-]?\d{1,3})?")
 _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
@@ -58,7 +59,7 @@ def _show(text: Any, limit: int = 40) -> str:
 
 @dataclass(frozen=True)
 class Field:
-    """One setting in the address: ``kind`` is "choice", "int", "float" or "bool"."""
+    """One setting in the address: ``kind`` is "choice", "int", "float", "bool" or "text"."""
 
     name: str
     kind: str
@@ -73,6 +74,8 @@ class Field:
             return "one of " + ", ".join(str(c) for c in self.choices)
         if self.kind == "bool":
             return "true or false"
+        if self.kind == "text":
+            return f"printable text of at most {MAX_TEXT_CHARS} characters"
         what = "an integer" if self.kind == "int" else "a number"
         if self.low is not None and self.high is not None:
             return f"{what} from {self.low:g} to {self.high:g}"
@@ -96,6 +99,10 @@ class Field:
             value = float(text)
             if not math.isfinite(value):
                 raise ValueError(self.expected())
+        elif self.kind == "text":
+            if len(text) > MAX_TEXT_CHARS or not text.isprintable():
+                raise ValueError(self.expected())
+            return text
         else:
             value = self.aliases.get(text, text)
         if self.choices:
@@ -153,6 +160,8 @@ def url_fields(lesson: str) -> dict[str, Field]:
                 raise TypeError(
                     f"{lesson}.{name}: only selectors of strings or integers go in the address"
                 )
+        elif isinstance(p, param.String):
+            kind = "text"  # checked by the lesson (a message next to its control)
         else:
             raise TypeError(f"{lesson}.{name}: {type(p).__name__} cannot go in the address")
         fields[name] = Field(name, kind, choices, low, high, spec.aliases.get(name, {}))

@@ -52,6 +52,17 @@ def test_train_and_read_the_frames(ready_page, page_log):
     text = paths.inner_text()
     assert "collapse" in text and "target" in text
     assert 5 in page.evaluate(IMAGE_ROWS)  # blank + 4 symbols, one heatmap row each
+    # the decoding panel: three decoders of the example on screen; a bad lexicon is explained
+    lexicon = page.locator(".pyplay-ctc-lexicon pre")
+    lexicon.filter(has_text="lexicon beam search").wait_for(timeout=30_000)
+    assert re.search(r"-?\d+\.\d{3}  [A-D]+", lexicon.inner_text())
+    assert "prefix beam search" in page.locator(".pyplay-ctc-beam pre").inner_text()
+    box = page.get_by_label("Lexicon (words over the symbols)")
+    box.fill("AB XY")
+    box.press("Enter")
+    note = page.locator(".pyplay-ctc-lexicon-note pre")
+    note.filter(has_text="uses X, Y").wait_for(timeout=30_000)
+    assert box.input_value() == "AB XY"  # what was typed stays
     assert page_log.errors == []
 
 

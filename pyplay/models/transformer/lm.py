@@ -11,8 +11,9 @@ r"""A decoder-only transformer over sequences: a tiny GPT, and a drop-in for the
 where each block is a :class:`~pyplay.nn.TransformerEncoderLayer` (pre-norm by default, as
 GPT-2) whose self-attention is causal (position :math:`t` sees :math:`1..t`, so the output at
 :math:`t` may be trained against the target at :math:`t`), :math:`P` the positional encoding
-(:mod:`pyplay.nn.positional`: sinusoidal, learned or none) and the final layer norm present
-with pre-norm blocks. With ``tie_weights`` the head reuses the token table,
+(:mod:`pyplay.nn.positional`; with ``"concat"`` the code is joined, :math:`u^0_t = [e_t;
+P_t]`, and :math:`e_t` is ``d_model - d_pos`` wide) and the final layer norm present with
+pre-norm blocks. With ``tie_weights`` the head reuses the token table,
 :math:`W_o = E` (Press and Wolf 2017); the table starts N(0, 1/D) and is scaled by
 :math:`\sqrt D` on the way in (Vaswani et al. 2017), so both uses start at unit scale.
 
@@ -46,7 +47,7 @@ from pyplay.models.contract import (
 )
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.linear import Linear
-from pyplay.nn.positional import POSITIONAL, make_positional
+from pyplay.nn.positional import POSITIONAL, input_width, make_positional
 from pyplay.nn.transformer import TransformerEncoder, TransformerState
 
 __all__ = ["LMState", "TransformerModel", "TransformerModelCache"]
@@ -92,7 +93,9 @@ class TransformerModel(PerStepBase):
     input_kind : {"tokens", "real"}
     d_model, nhead, num_layers, dim_feedforward : int
         Width, heads (dividing ``d_model``), blocks, feed-forward width (default 4 d_model).
-    positional : {"sinusoidal", "learned", "none"}
+    positional : one of :data:`~pyplay.nn.positional.POSITIONAL`
+        With ``"concat"`` the embedding (or input layer) is ``d_model - d_pos`` wide and the
+        position code fills the last ``d_pos`` components (:mod:`pyplay.nn.positional`).
     max_len : int
         Longest sequence (positions) the model reads.
     causal : bool
@@ -141,14 +144,20 @@ class TransformerModel(PerStepBase):
             )
         self.causal, self.norm_first, self.tie_weights = causal, norm_first, tie_weights
         check_model_size(type(self), locals())  # before anything is built
+        if tie_weights and self.positional == "concat":
+            raise ValueError(
+                "tie_weights needs the embedding as wide as the model, which a concatenated "
+                "position code narrows (positional='concat'); untie or add the positions"
+            )
         gen = as_generator(rng)
         self.embedding: Embedding | None = None
         self.input: Linear | None = None
+        E = input_width(self.positional, D)  # D, or D - d_pos with a concatenated code
         if self.input_kind == "tokens":
-            self.embedding = Embedding(self.input_size, D, dtype=self.dtype, rng=gen)
+            self.embedding = Embedding(self.input_size, E, dtype=self.dtype, rng=gen)
             self.embedding.params["weight"] *= self.dtype.type(D**-0.5)  # N(0, 1/D)
         else:
-            self.input = Linear(self.input_size, D, dtype=self.dtype, rng=gen)
+            self.input = Linear(self.input_size, E, dtype=self.dtype, rng=gen)
         self.pos = make_positional(self.positional, max_len, D, self.dtype, gen)
         self.max_len = self.pos.max_len
         self.encoder = TransformerEncoder(

@@ -41,7 +41,7 @@ from pyplay.models.contract import (
 )
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.linear import Linear
-from pyplay.nn.positional import make_positional
+from pyplay.nn.positional import input_width, make_positional
 from pyplay.nn.transformer import TransformerEncoder, TransformerState
 from pyplay.nn.transformer_decoder import TransformerDecoder
 from pyplay.tasks.pairs import BOS, EOS, PAD
@@ -79,7 +79,8 @@ class TransformerSeq2Seq(Seq2SeqBase):
     src_vocab_size, tgt_vocab_size : int
         Vocabulary sizes (ids 0, 1, 2 are PAD, BOS, EOS in both).
     d_model, nhead, num_encoder_layers, num_decoder_layers, dim_feedforward : int
-    positional : {"sinusoidal", "learned", "none"}
+    positional : one of :data:`~pyplay.nn.positional.POSITIONAL`
+        ``"concat"``: embeddings ``d_model - d_pos`` wide, the code in the last ``d_pos``.
     max_len : int
         Longest source or target.
     norm_first : bool
@@ -110,8 +111,9 @@ class TransformerSeq2Seq(Seq2SeqBase):
         F = 4 * D if dim_feedforward is None else dim_feedforward
         check_model_size(type(self), locals())  # before anything is built
         gen = as_generator(rng)
-        self.src_emb = Embedding(self.src_vocab_size, D, padding_idx=PAD, dtype=self.dtype, rng=gen)
-        self.tgt_emb = Embedding(self.tgt_vocab_size, D, padding_idx=PAD, dtype=self.dtype, rng=gen)
+        E = input_width(positional, D)  # D, or D - d_pos with a concatenated position code
+        self.src_emb = Embedding(self.src_vocab_size, E, padding_idx=PAD, dtype=self.dtype, rng=gen)
+        self.tgt_emb = Embedding(self.tgt_vocab_size, E, padding_idx=PAD, dtype=self.dtype, rng=gen)
         for emb in (self.src_emb, self.tgt_emb):
             emb.params["weight"] *= self.dtype.type(D**-0.5)  # N(0, 1/D), scaled by sqrt(D)
         self.pos = make_positional(positional, max_len, D, self.dtype, gen)

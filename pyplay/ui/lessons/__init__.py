@@ -89,9 +89,9 @@ LESSONS: tuple[LessonSpec, ...] = (
     ),
     LessonSpec(
         "ctc", "CTC", "state:CTCState", "view:CTCLesson",
-        "cell hidden_size bidirectional noise lr seed",
+        "cell hidden_size bidirectional delay noise compare beam_width lexicon lr seed",
         about="reading symbols out of unaligned frames: per-frame probabilities, best path, "
-        "collapse",
+        "collapse, prefix and lexicon beam search",
         experiments=(
             Experiment("Bidirectional GRU", {}, 100,
                        "the loss falls below 0.15 x baseline and best path reads the "

@@ -1,5 +1,6 @@
 """The "CTC" lesson: train a recurrent network with the CTC loss to read symbols out of noisy
-frames; see its per-frame probabilities (blank included), the best path and its collapse.
+frames; see its per-frame probabilities (blank included), the best path and its collapse, and
+three decoders side by side (best path, prefix beam search, lexicon beam search).
 
 Rendering only: actions call :class:`~pyplay.ui.lessons.ctc.state.CTCState`.
 """
@@ -11,7 +12,9 @@ from typing import Any
 import panel as pn
 
 from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.ctc.decoding_view import DecodingViews
 from pyplay.ui.lessons.ctc.lattice_view import LatticeViews
+from pyplay.ui.lessons.ctc.race_view import RaceViews
 from pyplay.ui.lessons.ctc.state import CTCState
 from pyplay.ui.plots import heatmap_figure, label_axis, update_heatmap
 from pyplay.ui.text import Text
@@ -24,7 +27,9 @@ HELP = (
     "outputs a probability for each symbol and for **blank** (_). CTC's loss adds up every "
     "alignment of the symbols to the frames (forward-backward in the log domain). Decoding "
     "takes the likeliest class of every frame (the **best path**), merges repeats and drops "
-    "blanks (the **collapse**)."
+    "blanks (the **collapse**). A one-way net sees only past frames; the TEK5040 lecture's "
+    "alternative to a bidirectional net is a **time delay**: its output for frame t is read D "
+    "frames later, after it has seen the frames t+1..t+D (a fixed window of the future)."
 )
 
 
@@ -44,9 +49,23 @@ class CTCLesson(LessonView):
         self.example.param.watch(lambda e: self.refresh(), "value")
         self.paths = Text("", css_classes=["pyplay-ctc-paths"])
         self.lattice = LatticeViews()
+        self.decoding = DecodingViews(self.state)
+        self.race = RaceViews(self.state)
+        self.state.param.watch(lambda e: self.race.update(), "compare")
+        self.delay = pn.widgets.IntSlider.from_param(
+            self.state.param.delay, name="Time delay: future frames (one-way net)"
+        )
+        self.state.param.watch(self._show_delay, "bidirectional")
+        self._show_delay()
+        self.state.param.watch(lambda e: self.refresh(), ["beam_width", "lexicon"])
         self.watch_version()
 
+    def _show_delay(self, *_: Any) -> None:
+        """The time delay is the one-way net's alternative to reading backwards."""
+        self.delay.disabled = bool(self.state.bidirectional)
+
     def refresh(self, *_: Any) -> None:
+        self.race.update()
         view = self.state.view(int(self.example.value or 0))
         if view is None:
             return
@@ -61,6 +80,7 @@ class CTCLesson(LessonView):
             f"target      : {view.target}   "
             + ("(right)" if view.decoded == view.target else "(not yet)")
         )
+        self.decoding.update(self.state.decodings(view))
         self.lattice.update(view)
 
     def controls(self) -> list[Any]:
@@ -71,6 +91,7 @@ class CTCLesson(LessonView):
             ),
             pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
             pn.widgets.Checkbox.from_param(s.param.bidirectional, name="Bidirectional"),
+            self.delay,
             pn.widgets.FloatSlider.from_param(s.param.noise, name="Frame noise", step=0.05),
         ]
 
@@ -80,5 +101,7 @@ class CTCLesson(LessonView):
             self.example,
             pn.pane.Bokeh(self.prob_fig),
             self.paths,
+            *self.decoding.sections(),
+            *self.race.sections(),
             *self.lattice.sections(),
         ]

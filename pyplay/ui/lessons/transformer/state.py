@@ -24,7 +24,7 @@ from pyplay.models.registry import build_model
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.models.transformer.lm import TransformerModel
 from pyplay.models.transformer.seq2seq import TransformerSeq2Seq
-from pyplay.nn.positional import FIXED, POSITIONAL, fixed_table
+from pyplay.nn.positional import FIXED, POSITIONAL, fixed_table, input_width
 from pyplay.sampling import sample
 from pyplay.tasks import CharLM, make_task
 from pyplay.train import Trainer
@@ -298,7 +298,8 @@ class TransformerLessonState(TrainerLesson, LessonBase):
             P = np.asarray(self.model.pos.table(), dtype=np.float64)[:positions]
         else:
             kind = self.positional if self.positional in FIXED else "sinusoidal"
-            P = fixed_table(kind, positions, self.d_model)
+            width = self.d_model - input_width(self.positional, self.d_model) or self.d_model
+            P = fixed_table(kind, positions, width)  # concatenated: its d_pos columns
         return P, P @ P.T  # (n, D), (n, n)
 
     def attention_cost(self, longest: int = 1024) -> dict[str, np.ndarray]:

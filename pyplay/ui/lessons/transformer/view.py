@@ -54,7 +54,9 @@ HELP = {
     "positions' vectors (right). The lecture's steps: a **count** 1, 2, ... in one component "
     "(badly scaled), the count **normalised** by the longest sequence, a **binary** code (one "
     "component per bit, -1 or +1: not continuous), and the **sinusoidal** encoding, whose dot "
-    "products depend only on the distance; or a **learned** table, or **none**.",
+    "products depend only on the distance; or a **learned** table, or **none**. The lecture "
+    "names the standard approach: the code as wide as the input and *added* to it; "
+    "**concatenated** gives the (sinusoidal) code components of its own instead.",
     "cost": "Every position attends to every other: a layer of self-attention computes T x T "
     "scores, so doubling the sequence quadruples them (solid), while the projections and an "
     "LSTM layer of the same width grow only in proportion to T. Multiply-adds of one layer, "
@@ -116,6 +118,10 @@ POSITION_TEXT = {
                    "one code per position)."),
     "binary": ("Binary (one component per bit)", "Position t in binary, each bit as -1 or +1: "
                "distinct codes, but neighbours can differ in many bits."),
+    "concat": ("Concatenated (sinusoidal, own components)", "Joined, not added: "
+               "the token embedding is d_model - d_pos wide and the sinusoidal code fills the "
+               "last d_pos = d_model / 4 components (the table shows those), so tokens and "
+               "positions never share a component, at the price of fewer for the token."),
     "none": ("None", "No positional encoding: every position gets only its token, so "
              "attention sees a bag of symbols (train and compare with the other choices)."),
 }  # fmt: skip
