@@ -126,7 +126,8 @@ def sequence_model_lines(state: Any, model: Any = None) -> list[str]:
         extra["nonlinearity"] = config["nonlinearity"]
     if config["dropout"]:
         extra["dropout"] = config["dropout"]
-    defaults = {"peephole": False, "forget_gate": True, "forget_bias": 0.0}  # the LSTM variants
+    # the LSTM variants and GNMT's residual stack: written when not the default
+    defaults = {"peephole": False, "forget_gate": True, "forget_bias": 0.0, "residual": False}
     extra |= {k: config[k] for k, v in defaults.items() if config.get(k, v) != v}
     if config["embedding_dim"] != config["hidden_size"] and config["input_kind"] == "tokens":
         extra["embedding_dim"] = config["embedding_dim"]

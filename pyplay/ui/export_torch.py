@@ -26,6 +26,8 @@ def torch_part(state: Any) -> list[str]:
     if c.get("peephole") or not c.get("forget_gate", True):
         what = "peepholes" if c.get("peephole") else "LSTM without a forget gate"
         return [f"# PyTorch's nn.LSTM has no {what}: no PyTorch twin for this model."]
+    if c.get("residual") and c["num_layers"] > 1:
+        return ["# PyTorch's recurrent layers have no residual connections: no PyTorch twin."]
     H, L, bi = c["hidden_size"], c["num_layers"], c["bidirectional"]
     rnn_in = c["embedding_dim"] if c["input_kind"] == "tokens" else c["input_size"]
     rnn_args = f"{rnn_in}, {H}, num_layers={L}, batch_first=True, bidirectional={bi!r}"
