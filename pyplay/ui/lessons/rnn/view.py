@@ -126,6 +126,11 @@ class RecurrentLesson(LessonView):
         self.norms.clear()
         super()._on_version()
 
+    def start(self, *_: Any) -> None:
+        """Train the lesson's model; a comparison under way pauses (one training at a time)."""
+        self.residual.pause()
+        super().start()
+
     def _stream(self, records: list[Any]) -> None:
         super()._stream(records)
         self.norms.stream(records)
