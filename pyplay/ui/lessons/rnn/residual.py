@@ -21,7 +21,6 @@ first layer's weights on a fixed batch, :math:`\\|\\partial L/\\partial \\theta^
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +29,7 @@ import numpy as np
 from pyplay.models import SequenceModel
 from pyplay.tasks import make_task
 from pyplay.train import Trainer, task_loss
+from pyplay.ui.comparison import SideBySide
 
 __all__ = ["COMPARE_STEPS", "KINDS", "PROBE_EVERY", "ResidualComparison", "StackSetting"]
 
@@ -86,7 +86,7 @@ class StackSetting:
         )
 
 
-class ResidualComparison:
+class ResidualComparison(SideBySide):
     """The plain and the residual stack trained on the same batches (module docstring).
 
     ``running``, ``stopped``, ``train(budget_s=)`` and ``notify`` are what the shared training
@@ -95,12 +95,10 @@ class ResidualComparison:
     the gradient of the first layer's weights) was measured.
     """
 
+    setting: StackSetting | None
+
     def __init__(self) -> None:
-        self.running = False
-        self.stopped = ""
-        self.message = ""
-        self.setting: StackSetting | None = None
-        self.trainers: dict[str, Trainer] = {}
+        super().__init__()
         self.losses: dict[str, list[float]] = {k: [] for k in KINDS}
         self.probes: list[int] = []
         self.first_layer: dict[str, list[float]] = {k: [] for k in KINDS}
@@ -139,44 +137,20 @@ class ResidualComparison:
         return Trainer(model, task, **setting.trainer)
 
     # ------------------------------------------------------------------ training
-    @property
-    def step_count(self) -> int:
-        return min((t.step_count for t in self.trainers.values()), default=0)
-
-    @property
-    def finished(self) -> bool:
-        return self.setting is not None and self.step_count >= self.setting.steps
-
-    def notify(self, text: str, kind: str = "info") -> None:
-        """A message for the section (``kind`` is ignored: the section shows it as text)."""
-        del kind
-        self.message = text
-
-    def train(self, steps: int | None = None, budget_s: float | None = None) -> int:
-        """Both models one step at a time on one batch, ``steps`` of them or as many as fit in
-        ``budget_s`` seconds, never past the setting's steps; returns the steps taken. Stops
-        (``running`` False) when done or when a model's loss diverges."""
-        if self.setting is None:
-            self.running = False
-            return 0
-        start, done = time.perf_counter(), 0
-        while not self.finished and (steps is None or done < steps):
-            batch = self._data.batch(self.setting.trainer["batch_size"])
-            for kind, trainer in self.trainers.items():
-                record = trainer.train_step(batch)
-                if record.status != "ok":
-                    self.running = False
-                    self.notify(f"The {KINDS[kind]} diverged: {record.message}")
-                    return done
-                self.losses[kind].append(record.loss)
-            done += 1
-            if self.step_count % PROBE_EVERY == 0:
-                self._measure()
-            if budget_s is not None and time.perf_counter() - start >= budget_s:
-                break
-        if self.finished:
-            self.running = False
-        return done
+    def _step(self) -> bool:
+        """One step of both models on one batch, and the first layer's gradient every
+        :data:`PROBE_EVERY` steps."""
+        assert self.setting is not None
+        batch = self._data.batch(self.setting.trainer["batch_size"])
+        for kind, trainer in self.trainers.items():
+            record = trainer.train_step(batch)
+            if record.status != "ok":
+                self.notify(f"The {KINDS[kind]} diverged: {record.message}")
+                return False
+            self.losses[kind].append(record.loss)
+        if self.step_count % PROBE_EVERY == 0:
+            self._measure()
+        return True
 
     def _measure(self) -> None:
         """The norm of the first layer's weight gradient of both models on the fixed batch."""

@@ -17,6 +17,7 @@ import panel as pn
 from bokeh.models import ColumnDataSource, HoverTool
 from bokeh.plotting import figure
 
+from pyplay.ui.comparison import ComparisonSection
 from pyplay.ui.lessons.rnn.residual import COMPARE_STEPS, KINDS, ResidualComparison
 from pyplay.ui.plots import (
     follow_log_ticks,
@@ -29,7 +30,6 @@ from pyplay.ui.plots import (
     watch_placeholder,
 )
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView
 
 __all__ = ["HELP", "ResidualSection", "comparison_figure"]
 
@@ -75,14 +75,14 @@ def comparison_figure(
     return fig, source
 
 
-class ResidualSection(TrainingView):
+class ResidualSection(ComparisonSection):
     """The section's buttons, progress line, setting and two plots around a
     :class:`ResidualComparison` (``state``, driven by the shared training loop)."""
 
     steps = COMPARE_STEPS
 
     def __init__(self, lesson: Any) -> None:
-        self.lesson = lesson  # the lesson's view: its state gives the settings
+        super().__init__(lesson)
         self.state = ResidualComparison()
         self.loss_fig, self.loss_source = comparison_figure(
             "Loss of the plain and the residual stack", "loss (log)"
@@ -93,30 +93,10 @@ class ResidualSection(TrainingView):
         self.progress = Text(self.state.progress(), css_classes=["pyplay-residual-progress"])
         self.setting = Text("", css_classes=["pyplay-residual-setting"])
 
-    # ------------------------------------------------------------------ actions
-    def compare(self, *_: Any) -> None:
-        """New models from the lesson's settings, trained until done or paused."""
-        self.pause()
-        self.lesson.pause()  # one training at a time: the page stays quick to answer
-        if not self.state.begin(self.lesson.state, self.steps):
-            self.progress.object = self.state.message
-            return
+    def shown(self) -> None:
         assert self.state.setting is not None
         self.setting.object = f"Setting: {self.state.setting.describe()}."
         self.after_training()
-        self.start()
-        self.progress.object = self.state.progress()
-
-    def resume(self, *_: Any) -> None:
-        """Continue a paused comparison (nothing when there is none or it is done)."""
-        if self.state.setting is None or self.state.finished or self.state.running:
-            return
-        self.lesson.pause()
-        self.start()
-
-    # ------------------------------------------------------------------ the loop's hooks
-    def _stream(self, result: Any) -> None:
-        self.progress.object = self.state.message or self.state.progress()
 
     def after_training(self) -> None:
         """Redraw both plots from the comparison's records."""
@@ -132,22 +112,12 @@ class ResidualSection(TrainingView):
             set_title(self.loss_fig, f"Loss of {layers} plain and residual layers")
         self.progress.object = s.message or s.progress()
 
-    # ------------------------------------------------------------------ layout
     def panel(self) -> list[Any]:
         """The section's parts, for the lesson's column."""
-        buttons = []
-        for label, kind, action in (
-            ("Compare", "primary", self.compare),
-            ("Pause comparison", "default", self.pause),
-            ("Continue comparison", "default", self.resume),
-        ):
-            button = pn.widgets.Button(name=label, button_type=kind, width=90 + 5 * len(label))
-            button.on_click(action)
-            buttons.append(button)
         return [
             "## Residual connections between layers",
             pn.pane.Markdown(HELP),
-            pn.Row(*buttons),
+            self.comparison_buttons(),
             self.progress,
             self.setting,
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
