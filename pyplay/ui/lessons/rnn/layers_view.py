@@ -99,7 +99,7 @@ class LayerLines:
         self.source.data = {"t": np.zeros(0), **{k: np.zeros(0) for k in self.keys}}
         legend = fig.legend[0]
         self.items: dict[str, LegendItem] = {}
-        self.lines: dict[str, Any] = {}
+        self.lines: dict[str, tuple[Any, Any]] = {}
         for key in self.keys:
             layer = int(key[1:].split("_")[0])
             dash = "dashed" if key.endswith("_reverse") else "solid"
@@ -108,8 +108,10 @@ class LayerLines:
                 "t", key, source=self.source, visible=False, line_width=2, color=colour,
                 line_dash=dash,
             )  # fmt: skip
-            self.lines[key] = line
-            item = LegendItem(label=key, renderers=[line, legend_key(fig, line)], visible=False)
+            dots = fig.scatter("t", key, source=self.source, visible=False, size=4, color=colour)
+            self.lines[key] = (line, dots)  # dots: a layer with one non-zero step shows it
+            item = LegendItem(label=key, renderers=[line, dots, legend_key(fig, line)])
+            item.visible = False
             legend.items.append(item)
             self.items[key] = item
 
@@ -129,5 +131,6 @@ class LayerLines:
             on = key in shown
             layer, _, back = key[1:].partition("_")
             label = f"layer {int(layer) + 1}" + (" backward" if back else "")
-            self.lines[key].visible = on
+            for renderer in self.lines[key]:
+                renderer.visible = on
             self.items[key].update(visible=on, label=value(label))
