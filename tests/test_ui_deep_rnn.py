@@ -173,7 +173,7 @@ def test_the_comparison_section_needs_layers_and_draws_both_stacks() -> None:
     n = section.state.step_count
     assert n >= 1 and len(section.loss_source.data["plain"]) == n
     assert len(section.grad_source.data["residual"]) == len(section.state.probes) >= 1
-    assert section.loss_fig.title.text == "Loss of 3 plain and residual layers"
+    assert section.loss_fig.title.text == "Loss of 3 layers, plain and residual"
     assert section.progress.object.startswith(f"Paused: step {n} of {COMPARE_STEPS}")
     view.start()  # Train pauses the comparison
     assert not section.state.running

@@ -109,7 +109,7 @@ class ResidualSection(ComparisonSection):
         set_data(self.grad_source, {"step": np.asarray(s.probes), **grads})
         if s.setting is not None:
             layers = s.setting.model["num_layers"]
-            set_title(self.loss_fig, f"Loss of {layers} plain and residual layers")
+            set_title(self.loss_fig, f"Loss of {layers} layers, plain and residual")
         self.progress.object = s.message or s.progress()
 
     def panel(self) -> list[Any]:
