@@ -51,6 +51,33 @@ def test_model_gradients_match_central_differences(cell, input_kind, bidirection
         assert_grad_close(grads[name], numeric_grad(loss, p), name)
 
 
+@pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
+@pytest.mark.parametrize("bidirectional", [False, True], ids=["uni", "bi"])
+def test_residual_stack_of_three_layers_matches_central_differences(cell, bidirectional):
+    """GNMT's residual stack inside the model (two residual sums, the head reading D*H
+    features); residual connections have no PyTorch counterpart, so float64 central
+    differences are the proof."""
+    rng = np.random.default_rng(3)
+    kw = dict(num_layers=3, bidirectional=bidirectional, residual=True)
+    model = _model(cell, "real", **kw)
+    assert model.head.params["weight"].shape == (4, 4 * (2 if bidirectional else 1))
+    x = _inputs(model, rng, B=2, T=3)
+    lengths = np.array([3, 2])
+    y, _, cache = model.forward(x, lengths=lengths)
+    R = rng.normal(size=y.shape)  # dL/dy for L = sum(y * R)
+    grads = model.backward(R, cache).grads
+
+    def loss() -> float:
+        out, _, _ = model.forward(x, lengths=lengths)
+        return float(np.sum(out * R))
+
+    for name, p in model.params.items():
+        assert_grad_close(grads[name], numeric_grad(loss, p), name)
+    plain = _model(cell, "real", **{**kw, "residual": False})  # same weights, no sums
+    out_plain, _, _ = plain.forward(x, lengths=lengths)
+    assert not np.allclose(y, out_plain)
+
+
 def test_record_and_gradient_record_shapes():
     rng = np.random.default_rng(0)
     model = _model("lstm", "tokens", num_layers=2)

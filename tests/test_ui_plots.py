@@ -13,6 +13,7 @@ from bokeh.document import Document
 from bokeh.models import (
     BasicTicker,
     ColorBar,
+    ColumnDataSource,
     FixedTicker,
     HoverTool,
     LabelSet,
@@ -316,3 +317,15 @@ def test_an_empty_curve_with_a_baseline_is_labelled_over_the_box_and_the_baselin
     assert ticks == list(plots.log_ticks(plot_loss.EMPTY_BOX[1][0], 2.079)[0])
     shown = [t for t in ticks if plot_loss.EMPTY_BOX[1][0] <= t <= 2.079]
     assert shown == [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0]
+
+
+def test_a_single_value_on_a_log_axis_gets_the_ticks_of_the_decades_around_it():
+    """One point (the top backward layer's gradient on the adding problem is non-zero at the
+    last step only): Bokeh spans about a decade either side, labelled 1-2-5, not crammed."""
+    fig = plots.line_figure("one value", "t", "norm", log=True)
+    source = ColumnDataSource({"t": [], "norm": []})
+    plots.follow_log_ticks(fig, source, x="t")
+    source.data = {"t": [9], "norm": [0.004]}
+    ticks = list(fig.yaxis[0].ticker.ticks)
+    assert ticks == plots.log_ticks(0.0004, 0.04)[0]
+    assert len([v for v in ticks if 0.0004 <= v <= 0.04]) <= 8

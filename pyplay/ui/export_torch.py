@@ -26,6 +26,8 @@ def torch_part(state: Any) -> list[str]:
     if c.get("peephole") or not c.get("forget_gate", True):
         what = "peepholes" if c.get("peephole") else "LSTM without a forget gate"
         return [f"# PyTorch's nn.LSTM has no {what}: no PyTorch twin for this model."]
+    if c.get("residual") and c["num_layers"] > 1:
+        return ["# PyTorch's recurrent layers have no residual connections: no PyTorch twin."]
     if c.get("delay"):
         return [
             f"# A time-delay net (its output read {int(c['delay'])} steps late): PyTorch's "

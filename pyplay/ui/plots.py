@@ -269,6 +269,8 @@ def follow_log_ticks(fig: figure, *sources: ColumnDataSource, x: str) -> None:
     def follow(attr: str, old: Any, new: Any) -> None:
         columns = [v for s in sources for k, v in s.data.items() if k != x]
         low, high = positive_extent(*columns)
+        if low == high:  # one value: Bokeh's range spans about a decade either side of it
+            low, high = low / 10, high * 10
         if np.isfinite(low):
             set_log_ticks(fig, low, high)
 

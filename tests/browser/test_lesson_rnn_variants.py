@@ -1,7 +1,8 @@
 """The LSTM's variants in the "Recurrent networks" tab of the built page: the forget gate,
 peephole controls build the model they name, the settings go to the address,
 and after a few training steps the gradient view shows the CEC-only gradient beside the true
-one, with no console warning or error."""
+one; then, bidirectional, the backward direction picked while it trains titles the heatmaps
+and shows at once (issue 19), with no console warning or error."""
 
 from __future__ import annotations
 
@@ -26,6 +27,16 @@ PAIR = """() => {
   }
   return null;
 }"""
+
+
+# the texts of the page's document (figure titles among them)
+TITLES = """() => [...window.pyplay.document.all_models]
+  .filter((m) => typeof m.text === "string").map((m) => m.text)"""
+
+
+def steps_shown(page) -> int:
+    found = re.search(r"Step (\d+)", page.locator(".pyplay-status pre").first.inner_text())
+    return int(found.group(1)) if found else 0
 
 
 def visible(page, role: str, name: str):
@@ -64,5 +75,14 @@ def test_the_variant_controls_train_and_show_the_cec_gradient(ready_page, page_l
     assert len(full) == len(cec) == 10  # the lesson's sequence length
     assert any(isinstance(v, (int, float)) and v > 0 for v in cec)
     assert full != cec  # the truncated gradient is drawn, not the true one twice
+    # bidirectional: pick the backward direction while training; the heatmaps follow
+    set_checkbox(page, "Bidirectional (not for next-step prediction)", True, "bidirectional=true")
+    visible(page, "button", "Train").click()
+    wait_step(page, 3)
+    visible(page, "button", "backward").click()
+    wanted = "Layer 1, backward direction: input gate i_t"  # (no forget gate here)
+    wait_for(page, lambda: wanted in page.evaluate(TITLES), f"the title {wanted!r}", 60)
+    assert steps_shown(page) >= 3  # answered while training: no pause in between
+    visible(page, "button", "Pause").click()
     assert page_log.errors == []
     assert warnings == []

@@ -15,13 +15,14 @@ from pyplay.ui.lessons.spec import Embed, LessonSpec
 __all__ = ["COURSE", "LESSONS", "SPECS", "Embed", "Experiment", "LessonSpec", "spec_of"]
 
 _DYN = "pyplay.ui.lessons.dynamic"  # the dynamic lesson's sub-tabs that are lessons of their own
+_DEEP = {"cell": "gru", "num_layers": 6, "hidden_size": 16}  # a deep stack on the adding problem
 
 # fmt: off
 LESSONS: tuple[LessonSpec, ...] = (
     LessonSpec(
         "rnn", "Recurrent networks", "state:LessonState", "view:RecurrentLesson",
-        "task cell nonlinearity forget_gate peephole forget_bias hidden_size num_layers seq_len lr "
-        "optimizer clip batch_size tbptt seed",
+        "task cell nonlinearity forget_gate peephole forget_bias hidden_size num_layers "
+        "bidirectional residual seq_len lr optimizer clip batch_size tbptt seed",
         exclude={"task": ("series",)},
         widgets=(Embed("gates", "Gates and states over time", "view:gates_widget"),
                  Embed("gradient", "Gradient through time", "view:gradient_widget")),
@@ -34,6 +35,14 @@ LESSONS: tuple[LessonSpec, ...] = (
                        "the loss stays near the baseline: the gradient from the last step "
                        "vanishes before it reaches the marked numbers (see Gradient through "
                        "time)", above=0.8, relative=True),
+            Experiment("Six GRU layers, plain", _DEEP, 150,
+                       "the loss stays at the baseline: through six layers the gradient that "
+                       "reaches the lowest ones fades (Every layer, under Gradient through "
+                       "time)", above=0.8, relative=True),
+            Experiment("Six GRU layers, residual", {**_DEEP, "residual": True}, 150,
+                       "the same stack with residual connections (GNMT) learns the sum: the "
+                       "loss falls below 0.1 x baseline (Compare, under Residual connections)",
+                       below=0.1, relative=True),
         ),
     ),
     LessonSpec(

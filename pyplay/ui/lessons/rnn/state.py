@@ -36,7 +36,11 @@ TASK_LABELS = {
 }
 MAX_UPLOAD_BYTES = 1_000_000
 _LSTM = ("forget_gate", "peephole", "forget_bias")  # the LSTM's variants (Variations of the LSTM)
-_REBUILD = ("task", "cell", "hidden_size", "num_layers", "seq_len", "seed", "nonlinearity", *_LSTM)
+_STACK = ("num_layers", "bidirectional", "residual")  # the stack's shape (deep, bidirectional)
+_REBUILD = ("task", "cell", "hidden_size", *_STACK, "seq_len", "seed", "nonlinearity", *_LSTM)
+# tasks whose target at step t is a later input (the next character, sample or number): a
+# backward direction would read the answer, so the model stays one-way on them
+NEXT_STEP = ("sine", "charlm", "series")
 _TRAINING = ("lr", "optimizer", "clip", "batch_size", "tbptt", "seed")
 
 
@@ -87,7 +91,18 @@ class LessonState(TrainerLesson, LessonBase):
         doc="LSTM: added to the forget gate's bias at initialisation (the lecture: 1 or more)",
     )
     hidden_size = param.Integer(default=32, softbounds=(2, 128))
-    num_layers = param.Integer(default=1, softbounds=(1, 3))
+    num_layers = param.Integer(default=1, softbounds=(1, 6))
+    bidirectional = param.Boolean(
+        default=False,
+        doc="a second stack of layers reads each sequence backwards; the output layer reads "
+        "both directions' states, [h_fwd; h_bwd] (2H features). Not for the tasks that predict "
+        "the next input, which a backward direction would read",
+    )
+    residual = param.Boolean(
+        default=False,
+        doc="residual connections between stacked layers (GNMT): every layer after the first "
+        "adds its input to its output",
+    )
     seq_len = param.Integer(default=10, softbounds=(4, 100))
     lr = lr_param(0.02)
     optimizer = param.Selector(objects=sorted(OPTIMIZERS), default="adam")
@@ -137,11 +152,32 @@ class LessonState(TrainerLesson, LessonBase):
         return make_task(self.task, **kwargs)
 
     def _built_message(self, task: Any, model: Any) -> str:
+        one_way = ""
+        if self.bidirectional and not self.reads_whole_input():
+            one_way = (
+                " One direction only: this task predicts the next input, which a backward "
+                "direction would read."
+            )
         return (
             f"New {self.cell.upper()} with {model.num_parameters():,} parameters. "
             + task.describe().split(". ")[0]
             + "."
+            + one_way
         )
+
+    def reads_whole_input(self) -> bool:
+        """Whether the task lets a model read the whole input before answering (so a backward
+        direction may run): not for next-step prediction (:data:`NEXT_STEP`)."""
+        return self.task not in NEXT_STEP
+
+    def stack_settings(self) -> dict[str, Any]:
+        """Layers, directions and residual connections of the stack the settings ask for."""
+        bidirectional = bool(self.bidirectional) and self.reads_whole_input()
+        return {
+            "num_layers": self.num_layers,
+            "bidirectional": bidirectional,
+            "residual": bool(self.residual),
+        }
 
     def lstm_settings(self) -> dict[str, Any]:
         """The LSTM variant the settings ask for (empty for the other cells); the forget
@@ -156,9 +192,9 @@ class LessonState(TrainerLesson, LessonBase):
             task,
             self.cell,
             hidden_size=self.hidden_size,
-            num_layers=self.num_layers,
             nonlinearity=self.nonlinearity,
             rng=self.seed,
+            **self.stack_settings(),
             **self.lstm_settings(),
         )
 
@@ -338,6 +374,7 @@ class LessonState(TrainerLesson, LessonBase):
         if isinstance(model, SequenceModel):
             config = model.config
             settings.update({k: config[k] for k in ("cell", "hidden_size", "num_layers")})
+            settings.update({k: bool(config.get(k, False)) for k in ("bidirectional", "residual")})
             settings["nonlinearity"] = config["nonlinearity"]
             defaults = {k: self.param[k].default for k in _LSTM}
             settings.update({k: config.get(k, v) for k, v in defaults.items()})

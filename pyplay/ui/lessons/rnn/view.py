@@ -12,30 +12,41 @@ from typing import Any
 
 import numpy as np
 import panel as pn
+from bokeh.models import LegendItem
 
 from pyplay.ui.embed import widget_head
 from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.rnn.layers_view import LayerChoice, LayerLines
 from pyplay.ui.lessons.rnn.lstm_views import CECView, lstm_controls
 from pyplay.ui.lessons.rnn.packing_view import PackingView
+from pyplay.ui.lessons.rnn.residual_view import ResidualSection
 from pyplay.ui.lessons.rnn.state import TASK_LABELS, LessonState
 from pyplay.ui.plot_gradnorm import GradNormPlot
-from pyplay.ui.plots import gradient_figure, heatmap_figure, positive, set_data, update_heatmap
+from pyplay.ui.plots import (
+    gradient_figure,
+    heatmap_figure,
+    positive,
+    set_data,
+    set_title,
+    update_heatmap,
+)
 from pyplay.ui.text import Text
 from pyplay.ui.training import typed_number
 
 __all__ = ["RecurrentLesson", "gates_widget", "gradient_widget"]
 
+GRAD_TITLE = "gradient through time, ||dL/dh_t||"
 TITLES = {
-    "i": "input gate i",
-    "f": "forget gate f",
-    "g": "candidate g",
-    "o": "output gate o",
-    "c": "cell state c",
-    "h": "hidden state h",
-    "r": "reset gate r",
-    "z": "update gate z",
-    "n": "candidate n",
-    "a": "pre-activation a",
+    "i": "input gate i_t",
+    "f": "forget gate f_t",
+    "g": "candidate g_t",
+    "o": "output gate o_t",
+    "c": "cell state c_t",
+    "h": "hidden state h_t",
+    "r": "reset gate r_t",
+    "z": "update gate z_t",
+    "n": "candidate n_t",
+    "a": "pre-activation a_t",
 }
 HELP = {
     "train": "Pick a task and a cell, then **Train**. The curve shows the loss of every "
@@ -55,12 +66,17 @@ HELP = {
     "model reads the chosen example; they follow the model while it trains. A plain RNN cell "
     "has no gates: all it has is its pre-activation a and its hidden state h = tanh(a), which "
     "it overwrites at every step.",
+    "layers": "With several layers, or both directions, pick which layer's gates and states "
+    "to see (layer 1 reads the input, layer l + 1 reads layer l's states h_t at the same step; "
+    "a backward layer reads the sequence from its end, and the layer above, or the output "
+    "layer, reads [h_t forward; h_t backward], 2H numbers).",
     "grad": "How strongly the loss at the end reaches back to each step: the norm of "
     "dL/dh_t. For a tanh RNN it shrinks geometrically going back in time (vanishing "
     "gradient); the LSTM's cell state can keep it alive. **Compare** adds a freshly "
     "initialised tanh RNN and LSTM (forget-gate bias 1, the usual start) of the same size "
-    "on the same example. For an LSTM, the truncated gradient of the original LSTM is drawn "
-    "beside the true one below.",
+    "on the same example (one layer). With several layers or directions, the plot shows the "
+    "chosen one, or with **Every layer** all of them at once. For an LSTM, the truncated "
+    "gradient of the original LSTM is drawn beside the true one below.",
     "sample": "With the character model: type a prompt and **Generate**. Temperature below 1 "
     "picks likelier characters, above 1 more surprising ones, 0 always the likeliest.",
     "norm": "**Gradient norm and clipping.** Every step's gradient has a global norm "
@@ -88,6 +104,11 @@ class RecurrentLesson(LessonView):
         self.inside_help = pn.pane.Markdown(HELP["inside"])
         self.cec = CECView(self.state)
         self.packing = PackingView(self.state)
+        self.choice = LayerChoice(self.refresh_inside, HELP["layers"])
+        self.every_layer = pn.widgets.Checkbox(name="Every layer", value=False)
+        self.every_layer.param.watch(lambda e: self.refresh_inside(), "value")
+        self.layer_lines = LayerLines(self.grad_fig, int(self.state.param.num_layers.softbounds[1]))
+        self.residual = ResidualSection(self)
         self.norms = GradNormPlot()
         self.norms.set_clip(self.state.clip)
         self.state.param.watch(lambda e: self.norms.set_clip(e.new), "clip")
@@ -99,8 +120,16 @@ class RecurrentLesson(LessonView):
         Panel drop the page's late updates to them, with a console warning)."""
         self.grad_compare.data = {"t": [], "rnn": [], "lstm": []}
         self.inside_help.object = HELP["inside_rnn" if self.state.cell == "rnn" else "inside"]
+        rnn = self.state.model.rnn if self.state.model is not None else None
+        if rnn is not None:
+            self.choice.follow(rnn.num_layers, rnn.bidirectional)
         self.norms.clear()
         super()._on_version()
+
+    def start(self, *_: Any) -> None:
+        """Train the lesson's model; a comparison under way pauses (one training at a time)."""
+        self.residual.pause()
+        super().start()
 
     def _stream(self, records: list[Any]) -> None:
         super()._stream(records)
@@ -118,15 +147,27 @@ class RecurrentLesson(LessonView):
         except (ValueError, TypeError, FloatingPointError) as err:
             self.state.notify(f"Could not look inside: {err}", "warning")
             return
-        layer = view.internals.get("l0", {})
+        key = self.choice.key if self.choice.key in view.internals else "l0"
+        layer = view.internals.get(key, {})
         if set(self._maps) != set(layer):
             self._maps = {name: heatmap_figure(name, TITLES.get(name, name)) for name in layer}
             self.heatmaps.objects = [pn.pane.Bokeh(fig) for fig, _ in self._maps.values()]
+        where = self.choice.title()
         for name, (fig, source) in self._maps.items():
             update_heatmap(fig, source, layer[name], name)
-        norms = view.grad_norms.get("l0")
-        if norms is not None:
-            set_data(self.grad_current, {"t": np.arange(len(norms)), "norm": positive(norms)})
+            set_title(
+                fig, f"{where}: {TITLES.get(name, name)}" if where else TITLES.get(name, name)
+            )
+        every = bool(self.every_layer.value) and len(view.grad_norms) > 1
+        norms = None if every else view.grad_norms.get(key)
+        shown = positive(norms) if norms is not None else np.zeros(0)
+        set_data(self.grad_current, {"t": np.arange(len(shown)), "norm": shown})
+        self.layer_lines.show(view.grad_norms if every else None)
+        for item in self.grad_fig.legend[0].items:  # "this model": the chosen layer only
+            if isinstance(item, LegendItem) and getattr(item.label, "value", "") == "this model":
+                item.visible = not every
+        which = "Every layer" if every else where
+        set_title(self.grad_fig, f"{which}: {GRAD_TITLE}" if which else "G" + GRAD_TITLE[1:])
         self.cec.refresh(int(self.example.value or 0))
         self.packing.refresh()
 
@@ -149,6 +190,10 @@ class RecurrentLesson(LessonView):
             "lstm": lstm_controls(s),
             "hidden_size": pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
             "num_layers": pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers"),
+            "bidirectional": bidirectional_box(s),
+            "residual": pn.widgets.Checkbox.from_param(
+                s.param.residual, name="Residual connections between layers"
+            ),
             "seq_len": pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length"),
             "tbptt": self.tbptt_box(),
             "optimizer": pn.widgets.Select.from_param(s.param.optimizer, name="Optimiser"),
@@ -193,10 +238,11 @@ class RecurrentLesson(LessonView):
             "## Look inside",
             self.inside_help,
             pn.Row(self.example, self.refresh_button()),
+            self.choice.panel,
             self.heatmaps,
             "## Gradient through time",
             pn.pane.Markdown(HELP["grad"]),
-            self.compare_button(),
+            pn.Row(self.compare_button(), self.every_layer),
             pn.pane.Bokeh(self.grad_fig, sizing_mode="stretch_width"),
             self.cec.panel,
             sizing_mode="stretch_width",
@@ -206,10 +252,26 @@ class RecurrentLesson(LessonView):
         s = self.state
         return [
             inside,
+            pn.Column(*self.residual.panel(), sizing_mode="stretch_width"),
             self.packing.panel,
             sampling_panel(s, HELP["sample"]),
             data_panel(s, HELP["data"]),
         ]
+
+
+def bidirectional_box(state: LessonState) -> pn.widgets.Checkbox:
+    """The bidirectional switch, greyed out for the tasks that predict the next input (a
+    backward direction would read it; the model stays one-way there)."""
+    box = pn.widgets.Checkbox.from_param(
+        state.param.bidirectional, name="Bidirectional (not for next-step prediction)"
+    )
+
+    def follow(*_: Any) -> None:
+        box.disabled = not state.reads_whole_input()
+
+    state.param.watch(follow, "task")
+    follow()
+    return box
 
 
 # ------------------------------------------------------------------ embedded parts
@@ -217,6 +279,7 @@ def gates_widget(view: Any) -> pn.viewable.Viewable:
     return pn.Column(
         *widget_head(view),
         pn.Row(view.example, view.refresh_button()),
+        view.choice.panel,
         view.heatmaps,
         sizing_mode="stretch_width",
     )
@@ -225,6 +288,7 @@ def gates_widget(view: Any) -> pn.viewable.Viewable:
 def gradient_widget(view: Any) -> pn.viewable.Viewable:
     return pn.Column(
         *widget_head(view, view.compare_button()),
+        pn.Row(view.choice.panel, view.every_layer),
         pn.pane.Bokeh(view.grad_fig, sizing_mode="stretch_width"),
         view.cec.panel,
         sizing_mode="stretch_width",
