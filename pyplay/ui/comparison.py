@@ -72,13 +72,16 @@ class SideBySide:
 
 class ComparisonSection(TrainingView):
     """The shared training loop around a :class:`SideBySide` ``state`` begun from the
-    lesson view's state (``begin(lesson_state, steps)``), with its buttons; ``progress`` is
-    the line under them. Subclasses redraw in ``after_training`` and say what they compare
-    in :meth:`shown`."""
+    lesson view's state (``begin(lesson_state, steps)``), with its three buttons
+    (:attr:`button_names`: start, pause, continue); ``progress`` is the line under them.
+    Subclasses redraw in ``after_training`` and say what they compare in :meth:`shown`.
+    One training at a time: starting a comparison pauses the lesson's training and the
+    lesson view's other ``comparisons``."""
 
     steps: int
     state: Any
     progress: Any
+    button_names: tuple[str, str, str] = ("Compare", "Pause comparison", "Continue comparison")
 
     def __init__(self, lesson: Any) -> None:
         self.lesson = lesson  # the lesson's view: its state gives the settings
@@ -86,10 +89,18 @@ class ComparisonSection(TrainingView):
     def shown(self) -> None:
         """A comparison has begun: show its setting (nothing by default)."""
 
+    def quiet_others(self) -> None:
+        """The lesson's model and the lesson's other comparisons pause, so the page stays
+        quick to answer."""
+        self.lesson.pause()
+        for other in getattr(self.lesson, "comparisons", ()):
+            if other is not self:
+                other.pause()
+
     def compare(self, *_: Any) -> None:
         """New models from the lesson's settings, trained until done or paused."""
         self.pause()
-        self.lesson.pause()  # one training at a time: the page stays quick to answer
+        self.quiet_others()
         if not self.state.begin(self.lesson.state, self.steps):
             self.progress.object = self.state.message
             return
@@ -101,7 +112,7 @@ class ComparisonSection(TrainingView):
         """Continue a paused comparison (nothing when there is none or it is done)."""
         if self.state.setting is None or self.state.finished or self.state.running:
             return
-        self.lesson.pause()
+        self.quiet_others()
         self.start()
         self.progress.object = self.state.progress()
 
@@ -109,13 +120,12 @@ class ComparisonSection(TrainingView):
         self.progress.object = self.state.message or self.state.progress()
 
     def comparison_buttons(self) -> pn.Row:
-        """Compare, Pause comparison, Continue comparison."""
+        """The section's start, pause and continue buttons."""
         row = []
-        for label, kind, action in (
-            ("Compare", "primary", self.compare),
-            ("Pause comparison", "default", self.pause),
-            ("Continue comparison", "default", self.resume),
-        ):
+        for label, kind, action in zip(
+            self.button_names, ("primary", "default", "default"),
+            (self.compare, self.pause, self.resume), strict=True,
+        ):  # fmt: skip
             button = pn.widgets.Button(name=label, button_type=kind, width=90 + 5 * len(label))
             button.on_click(action)
             row.append(button)

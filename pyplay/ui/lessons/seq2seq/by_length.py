@@ -13,7 +13,6 @@ sources from the shortest training length to twice the longest.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +21,7 @@ from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.models.seq2seq.encoder_decoder import ATTENDING
 from pyplay.tasks.seq2seq import PAIR_TASKS
 from pyplay.train import Trainer
+from pyplay.ui.comparison import SideBySide
 from pyplay.ui.lessons.seq2seq.state import LENGTH_TASKS
 
 __all__ = ["COMPARE_STEPS", "EVAL_PAIRS", "WIRINGS", "ComparisonSetting", "LengthComparison"]
@@ -75,24 +75,24 @@ class ComparisonSetting:
         )
 
 
-class LengthComparison:
+class LengthComparison(SideBySide):
     """Two encoder-decoders, plain and attention, trained on the same batches, and their
     accuracy by source length (see the module docstring).
 
-    ``running``, ``stopped``, ``train(budget_s=)`` and ``notify`` are what the shared training
-    loop drives; ``message`` is what the section shows next to its buttons; ``losses`` holds
-    each model's training loss at every step. Another side-by-side comparison names its
+    ``running``, ``stopped``, ``train(budget_s=)`` and ``notify`` (from
+    :class:`~pyplay.ui.comparison.SideBySide`) are what the shared training loop drives;
+    ``message`` is what the section shows next to its buttons; ``losses`` holds each model's
+    training loss at every step. Another side-by-side comparison names its
     models in :attr:`MODELS` and builds them in :meth:`_trainer`.
     """
 
     MODELS: dict[str, str] = WIRINGS  # key -> name of the models trained side by side
 
+    setting: ComparisonSetting | None
+    trainers: dict[str, Trainer]
+
     def __init__(self) -> None:
-        self.running = False
-        self.stopped = ""
-        self.message = ""
-        self.setting: ComparisonSetting | None = None
-        self.trainers: dict[str, Trainer] = {}
+        super().__init__()
         self.losses: dict[str, list[float]] = {}
         self._curves: tuple[int, dict[str, LengthCurve]] | None = None
 
@@ -136,41 +136,15 @@ class LengthComparison:
         )  # fmt: skip
 
     # ------------------------------------------------------------------ training
-    @property
-    def step_count(self) -> int:
-        return min((t.step_count for t in self.trainers.values()), default=0)
-
-    @property
-    def finished(self) -> bool:
-        return self.setting is not None and self.step_count >= self.setting.steps
-
-    def notify(self, text: str, kind: str = "info") -> None:
-        """A message for the section (``kind`` is ignored: the section shows it as text)."""
-        del kind
-        self.message = text
-
-    def train(self, steps: int | None = None, budget_s: float | None = None) -> int:
-        """One step of each model at a time, ``steps`` of them or as many as fit in
-        ``budget_s`` seconds, never past the setting's steps; returns the steps taken. Stops
-        (``running`` False) when done or when a model's loss diverges."""
-        if self.setting is None:
-            self.running = False
-            return 0
-        start, done = time.perf_counter(), 0
-        while not self.finished and (steps is None or done < steps):
-            for key, trainer in self.trainers.items():
-                record = trainer.train_step()
-                if record.status != "ok":
-                    self.running = False
-                    self.notify(f"The {self.MODELS[key]} model diverged: {record.message}")
-                    return done
-                self.losses[key].append(float(record.loss))
-            done += 1
-            if budget_s is not None and time.perf_counter() - start >= budget_s:
-                break
-        if self.finished:
-            self.running = False
-        return done
+    def _step(self) -> bool:
+        """One training step of every model, its loss kept; False when one diverged."""
+        for key, trainer in self.trainers.items():
+            record = trainer.train_step()
+            if record.status != "ok":
+                self.notify(f"The {self.MODELS[key]} model diverged: {record.message}")
+                return False
+            self.losses[key].append(float(record.loss))
+        return True
 
     # ------------------------------------------------------------------ results
     def curves(self) -> dict[str, LengthCurve]:

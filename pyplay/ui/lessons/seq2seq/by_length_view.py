@@ -17,6 +17,7 @@ import panel as pn
 from bokeh.models import BoxAnnotation, ColumnDataSource, HoverTool, Label, Range1d
 from bokeh.plotting import figure
 
+from pyplay.ui.comparison import ComparisonSection
 from pyplay.ui.lessons.seq2seq.by_length import (
     COMPARE_STEPS,
     EVAL_PAIRS,
@@ -26,7 +27,6 @@ from pyplay.ui.lessons.seq2seq.by_length import (
 )
 from pyplay.ui.plots import keep_legend_samples, legend_outside, line_figure, set_data, set_title
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView
 
 __all__ = ["HELP", "LengthSection", "length_figure"]
 
@@ -95,53 +95,24 @@ def length_figure() -> tuple[figure, ColumnDataSource, BoxAnnotation, Label]:
     return fig, source, band, label
 
 
-class LengthSection(TrainingView):
+class LengthSection(ComparisonSection):
     """The section's buttons, progress line, setting and plot around a
     :class:`LengthComparison` (``state``, driven by the shared training loop)."""
 
     steps = COMPARE_STEPS  # each model's training steps
-    button_names = ("Compare", "Pause comparison", "Continue comparison")
 
     def __init__(self, lesson: Any) -> None:
-        self.lesson = lesson  # the lesson's view: its state gives the settings
+        super().__init__(lesson)
         self.state = LengthComparison()
         self.fig, self.source, self.band, self.label = length_figure()
         self.progress = Text(self.state.progress(), css_classes=["pyplay-bylength-progress"])
         self.setting = Text("", css_classes=["pyplay-bylength-setting"])
 
-    # ------------------------------------------------------------------ actions
-    def compare(self, *_: Any) -> None:
-        """New models from the lesson's settings, trained until done or paused."""
-        self.pause()
-        self.quiet_others()
-        if not self.state.begin(self.lesson.state, self.steps):
-            self.progress.object = self.state.message
-            return
+    def shown(self) -> None:
         assert self.state.setting is not None
         self._show_setting(self.state.setting)
-        self.start()
-        self.progress.object = self.state.progress()
-
-    def resume(self, *_: Any) -> None:
-        """Continue a paused comparison (nothing when there is none or it is done)."""
-        if self.state.setting is None or self.state.finished or self.state.running:
-            return
-        self.quiet_others()
-        self.start()
-        self.progress.object = self.state.progress()
-
-    def quiet_others(self) -> None:
-        """One training at a time, so the page stays quick to answer: the lesson's model and
-        the lesson's other comparisons pause."""
-        self.lesson.pause()
-        for other in getattr(self.lesson, "comparisons", ()):
-            if other is not self:
-                other.pause()
 
     # ------------------------------------------------------------------ the loop's hooks
-    def _stream(self, result: Any) -> None:
-        self.progress.object = self.state.message or self.state.progress()
-
     def after_training(self) -> None:
         """Evaluate both models by length now and redraw the plot."""
         curves = self.state.curves()
@@ -170,25 +141,12 @@ class LengthSection(TrainingView):
         self.setting.object = f"Setting: {setting.describe()}."
 
     # ------------------------------------------------------------------ layout
-    def compare_buttons(self) -> pn.Row:
-        """Compare, Pause comparison and Continue comparison."""
-        buttons = []
-        names = self.button_names  # start, pause, continue
-        for label, kind, action in zip(
-            names, ("primary", "default", "default"), (self.compare, self.pause, self.resume),
-            strict=True,
-        ):  # fmt: skip
-            button = pn.widgets.Button(name=label, button_type=kind, width=90 + 5 * len(label))
-            button.on_click(action)
-            buttons.append(button)
-        return pn.Row(*buttons)
-
     def panel(self) -> list[Any]:
         """The section's parts, for the lesson's column."""
         return [
             "## Attention and long sentences",
             pn.pane.Markdown(HELP),
-            self.compare_buttons(),
+            self.comparison_buttons(),
             self.progress,
             self.setting,
             pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"),

@@ -97,7 +97,7 @@ class SharedSection(LengthSection):
         return [
             "## One shared RNN or two",
             pn.pane.Markdown(HELP),
-            self.compare_buttons(),
+            self.comparison_buttons(),
             self.progress,
             self.setting,
             self.plot.panel(),
