@@ -10,13 +10,20 @@ playground train. It is plain composition: an optional ``Embedding`` (token inpu
     h_t = \\mathrm{cell}(e_t, h_{t-1}), \\qquad
     y_t = W_{hy} h_t + b_y .
 
+With ``feedforward_layers`` :math:`K > 0` the recurrent stack reads :math:`a^K_t` instead of
+:math:`e_t`, :math:`K` tanh layers of ``hidden_size`` units applied at every step
+(:class:`~pyplay.nn.feedforward.FeedForwardStack`): the IDSIA lecture's typical setup, input ->
+feed-forward stack -> recurrent layers -> feed-forward output.
+
 With ``delay`` :math:`D > 0` (a one-way net only) the output for step :math:`t` is read
 :math:`D` steps later, :math:`y_t = W_{hy} h_{t+D} + b_y`, the input padded with :math:`D` zero
 frames at the end: the TEK5040 lecture's "time-delay for predictions", the alternative to a
 bidirectional net that sees a fixed context of :math:`D` future frames.
 
 Parameter names are those of the equivalent PyTorch module with attributes ``embedding``,
-``rnn`` and ``head`` (``"embedding.weight"``, ``"rnn.weight_ih_l0"``, ``"head.weight"``, ...),
+``feedforward`` (an ``nn.Sequential`` of ``Linear`` and ``Tanh``), ``rnn`` and ``head``
+(``"embedding.weight"``, ``"feedforward.0.weight"``, ``"rnn.weight_ih_l0"``, ``"head.weight"``,
+...),
 so a ``state_dict`` exported from PyTorch as arrays loads by name. The merged ``params`` dict
 holds the very arrays of the sub-layers: an optimiser updating it in place updates the layers.
 """
@@ -45,6 +52,7 @@ from pyplay.models.contract import (
 )
 from pyplay.nn.cell import check_flag
 from pyplay.nn.embedding import Embedding
+from pyplay.nn.feedforward import MAX_FEEDFORWARD_LAYERS, FeedForwardStack
 from pyplay.nn.gru import GRU
 from pyplay.nn.linear import Linear
 from pyplay.nn.lstm import LSTM
@@ -63,6 +71,7 @@ class ModelCache:
     embedding: Any
     rnn: Any
     head: Any
+    feedforward: Any = None
 
     @property
     def record(self) -> dict[str, dict[str, np.ndarray]] | None:
@@ -92,6 +101,10 @@ class SequenceModel(PerStepBase):
     peephole, forget_gate, forget_bias
         Only for ``cell="lstm"``: the LSTM's variants (:class:`~pyplay.nn.lstm.LSTM`), diagonal
         peepholes, no forget gate (the 1997 LSTM) and the forget gate's initial bias.
+    delay : int
+        The time delay :math:`D` (one-way nets only; see above).
+    feedforward_layers : int
+        :math:`K` tanh layers of ``hidden_size`` units before the recurrent stack (0: none).
     dtype : numpy.float32 or numpy.float64
     rng : numpy.random.Generator or int seed
     """
@@ -116,6 +129,7 @@ class SequenceModel(PerStepBase):
         forget_gate: bool = True,
         forget_bias: float = 0.0,
         delay: int = 0,
+        feedforward_layers: int = 0,
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
@@ -148,6 +162,9 @@ class SequenceModel(PerStepBase):
             "dropout", dropout, min_value=0.0, max_value=1.0, max_inclusive=False
         )
         self.nonlinearity = check_choice("nonlinearity", nonlinearity, ("tanh", "relu", "linear"))
+        self.feedforward_layers = check_int(
+            "feedforward_layers", feedforward_layers, min_value=0, max_value=MAX_FEEDFORWARD_LAYERS
+        )
         if embedding_dim is None:
             embedding_dim = self.hidden_size
         self.embedding_dim = check_int("embedding_dim", embedding_dim, min_value=1)
@@ -161,6 +178,12 @@ class SequenceModel(PerStepBase):
                 self.input_size, self.embedding_dim, dtype=self.dtype, rng=gen
             )
             rnn_input = self.embedding_dim
+        self.feedforward: FeedForwardStack | None = None
+        if self.feedforward_layers:
+            self.feedforward = FeedForwardStack(
+                rnn_input, self.hidden_size, self.feedforward_layers, dtype=self.dtype, rng=gen
+            )
+            rnn_input = self.hidden_size
         common: dict[str, Any] = dict(
             num_layers=self.num_layers,
             bidirectional=self.bidirectional,
@@ -188,6 +211,8 @@ class SequenceModel(PerStepBase):
         layers: list[tuple[str, Any]] = []
         if self.embedding is not None:
             layers.append(("embedding", self.embedding))
+        if self.feedforward is not None:
+            layers.append(("feedforward", self.feedforward))
         layers += [("rnn", self.rnn), ("head", self.head)]
         return layers
 
@@ -199,7 +224,10 @@ class SequenceModel(PerStepBase):
         tokens = config.get("input_kind") == "tokens"
         E = config_int(config, "embedding_dim", H) if tokens else 0
         D = 2 if config.get("bidirectional") else 1
-        return n_in * E + recurrent(config.get("cell"), E or n_in, H, L, D) + (D * H + 1) * out
+        K = config_int(config, "feedforward_layers", 0)
+        ff = FeedForwardStack.count(E or n_in, H, K)
+        rnn_in = H if K else E or n_in
+        return n_in * E + ff + recurrent(config.get("cell"), rnn_in, H, L, D) + (D * H + 1) * out
 
     # ------------------------------------------------------------------ maths
     def forward(
@@ -217,6 +245,9 @@ class SequenceModel(PerStepBase):
             x, emb_cache = self.embedding.forward(inputs)  # (B, T) -> (B, T, E)
         else:
             x = inputs  # (B, T, F)
+        ff_cache = None
+        if self.feedforward is not None:
+            x, ff_cache = self.feedforward.forward(x)  # (B, T, E or F) -> (B, T, H)
         D = self.delay
         if D:
             if state is not None:
@@ -229,7 +260,7 @@ class SequenceModel(PerStepBase):
         )  # (B, T+D, D*H)
         hs = hs[:, D:]  # (B, T, D*H): the output for t is read at t + D
         y, head_cache = self.head.forward(hs)  # (B, T, output_size)
-        return y, state, ModelCache(emb_cache, rnn_cache, head_cache)
+        return y, state, ModelCache(emb_cache, rnn_cache, head_cache, ff_cache)
 
     def backward(
         self,
@@ -259,6 +290,9 @@ class SequenceModel(PerStepBase):
         if self.delay:
             dx = dx[:, : dx.shape[1] - self.delay]  # (B, T, E): the padding frames are no input
         grads: dict[str, np.ndarray] = {}
+        if self.feedforward is not None:
+            dx, ff_grads = self.feedforward.backward(dx, cache.feedforward)  # (B, T, E or F)
+            grads.update({f"feedforward.{k}": v for k, v in ff_grads.items()})
         if self.embedding is not None:
             _, emb_grads = self.embedding.backward(dx, cache.embedding)
             grads.update({f"embedding.{k}": v for k, v in emb_grads.items()})
