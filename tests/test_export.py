@@ -58,6 +58,9 @@ CASES: dict[str, tuple[str, Any]] = {
         "rnn", lambda: LessonState(task="copy", cell="gru", num_layers=3, bidirectional=True,
                                    residual=True, hidden_size=8)
     ),
+    "rnn-feedforward-2-lstm": (
+        "rnn", lambda: LessonState(task="adding", feedforward_layers=2, hidden_size=8, seed=4)
+    ),
     "ctc-bidirectional-lstm": ("ctc", lambda: CTCState(cell="lstm", hidden_size=8, seed=2)),
     "ctc-time-delay-gru": (
         "ctc", lambda: CTCState(hidden_size=8, bidirectional=False, delay=2, lexicon="ab,c")

@@ -126,10 +126,11 @@ def sequence_model_lines(state: Any, model: Any = None) -> list[str]:
         extra["nonlinearity"] = config["nonlinearity"]
     if config["dropout"]:
         extra["dropout"] = config["dropout"]
-    # the LSTM variants, GNMT's residual stack and the time delay (the CTC lesson): written
-    # when not the default
+    # the LSTM variants, GNMT's residual stack, the feed-forward layers before it and the
+    # time delay (the CTC lesson): written when not the default
     defaults = {
-        "peephole": False, "forget_gate": True, "forget_bias": 0.0, "residual": False, "delay": 0
+        "peephole": False, "forget_gate": True, "forget_bias": 0.0, "residual": False,
+        "feedforward_layers": 0, "delay": 0,
     }  # fmt: skip
     extra |= {k: config[k] for k, v in defaults.items() if config.get(k, v) != v}
     if config["embedding_dim"] != config["hidden_size"] and config["input_kind"] == "tokens":

@@ -35,6 +35,8 @@ def torch_part(state: Any) -> list[str]:
         ]
     H, L, bi = c["hidden_size"], c["num_layers"], c["bidirectional"]
     rnn_in = c["embedding_dim"] if c["input_kind"] == "tokens" else c["input_size"]
+    K = int(c.get("feedforward_layers", 0))  # tanh layers before the recurrent stack
+    ff_in, rnn_in = rnn_in, (H if K else rnn_in)
     rnn_args = f"{rnn_in}, {H}, num_layers={L}, batch_first=True, bidirectional={bi!r}"
     if c["dropout"]:
         rnn_args += f", dropout={literal(c['dropout'], 'dropout')}"
@@ -59,13 +61,19 @@ def torch_part(state: Any) -> list[str]:
         lines.append(
             f"            self.embedding = torch.nn.Embedding({c['input_size']}, {rnn_in})"
         )
+    if K:
+        ff = [f"torch.nn.Linear({ff_in if k == 0 else H}, {H}), torch.nn.Tanh()" for k in range(K)]
+        lines.append(f"            self.feedforward = torch.nn.Sequential({', '.join(ff)})")
     directions = 2 if bi else 1
+    rnn_reads = "self.embedding(x)" if tokens else "x"
+    if K:
+        rnn_reads = f"self.feedforward({rnn_reads})"
     lines += [
         f"            self.rnn = torch.nn.{_TORCH_CELLS[c['cell']]}({rnn_args})",
         f"            self.head = torch.nn.Linear({directions * H}, {c['output_size']})",
         "",
         "        def forward(self, x):",
-        f"            h, _ = self.rnn({'self.embedding(x)' if tokens else 'x'})",
+        f"            h, _ = self.rnn({rnn_reads})",
         "            return self.head(h)",
         "",
         "    net = TorchModel().double().eval()",

@@ -22,7 +22,8 @@ LESSONS: tuple[LessonSpec, ...] = (
     LessonSpec(
         "rnn", "Recurrent networks", "state:LessonState", "view:RecurrentLesson",
         "task cell nonlinearity forget_gate peephole forget_bias hidden_size num_layers "
-        "bidirectional residual seq_len lr optimizer clip batch_size tbptt seed",
+        "bidirectional residual feedforward_layers seq_len lr optimizer clip batch_size tbptt "
+        "seed",
         exclude={"task": ("series",)},
         widgets=(Embed("gates", "Gates and states over time", "view:gates_widget"),
                  Embed("gradient", "Gradient through time", "view:gradient_widget")),

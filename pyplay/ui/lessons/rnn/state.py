@@ -36,7 +36,8 @@ TASK_LABELS = {
 }
 MAX_UPLOAD_BYTES = 1_000_000
 _LSTM = ("forget_gate", "peephole", "forget_bias")  # the LSTM's variants (Variations of the LSTM)
-_STACK = ("num_layers", "bidirectional", "residual")  # the stack's shape (deep, bidirectional)
+# the stack's shape (feed-forward layers before it, deep, bidirectional, residual)
+_STACK = ("feedforward_layers", "num_layers", "bidirectional", "residual")
 _REBUILD = ("task", "cell", "hidden_size", *_STACK, "seq_len", "seed", "nonlinearity", *_LSTM)
 # tasks whose target at step t is a later input (the next character, sample or number): a
 # backward direction would read the answer, so the model stays one-way on them
@@ -91,6 +92,13 @@ class LessonState(TrainerLesson, LessonBase):
         doc="LSTM: added to the forget gate's bias at initialisation (the lecture: 1 or more)",
     )
     hidden_size = param.Integer(default=32, softbounds=(2, 128))
+    feedforward_layers = param.Integer(
+        default=0,
+        softbounds=(0, 3),
+        doc="tanh layers of hidden-size units applied at every step before the recurrent "
+        "layers (the IDSIA lecture's typical setup: input, a feed-forward stack, the recurrent "
+        "layers, a feed-forward output)",
+    )
     num_layers = param.Integer(default=1, softbounds=(1, 6))
     bidirectional = param.Boolean(
         default=False,
@@ -174,6 +182,7 @@ class LessonState(TrainerLesson, LessonBase):
         """Layers, directions and residual connections of the stack the settings ask for."""
         bidirectional = bool(self.bidirectional) and self.reads_whole_input()
         return {
+            "feedforward_layers": int(self.feedforward_layers),
             "num_layers": self.num_layers,
             "bidirectional": bidirectional,
             "residual": bool(self.residual),
@@ -374,6 +383,7 @@ class LessonState(TrainerLesson, LessonBase):
         if isinstance(model, SequenceModel):
             config = model.config
             settings.update({k: config[k] for k in ("cell", "hidden_size", "num_layers")})
+            settings["feedforward_layers"] = int(config.get("feedforward_layers", 0))
             settings.update({k: bool(config.get(k, False)) for k in ("bidirectional", "residual")})
             settings["nonlinearity"] = config["nonlinearity"]
             defaults = {k: self.param[k].default for k in _LSTM}

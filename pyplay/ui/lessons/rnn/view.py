@@ -57,7 +57,10 @@ HELP = {
     "its forget-gate bias at the start (the lecture: 1 or more keeps the gate open). The "
     "character model trains with **truncated BPTT**: it reads the text in consecutive chunks of "
     "Sequence length characters and carries the state from one chunk to the next, but the "
-    "gradient stops at the chunk's start; unticked, every window starts from a zero state.",
+    "gradient stops at the chunk's start; unticked, every window starts from a zero state. "
+    "**Feed-forward layers before** puts tanh layers of hidden-size units, applied at every "
+    "step, between the input and the recurrent layers: the lecture's typical setup, input -> "
+    "feed-forward stack -> recurrent layers -> feed-forward output.",
     "inside": "Each heatmap shows one quantity over time (x) for every unit (y) while the "
     "model reads the chosen example; they follow the model while it trains. Gates near 0 "
     "block, near 1 let through: watch the LSTM's forget gate learn to stay open when it must "
@@ -189,6 +192,9 @@ class RecurrentLesson(LessonView):
             ),
             "lstm": lstm_controls(s),
             "hidden_size": pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
+            "feedforward_layers": pn.widgets.IntSlider.from_param(
+                s.param.feedforward_layers, name="Feed-forward layers before"
+            ),
             "num_layers": pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers"),
             "bidirectional": bidirectional_box(s),
             "residual": pn.widgets.Checkbox.from_param(
