@@ -6,10 +6,10 @@ calls it (see ``web/site/worker.js``); natively ``panel serve pyplay/ui/app.py``
 The first tab, "Start here" (:mod:`pyplay.ui.landing`), is built from the lesson specs alone, so
 the first render costs no lesson's code (the start-up target of the playground). A lesson is
 imported and built the first time its tab is opened; in the page (``create_app(defer=True)``)
-the saved-work machinery and then every lesson are built and drawn into their (hidden) tabs
-after the first render, one at a time (:mod:`pyplay.ui.later`), so that opening a tab later
-only shows it, and a tab opened before shows a loading message. The open lesson's settings
-follow the page address (:mod:`pyplay.ui.location`): copying it reproduces the setup.
+the saved-work machinery and then every lesson are built after the first render, one at a time
+(:mod:`pyplay.ui.later`), so that opening a tab later only draws it, and a tab opened before
+shows a loading message. The open lesson's settings follow the page address
+(:mod:`pyplay.ui.location`): copying it reproduces the setup.
 """
 
 from __future__ import annotations
@@ -57,12 +57,11 @@ class Playground:
     """The tabs of the playground ("Start here", one per lesson, About); ``lessons`` maps a
     tab title to its lesson once shown, ``slots`` a lesson's tab title to its tab's column,
     ``prepared`` a lesson built (after the first render) but not shown yet to it and its
-    layout, ``drawn`` the titles of those whose layout is already in their tab's column."""
+    layout."""
 
     def __init__(self) -> None:
         self.lessons: dict[str, Any] = {}
         self.prepared: dict[str, tuple[Any, Any]] = {}
-        self.drawn: set[str] = set()
         self.slots = {title: pn.Column(loading(f"the {title} lesson"), **SLOT) for title in LESSONS}
         self.tabs = pn.Tabs(
             (START_TITLE, landing(self.show)),
@@ -92,30 +91,21 @@ class Playground:
             return None
         title = titles[index]
         if title not in self.lessons:
-            self.draw(title)
-            self.lessons[title], _ = self.prepared.pop(title)
-            self.drawn.discard(title)
+            lesson, layout = self.prepare(title)
+            del self.prepared[title]
+            self.lessons[title] = lesson
+            self.slots[title].objects = [layout]
         return self.lessons[title]
 
     def prepare(self, title: str) -> tuple[Any, Any]:
         """Build lesson ``title`` and its layout without showing it (the page does this after
-        the first render); returns them."""
+        the first render): opening its tab then only draws it. Drawing every lesson into its
+        hidden tab as well (tried) kept the page's main thread busy for seconds per lesson
+        right after the start: clicks waited behind it (30 s under load, test_layout)."""
         if title not in self.prepared and title not in self.lessons:
             lesson = LESSONS[title].view_class()()
             self.prepared[title] = (lesson, lesson.panel())
         return self.prepared.get(title) or (self.lessons[title], self.slots[title].objects[0])
-
-    def draw(self, title: str) -> None:
-        """Build lesson ``title`` and put its layout in its tab, shown or not (the page does
-        this after the first render, one lesson at a time): opening the tab then only shows it,
-        where drawing a lesson (its Bokeh models sent to the page, its views made there) took
-        1.5-3 s. A tab not shown is out of the page's layout and of Bokeh's layout passes
-        (:data:`~pyplay.ui.style.TABS_CSS`), so a lesson drawn there costs nothing later."""
-        if title in self.lessons or title in self.drawn:
-            return
-        _, layout = self.prepare(title)
-        self.slots[title].objects = [layout]
-        self.drawn.add(title)
 
 
 def create_app(defer: bool = False) -> pn.viewable.Viewable:
@@ -146,7 +136,7 @@ def create_app(defer: bool = False) -> pn.viewable.Viewable:
 
     later.defer("saved work", saved_work)
     for title in LESSONS:  # in tab order; one opened before its turn is built then
-        later.defer(f"the {title} lesson", partial(playground.draw, title))
+        later.defer(f"the {title} lesson", partial(playground.prepare, title))
     return pn.Column(header, top, playground.tabs, sizing_mode="stretch_width")
 
 
