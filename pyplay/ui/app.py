@@ -99,9 +99,9 @@ class Playground:
 
     def prepare(self, title: str) -> tuple[Any, Any]:
         """Build lesson ``title`` and its layout without showing it (the page does this after
-        the first render): opening its tab then only draws it. Showing a hidden tab's plots
-        would cost the page's main thread far more (Bokeh lays out hidden plots again and
-        again)."""
+        the first render): opening its tab then only draws it. Drawing every lesson into its
+        hidden tab as well (tried) kept the page's main thread busy for seconds per lesson
+        right after the start: clicks waited behind it (30 s under load, test_layout)."""
         if title not in self.prepared and title not in self.lessons:
             lesson = LESSONS[title].view_class()()
             self.prepared[title] = (lesson, lesson.panel())

@@ -39,16 +39,18 @@ pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
 }}
 """
 
-# Panel's Tabs take no raw_css: pass this as their ``stylesheets`` (the headers wrap). Bokeh
-# hides the tabs not shown with ``visibility: hidden`` only, so the browser still styles and
-# lays them out. Leaving them out of Bokeh's layout passes (tried in client.js) left a hidden
-# tab at the width of the window it was last laid out in: after a resize the page was wider
-# than the window (test_layout). Taking them out of the layout (``display: none``) failed
-# test_autosave now and then: after a reload
-# from a lesson's address, a click on "Saved work" right after the start can be overtaken by
-# Python showing the address's lesson tab (page and Python then disagree on the tab shown);
-# with ``visibility: hidden`` the hidden tab's text still counts as visible to the test.
-TABS_CSS = ".bk-header { flex-wrap: wrap !important; }"
+# Panel's Tabs take no raw_css: pass this as their ``stylesheets``. The headers wrap; a tab
+# not shown is out of the layout: Bokeh only hides it (``visibility: hidden``, set on the
+# element), so the browser restyled and laid out every lesson opened so far at each change of
+# the tab shown. Bokeh's own layout passes skip those tabs too (``web/site/client.js``); out
+# of the layout, a tab laid out in a window since resized is measured afresh when shown (kept
+# in the layout, it kept the old window's width: the page grew wider than the window). A tab
+# the learner clicks while Python shows another (the address's lesson, at start) stays shown
+# (client.js leaves Python's older tab change out).
+TABS_CSS = """
+.bk-header { flex-wrap: wrap !important; }
+:host > [style*="visibility: hidden"] { display: none !important; }
+"""
 
 
 def use_page_style() -> None:

@@ -18,6 +18,49 @@
     return getContext.call(this, type, options);
   };
 
+  // Bokeh lays out the whole document again whenever any part changes (a lesson drawn, a
+  // plot resized), the tabs not shown included: each lesson opened made opening the next one
+  // slower (2.8 s the first, 5.7 s after eight others). Panel's tabs here lay out the tab
+  // shown only (its layoutable_views), and the tab shown next when it is shown. The tabs not
+  // shown are out of the page's layout too (display: none, pyplay/ui/style.py TABS_CSS): a
+  // tab laid out in a window since resized is measured afresh when it is shown.
+  function layOutShownTabOnly() {
+    const Tabs = window.Bokeh && Bokeh.Models.get("panel.models.tabs.Tabs");
+    const View = Tabs && Tabs.prototype.default_view;
+    if (!View || View.prototype.pyplayShownOnly) return;
+    let Layout = View;  // Bokeh's LayoutDOMView, which the layout passes walk
+    while (Layout && Layout.__name__ !== "LayoutDOMView") Layout = Object.getPrototypeOf(Layout);
+    if (!Layout) return;  // another Bokeh: leave its tabs alone
+    Object.defineProperty(View.prototype, "layoutable_views", {
+      get() {
+        const shown = this.child_views[this.model.active];
+        return shown instanceof Layout ? [shown] : [];
+      },
+    });
+    const updateActive = View.prototype.update_active;
+    View.prototype.update_active = function () {
+      updateActive.call(this);
+      this.invalidate_layout();
+    };
+    View.prototype.pyplayShownOnly = true;
+  }
+
+  // A tab change from Python that Python made before it handled a tab the learner chose in
+  // the meantime (the page address's lesson, shown while the learner clicks "Saved work" at
+  // start) arrives after that click: applied, the page would show the address's tab while
+  // Python has the one clicked. The learner's choice stands: such a change is left out.
+  function isTabChange(event) {
+    return event.attr === "active" && event.model != null &&
+      String(event.model.type || "").endsWith("Tabs");
+  }
+
+  function withoutOvertakenTabs(patch, chosen) {
+    if (!chosen.size || !patch || !Array.isArray(patch.events)) return patch;
+    const events = patch.events.filter((e) => !(e.kind === "ModelChanged" &&
+      e.attr === "active" && e.model != null && chosen.has(e.model.id)));
+    return events.length === patch.events.length ? patch : Object.assign({}, patch, {events});
+  }
+
   // A worker from the site's own origin, or (host page on another origin) from a blob that
   // tells worker.js where the site is and imports it: browsers refuse cross-origin worker URLs.
   function makeWorker(base, sameOrigin) {
@@ -38,6 +81,7 @@
     let patching = 0;
     let busy = false;
     let queue = [];
+    let sent = [];  // the changes of the patch Python is handling (until it says "idle")
     const client = {worker: worker, document: null, timings: {}};
     const t0 = performance.now();
 
@@ -58,6 +102,7 @@
         return;
       }
       busy = true;
+      sent = [event];
       worker.postMessage({type: "patch", patch: client.document.create_json_patch([event])});
     }
 
@@ -95,6 +140,7 @@
       renderItems[0].roots = roots;
       renderItems[0].root_ids = rootIds;
       if (options.onStage) options.onStage("draw", "Drawing the page");
+      layOutShownTabOnly();
       const [views] = await Bokeh.embed.embed_items(docsJson, renderItems);
       client.document = [...views.roots.values()][0].model.document;
       client.document.on_change(sendChange, false);
@@ -109,9 +155,11 @@
       if (msg.type === "idle") {
         if (queue.length) {
           const patch = client.document.create_json_patch(queue);
+          sent = queue;
           queue = [];
           worker.postMessage({type: "patch", patch: patch});
         } else {
+          sent = [];
           busy = false;
         }
       } else if (msg.type === "pyerror") {
@@ -133,7 +181,8 @@
       } else if (msg.type === "patch") {
         try {
           patching += 1;
-          client.document.apply_json_patch(msg.patch, msg.buffers);
+          const chosen = new Set(sent.concat(queue).filter(isTabChange).map((e) => e.model.id));
+          client.document.apply_json_patch(withoutOvertakenTabs(msg.patch, chosen), msg.buffers);
         } finally {
           patching -= 1;
         }

@@ -46,6 +46,8 @@ SETTLED = "document.documentElement.dataset.pyplaySettled === 'true'"
 
 def lesson_titles() -> list[str]:
     """The playground's lesson tabs, in order (the first is open at start)."""
+    if str(ROOT) not in sys.path:  # ``python web/measure.py`` puts web/ first, not the root
+        sys.path.insert(0, str(ROOT))
     from pyplay.ui.lessons import LESSONS
 
     return [spec.title for spec in LESSONS if spec.parent is None]
