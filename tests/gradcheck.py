@@ -8,6 +8,7 @@ each analytic gradient with :func:`numeric_grad` of the same loss.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -61,3 +62,18 @@ def max_rel_error(a: np.ndarray, b: np.ndarray) -> float:
     if a.size == 0:
         return 0.0
     return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-300))
+
+
+def assert_twin_matches(model: Any, twin: Any, x: np.ndarray, R: np.ndarray) -> None:
+    """A pyplay ``model`` and its PyTorch ``twin`` (float64, the same ``state_dict`` names)
+    agree to 1e-6 relative on ``x``: outputs, and every parameter's gradient of sum(y * R)."""
+    import torch
+
+    twin.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in model.params.items()})
+    y, _, cache = model.forward(x)
+    grads = model.backward(R, cache).grads
+    y_t = twin(torch.from_numpy(x))
+    (y_t * torch.from_numpy(R)).sum().backward()
+    assert max_rel_error(y, y_t.detach().numpy()) < 1e-6
+    for name, p in twin.named_parameters():
+        assert max_rel_error(grads[name], p.grad.numpy()) < 1e-6, name

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradcheck import assert_grad_close, max_rel_error, numeric_grad
+from gradcheck import assert_grad_close, assert_twin_matches, numeric_grad
 from pyplay.models import SequenceModel
 
 
@@ -109,17 +109,9 @@ def test_whole_model_matches_pytorch(cell):
             h, _ = self.rnn(self.embedding(x))
             return self.head(h)
 
-    twin = Twin().double()
-    twin.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in model.params.items()})
     x = _inputs(model, rng, B=3, T=6)
     R = rng.normal(size=(3, 6, 4))
-    y, _, cache = model.forward(x)
-    grads = model.backward(R, cache).grads
-    y_t = twin(torch.from_numpy(x))
-    (y_t * torch.from_numpy(R)).sum().backward()
-    assert max_rel_error(y, y_t.detach().numpy()) < 1e-6
-    for name, p in twin.named_parameters():
-        assert max_rel_error(grads[name], p.grad.numpy()) < 1e-6, name
+    assert_twin_matches(model, Twin().double(), x, R)
 
 
 def test_config_round_trip_and_load_params():

@@ -80,7 +80,8 @@ class ComparisonSection(TrainingView):
 
     steps: int
     state: Any
-    progress: Any
+    progress: Any  # the line under the buttons
+    setting: Any  # the line that says what is compared
     button_names: tuple[str, str, str] = ("Compare", "Pause comparison", "Continue comparison")
 
     def __init__(self, lesson: Any) -> None:
@@ -130,3 +131,15 @@ class ComparisonSection(TrainingView):
             button.on_click(action)
             row.append(button)
         return pn.Row(*row)
+
+    def section(self, title: str, help_text: str, *plots: Any) -> list[Any]:
+        """The section's parts for the lesson's column: its heading ``title``, ``help_text``,
+        the buttons, the progress and setting lines (``self.setting``), then ``plots``."""
+        return [
+            f"## {title}",
+            pn.pane.Markdown(help_text),
+            self.comparison_buttons(),
+            self.progress,
+            self.setting,
+            *plots,
+        ]

@@ -114,12 +114,8 @@ class ResidualSection(ComparisonSection):
 
     def panel(self) -> list[Any]:
         """The section's parts, for the lesson's column."""
-        return [
-            "## Residual connections between layers",
-            pn.pane.Markdown(HELP),
-            self.comparison_buttons(),
-            self.progress,
-            self.setting,
+        return self.section(
+            "Residual connections between layers", HELP,
             pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self.grad_fig, sizing_mode="stretch_width"),
-        ]
+        )  # fmt: skip

@@ -143,11 +143,7 @@ class LengthSection(ComparisonSection):
     # ------------------------------------------------------------------ layout
     def panel(self) -> list[Any]:
         """The section's parts, for the lesson's column."""
-        return [
-            "## Attention and long sentences",
-            pn.pane.Markdown(HELP),
-            self.comparison_buttons(),
-            self.progress,
-            self.setting,
+        return self.section(
+            "Attention and long sentences", HELP,
             pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"),
-        ]
+        )  # fmt: skip

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import panel as pn
 from bokeh.core.properties import value
 
 from pyplay.ui.lessons.seq2seq.by_length import ComparisonSetting
@@ -94,11 +93,4 @@ class SharedSection(LengthSection):
 
     def panel(self) -> list[Any]:
         """The section's parts, for the lesson's column."""
-        return [
-            "## One shared RNN or two",
-            pn.pane.Markdown(HELP),
-            self.comparison_buttons(),
-            self.progress,
-            self.setting,
-            self.plot.panel(),
-        ]
+        return self.section("One shared RNN or two", HELP, self.plot.panel())
