@@ -53,7 +53,7 @@ def test_train_makes_the_loss_fall_and_the_gates_render(ready_page, page_log):
     assert first_loss is not None and first_loss > 0.05  # an untrained model
     page.get_by_role("button", name="Train").click()
     wait_step(page, 300)
-    page.get_by_role("button", name="Pause").click()
+    page.get_by_role("button", name="Pause", exact=True).click()  # not "Pause comparison"
     settled_step(page)  # the slice under way at the click may still end
     paused_at, loss = status(page)
     time.sleep(2.0)
