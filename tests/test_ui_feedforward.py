@@ -28,6 +28,7 @@ def test_the_setting_puts_tanh_layers_before_the_recurrent_ones() -> None:
     assert model.feedforward_layers == 2
     assert model.params["feedforward.2.weight"].shape == (6, 6)
     assert model.params["rnn.weight_ih_l0"].shape == (18, 6)  # the GRU reads the last layer
+    assert "through 2 feed-forward tanh layer(s) first" in state.message
     assert state.train(steps=3) and np.isfinite(state.history["loss"]).all()
     assert SPECS["rnn"].params.count("feedforward_layers") == 1
     assert state.param.feedforward_layers.softbounds == (0, 3)

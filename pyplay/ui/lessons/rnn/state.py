@@ -93,12 +93,9 @@ class LessonState(TrainerLesson, LessonBase):
     )
     hidden_size = param.Integer(default=32, softbounds=(2, 128))
     feedforward_layers = param.Integer(
-        default=0,
-        softbounds=(0, 3),
-        doc="tanh layers of hidden-size units applied at every step before the recurrent "
-        "layers (the IDSIA lecture's typical setup: input, a feed-forward stack, the recurrent "
-        "layers, a feed-forward output)",
-    )
+        default=0, softbounds=(0, 3), doc="tanh layers of hidden-size units at every step before "
+        "the recurrent ones (the IDSIA lecture's input, feed-forward, recurrent, output setup)",
+    )  # fmt: skip
     num_layers = param.Integer(default=1, softbounds=(1, 6))
     bidirectional = param.Boolean(
         default=False,
@@ -160,7 +157,7 @@ class LessonState(TrainerLesson, LessonBase):
         return make_task(self.task, **kwargs)
 
     def _built_message(self, task: Any, model: Any) -> str:
-        one_way = ""
+        one_way, k = "", int(self.feedforward_layers)
         if self.bidirectional and not self.reads_whole_input():
             one_way = (
                 " One direction only: this task predicts the next input, which a backward "
@@ -171,6 +168,7 @@ class LessonState(TrainerLesson, LessonBase):
             + task.describe().split(". ")[0]
             + "."
             + one_way
+            + (f" It reads the input through {k} feed-forward tanh layer(s) first." if k else "")
         )
 
     def reads_whole_input(self) -> bool:

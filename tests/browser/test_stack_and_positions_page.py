@@ -1,0 +1,47 @@
+"""Two of the lectures' options in the page (issue 19), in one page session: feed-forward layers
+before the recurrent stack, set by the page address, train in the recurrent lesson; every
+positional encoding the Transformers lesson offers draws its panel under its own title, and
+the concatenated one trains; no console warning or error."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from browserkit import wait_for, wait_ready, wait_step
+from pyplay.ui.lessons.transformer.view import POSITION_TEXT
+
+pytestmark = pytest.mark.browser
+
+TEXTS = """() => Array.from(window.pyplay.document.all_models)
+  .map((m) => m.text).filter((t) => typeof t === "string")"""
+
+
+def transformer_step(page) -> int:
+    found = re.search(r"Step (\d+)", page.locator(".pyplay-transformer-status pre").inner_text())
+    return int(found.group(1)) if found else 0
+
+
+def test_feedforward_layers_and_every_positional_encoding(page, page_log, site_url):
+    warnings: list[str] = []
+    page.on("console", lambda m: m.type == "warning" and warnings.append(m.text))
+    page.goto(site_url + "?lesson=rnn&feedforward_layers=2&hidden_size=8&task=copy")
+    wait_ready(page)
+    note = "It reads the input through 2 feed-forward tanh layer(s) first."
+    page.get_by_text(note).first.wait_for(timeout=120_000)
+    page.get_by_role("button", name="Step", exact=True).locator("visible=true").first.click()
+    wait_step(page, 1)
+
+    page.locator(".bk-tab", has_text="Transformers").first.click()
+    positions = page.get_by_role("combobox", name="Positions")
+    positions.wait_for(timeout=150_000)  # the lesson is built when its tab is first opened
+    for kind, (title, _) in POSITION_TEXT.items():
+        if kind == "none":
+            continue
+        positions.select_option(label=title.split(" (")[0])
+        wait_for(page, lambda t=title: t in page.evaluate(TEXTS), f"the {kind} panel", 60)
+    assert list(POSITION_TEXT)[-2:] == ["concat", "none"]  # the loop ended on "concat"
+    page.get_by_role("button", name="Step", exact=True).locator("visible=true").first.click()
+    wait_for(page, lambda: transformer_step(page) >= 1, "one step of the concatenated model", 120)
+    assert page_log.errors == [] and warnings == [], (page_log.errors, warnings)
