@@ -125,7 +125,7 @@ class TrainingView:
     state: Any
     budget_s = 0.1
     yield_s = 0.02
-    refresh_interval_s = 0.7  # live look-inside redraws at most this often while training
+    refresh_interval_s = 0.5  # live look-inside redraws at most this often while training
     max_refresh_share = 0.2  # ... and taking at most this share of the time
     live = True
     _task: Any = None
