@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from test_lesson_rnn_variants import set_checkbox  # Bokeh's checkbox, set and seen in the address
 
 from browserkit import wait_for, wait_ready, wait_step
 from pyplay.ui.lessons.transformer.view import POSITION_TEXT
@@ -47,9 +48,9 @@ def test_feedforward_layers_and_every_positional_encoding(page, page_log, site_u
     assert "Loss of 3 layers, plain and residual" in page.evaluate(TEXTS)
 
     page.locator(".bk-tab", has_text="CTC").first.click()
-    race = page.get_by_text("Train one-way, time-delay and bidirectional nets beside it")
-    race.wait_for(timeout=150_000)
-    race.click()
+    race = "Train one-way, time-delay and bidirectional nets beside it"
+    page.get_by_text(race).first.wait_for(timeout=150_000)  # the lesson built
+    set_checkbox(page, race, True, "compare=true")
     visible_button(page, "Train").click()
     note = page.locator(".pyplay-ctc-race-note pre")
     wait_for(
