@@ -41,6 +41,11 @@ class SideBySide:
     def finished(self) -> bool:
         return self.setting is not None and self.step_count >= self.setting.steps
 
+    def steps_line(self) -> str:
+        """ "Training: step N of M." (or Paused, Done) of a begun comparison."""
+        verb = "Training" if self.running else ("Done" if self.finished else "Paused")
+        return f"{verb}: step {self.step_count} of {self.setting.steps}."
+
     def notify(self, text: str, kind: str = "info") -> None:
         """A message for the section (``kind`` is ignored: the section shows it as text)."""
         del kind

@@ -178,8 +178,7 @@ class ResidualComparison(SideBySide):
         """One line: the steps done and both models' recent loss against the baseline."""
         if self.setting is None:
             return "Not trained yet: press Compare."
-        verb = "Training" if self.running else ("Done" if self.finished else "Paused")
-        text = f"{verb}: step {self.step_count} of {self.setting.steps}."
+        text = self.steps_line()
         if self.step_count:
             plain, residual = self.recent("plain"), self.recent("residual")
             text += (

@@ -166,8 +166,7 @@ class LengthComparison(SideBySide):
         s = self.setting
         if s is None:
             return "Not trained yet: press Compare."
-        verb = "Training" if self.running else ("Done" if self.finished else "Paused")
-        text = f"{verb}: step {self.step_count} of {s.steps}."
+        text = self.steps_line()
         if self._curves is not None:
             step, curves = self._curves
             plain, attention = curves["init"], curves["attention"]

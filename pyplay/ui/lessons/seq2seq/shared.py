@@ -77,8 +77,7 @@ class SharedComparison(LengthComparison):
         s = self.setting
         if s is None:
             return "Not trained yet: press Train both."
-        verb = "Training" if self.running else ("Done" if self.finished else "Paused")
-        text = f"{verb}: step {self.step_count} of {s.steps}."
+        text = self.steps_line()
         counts = self.parameters()
         for key, (n, n_rnn) in counts.items():
             name = MODELS[key]
