@@ -204,6 +204,10 @@ def test_the_time_delay_option_and_the_comparison_in_the_lesson() -> None:
     assert len(lesson.race.error_source.data["time-delay"]) == 1
     assert "Step 10: label error rate one-way" in lesson.race.note.object
     assert "D = 2" in lesson.race.loss_fig.title.text
+    state.lr = 0.005  # a new rate reaches the compared nets too, keeping their steps
+    assert {t.optimizer.lr for t in state.race.trainers.values()} == {0.005}
+    assert state.trainer.optimizer.lr == 0.005 and state.race.steps == 10
+    assert "three compared nets" in state.message
     state.hidden_size = 8  # a rebuild starts the comparison afresh
     assert state.race is not None and state.race.steps == 0
     state.bidirectional = True  # with a delay set: a clear message, nothing rebuilt

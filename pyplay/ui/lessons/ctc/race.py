@@ -79,3 +79,9 @@ class DirectionRace:
     def latest(self) -> dict[str, float]:
         """The last measured label error rate of each net (NaN before the first)."""
         return {k: (self.errors[k][-1] if self.errors[k] else float(np.nan)) for k in KINDS}
+
+    def set_lr(self, lr: float) -> None:
+        """A new learning rate for the three nets, keeping their steps and moments (as the
+        lesson's own model keeps them)."""
+        for trainer in self.trainers.values():
+            trainer.optimizer.lr = float(lr)

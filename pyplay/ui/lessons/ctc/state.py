@@ -88,6 +88,15 @@ class CTCState(TrainerLesson, LessonBase):
     def _built(self, task: Any, model: Any) -> None:
         self._new_race()
 
+    def _on_lr(self, *_: Any) -> None:
+        """A new learning rate applies to the current model and to the compared nets."""
+        if self.race is None:
+            return super()._on_lr()
+        self.race.set_lr(self.lr)
+        self._apply_training_settings(
+            "Learning rate applied to the current model and the three compared nets."
+        )
+
     def _new_race(self) -> None:
         """The comparison afresh (with the current settings), or none when it is off."""
         self.race = None

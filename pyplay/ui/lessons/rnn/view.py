@@ -75,7 +75,7 @@ HELP = {
     "layer, reads [h_t forward; h_t backward], 2H numbers).",
     "grad": "How strongly the loss at the end reaches back to each step: the norm of "
     "dL/dh_t. For a tanh RNN it shrinks geometrically going back in time (vanishing "
-    "gradient); the LSTM's cell state can keep it alive. **Compare** adds a freshly "
+    "gradient); the LSTM's cell state can keep it alive. **Compare RNN vs LSTM** adds a freshly "
     "initialised tanh RNN and LSTM (forget-gate bias 1, the usual start) of the same size "
     "on the same example (one layer). With several layers or directions, the plot shows the "
     "chosen one, or with **Every layer** all of them at once. For an LSTM, the truncated "
