@@ -240,6 +240,10 @@ def test_log_ticks_label_the_decades_below_one():
     major, _ = plots.log_ticks(1e-12, 1.0)  # twelve: every other power
     assert [t for t in major if 1e-12 <= t <= 1] == [10.0**-k for k in range(12, -1, -2)]
     assert 4 <= len([t for t in plots.log_ticks(0.3, 0.55)[0] if 0.3 <= t <= 0.55]) <= 8
+    for low, high in [(0.5, 0.6), (0.55, 0.58), (1.0, 1.3), (0.9, 1.05), (3.1, 3.2)]:
+        shown = [t for t in plots.log_ticks(low, high)[0] if low <= t <= high]  # under a third
+        assert 3 <= len(shown) <= 11, (low, high, shown)  # of a decade: still labelled
+        assert all(len(plots.tick_label(t)) <= 5 for t in shown), shown  # and short
     assert plots.tick_label(2e-5) == "2×10⁻⁵" and plots.tick_label(1e-4) == "10⁻⁴"
     assert plots.tick_label(3e5) == "3×10⁵" and plots.tick_label(0.001) == "0.001"
     with pytest.raises(ValueError, match="low and high"):

@@ -89,6 +89,10 @@ LEGEND_KEY = "pyplay-legend-key"  # the name of a legend entry's own sample rend
 KEY_STYLE = ("line_color", "line_width", "line_dash", "line_alpha", "fill_color", "fill_alpha",
              "marker", "size")  # fmt: skip
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+LOG_FINE_STEPS = (  # (most decades in view, mantissa steps on [1, 2), [2, 5), [5, 10))
+    (0.04, (0.02, 0.05, 0.1)),  # under 10 %: 0.55, 0.56, 0.57, 0.58
+    (0.12, (0.05, 0.1, 0.2)),  # under 30 %: 0.5, 0.52, 0.54, ...
+)
 LOG_MANTISSAS = (  # (most decades in view, mantissas of the labelled ticks)
     (0.3, (1, 1.2, 1.4, 1.6, 1.8, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9)),
     (0.7, (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9)),
@@ -221,6 +225,9 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[float]]:
     if not (0 < low <= high < np.inf):
         raise ValueError(f"low and high: expected 0 < low <= high < inf, got {low!r}, {high!r}")
     span = np.log10(high / low)
+    for limit, steps in LOG_FINE_STEPS:
+        if span <= limit:
+            return _fine_log_ticks(low, high, steps), []
     first, last = int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1
     every = max(1, int(np.ceil(span / 6)))
     mantissas: tuple[float, ...] = (1,)
@@ -238,6 +245,22 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[float]]:
             major.append(values[0])
             minor += values[1:] if every == 1 else []
     return major, minor
+
+
+def _fine_log_ticks(low: float, high: float, steps: tuple[float, float, float]) -> list[float]:
+    """Ticks for a log axis spanning a fraction of a decade (:data:`LOG_FINE_STEPS`): the
+    mantissas 1..10 in ``steps`` (finer below 2, coarser above 5, so they sit about evenly on
+    the log scale), kept within a factor 1.5 of the data (the range's padding is smaller)."""
+    mantissas = np.concatenate(
+        [
+            np.arange(a, b, step)
+            for (a, b), step in zip(((1, 2), (2, 5), (5, 10)), steps, strict=True)
+        ]
+    )  # (M,)
+    ticks = []
+    for e in range(int(np.floor(np.log10(low / 1.5))), int(np.floor(np.log10(high * 1.5))) + 1):
+        ticks += [float(f"{m:.4g}e{e}") for m in mantissas]
+    return [t for t in ticks if low / 1.5 <= t <= high * 1.5]
 
 
 def set_log_ticks(fig: figure, low: float, high: float) -> None:
