@@ -397,3 +397,27 @@ def test_reorder_rows():
     np.testing.assert_array_equal(out["h"][1][0], [2, 2, 0])
     with pytest.raises(TypeError, match="reorder="):
         reorder_rows((np.zeros(3), 1.5), np.array([0]))
+
+
+def test_rows_state_reorder_keeps_rows_of_every_field():
+    """The memory models' states reorder every array field, keep None, and delegate to a
+    nested state's own reorder (the transformer LM's key/value caches)."""
+    from pyplay.models.memory import AttendState, MemoryState
+    from pyplay.models.transformer import TransformerModel
+
+    a = np.arange(12.0).reshape(3, 4)  # (B=3, 4)
+    idx = np.array([2, 2, 0])
+    m = MemoryState(a, a + 1, a + 2, a[:, :, None] + 3, None, a + 5).reorder(idx)
+    assert type(m) is MemoryState and m.w is None
+    for got, shift in ((m.h, 0), (m.c, 1), (m.r, 2), (m.M[:, :, 0], 3), (m.y, 5)):
+        np.testing.assert_array_equal(got, a[idx] + shift)
+    s = AttendState(a, a + 1, a[:, :, None], cells=None, y=a + 2).reorder(idx)
+    assert type(s) is AttendState and s.cells is None
+    np.testing.assert_array_equal(s.history[:, :, 0], a[idx])
+    np.testing.assert_array_equal(s.y, a[idx] + 2)
+    model = TransformerModel(5, 5, d_model=8, nhead=2, num_layers=1, rng=0)
+    _, state, _ = model.forward(np.array([[1, 2], [3, 4], [0, 1]]), training=False)
+    moved = state.reorder(idx)
+    np.testing.assert_array_equal(
+        moved.stack.layers[0].self_attn.key, state.stack.layers[0].self_attn.key[idx]
+    )

@@ -10,14 +10,16 @@ token,
     \\ell_{n,k} = \\log p(y_t = k \\mid y_{<t}^{(n)}, x), \\qquad n < N,\\ k < V,
 
 and the new state. :class:`Reorder` keeps chosen rows of a state (default
-:func:`reorder_rows`); a :class:`Constraint` (e.g. :mod:`pyplay.decode.lexicon`) restricts the
+:func:`reorder_rows`; a model's dataclass state inherits its ``reorder`` from
+:class:`RowsState`); a :class:`Constraint` (e.g. :mod:`pyplay.decode.lexicon`) restricts the
 tokens that may extend a hypothesis. :func:`check_step_output` turns every way a step function
 can answer wrongly into a ``ValueError`` or ``TypeError`` that says so.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from dataclasses import fields, replace
+from typing import Any, ClassVar, Protocol, Self
 
 import numpy as np
 
@@ -27,6 +29,7 @@ __all__ = [
     "NORMALISED_TOL",
     "Constraint",
     "Reorder",
+    "RowsState",
     "StepFunction",
     "check_step_output",
     "check_token",
@@ -93,6 +96,27 @@ def reorder_rows(state: Any, index: np.ndarray) -> Any:
         "reorder_rows selects rows (axis 0) of arrays in nested tuples, lists and dicts; the "
         f"state holds {type(state).__name__} {state!r:.40}: pass reorder= (the model's own)"
     )
+
+
+class RowsState:
+    """Mixin of a frozen dataclass decoding state whose every field has the batch on axis 0:
+    an array, ``None``, or a state with its own ``reorder`` (a stack's key/value caches)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # set by @dataclass on the subclass
+
+    def reorder(self, index: Any) -> Self:
+        """Keep the batch rows ``index`` (beam search): each array's rows, each nested state's
+        own ``reorder``; ``None`` stays."""
+        rows = {f.name: _rows(getattr(self, f.name), index) for f in fields(self)}
+        return replace(self, **rows)
+
+
+def _rows(value: Any, index: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, np.ndarray):
+        return value[index]  # (N', ...)
+    return value.reorder(index)
 
 
 def check_token(name: str, value: Any, vocab_size: int | None) -> int:

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_choice, check_int
+from pyplay.decode.step import RowsState
 from pyplay.models.contract import config_int
 from pyplay.models.memory._common import (
     ControllerModel,
@@ -46,7 +47,7 @@ __all__ = ["AttendCache", "AttendRNN", "AttendState"]
 
 
 @dataclass(frozen=True)
-class AttendState:
+class AttendState(RowsState):
     """The controller state (h, c) (B, H) and every state produced so far (B, S, H); with
     ``form="state"`` also every cell state so far ``cells`` (B, S, H) and the last output ``y``
     (B, O)."""
@@ -56,12 +57,6 @@ class AttendState:
     history: np.ndarray
     cells: np.ndarray | None = None
     y: np.ndarray | None = None
-
-    def reorder(self, index: Any) -> AttendState:
-        """Keep the batch rows ``index`` (beam search)."""
-        cells = None if self.cells is None else self.cells[index]
-        y = None if self.y is None else self.y[index]
-        return AttendState(self.h[index], self.c[index], self.history[index], cells, y)
 
 
 @dataclass(frozen=True)

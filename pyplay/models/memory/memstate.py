@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from pyplay.decode.step import RowsState
 from pyplay.models.memory.heads import LSTMStep
 from pyplay.models.memory.location import HeadAddress
 
@@ -15,7 +16,7 @@ __all__ = ["MemoryCache", "MemoryState", "check_state", "first_cell"]
 
 
 @dataclass(frozen=True)
-class MemoryState:
+class MemoryState(RowsState):
     """The recurrent state after a step: controller (h, c) (B, H), reads r (B, RW), memory M
     (B, N, W) and every head's last weights ``w`` (B, H_w + R, N), write heads first (what
     location addressing moves on from; None: all on cell 0), and the last output ``y`` (B, O)
@@ -28,12 +29,6 @@ class MemoryState:
     M: np.ndarray
     w: np.ndarray | None = None
     y: np.ndarray | None = None
-
-    def reorder(self, index: Any) -> MemoryState:
-        """Keep the batch rows ``index`` (beam search)."""
-        w = None if self.w is None else self.w[index]
-        y = None if self.y is None else self.y[index]
-        return MemoryState(self.h[index], self.c[index], self.r[index], self.M[index], w, y)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_int
+from pyplay.decode.step import RowsState
 from pyplay.models.contract import (
     Backward,
     PerStepBase,
@@ -68,7 +69,7 @@ class TransformerModelCache:
 
 
 @dataclass(frozen=True)
-class LMState:
+class LMState(RowsState):
     """Incremental decoding: the stack's key/value caches (their length is the position of
     the next input)."""
 
@@ -77,10 +78,6 @@ class LMState:
     @property
     def length(self) -> int:
         return self.stack.length
-
-    def reorder(self, index: Any) -> LMState:
-        """Keep the batch rows ``index`` (beam search)."""
-        return LMState(self.stack.reorder(index))
 
 
 class TransformerModel(PerStepBase):

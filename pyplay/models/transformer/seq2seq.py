@@ -29,6 +29,7 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_int
 from pyplay.decode.greedy import greedy_decode
+from pyplay.decode.step import RowsState
 from pyplay.limits import MAX_STEPS
 from pyplay.losses import log_softmax
 from pyplay.models.contract import (
@@ -61,14 +62,11 @@ class _Cache:
 
 
 @dataclass(frozen=True)
-class TransformerSeq2SeqState:
+class TransformerSeq2SeqState(RowsState):
     """Decoding state of N hypotheses: the decoder's key/value caches (self-attention so far,
     the memory's cross-attention keys and values)."""
 
     decoder: TransformerState
-
-    def reorder(self, index: Any) -> TransformerSeq2SeqState:
-        return TransformerSeq2SeqState(self.decoder.reorder(index))
 
 
 class TransformerSeq2Seq(Seq2SeqBase):
