@@ -22,6 +22,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
+import numpy as np
+
 from pyplay.train import StepRecord, Trainer
 from pyplay.ui.checkpoint import LoadedFile, SavableLesson, same_model
 
@@ -93,6 +95,8 @@ class TrainerLesson(StepLoop, SavableLesson):
     ``self.trainer`` on ``self.task_obj``; the model is the attribute ``_model_attr``."""
 
     _model_attr: ClassVar[str] = "model"
+    accuracy_metric: ClassVar[str] = ""  # a metric of the records, averaged into ``accuracy``
+    accuracy: float | None = None  # its mean over the steps just trained; None: none yet
     trainer: Trainer | None
     task_obj: Any
     param: Any  # the lesson state's parameters (a param.Parameterized)
@@ -124,9 +128,11 @@ class TrainerLesson(StepLoop, SavableLesson):
         states with more to build for them (a model trained beside) extend this."""
 
     def _forget_progress(self) -> None:
-        """A new model has no losses yet (states with more progress to forget extend this)."""
+        """A new model has no losses and no accuracy yet (states with more progress to forget
+        extend this)."""
         self.history = {"step": [], "loss": []}
         self._elapsed = 0.0
+        self.accuracy = None
 
     # rebuild and settings -----------------------------------------------
     def reset(self) -> bool:
@@ -195,11 +201,17 @@ class TrainerLesson(StepLoop, SavableLesson):
         appending each to ``history``; returns the records (:class:`~pyplay.train.StepRecord`).
 
         A diverging step stops training with a message (the trainer restores its parameters).
-        The status line follows.
+        The status line follows; with an ``accuracy_metric`` the records report, ``accuracy``
+        becomes its mean over these steps (for the status line's :meth:`_status_extra`).
         """
         if self.trainer is None:
             return []
-        return self.run_trainer(self.trainer, steps, budget_s)
+        records = self.run_trainer(self.trainer, steps, budget_s)
+        metric = self.accuracy_metric
+        if metric and records and metric in records[-1].metrics:
+            self.accuracy = float(np.mean([r.metrics.get(metric, 0.0) for r in records]))
+            self.status = self._status_text()
+        return records
 
     def step_once(self) -> list[Any]:
         """Train on exactly one batch."""

@@ -55,6 +55,7 @@ class MemoryLessonState(TrainerLesson, LessonBase):
     :class:`~pyplay.ui.checkpoint.SavableLesson`; the network is :attr:`net`)."""
 
     _model_attr = "net"
+    accuracy_metric = "accuracy"  # of the answers, over the last steps trained (memory net)
 
     model = param.Selector(objects=["memnet", "lstm", "attend"], default="memnet")
     task = param.Selector(objects=["recall", "copy"], default="recall")
@@ -75,7 +76,6 @@ class MemoryLessonState(TrainerLesson, LessonBase):
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self.accuracy: float | None = None
         self._start(
             rebuild=[
                 "model",
@@ -124,17 +124,6 @@ class MemoryLessonState(TrainerLesson, LessonBase):
             addressing=self.addressing, key_function=self.key_function, hard=self.hard,
             feedback=self.feedback, rng=self.seed,
         )  # fmt: skip
-
-    def _forget_progress(self) -> None:
-        super()._forget_progress()
-        self.accuracy = None
-
-    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
-        records = super().train(steps, budget_s)
-        if records and "accuracy" in records[-1].metrics:
-            self.accuracy = float(np.mean([r.metrics.get("accuracy", 0.0) for r in records]))
-            self.status = self._status_text()
-        return records
 
     def _untrained_note(self) -> str:
         assert self.task_obj is not None  # built with the trainer

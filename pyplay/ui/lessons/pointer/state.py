@@ -60,6 +60,7 @@ class Pointing:
 class PointerLessonState(TrainerLesson, LessonBase):
     """Settings and actions of the Pointer networks lesson."""
 
+    accuracy_metric = "accuracy"  # teacher-forced pointing, over the last steps trained
     task = param.Selector(objects=["sorting", "hull"], default="sorting")
     cell = param.Selector(objects=["lstm", "gru", "rnn"], default="lstm")
     hidden_size = param.Integer(default=32, softbounds=(4, 128))
@@ -72,7 +73,6 @@ class PointerLessonState(TrainerLesson, LessonBase):
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self.accuracy: float | None = None  # teacher-forced, over the last steps trained
         self._examples: PairBatch | PointerBatch | None = None
         self._start(
             rebuild=["task", "cell", "hidden_size", "min_len", "max_len", "seed"],
@@ -121,10 +121,6 @@ class PointerLessonState(TrainerLesson, LessonBase):
 
         return done
 
-    def _forget_progress(self) -> None:
-        super()._forget_progress()
-        self.accuracy = None
-
     def _built_message(self, task: Any, model: Any) -> str:
         return (
             f"{task.describe()} A pointer network ({self.cell.upper()}, width "
@@ -133,15 +129,6 @@ class PointerLessonState(TrainerLesson, LessonBase):
         )
 
     # ------------------------------------------------------------------ training
-    def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
-        """Train (:meth:`run_trainer`); the status line adds the teacher-forced pointer
-        accuracy of the steps just trained."""
-        records = super().train(steps, budget_s)
-        if records:
-            self.accuracy = float(np.mean([r.metrics["accuracy"] for r in records]))
-            self.status = self._status_text()
-        return records
-
     def _untrained_note(self) -> str:
         assert self.task_obj is not None
         return f". Pointing uniformly: {self.task_obj.baseline_loss():.3f}"

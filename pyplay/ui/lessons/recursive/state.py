@@ -76,6 +76,7 @@ class RecursiveLessonState(TrainerLesson, LessonBase):
     """Settings and actions of the Recursive networks lesson (the recursive net is
     :attr:`model`, the chain LSTM beside it :attr:`chain_trainer`'s model)."""
 
+    accuracy_metric = "root_accuracy"  # the whole tree's label, over the last steps trained
     task = param.Selector(objects=["expressions", "sentiment"], default="expressions")
     max_depth = param.Integer(default=3, softbounds=(1, 5))
     hidden_size = param.Integer(default=32, softbounds=(4, 64))
@@ -88,7 +89,6 @@ class RecursiveLessonState(TrainerLesson, LessonBase):
         super().__init__(**params)
         self.chain_trainer: Trainer | None = None
         self.history = {"step": [], "loss": [], "chain": []}
-        self.accuracy: float | None = None
         self._start(rebuild=["task", "max_depth", "hidden_size", "seed"])
 
     # ------------------------------------------------------------------ building
@@ -129,7 +129,6 @@ class RecursiveLessonState(TrainerLesson, LessonBase):
     def _forget_progress(self) -> None:
         super()._forget_progress()
         self.history["chain"] = []
-        self.accuracy = None
 
     def _built_message(self, task: Any, model: Any) -> str:
         return (
@@ -149,8 +148,7 @@ class RecursiveLessonState(TrainerLesson, LessonBase):
                 chain = next(iter(self.chain_trainer.run(1)))
                 loss = chain.loss if chain.status == "ok" else float("nan")
             self.history["chain"].append(loss)
-        if records:
-            self.accuracy = float(np.mean([r.metrics["root_accuracy"] for r in records]))
+        if records:  # the status line with the chain LSTM's loss
             self.status = self._status_text()
         return records
 

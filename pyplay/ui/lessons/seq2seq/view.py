@@ -132,13 +132,21 @@ class Seq2SeqLesson(LessonView):
         self.new_example()
 
     # ------------------------------------------------------------------ decoding
-    def translate(self, *_: Any) -> None:
+    def _decode(self) -> Decoding | None:
+        """Decode the source in the box with the model as it is now and show the output and
+        the states; None (nothing shown) when there is nothing to decode."""
         result = self.state.translate(self.source_text())
         if result is None:
-            return
+            return None
         self.decoding = result
         self.output.object = f"Output: {result.text}"
         self.states.update(result)
+        return result
+
+    def translate(self, *_: Any) -> None:
+        result = self._decode()
+        if result is None:
+            return
         if result.weights is None:
             self.attn_source.data = {"x": [], "y": [], "weight": [], "src": [], "out": []}
             self.state.notify("This wiring has no attention to show.", "info")
@@ -176,13 +184,8 @@ class Seq2SeqLesson(LessonView):
         self.embeddings.refresh()
         if self.state.model is None or not self.source_text().strip():
             return
-        result = self.state.translate(self.source_text())
-        if result is None:
-            return
-        self.decoding = result
-        self.output.object = f"Output: {result.text}"
-        self.states.update(result)
-        if result.weights is not None:
+        result = self._decode()
+        if result is not None and result.weights is not None:
             self.shown_rows = result.weights.shape[0]
             update_attention(
                 self.attn_fig, self.attn_source, result.weights, result.source, result.output

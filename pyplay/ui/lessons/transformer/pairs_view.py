@@ -17,7 +17,7 @@ from pyplay.ui.lessons.transformer.pairs import PairView
 from pyplay.ui.plots import attention_figure, set_title, update_attention
 from pyplay.ui.text import Text
 
-__all__ = ["PAIRS_HELP", "PairsPanel"]
+__all__ = ["PAIRS_HELP", "PairsPanel", "chosen_head", "follow_heads", "head_menus"]
 
 PAIRS_HELP = (
     "An **encoder-decoder** transformer reads the whole source with the **encoder** (its "
@@ -43,6 +43,34 @@ MAPS = (
 )  # fmt: skip
 
 
+def head_menus() -> tuple[pn.widgets.Select, pn.widgets.Select]:
+    """The Layer and Head menus (counting from 1) of a transformer's attention views."""
+    layer = pn.widgets.Select(name="Layer", options=[1], value=1, width=100)
+    head = pn.widgets.Select(name="Head", options=[1], value=1, width=100)
+    return layer, head
+
+
+def follow_heads(layer: pn.widgets.Select, head: pn.widgets.Select, state: Any) -> None:
+    """The menus offer the layers and heads of ``state``'s model; a pick it still has stays."""
+    layer.options = list(range(1, state.num_layers + 1))
+    layer.value = min(int(layer.value or 1), state.num_layers)
+    head.options = list(range(1, state.nhead + 1))
+    head.value = min(int(head.value or 1), state.nhead)
+
+
+def chosen_head(
+    layer: pn.widgets.Select, head: pn.widgets.Select, weights: list[Any]
+) -> tuple[int, int] | None:
+    """The picked layer and head, counted from 0, when ``weights`` (one ``(heads, queries,
+    keys)`` array a layer, from the last forward pass) has them; None while the menus and
+    the pass disagree (a model rebuilt between the two)."""
+    i = int(layer.value or 1) - 1
+    k = int(head.value or 1) - 1
+    if i >= len(weights) or k >= weights[i].shape[0]:
+        return None
+    return i, k
+
+
 class PairsPanel:
     """The encoder-decoder's views (shown only when the lesson trains one), around ``state``."""
 
@@ -54,8 +82,7 @@ class PairsPanel:
             self.figs[key], self.sources[key] = attention_figure(
                 title, x_label, y_label, height=300, width=450, name=name
             )
-        self.layer = pn.widgets.Select(name="Layer", options=[1], value=1, width=100)
-        self.head = pn.widgets.Select(name="Head", options=[1], value=1, width=100)
+        self.layer, self.head = head_menus()
         self.example = pn.widgets.IntSlider(name="Pair", start=0, end=7, value=0, width=200)
         for w in (self.layer, self.head):  # another head of the same forward pass: at once
             w.param.watch(lambda e: self.show(), "value")
@@ -70,10 +97,7 @@ class PairsPanel:
         """A new or loaded model: the menus follow its layers and heads, the decode box gets
         an example of its task, and the views are redrawn."""
         s = self.state
-        self.layer.options = list(range(1, s.num_layers + 1))
-        self.layer.value = min(int(self.layer.value or 1), s.num_layers)
-        self.head.options = list(range(1, s.nhead + 1))
-        self.head.value = min(int(self.head.value or 1), s.nhead)
+        follow_heads(self.layer, self.head, s)
         if s.encoder_decoder and s.task_obj is not None:
             self.source_box.value = s.task_obj.example()[0]
         self.outputs.object = ""
@@ -88,12 +112,10 @@ class PairsPanel:
     def show(self) -> None:
         """The chosen layer and head of the last forward pass (no new pass)."""
         view = self.view
-        if view is None:
+        picked = None if view is None else chosen_head(self.layer, self.head, view.encoder)
+        if view is None or picked is None:
             return
-        layer = int(self.layer.value or 1) - 1
-        head = int(self.head.value or 1) - 1
-        if layer >= len(view.encoder) or head >= view.encoder[layer].shape[0]:
-            return
+        layer, head = picked
         pair = int(self.example.value or 0)
         axes = {
             "encoder": (view.source, view.source),

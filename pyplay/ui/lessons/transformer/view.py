@@ -22,7 +22,12 @@ from pyplay.ui.embed import widget_head
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.transformer.cost_plot import cost_figure, update_cost
 from pyplay.ui.lessons.transformer.pairs import ARCHS, PAIR_CHOICES
-from pyplay.ui.lessons.transformer.pairs_view import PairsPanel
+from pyplay.ui.lessons.transformer.pairs_view import (
+    PairsPanel,
+    chosen_head,
+    follow_heads,
+    head_menus,
+)
 from pyplay.ui.lessons.transformer.state import TASKS, HeadView, TransformerLessonState
 from pyplay.ui.plot_maps import fixed_ticks
 from pyplay.ui.plots import (
@@ -154,8 +159,7 @@ class TransformerLesson(LessonView):
         self.pe_note = Text("", css_classes=["pyplay-positions-note"])
         self.cost_fig, self.cost_source = cost_figure()
         self.cost_note = Text("", css_classes=["pyplay-cost-note"])
-        self.layer = pn.widgets.Select(name="Layer", options=[1], value=1, width=100)
-        self.head = pn.widgets.Select(name="Head", options=[1], value=1, width=100)
+        self.layer, self.head = head_menus()
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
         for w in (self.layer, self.head):  # a new pick: the same forward pass, another head
             w.param.watch(lambda e: self.show_head(), "value")
@@ -186,10 +190,7 @@ class TransformerLesson(LessonView):
     def _on_version(self, *_: Any) -> None:
         self.pause()
         s = self.state
-        self.layer.options = list(range(1, s.num_layers + 1))
-        self.layer.value = min(int(self.layer.value or 1), s.num_layers)
-        self.head.options = list(range(1, s.nhead + 1))
-        self.head.value = min(int(self.head.value or 1), s.nhead)
+        follow_heads(self.layer, self.head, s)
         self._grid_shape = None
         self.show_positions()
         self.cost_note.object = update_cost(
@@ -235,12 +236,10 @@ class TransformerLesson(LessonView):
         """The chosen layer and head of the last forward pass (no new pass: a pick shows at
         once, even while training)."""
         view = self.view
-        if view is None:
+        picked = None if view is None else chosen_head(self.layer, self.head, view.weights)
+        if view is None or picked is None:
             return
-        layer = int(self.layer.value or 1) - 1
-        head = int(self.head.value or 1) - 1
-        if layer >= len(view.weights) or head >= view.weights[layer].shape[0]:
-            return
+        layer, head = picked
         w = view.weights[layer][head]  # (T, T)
         update_attention(self.head_fig, self.head_source, w, view.tokens, view.tokens)
         self.head_title.object = f"Layer {layer + 1}, head {head + 1}"
