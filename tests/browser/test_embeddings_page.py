@@ -1,5 +1,5 @@
 """The embeddings view in the Sequence to sequence lesson, in the browser: the bundled table's
-analogy and neighbours, a typed word answered beside its box, and the trained model's own
+analogy, neighbours and PCA map, a typed word answered beside its box, and the trained model's own
 tables offered once it trains."""
 
 from __future__ import annotations
@@ -7,11 +7,23 @@ from __future__ import annotations
 import pytest
 
 from browserkit import wait_for
+from pyplay.word_vectors import PEOPLE
 
 pytestmark = pytest.mark.browser
 
 ANALOGY = ".pyplay-emb-analogy pre"
 NEAREST = ".pyplay-emb-nearest pre"
+# the PCA map's points (the source holding "word", "x" and "y")
+MAP = """() => {
+  for (const m of window.pyplay.document.all_models) {
+    const d = m.data;
+    if (d == null || typeof d !== "object") continue;
+    const get = (c) => (d instanceof Map ? d.get(c) : d[c]);
+    if (get("word") === undefined || get("x") === undefined) continue;
+    return {word: Array.from(get("word")), x: Array.from(get("x")), y: Array.from(get("y"))};
+  }
+  return null;
+}"""
 
 
 def test_analogies_neighbours_and_the_models_tables(ready_page, page_log):
@@ -20,6 +32,10 @@ def test_analogies_neighbours_and_the_models_tables(ready_page, page_log):
     page.locator(ANALOGY).first.wait_for(timeout=60_000)
     assert page.locator(ANALOGY).inner_text().startswith("king − man + woman ≈ queen (cosine")
     assert page.locator(NEAREST).inner_text().startswith("Nearest to king: ")
+    # the 2-D PCA map of the bundled table: its eight person words, spread on both axes
+    shown = page.evaluate(MAP)
+    assert shown is not None and sorted(shown["word"]) == sorted(PEOPLE)
+    assert max(shown["x"]) - min(shown["x"]) > 0.1 and max(shown["y"]) - min(shown["y"]) > 0.1
     c = page.get_by_role("textbox", name="+ c")
     c.fill("girl")
     c.press("Enter")
@@ -39,4 +55,5 @@ def test_analogies_neighbours_and_the_models_tables(ready_page, page_log):
     source = next(o for o in table.locator("option").all_inner_texts() if "source" in o)
     table.select_option(source)
     page.locator(".pyplay-emb-title pre", has_text=source).wait_for(timeout=30_000)
+    wait_for(page, lambda: sorted(page.evaluate(MAP)["word"]) != sorted(PEOPLE), "the model's map")
     assert page_log.errors == []

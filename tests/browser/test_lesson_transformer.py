@@ -1,5 +1,5 @@
 """The transformer lesson in the browser: train beside the LSTM, open the heads, switch the
-heads count, sample."""
+heads count, read the cost of attention against T, sample."""
 
 from __future__ import annotations
 
@@ -21,6 +21,20 @@ CELLS = """() => {
     if (col !== undefined) out.push(Array.from(col).length);
   }
   return out;
+}"""
+
+
+# the cost-of-attention plot's columns (the source holding "scores" and "lstm")
+COST = """() => {
+  for (const m of window.pyplay.document.all_models) {
+    const d = m.data;
+    if (d == null || typeof d !== "object") continue;
+    const get = (c) => (d instanceof Map ? d.get(c) : d[c]);
+    if (get("scores") === undefined || get("lstm") === undefined) continue;
+    return {T: Array.from(get("T")), scores: Array.from(get("scores")),
+            lstm: Array.from(get("lstm"))};
+  }
+  return null;
 }"""
 
 
@@ -46,6 +60,16 @@ def test_train_beside_the_lstm_and_open_the_heads(ready_page, page_log):
     steps, loss, lstm = status(page)
     assert loss is not None and loss < 0.8 * first, (first, loss, steps)
     assert lstm is not None
+    # issue 19, attention's cost against T: 2T²d grows four times when T doubles, an LSTM
+    # layer's 8Td² twice, and they cross at T = 4d + 1 (d_model = 32)
+    page.locator(".pyplay-cost-note pre", has_text="From T = 129 on (T > 4d)").wait_for(
+        timeout=30_000
+    )
+    cost = page.evaluate(COST)
+    assert cost is not None and cost["T"][:2] == [1, 2] and len(cost["T"]) == 1024
+    assert cost["scores"][199] == 4 * cost["scores"][99] == 4 * 2 * 100**2 * 32
+    assert cost["lstm"][199] == 2 * cost["lstm"][99]
+    assert cost["scores"][127] <= cost["lstm"][127] < cost["lstm"][128] < cost["scores"][128]
     # the grid holds layers x heads x T x T cells; two heads instead of four halves it
     wait_for(page, lambda: any(n > 0 for n in page.evaluate(CELLS)), "the head grid", 30)
     before = max(page.evaluate(CELLS))
