@@ -6,24 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from browserkit import wait_for
+from browserkit import source_columns, wait_for
 from pyplay.word_vectors import PEOPLE
 
 pytestmark = pytest.mark.browser
 
 ANALOGY = ".pyplay-emb-analogy pre"
 NEAREST = ".pyplay-emb-nearest pre"
-# the PCA map's points (the source holding "word", "x" and "y")
-MAP = """() => {
-  for (const m of window.pyplay.document.all_models) {
-    const d = m.data;
-    if (d == null || typeof d !== "object") continue;
-    const get = (c) => (d instanceof Map ? d.get(c) : d[c]);
-    if (get("word") === undefined || get("x") === undefined) continue;
-    return {word: Array.from(get("word")), x: Array.from(get("x")), y: Array.from(get("y"))};
-  }
-  return null;
-}"""
 
 
 def test_analogies_neighbours_and_the_models_tables(ready_page, page_log):
@@ -33,7 +22,7 @@ def test_analogies_neighbours_and_the_models_tables(ready_page, page_log):
     assert page.locator(ANALOGY).inner_text().startswith("king − man + woman ≈ queen (cosine")
     assert page.locator(NEAREST).inner_text().startswith("Nearest to king: ")
     # the 2-D PCA map of the bundled table: its eight person words, spread on both axes
-    shown = page.evaluate(MAP)
+    shown = source_columns(page, "word", "x", "y")
     assert shown is not None and sorted(shown["word"]) == sorted(PEOPLE)
     assert max(shown["x"]) - min(shown["x"]) > 0.1 and max(shown["y"]) - min(shown["y"]) > 0.1
     c = page.get_by_role("textbox", name="+ c")
@@ -55,5 +44,9 @@ def test_analogies_neighbours_and_the_models_tables(ready_page, page_log):
     source = next(o for o in table.locator("option").all_inner_texts() if "source" in o)
     table.select_option(source)
     page.locator(".pyplay-emb-title pre", has_text=source).wait_for(timeout=30_000)
-    wait_for(page, lambda: sorted(page.evaluate(MAP)["word"]) != sorted(PEOPLE), "the model's map")
+    wait_for(
+        page,
+        lambda: sorted(source_columns(page, "word", "x", "y")["word"]) != sorted(PEOPLE),
+        "the model's map",
+    )
     assert page_log.errors == []

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from browserkit import wait_for
+from browserkit import source_columns, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -21,20 +21,6 @@ CELLS = """() => {
     if (col !== undefined) out.push(Array.from(col).length);
   }
   return out;
-}"""
-
-
-# the cost-of-attention plot's columns (the source holding "scores" and "lstm")
-COST = """() => {
-  for (const m of window.pyplay.document.all_models) {
-    const d = m.data;
-    if (d == null || typeof d !== "object") continue;
-    const get = (c) => (d instanceof Map ? d.get(c) : d[c]);
-    if (get("scores") === undefined || get("lstm") === undefined) continue;
-    return {T: Array.from(get("T")), scores: Array.from(get("scores")),
-            lstm: Array.from(get("lstm"))};
-  }
-  return null;
 }"""
 
 
@@ -65,7 +51,7 @@ def test_train_beside_the_lstm_and_open_the_heads(ready_page, page_log):
     page.locator(".pyplay-cost-note pre", has_text="From T = 129 on (T > 4d)").wait_for(
         timeout=30_000
     )
-    cost = page.evaluate(COST)
+    cost = source_columns(page, "T", "scores", "lstm")  # the cost plot
     assert cost is not None and cost["T"][:2] == [1, 2] and len(cost["T"]) == 1024
     assert cost["scores"][199] == 4 * cost["scores"][99] == 4 * 2 * 100**2 * 32
     assert cost["lstm"][199] == 2 * cost["lstm"][99]
