@@ -1,5 +1,6 @@
 """The transformer lesson in the browser: train beside the LSTM, open the heads, switch the
-heads count, read the cost of attention against T, sample."""
+heads count, read the cost of attention against T, sample, and look at the character
+model's embedding table."""
 
 from __future__ import annotations
 
@@ -83,4 +84,12 @@ def test_sample_from_the_character_model(ready_page, page_log):
     out = page.locator(".pyplay-transformer-sample pre")
     wait_for(page, lambda: len(out.inner_text()) >= 200, "a sample of 200 characters", 60)
     assert out.inner_text().startswith("Alice ")
+    # issue 19: the embeddings view offers the character model's table; its map shows it
+    table = page.get_by_role("combobox", name="Table")
+    name = "This lesson's model: character embedding (65)"
+    wait_for(page, lambda: name in table.locator("option").all_inner_texts(), "the model's table")
+    table.select_option(name)
+    page.locator(".pyplay-emb-title pre", has_text=name).wait_for(timeout=30_000)
+    shown = source_columns(page, "word", "x", "y")
+    assert shown is not None and len(shown["word"]) == 65 and "␣" in shown["word"]
     assert page_log.errors == []
