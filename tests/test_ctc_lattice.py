@@ -71,3 +71,29 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="path must hold one class id"):
         path_log_prob(_log_probs(3, 3, 0), [1, 2])
     assert MAX_PATHS >= 1000
+
+
+HELLO = ("-", "H", "EH", "L", "OU")  # the blank first, then the slide's phones
+
+
+def test_slide_ctc_paths_of_h_eh_l_ou() -> None:
+    """The IDSIA lecture's "Sequence Modeling with CTC - Training" slide: many paths
+    correspond to the label "H EH L OU" (hello), a path's label being its phones with repeats,
+    then blanks, removed; blanks are needed to output the same symbol twice. Over six frames
+    the list is exactly the paths that collapse to the label (all 5^6 class sequences tried),
+    and their probabilities add up to the forward algorithm's p(l|x)."""
+    label = [HELLO.index(p) for p in ("H", "EH", "L", "OU")]
+    T = 6
+    every = [p for p in itertools.product(range(len(HELLO)), repeat=T) if ctc_collapse(p) == label]
+    listed = ctc_paths(label, T)
+    assert sorted(listed) == sorted(every) and len(listed) == len(set(listed)) == 45
+    spelled = {" ".join(HELLO[k] for k in p) for p in listed}
+    assert {"H H EH L OU OU", "- H EH L OU -", "H - EH L - OU", "H EH EH EH L OU"} <= spelled
+    lp = _log_probs(T, len(HELLO), seed=4)
+    total = sum(np.exp(path_log_prob(lp, p)) for p in listed)
+    loss, _ = ctc_loss(lp[None], np.array([label]), [T], [len(label)], reduction="none")
+    assert total == pytest.approx(np.exp(-loss[0]), rel=1e-12)
+    assert ctc_lattice(lp, label).log_p == pytest.approx(-loss[0], rel=1e-12)
+    # the slide's note: a repeated phone needs a blank between, so one frame more
+    twice = [HELLO.index(p) for p in ("H", "EH", "L", "L", "OU")]
+    assert ctc_paths(twice, 5) == [] and ctc_paths(twice, 6) == [(1, 2, 3, 0, 3, 4)]

@@ -119,7 +119,7 @@ def test_slide_beam_width_limits_the_hypotheses(width):
     assert search.results()[0].tokens == wide.run()[0].tokens  # here the narrow beam is lucky
 
 
-def test_dock_buys_man_greedy_loses_and_a_wider_beam_wins():
+def test_slide_dock_buys_man_greedy_loses_and_a_wider_beam_wins():
     greedy, table = sentence_search(1)
     assert table.decode(greedy.results()[0].tokens) == ("DOCK", "BUYS", "MAN", EOS)
     assert math.exp(greedy.results()[0].log_prob) == pytest.approx(0.6 * 0.7 * 0.4)

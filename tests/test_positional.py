@@ -14,7 +14,9 @@ from pyplay.nn.positional import (
 )
 
 
-def test_sinusoidal_table_values() -> None:
+def test_slide_sinusoidal_positional_encoding() -> None:
+    """The IDSIA lecture's sinusoidal encoding: e_{i,2k} = sin(i / 10000^{2k/D}) and
+    e_{i,2k+1} = cos(i / 10000^{2k/D})."""
     P = sinusoidal_table(50, 8)
     assert P.shape == (50, 8)
     np.testing.assert_array_equal(P[0], [0, 1, 0, 1, 0, 1, 0, 1])

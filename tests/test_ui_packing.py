@@ -86,3 +86,22 @@ def test_a_bad_entry_is_reported_beside_the_box_and_the_batch_stays(typed, messa
 
 def test_parse_lengths_accepts_commas_spaces_and_semicolons():
     assert parse_lengths("6, 4;2 1") == [6, 4, 2, 1]
+
+
+def test_slide_problem_with_padding_first_second_third():
+    """The NLP lecture's "Textual Data Length" and "Problem With Padding" slides: three
+    sentences of 3, 2 and 1 words ("first second third", "first second", "first") padded to
+    (3, 3): 3 x 3 = 9 cells computed, of which 6 are words; packed, the batch holds 3, 2 and 1
+    sequences at its three steps, and the final states equal the masked padded run's."""
+    view = RecurrentLesson().packing
+    view.lengths.value = "3, 2, 1"
+    grid = cells(view)
+    assert sorted(k for k, v in grid.items() if v == "") == [(1, 2), (2, 1), (2, 2)]  # <pad>
+    assert view.heading.object == (
+        "Padded batch: B·T = 3·3 = 9 steps, 6 real; packed batch sizes b_t = [3, 2, 1]"
+    )
+    assert "padded 9, packed 6 (33% of the padded work is padding)" in view.summary.object
+    found = compare_padding(view.state.model.rnn, [3, 2, 1], 0)
+    assert (found.padded_steps, found.packed_steps) == (9, 6)
+    assert found.packed.batch_sizes.tolist() == [3, 2, 1]
+    assert found.packed_gap < 1e-6 < found.unmasked_gap

@@ -130,3 +130,40 @@ def test_the_seq2seq_lesson_shows_its_models_tables_beside_the_bundled_one():
     lesson.refresh()  # the live refresh: the trained table moved
     assert list(lesson.embeddings.source.data["x"]) != before
     assert lesson.embeddings.table.value == options[1]
+
+
+def test_the_transformer_lesson_offers_its_character_and_pair_tables():
+    """Issue 19, "fed by any trained model with an embedding table": the Transformers lesson's
+    character model (one row per character, newline and space as ⏎ and ␣) and its
+    encoder-decoder (source and target); a task of bare token ids offers the bundled one only."""
+    from pyplay.ui.lessons.transformer.state import TransformerLessonState
+    from pyplay.ui.lessons.transformer.view import TransformerLesson
+
+    state = TransformerLessonState(task="charlm", d_model=16, num_layers=1, seq_len=16)
+    lesson = TransformerLesson(state)
+    lesson.panel()
+    options = lesson.embeddings.table.options
+    vocab = state.task_obj.vocab
+    assert options == [
+        BUNDLED,
+        f"This lesson's model: character embedding ({len(vocab)})",
+    ]
+    lesson.embeddings.table.value = options[1]
+    table = lesson.embeddings.current()
+    assert "␣" in table.words and "⏎" in table.words and "e" in table.words
+    np.testing.assert_array_equal(table.weight, state.model.params["embedding.weight"])
+    lesson.embeddings.word.value = "e"
+    assert lesson.embeddings.nearest_out.object.startswith("Nearest to e: ")
+    before = list(lesson.embeddings.source.data["x"])
+    state.train(steps=5)
+    lesson.refresh()  # the live refresh: the trained table moved, the choice stays
+    assert list(lesson.embeddings.source.data["x"]) != before
+    assert lesson.embeddings.table.value == options[1]
+    state.arch = "encoder_decoder"
+    lesson.refresh()
+    shown = lesson.embeddings.table.options
+    assert len(shown) == 3 and "source embedding" in shown[1] and "target embedding" in shown[2]
+    assert lesson.embeddings.table.value == BUNDLED  # the character table went with its model
+    state.arch, state.task = "decoder", "parity"
+    lesson.refresh()
+    assert lesson.embeddings.table.options == [BUNDLED]

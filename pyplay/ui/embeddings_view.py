@@ -18,7 +18,7 @@ from pyplay.embeddings import EmbeddingTable
 from pyplay.ui.text import Text
 from pyplay.word_vectors import DIM, PEOPLE, SENTENCES, WINDOW, bundled_table
 
-__all__ = ["BUNDLED", "EmbeddingsView", "pair_tables"]
+__all__ = ["BUNDLED", "EmbeddingsView", "model_tables", "pair_tables"]
 
 BUNDLED = "Bundled: generated royal corpus (PPMI + SVD)"
 MAX_POINTS = 80  # rows drawn on the map
@@ -141,19 +141,40 @@ class EmbeddingsView:
 
 
 def pair_tables(model: Any, task: Any) -> dict[str, EmbeddingTable]:
-    """The embedding tables of a trained sequence-to-sequence ``model`` for ``task``'s
-    vocabularies: the encoder's (source words) and the decoder's (target words), without the
-    three special tokens."""
+    """The embedding tables of a trained sequence-to-sequence ``model`` (recurrent:
+    ``encoder.embedding``, ``decoder.embedding``; transformer: ``src_embedding``,
+    ``tgt_embedding``) for ``task``'s vocabularies: the source words' and the target words',
+    without the three special tokens."""
     out: dict[str, EmbeddingTable] = {}
     params = getattr(model, "params", {})
-    for key, vocab, side in (
-        ("encoder.embedding.weight", getattr(task, "src_vocab", None), "source"),
-        ("decoder.embedding.weight", getattr(task, "tgt_vocab", None), "target"),
-    ):
-        weight = params.get(key)
+    for keys, vocab, side in (
+        (("encoder.embedding.weight", "src_embedding.weight"), getattr(task, "src_vocab", None),
+         "source"),
+        (("decoder.embedding.weight", "tgt_embedding.weight"), getattr(task, "tgt_vocab", None),
+         "target"),
+    ):  # fmt: skip
+        weight = next((params[k] for k in keys if k in params), None)
         if weight is None or vocab is None or len(vocab) != weight.shape[0]:
             continue
         words = [f"⟨{k}⟩" for k in range(3)] + list(vocab.symbols)
         name = f"This lesson's model: {side} embedding ({len(vocab.symbols)} symbols)"
         out[name] = EmbeddingTable(weight, words, rows=range(3, weight.shape[0]))
+    return out
+
+
+SHOWN = {"\n": "⏎", " ": "␣"}  # characters a learner could not type or see, as words
+
+
+def model_tables(model: Any, task: Any) -> dict[str, EmbeddingTable]:
+    """Every embedding table of a trained ``model`` whose rows ``task`` names: a
+    sequence-to-sequence model's (:func:`pair_tables`), or a character model's
+    ``embedding`` (one row per character of ``task.vocab``; newline and space shown as ⏎ and
+    ␣). Tasks whose tokens are bare ids offer none."""
+    out = pair_tables(model, task)
+    weight = getattr(model, "params", {}).get("embedding.weight")
+    vocab = getattr(task, "vocab", None)
+    if weight is not None and isinstance(vocab, list) and len(vocab) == weight.shape[0]:
+        words = [SHOWN.get(str(c), str(c)) for c in vocab]
+        name = f"This lesson's model: character embedding ({len(words)})"
+        out[name] = EmbeddingTable(weight, words)
     return out

@@ -182,3 +182,22 @@ FINGERPRINT = """(columns) => {
   }
   return out.sort();
 }"""
+
+
+# the named columns of the first data source in the page that holds them all, or null
+SOURCE_COLUMNS = """(columns) => {
+  for (const m of window.pyplay.document.all_models) {
+    const d = m.data;
+    if (d == null || typeof d !== "object") continue;
+    const get = (c) => (d instanceof Map ? d.get(c) : d[c]);
+    if (columns.some((c) => get(c) === undefined)) continue;
+    return Object.fromEntries(columns.map((c) => [c, Array.from(get(c))]));
+  }
+  return null;
+}"""
+
+
+def source_columns(page: Any, *columns: str) -> dict[str, list[Any]] | None:
+    """``columns`` of the first Bokeh data source in the page that holds all of them."""
+    found: dict[str, list[Any]] | None = page.evaluate(SOURCE_COLUMNS, list(columns))
+    return found

@@ -1,12 +1,13 @@
 """The embeddings view in the Sequence to sequence lesson, in the browser: the bundled table's
-analogy and neighbours, a typed word answered beside its box, and the trained model's own
+analogy, neighbours and PCA map, a typed word answered beside its box, and the trained model's own
 tables offered once it trains."""
 
 from __future__ import annotations
 
 import pytest
 
-from browserkit import wait_for
+from browserkit import source_columns, wait_for
+from pyplay.word_vectors import PEOPLE
 
 pytestmark = pytest.mark.browser
 
@@ -20,6 +21,10 @@ def test_analogies_neighbours_and_the_models_tables(ready_page, page_log):
     page.locator(ANALOGY).first.wait_for(timeout=60_000)
     assert page.locator(ANALOGY).inner_text().startswith("king − man + woman ≈ queen (cosine")
     assert page.locator(NEAREST).inner_text().startswith("Nearest to king: ")
+    # the 2-D PCA map of the bundled table: its eight person words, spread on both axes
+    shown = source_columns(page, "word", "x", "y")
+    assert shown is not None and sorted(shown["word"]) == sorted(PEOPLE)
+    assert max(shown["x"]) - min(shown["x"]) > 0.1 and max(shown["y"]) - min(shown["y"]) > 0.1
     c = page.get_by_role("textbox", name="+ c")
     c.fill("girl")
     c.press("Enter")
@@ -39,4 +44,9 @@ def test_analogies_neighbours_and_the_models_tables(ready_page, page_log):
     source = next(o for o in table.locator("option").all_inner_texts() if "source" in o)
     table.select_option(source)
     page.locator(".pyplay-emb-title pre", has_text=source).wait_for(timeout=30_000)
+    wait_for(
+        page,
+        lambda: sorted(source_columns(page, "word", "x", "y")["word"]) != sorted(PEOPLE),
+        "the model's map",
+    )
     assert page_log.errors == []

@@ -1,5 +1,6 @@
 """The Pointer networks lesson in the browser: train on sorting and watch the pointing weights'
-heatmap change by itself while it trains; the convex hull draws its points and both polygons;
+heatmap change by itself while it trains; the convex hull draws its points, both polygons and
+its pointing weights (a row per output step, END included);
 the console stays free of warnings."""
 
 from __future__ import annotations
@@ -62,9 +63,17 @@ def test_train_and_watch_the_pointing_weights_change(ready_page, page_log):
     score = page.locator(".pyplay-pointer-score pre").inner_text()
     assert re.search(r"exact match\s+[01]\.\d\d", score) and "pointer accuracy" in score
     assert page.locator(".pyplay-pointer-answer pre").inner_text().startswith("input    : ")
+    sorting = page.evaluate(WEIGHTS)
     page.get_by_role("button", name="Convex hull", exact=True).click()
     answer = page.locator(".pyplay-pointer-answer pre")
     wait_for(page, lambda: "\ntarget   : " in answer.inner_text(), "the hull example", 60)
     wait_for(page, lambda: (page.evaluate(HULL).get("points") or 0) >= 3, "the points", 30)
+    # the hull's pointing weights: a row per output step over the points and END, each row
+    # summing to one (the sorting map had no END column: other cells)
+    wait_for(page, lambda: page.evaluate(WEIGHTS) != sorting, "the hull's pointing weights", 60)
+    hull = page.evaluate(WEIGHTS)
+    rows = round(sum(hull))
+    assert all(0.0 <= w <= 1.0 for w in hull) and abs(sum(hull) - rows) < 1e-3
+    assert rows >= 1 and len(hull) % rows == 0 and len(hull) // rows >= 4  # 3 points and END
     assert warnings == [], warnings[:5]
     assert page_log.errors == []

@@ -1,4 +1,5 @@
-"""The recurrent-networks lesson in the browser, clicked as a person would."""
+"""The recurrent-networks lesson in the browser, clicked as a person would (the gradient
+norm with its clipping line, the truncated-BPTT switch of the character model)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import re
 import time
 
 import pytest
+from test_lesson_rnn_variants import set_checkbox  # Bokeh's checkbox, seen in the address
 
-from browserkit import settled_step, wait_step
+from browserkit import settled_step, wait_for, wait_step
 
 pytestmark = pytest.mark.browser
 
@@ -79,4 +81,23 @@ def test_bad_learning_rate_is_a_message_and_the_model_stays(ready_page, page_log
     assert status(page)[0] == 1  # the trained model is still there
     page.get_by_role("button", name="Step").click()
     wait_step(page, 2)
+    # issue 19's truncated-BPTT control: shown for the character model only, on by default,
+    # and unticked it reaches the address and keeps the model (the steps stay)
+    field.fill("0.02")  # a good rate again: until then a new task is "Not rebuilt"
+    field.press("Enter")
+    tbptt = "Truncated BPTT (carry the state across chunks)"
+    assert page.get_by_text(tbptt, exact=True).locator("visible=true").count() == 0
+    page.locator("select:visible").filter(has_text="Character model").first.select_option(
+        label="Character model"
+    )
+    box = page.get_by_text(tbptt, exact=True).locator("visible=true").first
+    box.wait_for(timeout=60_000)
+    wait_for(page, lambda: status(page)[0] == 0, "the new character model")
+    assert box.evaluate("e => e.getRootNode().querySelector('input').checked")
+    page.get_by_role("button", name="Step").click()
+    wait_step(page, 1)
+    at = status(page)[0]
+    set_checkbox(page, tbptt, False, "tbptt=false")
+    page.get_by_role("button", name="Step").click()
+    wait_step(page, at + 1)  # the same model, trained on from a zero state each window
     assert page_log.errors == []

@@ -49,6 +49,9 @@ def test_train_decode_and_see_the_attention(ready_page, page_log):
     wait_for(page, lambda: status(page)[0] >= 1, "the first step")
     first = status(page)[1]
     assert first is not None and first > 1.0  # untrained: about log(13)
+    # issue 19: the term "teacher forcing" is shown, on the scheduled-sampling slider
+    sampling = page.get_by_text(re.compile(r"Scheduled sampling \(0 = teacher forcing\)"))
+    assert sampling.locator("visible=true").count() == 1
     page.get_by_role("button", name="Train", exact=True).click()
     wait_for(page, lambda: status(page)[0] >= 80, "80 training steps")
     page.get_by_role("button", name="Pause", exact=True).click()

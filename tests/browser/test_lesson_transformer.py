@@ -1,5 +1,6 @@
 """The transformer lesson in the browser: train beside the LSTM, open the heads, switch the
-heads count, sample."""
+heads count, read the cost of attention against T, sample, and look at the character
+model's embedding table."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import time
 
 import pytest
 
-from browserkit import wait_for
+from browserkit import source_columns, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -46,6 +47,16 @@ def test_train_beside_the_lstm_and_open_the_heads(ready_page, page_log):
     steps, loss, lstm = status(page)
     assert loss is not None and loss < 0.8 * first, (first, loss, steps)
     assert lstm is not None
+    # issue 19, attention's cost against T: 2T²d grows four times when T doubles, an LSTM
+    # layer's 8Td² twice, and they cross at T = 4d + 1 (d_model = 32)
+    page.locator(".pyplay-cost-note pre", has_text="From T = 129 on (T > 4d)").wait_for(
+        timeout=30_000
+    )
+    cost = source_columns(page, "T", "scores", "lstm")  # the cost plot
+    assert cost is not None and cost["T"][:2] == [1, 2] and len(cost["T"]) == 1024
+    assert cost["scores"][199] == 4 * cost["scores"][99] == 4 * 2 * 100**2 * 32
+    assert cost["lstm"][199] == 2 * cost["lstm"][99]
+    assert cost["scores"][127] <= cost["lstm"][127] < cost["lstm"][128] < cost["scores"][128]
     # the grid holds layers x heads x T x T cells; two heads instead of four halves it
     wait_for(page, lambda: any(n > 0 for n in page.evaluate(CELLS)), "the head grid", 30)
     before = max(page.evaluate(CELLS))
@@ -73,4 +84,12 @@ def test_sample_from_the_character_model(ready_page, page_log):
     out = page.locator(".pyplay-transformer-sample pre")
     wait_for(page, lambda: len(out.inner_text()) >= 200, "a sample of 200 characters", 60)
     assert out.inner_text().startswith("Alice ")
+    # issue 19: the embeddings view offers the character model's table; its map shows it
+    table = page.get_by_role("combobox", name="Table")
+    name = "This lesson's model: character embedding (65)"
+    wait_for(page, lambda: name in table.locator("option").all_inner_texts(), "the model's table")
+    table.select_option(name)
+    page.locator(".pyplay-emb-title pre", has_text=name).wait_for(timeout=30_000)
+    shown = source_columns(page, "word", "x", "y")
+    assert shown is not None and len(shown["word"]) == 65 and "␣" in shown["word"]
     assert page_log.errors == []

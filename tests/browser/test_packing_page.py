@@ -28,6 +28,9 @@ def test_typed_lengths_redraw_the_batch_and_a_bad_entry_stays_beside_the_box(rea
     assert re.search(
         r"padded 15, packed 9 \(40% of the padded work", page.locator(SUMMARY).inner_text()
     )
+    # the identical result with packing: the final states differ by rounding only
+    gap = re.search(r"max \|difference\| (\S+) \(the same", page.locator(SUMMARY).inner_text())
+    assert gap is not None and float(gap.group(1)) < 1e-5
     # the labels drawn in the cells: each valid step's packed row, none on padding
     labels = page.evaluate(
         """() => [...window.pyplay.document.all_models]

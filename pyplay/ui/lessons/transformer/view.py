@@ -19,6 +19,7 @@ from bokeh.plotting import figure
 
 from pyplay.nn.positional import POSITIONAL
 from pyplay.ui.embed import widget_head
+from pyplay.ui.embeddings_view import EmbeddingsView, model_tables
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.transformer.cost_plot import cost_figure, update_cost
 from pyplay.ui.lessons.transformer.pairs import ARCHS, PAIR_CHOICES
@@ -159,6 +160,9 @@ class TransformerLesson(LessonView):
         self.pe_note = Text("", css_classes=["pyplay-positions-note"])
         self.cost_fig, self.cost_source = cost_figure()
         self.cost_note = Text("", css_classes=["pyplay-cost-note"])
+        self.embeddings = EmbeddingsView(
+            lambda: model_tables(self.state.model, self.state.task_obj)
+        )
         self.layer, self.head = head_menus()
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
         for w in (self.layer, self.head):  # a new pick: the same forward pass, another head
@@ -218,7 +222,8 @@ class TransformerLesson(LessonView):
     def refresh(self, *_: Any) -> None:
         """A forward pass of the chosen example through the model as it is now: every head
         (the grid), the chosen head, and learned positions; with the encoder-decoder its three
-        kinds of attention."""
+        kinds of attention; the embeddings view offers the model's tables as they are now."""
+        self.embeddings.refresh()
         if self.state.encoder_decoder:
             self.pairs.refresh()
             if self.state.positional == "learned":
@@ -358,6 +363,7 @@ class TransformerLesson(LessonView):
             pn.pane.Bokeh(self.cost_fig, sizing_mode="stretch_width"),
             self.cost_note,
             sample,
+            self.embeddings.panel,
         ]
 
 
