@@ -114,6 +114,60 @@ def test_the_lattice_and_the_paths_follow_the_example_on_screen() -> None:
     assert not np.allclose(lesson.lattice.sources["gamma"].data["image"][0], shown)
 
 
+def test_the_lectures_h_eh_l_ou_paths_beside_the_typed_label() -> None:
+    """The IDSIA lecture's "H EH L OU" slide: every path of six frames over (-, H, EH, L, OU)
+    that collapses to the label, each the product of the page's stated frame probabilities,
+    their sum the forward algorithm's p; the toggle shows them in place of the typed label's
+    list, which is kept and comes back when a label is typed."""
+    import itertools
+
+    from pyplay.decode.ctc import ctc_loss
+    from pyplay.decode.ctc_decode import ctc_collapse
+    from pyplay.ui.lessons.ctc.lattice import HELLO_CLASSES, HELLO_PROBS, lecture_paths
+
+    found = lecture_paths()
+    label = [HELLO_CLASSES.index(p) for p in ("H", "EH", "L", "OU")]
+    every = {
+        p
+        for p in itertools.product(range(len(HELLO_CLASSES)), repeat=6)
+        if ctc_collapse(p) == label
+    }
+    listed = {tuple(HELLO_CLASSES.index(c) for c in p.split()) for p, _ in found.paths}
+    assert len(found.paths) == len(listed) == 45 and listed == every
+    for p, q in found.paths:  # each path's probability is the product of its frames' entries
+        ids = [HELLO_CLASSES.index(c) for c in p.split()]
+        assert q == pytest.approx(np.prod(HELLO_PROBS[np.arange(6), ids]), rel=1e-12)
+    loss, _ = ctc_loss(np.log(HELLO_PROBS)[None], np.array([label]), [6], [4], reduction="none")
+    assert found.forward == pytest.approx(np.exp(-loss[0]), rel=1e-12)
+    assert found.total == pytest.approx(found.forward, rel=1e-12)
+    np.testing.assert_allclose(HELLO_PROBS.sum(axis=1), 1.0, rtol=1e-12)
+
+    lesson, _ = shown_after(2)
+    views = lesson.lattice
+    views.label.value = "ab"
+    typed = views.paths.object
+    assert "collapse to AB:" in typed and views.paths.visible
+    views.lecture.value = True  # the button
+    shown = views.lecture_paths.object
+    assert views.lecture_paths.visible and not views.paths.visible
+    assert "45 paths of 6 frames collapse to H EH L OU:" in shown and "illustrative" in shown
+    assert all(f"  {p}" in shown for p, _ in found.paths)  # every path, none left out
+    assert f"sum over the 45 paths : {found.total:.6e}" in shown
+    assert f"forward algorithm p    : {found.forward:.6e}" in shown
+    assert "its only path is H EH L - L OU" in shown  # the repeated L needs a blank
+    assert views.paths.object == typed  # the typed label's list is kept
+    lesson.state.train(steps=2)
+    lesson.refresh()  # training goes on: the example stays, the hidden list follows the model
+    assert views.lecture_paths.object == shown and views.lecture_paths.visible
+    assert "collapse to AB:" in views.paths.object
+    views.label.value = "ba"  # a typed label returns to its own list
+    assert not views.lecture.value and not views.lecture_paths.visible and views.paths.visible
+    assert "collapse to BA:" in views.paths.object
+    views.lecture.value = True
+    views.lecture.value = False  # clicked again: back to the label's list
+    assert views.paths.visible and "collapse to BA:" in views.paths.object
+
+
 def test_the_decoding_panel_shows_three_decoders_of_the_example_on_screen() -> None:
     from pyplay.decode import ctc_lexicon_beam_search, ctc_prefix_beam_search
     from pyplay.ui.lessons.ctc.decoding import parse_lexicon

@@ -89,4 +89,18 @@ def test_the_lattice_and_the_paths_of_a_typed_label(ready_page, page_log):
     note.filter(has_text="label must be at most 4 of the symbols").wait_for(timeout=30_000)
     assert "<b>" in note.inner_text()  # shown as typed, never as HTML
     assert "collapse to AB:" in listed.inner_text()  # the list stays
+    # the lecture's example in place of the list; typing a label brings the list back
+    page.get_by_role("button", name="The lecture's example: H EH L OU").click()
+    lecture = page.locator(".pyplay-ctc-lecture-paths pre")
+    lecture.filter(has_text="45 paths of 6 frames collapse to H EH L OU:").wait_for(timeout=30_000)
+    text = lecture.inner_text()
+    assert "H H EH L OU OU" in text and "- - H EH L OU" in text and "H EH L - L OU" in text
+    total = float(re.search(r"sum over the 45 paths : (\S+)", text).group(1))
+    forward = float(re.search(r"forward algorithm p\s+: (\S+)", text).group(1))
+    assert total == pytest.approx(forward, rel=1e-6) and total > 0
+    listed.wait_for(state="hidden", timeout=30_000)
+    label.fill("ba")
+    label.press("Enter")
+    listed.filter(has_text="collapse to BA:").wait_for(timeout=30_000)
+    lecture.wait_for(state="hidden", timeout=30_000)
     assert page_log.errors == []

@@ -13,6 +13,7 @@ from pyplay.ui.lessons.ctc.lattice import (
     MAX_LABEL,
     MAX_PATH_FRAMES,
     lattice_of,
+    lecture_text,
     path_list,
     per_frame,
 )
@@ -36,8 +37,13 @@ PATHS_HELP = (
     "Every frame-level path of a short label over the first T frames, with the product of "
     "the model's probabilities along it: CTC's p(l|x) is their sum. The forward algorithm "
     "gets the same number without listing a single path, which is what makes the loss "
-    "affordable: the number of paths grows combinatorially with T."
+    "affordable: the number of paths grows combinatorially with T. **The lecture's example** "
+    "lists the IDSIA lecture's paths of six frames that collapse to the label H EH L OU "
+    "(hello) over the classes -, H, EH, L, OU (blank first), each with its probability under "
+    "a fixed distribution printed above them: the page's own numbers, for illustration (the "
+    "slide gives none). Click it again, type a label or move T to return to your label's list."
 )
+LECTURE_BUTTON = "The lecture's example: H EH L OU"
 
 
 class LatticeViews:
@@ -64,8 +70,11 @@ class LatticeViews:
         )
         self.note = Text("", css_classes=["pyplay-ctc-path-note"])
         self.paths = Text("", css_classes=["pyplay-ctc-path-list"])
-        self.label.param.watch(lambda e: self.update_paths(), "value")
-        self.frames.param.watch(lambda e: self.update_paths(), "value")
+        self.lecture = pn.widgets.Toggle(name=LECTURE_BUTTON, value=False, width=260)
+        self.lecture_paths = Text("", css_classes=["pyplay-ctc-lecture-paths"], visible=False)
+        self.lecture.param.watch(lambda e: self._show_lecture(), "value")
+        self.label.param.watch(lambda e: self._back_to_label(), "value")
+        self.frames.param.watch(lambda e: self._back_to_label(), "value")
         self._view: CTCView | None = None
 
     def update(self, view: CTCView) -> None:
@@ -101,6 +110,21 @@ class LatticeViews:
         self.note.object = ""
         self.paths.object = found.text()
 
+    def _show_lecture(self) -> None:
+        """The lecture's example in place of the typed label's list while the toggle is on
+        (that list is kept, and still follows the model, hidden; the example's numbers are
+        fixed: computed once)."""
+        on = bool(self.lecture.value)
+        if on and not self.lecture_paths.object:
+            self.lecture_paths.object = lecture_text()
+        self.lecture_paths.visible = on
+        self.paths.visible = not on
+
+    def _back_to_label(self) -> None:
+        """A typed label or a new T hides the lecture's example and lists its own paths."""
+        self.lecture.value = False
+        self.update_paths()
+
     def sections(self) -> list[Any]:
         return [
             "## The lattice: every alignment at once",
@@ -115,6 +139,8 @@ class LatticeViews:
             "## Every path of a short label",
             pn.pane.Markdown(PATHS_HELP),
             pn.Row(self.label, self.frames),
+            self.lecture,
             self.note,
             self.paths,
+            self.lecture_paths,
         ]
