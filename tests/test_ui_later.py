@@ -54,12 +54,25 @@ def test_the_page_starts_with_start_here_and_builds_the_lessons_after(queue):
     while queue.pending():
         labels.append(queue.run_next())
     assert labels == [f"the {t} lesson" for t in titles]
-    assert all(_loading(slot) for slot in slots)  # built, not shown: Bokeh would lay
-    assert tabs.active == 0  # out hidden plots again and again; building opened none of them
+    assert all(_loading(slot) for slot in slots)  # built, not shown: drawn ahead only when
+    assert tabs.active == 0  # the page is idle (draw_next); building opened none of them
     assert queue.run_next() is None
-    for index in range(1, len(titles) + 1):  # opening a tab shows the lesson built for it
+    tabs.active = 2  # opening a tab shows the lesson built for it
+    assert not _loading(slots[1])
+    opened = slots[1][0]
+    tabs.active = 0
+    ahead = [t for t in titles if t != titles[1]]  # in tab order, the opened one left out
+    for k, title in enumerate(ahead):  # then the page draws the others into their tabs
+        assert queue.draw_next() == title
+        assert not _loading(slots[titles.index(title)])
+        assert all(_loading(slots[titles.index(t)]) for t in ahead[k + 1 :])  # one a call
+        assert tabs.active == 0  # drawn in its hidden tab, not opened
+    assert queue.draw_next() is None
+    assert slots[1][0] is opened
+    layouts = [slot[0] for slot in slots]
+    for index in range(1, len(titles) + 1):  # opening a tab drawn ahead only shows it
         tabs.active = index
-        assert not _loading(slots[index - 1])
+        assert slots[index - 1][0] is layouts[index - 1]
 
 
 def test_a_tab_opened_before_its_turn_is_built_then_and_once(queue):
@@ -75,6 +88,17 @@ def test_a_tab_opened_before_its_turn_is_built_then_and_once(queue):
     tabs.active = 0
     tabs.active = last
     assert tabs[last][0] is built  # and opening it again changes nothing
+
+
+def test_a_drawer_that_fails_is_reported_and_dropped(queue, capsys):
+    def broken() -> str:
+        raise RuntimeError("deliberately broken")
+
+    queue.draw_ahead_with(broken)
+    assert queue.draw_next() is None
+    assert "drawing ahead failed" in capsys.readouterr().err
+    assert queue.draw_next() is None  # dropped: not called again
+    assert capsys.readouterr().err == ""
 
 
 def test_a_failing_job_is_reported_and_the_queue_goes_on(queue, capsys):

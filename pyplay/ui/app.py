@@ -7,8 +7,9 @@ The first tab, "Start here" (:mod:`pyplay.ui.landing`), is built from the lesson
 the first render costs no lesson's code (the start-up target of the playground). A lesson is
 imported and built the first time its tab is opened; in the page (``create_app(defer=True)``)
 the saved-work machinery and then every lesson are built after the first render, one at a time
-(:mod:`pyplay.ui.later`), so that opening a tab later only draws it, and a tab opened before
-shows a loading message. The open lesson's settings follow the page address
+(:mod:`pyplay.ui.later`), then drawn into their hidden tabs one at a time while the page is
+idle (:meth:`Playground.draw_ahead`), so that opening a tab later only shows it, and a tab
+opened before shows a loading message. The open lesson's settings follow the page address
 (:mod:`pyplay.ui.location`): copying it reproduces the setup.
 """
 
@@ -57,11 +58,12 @@ class Playground:
     """The tabs of the playground ("Start here", one per lesson, About); ``lessons`` maps a
     tab title to its lesson once shown, ``slots`` a lesson's tab title to its tab's column,
     ``prepared`` a lesson built (after the first render) but not shown yet to it and its
-    layout."""
+    layout, ``drawn`` the lessons whose layout is already in their (hidden) tab."""
 
     def __init__(self) -> None:
         self.lessons: dict[str, Any] = {}
         self.prepared: dict[str, tuple[Any, Any]] = {}
+        self.drawn: set[str] = set()
         self.slots = {title: pn.Column(loading(f"the {title} lesson"), **SLOT) for title in LESSONS}
         self.tabs = pn.Tabs(
             (START_TITLE, landing(self.show)),
@@ -94,18 +96,33 @@ class Playground:
             lesson, layout = self.prepare(title)
             del self.prepared[title]
             self.lessons[title] = lesson
-            self.slots[title].objects = [layout]
+            if title not in self.drawn:
+                self.slots[title].objects = [layout]
         return self.lessons[title]
 
     def prepare(self, title: str) -> tuple[Any, Any]:
         """Build lesson ``title`` and its layout without showing it (the page does this after
-        the first render): opening its tab then only draws it. Drawing every lesson into its
-        hidden tab as well (tried) kept the page's main thread busy for seconds per lesson
-        right after the start: clicks waited behind it (30 s under load, test_layout)."""
+        the first render): opening its tab then only draws it (or only shows it, once
+        :meth:`draw_ahead` has drawn it)."""
         if title not in self.prepared and title not in self.lessons:
             lesson = LESSONS[title].view_class()()
             self.prepared[title] = (lesson, lesson.panel())
         return self.prepared.get(title) or (self.lessons[title], self.slots[title].objects[0])
+
+    def draw_ahead(self) -> str | None:
+        """Put the next lesson built but not drawn yet (in tab order) into its hidden tab,
+        without opening it; returns its title (None when none is left). Opening its tab
+        then only shows it: converting a lesson to Bokeh models, sending it and building its
+        views in the page took 1.5-2 s of the click (Sequence to sequence, quiet machine).
+        The page's worker calls this one lesson at a time, paced (``web/site/worker.js``):
+        drawing every lesson at once (tried) kept the page's main thread busy for seconds
+        per lesson, and clicks waited behind it (30 s under load, test_layout)."""
+        for title in LESSONS:
+            if title in self.prepared and title not in self.drawn:
+                self.drawn.add(title)
+                self.slots[title].objects = [self.prepared[title][1]]
+                return title
+        return None
 
 
 def create_app(defer: bool = False) -> pn.viewable.Viewable:
@@ -135,6 +152,7 @@ def create_app(defer: bool = False) -> pn.viewable.Viewable:
     from pyplay.ui import later
 
     later.defer("saved work", saved_work)
+    later.draw_ahead_with(playground.draw_ahead)
     for title in LESSONS:  # in tab order; one opened before its turn is built then
         later.defer(f"the {title} lesson", partial(playground.prepare, title))
     return pn.Column(header, top, playground.tabs, sizing_mode="stretch_width")

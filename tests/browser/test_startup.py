@@ -71,6 +71,12 @@ def test_no_pandas_at_start_nor_in_a_tour_of_every_lesson(ready_page, page_log):
         )
         time.sleep(0.5)  # the plots' updates after the step
         assert visible_canvases(page) > 0, sub or tab
+    # after the tour the page settles: the lessons left were drawn into their hidden tabs,
+    # one at a time (web/site/worker.js drawAhead), and the handshake with the page ended
+    page.wait_for_function(
+        "() => document.documentElement.dataset.pyplaySettled === 'true'", timeout=240_000
+    )
+    assert page.locator(".pyplay-loading").count() == 0  # no tab left saying "Loading"
     assert never_loaded(page) == []
     assert page_log.errors == []
     assert page.locator("#pyplay-notice").count() == 0

@@ -77,3 +77,15 @@ def run_later() -> int:
     with set_curdoc(_DOCUMENT[0] if _DOCUMENT else None):
         later.run_next()
     return later.pending()
+
+
+def draw_ahead() -> bool:
+    """Draw the next lesson built into its hidden tab (:func:`pyplay.ui.later.draw_next`)
+    in the app's document; False when there was none left. The page's worker paces the
+    calls (one at a time, when the page is idle and nothing else is going on)."""
+    from panel.io.state import set_curdoc
+
+    from pyplay.ui import later
+
+    with set_curdoc(_DOCUMENT[0] if _DOCUMENT else None):
+        return later.draw_next() is not None

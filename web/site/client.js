@@ -186,6 +186,9 @@
         } finally {
           patching -= 1;
         }
+      } else if (msg.type === "ahead") {  // a lesson drawn into its hidden tab: say when idle
+        const whenIdle = window.requestIdleCallback || ((f) => setTimeout(f, 100));
+        whenIdle(() => worker.postMessage({type: "drawn"}), {timeout: 10000});
       } else if (msg.type === "result") {
         const p = pending.get(msg.id);
         pending.delete(msg.id);

@@ -10,7 +10,8 @@
 //   4. "app": the app with its first lesson (web/site/boot.py), then the page draws it;
 //   5. after the render: the packages and bytecode the queued work needs, that work one job
 //      per turn of the event loop (saved work, the other lessons: pyplay.ui.later), then the
-//      packages nothing imported yet, so that later imports work ("settled").
+//      packages nothing imported yet, so that later imports work, then the lessons drawn
+//      into their hidden tabs, paced (drawAhead), and the page is "settled".
 "use strict";
 const CONFIG = __CONFIG__;
 const PYODIDE_URL = "__PYODIDE_URL__";
@@ -27,6 +28,9 @@ const t0 = performance.now();
 const timings = {};
 let applyPatch = null;  // web/site/boot.py's apply_patch, once the app has started
 let runLater = null;  // and its run_later
+let drawNext = null;  // and its draw_ahead
+let lastPatch = 0;  // when a patch last went either way (a click, typing, training's redraws)
+let pageIdle = null;  // resolves when the page says it is idle after a lesson drawn ahead
 // What to start, from the page's "start" message: {embed: null} for the whole playground, or
 // {embed: [widget requests]} for embedded widgets (pyplay.ui.embed). The runtime and packages
 // load while the page is still deciding.
@@ -34,6 +38,7 @@ let resolveStart = null;
 const started = new Promise((resolve) => { resolveStart = resolve; });
 
 function sendPatch(patch, buffers, msgId) {
+  lastPatch = performance.now();
   self.postMessage({type: "patch", patch: patch, buffers: buffers});
 }
 
@@ -84,6 +89,7 @@ async function startApplication() {
   self.pyodide.runPython(CONFIG.boot);
   applyPatch = self.pyodide.globals.get("apply_patch");
   runLater = self.pyodide.globals.get("run_later");
+  drawNext = self.pyodide.globals.get("draw_ahead");
   self.pyodide.globals.set("PYPLAY_APP", app);
   self.pyodide.runPython("import_app(PYPLAY_APP)");
   timings.modules = performance.now() - t0;
@@ -127,8 +133,31 @@ async function finishStart() {
   } while (runLater() > 0);
   timings.built = performance.now() - t0;
   if (CONFIG.deferred.length) await self.pyodide.loadPackage(CONFIG.deferred, quiet);
+  timings.deferred = performance.now() - t0;
+  await drawAhead();
   timings.settled = performance.now() - t0;
   self.postMessage({type: "settled", timings: timings});
+}
+
+// The lessons built, each drawn into its hidden tab (web/site/boot.py draw_ahead), so that
+// opening a tab only shows it. One lesson at a time: the next only when the page has applied
+// the previous one and is idle (it answers "drawn" from requestIdleCallback) and no patch
+// went either way for QUIET_MS (the learner clicking or typing, a model training: its live
+// views send patches several times a second). A click thus waits behind one lesson at most.
+const QUIET_MS = 1000;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function drawAhead() {
+  for (;;) {
+    for (let wait = QUIET_MS; wait > 0; wait = QUIET_MS - (performance.now() - lastPatch)) {
+      await sleep(wait);
+    }
+    if (!drawNext()) return;
+    await new Promise((resolve) => {
+      pageIdle = resolve;
+      self.postMessage({type: "ahead"});
+    });
+  }
 }
 
 // Until what the lessons need has loaded (finishStart's loadLater), the page's patches and
@@ -176,7 +205,11 @@ _link_docs_worker(state.curdoc, sendPatch, setter="js")
 state._on_load(state.curdoc)
 `);
     finishStart().catch((err) => console.error("pyplay: finishing the start failed:", err));
+  } else if (msg.type === "drawn") {  // the page is idle after a lesson drawn ahead
+    if (pageIdle) pageIdle();
+    pageIdle = null;
   } else if (msg.type === "patch") {
+    lastPatch = performance.now();
     try {
       applyPatch(msg.patch);  // synchronous: one patch at a time, each exactly once
     } catch (err) {  // a bug in a callback: tell the page instead of failing silently
