@@ -1,5 +1,6 @@
 """The recurrent-networks lesson in the browser, clicked as a person would (the gradient
-norm with its clipping line, the truncated-BPTT switch of the character model)."""
+norm with its clipping line, the truncated-BPTT switch of the character model and its
+embeddings)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import time
 import pytest
 from test_lesson_rnn_variants import set_checkbox  # Bokeh's checkbox, seen in the address
 
-from browserkit import settled_step, wait_for, wait_step
+from browserkit import settled_step, source_columns, wait_for, wait_step
 
 pytestmark = pytest.mark.browser
 
@@ -79,6 +80,9 @@ def test_bad_learning_rate_is_a_message_and_the_model_stays(ready_page, page_log
     field.press("Enter")
     page.get_by_text(re.compile(r"Setting not applied: lr must be > 0")).wait_for(timeout=20_000)
     assert status(page)[0] == 1  # the trained model is still there
+    # issue 19's embeddings section: a line for the adding model, no map (issue 22's start)
+    page.get_by_text(re.compile(r"The Character model learns one vector")).wait_for()
+    assert source_columns(page, "word", "x", "y") is None
     page.get_by_role("button", name="Step").click()
     wait_step(page, 2)
     # issue 19's truncated-BPTT control: shown for the character model only, on by default,
@@ -96,8 +100,17 @@ def test_bad_learning_rate_is_a_message_and_the_model_stays(ready_page, page_log
     assert box.evaluate("e => e.getRootNode().querySelector('input').checked")
     page.get_by_role("button", name="Step").click()
     wait_step(page, 1)
+    # ... and the character model's table in it, one row per character, as it trains
+    table = page.get_by_role("combobox", name="Table")
+    name = "This lesson's model: character embedding (65)"
+    wait_for(page, lambda: name in table.locator("option").all_inner_texts(), "the model's table")
+    table.select_option(name)
+    page.locator(".pyplay-emb-title pre", has_text=name).wait_for(timeout=30_000)
+    shown = source_columns(page, "word", "x", "y")
+    assert shown is not None and len(shown["word"]) == 65 and "␣" in shown["word"]
     at = status(page)[0]
     set_checkbox(page, tbptt, False, "tbptt=false")
     page.get_by_role("button", name="Step").click()
     wait_step(page, at + 1)  # the same model, trained on from a zero state each window
+    wait_for(page, lambda: source_columns(page, "word", "x")["x"] != shown["x"], "the table moved")
     assert page_log.errors == []
