@@ -10,7 +10,7 @@ import time
 import pytest
 from test_lesson_rnn_variants import set_checkbox  # Bokeh's checkbox, seen in the address
 
-from browserkit import settled_step, source_columns, wait_for, wait_step
+from browserkit import settled_step, show_character_table, source_columns, wait_for, wait_step
 
 pytestmark = pytest.mark.browser
 
@@ -101,13 +101,7 @@ def test_bad_learning_rate_is_a_message_and_the_model_stays(ready_page, page_log
     page.get_by_role("button", name="Step").click()
     wait_step(page, 1)
     # ... and the character model's table in it, one row per character, as it trains
-    table = page.get_by_role("combobox", name="Table")
-    name = "This lesson's model: character embedding (65)"
-    wait_for(page, lambda: name in table.locator("option").all_inner_texts(), "the model's table")
-    table.select_option(name)
-    page.locator(".pyplay-emb-title pre", has_text=name).wait_for(timeout=30_000)
-    shown = source_columns(page, "word", "x", "y")
-    assert shown is not None and len(shown["word"]) == 65 and "␣" in shown["word"]
+    shown = show_character_table(page, 65)
     at = status(page)[0]
     set_checkbox(page, tbptt, False, "tbptt=false")
     page.get_by_role("button", name="Step").click()
