@@ -167,3 +167,42 @@ def test_the_transformer_lesson_offers_its_character_and_pair_tables():
     state.arch, state.task = "decoder", "parity"
     lesson.refresh()
     assert lesson.embeddings.table.options == [BUNDLED]
+
+
+def test_the_recurrent_lesson_builds_its_embeddings_view_for_the_character_model():
+    """Issue 19 in the landing lesson: the default task (adding, real inputs, no table) lays
+    out a line and no map (issue 22's start-up path); the character model's table is offered
+    once that task is chosen, one row per character, and moves as the model trains."""
+    import panel as pn
+
+    from pyplay.ui.lessons.rnn.state import LessonState
+    from pyplay.ui.lessons.rnn.view import RecurrentLesson
+
+    def maps(layout: object) -> list[object]:
+        panes = layout.select(pn.pane.Bokeh)  # type: ignore[attr-defined]
+        return [p for p in panes if p.object.xaxis[0].axis_label == "principal axis 1"]
+
+    state = LessonState(hidden_size=16, seq_len=16)
+    lesson = RecurrentLesson(state)
+    layout = lesson.panel()
+    assert lesson.embeddings.view is None and maps(layout) == []
+    assert "Character model" in lesson.embeddings.panel.objects[1].object
+    state.train(steps=2)
+    lesson.refresh()  # a live redraw of the adding model builds nothing
+    assert lesson.embeddings.view is None and maps(layout) == []
+    state.task = "charlm"  # rebuilds the model, and the view with it
+    view = lesson.embeddings.view
+    assert view is not None and len(maps(layout)) == 1
+    vocab = state.task_obj.vocab
+    name = f"This lesson's model: character embedding ({len(vocab)})"
+    assert view.table.options == [BUNDLED, name]
+    view.table.value = name
+    table = view.current()
+    assert table.words == [{"\n": "⏎", " ": "␣"}.get(c, c) for c in vocab]
+    np.testing.assert_array_equal(table.weight, state.model.params["embedding.weight"])
+    before = list(view.source.data["x"])
+    state.train(steps=5)
+    lesson.refresh()  # the live redraw: the trained table moved, the choice stays
+    assert list(view.source.data["x"]) != before and view.table.value == name
+    state.task = "adding"
+    assert lesson.embeddings.view is view and view.table.options == [BUNDLED]

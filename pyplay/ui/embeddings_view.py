@@ -18,7 +18,7 @@ from pyplay.embeddings import EmbeddingTable
 from pyplay.ui.text import Text
 from pyplay.word_vectors import DIM, PEOPLE, SENTENCES, WINDOW, bundled_table
 
-__all__ = ["BUNDLED", "EmbeddingsView", "model_tables", "pair_tables"]
+__all__ = ["BUNDLED", "EmbeddingsSection", "EmbeddingsView", "model_tables", "pair_tables"]
 
 BUNDLED = "Bundled: generated royal corpus (PPMI + SVD)"
 MAX_POINTS = 80  # rows drawn on the map
@@ -138,6 +138,27 @@ class EmbeddingsView:
         self.analogy_out.object = (
             f"{a} − {b} + {c} ≈ {best[0]} (cosine {best[1]:.3f}); next: {_listing(rest)}"
         )
+
+
+class EmbeddingsSection:
+    """The embeddings section of a lesson whose default model has no table to show (the page's
+    start-up path builds no figure for it): ``waiting`` until ``sources()`` first offers a
+    table, then an :class:`EmbeddingsView` built once and refreshed with the model."""
+
+    def __init__(self, sources: Callable[[], dict[str, EmbeddingTable]], waiting: str) -> None:
+        self.sources = sources
+        self.view: EmbeddingsView | None = None
+        self.panel = pn.Column(
+            "## Embeddings", pn.pane.Markdown(waiting), sizing_mode="stretch_width"
+        )
+
+    def refresh(self, *_: Any) -> None:
+        """Redraw the view; build it when the model first has a table."""
+        if self.view is not None:
+            self.view.refresh()
+        elif self.sources():
+            self.view = EmbeddingsView(self.sources)
+            self.panel.objects = [self.view.panel]
 
 
 def pair_tables(model: Any, task: Any) -> dict[str, EmbeddingTable]:

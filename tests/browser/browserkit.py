@@ -201,3 +201,16 @@ def source_columns(page: Any, *columns: str) -> dict[str, list[Any]] | None:
     """``columns`` of the first Bokeh data source in the page that holds all of them."""
     found: dict[str, list[Any]] | None = page.evaluate(SOURCE_COLUMNS, list(columns))
     return found
+
+
+def show_character_table(page: Any, size: int) -> dict[str, list[Any]]:
+    """Choose the lesson's character model's table (``size`` rows) in the embeddings view once
+    it is offered; the map's words and points, one per character, space among them."""
+    table = page.get_by_role("combobox", name="Table")
+    name = f"This lesson's model: character embedding ({size})"
+    wait_for(page, lambda: name in table.locator("option").all_inner_texts(), "the model's table")
+    table.select_option(name)
+    page.locator(".pyplay-emb-title pre", has_text=name).wait_for(timeout=30_000)
+    shown = source_columns(page, "word", "x", "y")
+    assert shown is not None and len(shown["word"]) == size and "␣" in shown["word"]
+    return shown

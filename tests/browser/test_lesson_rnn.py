@@ -1,5 +1,6 @@
 """The recurrent-networks lesson in the browser, clicked as a person would (the gradient
-norm with its clipping line, the truncated-BPTT switch of the character model)."""
+norm with its clipping line, the truncated-BPTT switch of the character model and its
+embeddings)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import time
 import pytest
 from test_lesson_rnn_variants import set_checkbox  # Bokeh's checkbox, seen in the address
 
-from browserkit import settled_step, wait_for, wait_step
+from browserkit import settled_step, show_character_table, source_columns, wait_for, wait_step
 
 pytestmark = pytest.mark.browser
 
@@ -79,6 +80,9 @@ def test_bad_learning_rate_is_a_message_and_the_model_stays(ready_page, page_log
     field.press("Enter")
     page.get_by_text(re.compile(r"Setting not applied: lr must be > 0")).wait_for(timeout=20_000)
     assert status(page)[0] == 1  # the trained model is still there
+    # issue 19's embeddings section: a line for the adding model, no map (issue 22's start)
+    page.get_by_text(re.compile(r"The Character model learns one vector")).wait_for()
+    assert source_columns(page, "word", "x", "y") is None
     page.get_by_role("button", name="Step").click()
     wait_step(page, 2)
     # issue 19's truncated-BPTT control: shown for the character model only, on by default,
@@ -96,8 +100,11 @@ def test_bad_learning_rate_is_a_message_and_the_model_stays(ready_page, page_log
     assert box.evaluate("e => e.getRootNode().querySelector('input').checked")
     page.get_by_role("button", name="Step").click()
     wait_step(page, 1)
+    # ... and the character model's table in it, one row per character, as it trains
+    shown = show_character_table(page, 65)
     at = status(page)[0]
     set_checkbox(page, tbptt, False, "tbptt=false")
     page.get_by_role("button", name="Step").click()
     wait_step(page, at + 1)  # the same model, trained on from a zero state each window
+    wait_for(page, lambda: source_columns(page, "word", "x")["x"] != shown["x"], "the table moved")
     assert page_log.errors == []

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from browserkit import source_columns, wait_for
+from browserkit import show_character_table, source_columns, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -85,11 +85,5 @@ def test_sample_from_the_character_model(ready_page, page_log):
     wait_for(page, lambda: len(out.inner_text()) >= 200, "a sample of 200 characters", 60)
     assert out.inner_text().startswith("Alice ")
     # issue 19: the embeddings view offers the character model's table; its map shows it
-    table = page.get_by_role("combobox", name="Table")
-    name = "This lesson's model: character embedding (65)"
-    wait_for(page, lambda: name in table.locator("option").all_inner_texts(), "the model's table")
-    table.select_option(name)
-    page.locator(".pyplay-emb-title pre", has_text=name).wait_for(timeout=30_000)
-    shown = source_columns(page, "word", "x", "y")
-    assert shown is not None and len(shown["word"]) == 65 and "␣" in shown["word"]
+    show_character_table(page, 65)
     assert page_log.errors == []

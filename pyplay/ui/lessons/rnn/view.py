@@ -15,6 +15,7 @@ import panel as pn
 from bokeh.models import LegendItem
 
 from pyplay.ui.embed import widget_head
+from pyplay.ui.embeddings_view import EmbeddingsSection, model_tables
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.rnn.layers_view import LayerChoice, LayerLines
 from pyplay.ui.lessons.rnn.lstm_views import CECView, lstm_controls
@@ -87,6 +88,10 @@ HELP = {
     "the dashed line is scaled down to norm c (g ← g c/||g||) before the update; one below goes "
     "through unchanged. Spikes of a decade or more are exploding gradients: try the RNN cell "
     "with a large learning rate, with and without clipping.",
+    "embeddings": "The **Character model** learns one vector per character, its embedding "
+    "table: choose that task to look at the table here (nearest characters, analogies, a map), "
+    "beside a small table of word vectors. The other tasks read numbers, or token ids with no "
+    "names to show.",
     "data": "Paste or upload a text (UTF-8, up to 1 MB) for the character model, or a column "
     "of numbers (one per line, up to 100,000) to predict the next value.",
 }
@@ -114,6 +119,9 @@ class RecurrentLesson(LessonView):
         self.residual = ResidualSection(self)
         self.norms = GradNormPlot()
         self.norms.set_clip(self.state.clip)
+        self.embeddings = EmbeddingsSection(
+            lambda: model_tables(self.state.model, self.state.task_obj), HELP["embeddings"]
+        )  # built when the character model is first chosen: the landing lesson starts light
         self.state.param.watch(lambda e: self.norms.set_clip(e.new), "clip")
         self.watch_version()
 
@@ -140,6 +148,7 @@ class RecurrentLesson(LessonView):
 
     def refresh(self, *_: Any) -> None:
         self.refresh_inside()
+        self.embeddings.refresh()
 
     # ------------------------------------------------------------------ look inside
     def refresh_inside(self, *_: Any) -> None:
@@ -261,6 +270,7 @@ class RecurrentLesson(LessonView):
             pn.Column(*self.residual.panel(), sizing_mode="stretch_width"),
             self.packing.panel,
             sampling_panel(s, HELP["sample"]),
+            self.embeddings.panel,
             data_panel(s, HELP["data"]),
         ]
 
