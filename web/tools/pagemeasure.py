@@ -152,8 +152,9 @@ def bare_start_s(browser: Any, url: str) -> float:
 
 def tabs_only(url: str) -> int:
     """``python web/measure.py tabs``: only the seconds to open each lesson's tab once the
-    page has settled (the lessons drawn into their hidden tabs: ``web/site/worker.js``), in ``ROUNDS`` fresh contexts, each beside a bare start of its own (the
-    machine's speed of the moment)."""
+    page has settled (the lessons drawn into their hidden tabs: ``web/site/worker.js``), in
+    ``ROUNDS`` fresh contexts, each beside a bare start of its own (the machine's speed of the
+    moment)."""
     from playwright.sync_api import sync_playwright
 
     rounds = []
