@@ -36,6 +36,7 @@ async def start_app(app_spec: str, dist_url: str | None, options: str = "{}") ->
     from panel.io.pyodide import init_doc, write_doc
     from panel.io.state import state
 
+    _patch_without_listing_every_model()
     init_doc()
     _DOCUMENT[:] = [state.curdoc]
     if dist_url:
@@ -46,6 +47,24 @@ async def start_app(app_spec: str, dist_url: str | None, options: str = "{}") ->
     for obj in made if isinstance(made, list) else [made]:
         obj.servable()
     return await write_doc()
+
+
+def _patch_without_listing_every_model() -> None:
+    """Panel's worker link serialises each document change with a reference for every model
+    of the document (O(models) per change: a live redraw of the recurrent lesson took 140-200
+    ms with every lesson drawn). Put :func:`pyplay.ui.docsync.document_patch`, the same patch
+    made from the models the change meets, in place of ``_process_document_events``."""
+    import panel.io.pyodide as worker_link
+    import pyodide  # type: ignore[import-not-found]
+
+    from pyplay.ui.docsync import document_patch
+
+    def process_document_events(doc: Any, events: list[Any]) -> tuple[Any, dict[str, Any]]:
+        patch, serializer = document_patch(doc, events)
+        buffer_map = {b.id: pyodide.ffi.to_js(b.to_bytes()).buffer for b in serializer.buffers}
+        return worker_link._serialize_buffers(patch, buffers=buffer_map), buffer_map
+
+    worker_link._process_document_events = process_document_events
 
 
 def apply_patch(patch: Any) -> None:
