@@ -12,6 +12,7 @@ import numpy as np
 import panel as pn
 
 from pyplay.ui.lessons.seq2seq.state import Decoding
+from pyplay.ui.plot_maps import fixed_ticks
 from pyplay.ui.plots import heatmap_figure, label_axis, set_title, update_heatmap
 
 __all__ = ["HELP", "StatesSection", "direction_options", "layer_options"]
@@ -66,6 +67,7 @@ class StatesSection:
         self.dec_fig, self.dec_source = heatmap_figure("h", "Decoder states", "output", "unit")
         for fig in (self.enc_fig, self.dec_fig):
             fig.frame_width, fig.frame_height = 300, 170  # the cells' area, whatever the labels
+            fixed_ticks(fig.xaxis[0], [])  # token labels at every update (see fixed_ticks)
         self.enc_part = pn.widgets.Select(name="Encoder layer", options=direction_options(1, False),
                                           width=200)  # fmt: skip
         self.dec_layer = pn.widgets.Select(name="Decoder layer", options=layer_options(1),
