@@ -70,14 +70,19 @@ def test_a_run_that_blows_up_keeps_the_model_and_says_so_next_to_train(page, pag
     assert page_log.errors == []
 
 
+QUIET_S = 15.0  # longer than one step of the slowest case (about 6 s quiet, 9+ s under load)
+
+
 def pause_latency(page) -> float:
     """Click Pause; seconds until the status line last changed (the step under way may end
-    after the click, nothing more may follow)."""
+    after the click, nothing more may follow): the line must then stay the same ``QUIET_S``
+    seconds. (With 8 s, a step of the large character model still under way 8 s after the
+    click on a loaded machine looked like a pause at once, and its end like a step after.)"""
     page.get_by_role("button", name="Pause", exact=True).click()
     clicked = time.time()
     status_line = page.locator(STATUS_LINE).first
     last_text, last_change = status_line.inner_text(), clicked
-    while time.time() - last_change < 8 and time.time() - clicked < 120:
+    while time.time() - last_change < QUIET_S and time.time() - clicked < 120:
         text = status_line.inner_text()
         if text != last_text:
             last_text, last_change = text, time.time()
@@ -102,7 +107,7 @@ def test_pause_pauses_within_a_step(page, page_log, site_url, query):
     latency = pause_latency(page)
     after = status(page)[0]
     print(f"Pause latency ({query}): {latency:.1f} s, {after - before} step(s) after the click")
-    assert latency < 10.0
+    assert latency < QUIET_S  # within the step under way (Pause was ignored for 300 s)
     time.sleep(3.0)
     assert status(page)[0] == after  # paused
     assert page_log.errors == []
