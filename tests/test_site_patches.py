@@ -9,6 +9,7 @@ imported first, pandas input still takes the original paths. The page itself is 
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import zipfile
@@ -16,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import config, patches
+from sitebuild import assemble, config, patches
 from sitebuild.fetch import pypi_wheel
-from sitebuild.patches import PATCHES, Patch, PatchError, apply
+from sitebuild.patches import ASSET_PATCHES, PATCHES, Patch, PatchError, apply
 from sitebuild.wheels import slim_wheel
 
 BLOCK = """
@@ -154,3 +155,46 @@ def test_pandas_input_still_works_once_pandas_is_in_use(patched):
     )
     result = run_python(patched, code)
     assert result.returncode == 0, result.stderr[-3000:]
+
+
+# a CSS custom property for a Bokeh visual, defined (in a stylesheet, or as a styles key)
+BK_VARIABLE = re.compile(r"--bk-[\w-]+[\"']?\s*:")
+
+
+def test_the_bokehjs_rewrite_finds_its_target_in_the_pinned_bokehjs(tmp_path):
+    """The site's ``bokeh/bokeh.min.js`` is the native (pinned) one with every asset patch
+    applied once; the original reads the CSS cascade, the served one does not."""
+    assert patches.patches_for("bokehjs") == ASSET_PATCHES
+    (patch,) = ASSET_PATCHES
+    assemble._copy_ui_assets(tmp_path)
+    import bokeh
+
+    native = (Path(bokeh.__file__).parent / "server/static/js/bokeh.min.js").read_text()
+    served = (tmp_path / "bokeh" / "bokeh.min.js").read_text()
+    assert native.count(patch.old) == 1 and "getComputedStyle(this.obj.el)" in patch.old
+    assert patch.old not in served and served.count(patch.new) == 1
+    assert served == apply(native, patch)
+
+
+def test_no_stylesheet_of_the_site_defines_a_bokeh_visual_variable():
+    """The BokehJS rewrite is exact only while nothing the page loads defines a ``--bk-*``
+    variable (pyplay's styles, the site's files, Panel's and Bokeh's CSS and JS): then the
+    cascade's answer was always "" and the model's value was drawn, as now."""
+    import bokeh
+    import panel
+
+    roots = [
+        config.ROOT / "pyplay",
+        config.ROOT / "web" / "site",
+        Path(panel.__file__).parent / "dist",
+        Path(bokeh.__file__).parent / "server" / "static",
+    ]
+    files = [
+        f for root in roots for f in root.rglob("*") if f.suffix in {".py", ".css", ".js", ".html"}
+    ]
+    assert len(files) > 500  # the scan reads them all, not an empty folder
+    assert BK_VARIABLE.search('styles={"--bk-major-label-text-color": "red"}')
+    assert BK_VARIABLE.search(":host { --bk-line-color: red; }")
+    assert not BK_VARIABLE.search("`--bk-${name}`")
+    found = [f for f in files if BK_VARIABLE.search(f.read_text(errors="ignore"))]
+    assert found == []

@@ -7,7 +7,8 @@
   tree, and a ``pyodide-lock.json`` that lists exactly these (every dependency shipped), plus
   the profiled start's compiled stdlib and site-packages bytecode;
 - ``bokeh/`` and ``panel/``: BokehJS and Panel's JS/CSS, copied from the native install, whose
-  versions must be the pinned ones (the wheels' Python and the page's JS must match);
+  versions must be the pinned ones (the wheels' Python and the page's JS must match), BokehJS
+  with the named rewrites of :data:`.patches.ASSET_PATCHES`;
 - the pages and scripts of ``web/site/`` with their placeholders filled (``__CONFIG__``: the
   worker's start-up configuration; ``__CACHE_VERSION__``: the service worker's cache name,
   new for every change; ``__PYODIDE_URL__``: where the runtime is);
@@ -52,7 +53,7 @@ from .config import (
 )
 from .csp import PLACEHOLDER, policy
 from .fetch import official_lock, official_wheels, pyodide_core, pypi_wheel
-from .patches import PatchError, patches_for
+from .patches import PatchError, apply, patches_for
 from .profile import offline_start, profile, worker_config
 from .wheels import lock_entry, pyplay_files, pyplay_wheel, slim_wheel
 
@@ -189,7 +190,8 @@ def _copy_wheels(pyodide_dir: Path) -> tuple[dict, dict[str, dict]]:
 
 
 def _copy_ui_assets(tmp: Path) -> None:
-    """BokehJS into ``bokeh/``, Panel's JS, CSS and theme into ``panel/``."""
+    """BokehJS into ``bokeh/`` (with its :data:`~sitebuild.patches.ASSET_PATCHES`), Panel's JS,
+    CSS and theme into ``panel/``."""
     import bokeh
     import panel
 
@@ -197,6 +199,9 @@ def _copy_ui_assets(tmp: Path) -> None:
     (tmp / "bokeh").mkdir()
     for name in BOKEH_JS:
         shutil.copy2(bokeh_js / name, tmp / "bokeh" / name)
+    for patch in patches_for("bokehjs"):  # named rewrites (sitebuild.patches), or stop
+        target = tmp / "bokeh" / patch.path
+        target.write_text(apply(target.read_text(encoding="utf-8"), patch), encoding="utf-8")
     panel_dist = Path(panel.__file__).parent / "dist"
     shutil.copytree(panel_dist / "css", tmp / "panel" / "css")
     shutil.copytree(panel_dist / "bundled" / "theme", tmp / "panel" / "bundled" / "theme")

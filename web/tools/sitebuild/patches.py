@@ -13,13 +13,15 @@ Each :class:`Patch` replaces one exact piece of text in one file. :func:`apply` 
 build stops, :class:`PatchError`) when that text is not found exactly once: a new Bokeh or
 Panel whose code moved must be looked at again, not patched blindly. The patched wheels keep
 their names; ``pyplay-lock.json`` records the original wheel's sha256 and the patches applied.
+One more kind, :data:`ASSET_PATCHES`, rewrites BokehJS as the site serves it (a tab's first
+drawing, below).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["PATCHES", "Patch", "PatchError", "apply", "patches_for"]
+__all__ = ["ASSET_PATCHES", "PATCHES", "Patch", "PatchError", "apply", "patches_for"]
 
 
 class PatchError(RuntimeError):
@@ -204,6 +206,26 @@ PATCHES: tuple[Patch, ...] = (
 )
 
 
+# BokehJS 3.7.3 (``bokeh.min.js``, served from ``./bokeh/``): a visual property read (a line's
+# colour, a label's font, ...) first asks the CSS cascade for a ``--bk-*`` variable
+# (``getComputedStyle(el).getPropertyValue``) and falls back to the model's value when there is
+# none. No stylesheet of this site defines one (tests/test_site_patches.py checks pyplay's,
+# Panel's and Bokeh's), so the answer is always "" and the model's value is drawn; but each
+# read forces the browser to recompute styles: 7,800 reads, a third of the 1.3-1.7 s that
+# opening the Transformers tab took (bokeh#15286; bokeh#15205 caches them in later Bokeh).
+ASSET_PATCHES: tuple[Patch, ...] = (
+    Patch(
+        "bokehjs-no-css-visuals",
+        "bokehjs",
+        "bokeh.min.js",
+        "_get_css_value(t){return getComputedStyle(this.obj.el).getPropertyValue"
+        "(`${this.css_prefix}${t}`)}",
+        '_get_css_value(t){return""/* pyplay: this site defines no --bk-* variables */}',
+        "every visual property read recomputed the page's styles to find no --bk-* variable",
+    ),
+)
+
+
 def apply(text: str, patch: Patch) -> str:
     """``text`` with ``patch`` applied; :class:`PatchError` unless its ``old`` text occurs
     exactly once."""
@@ -218,5 +240,5 @@ def apply(text: str, patch: Patch) -> str:
 
 
 def patches_for(package: str) -> tuple[Patch, ...]:
-    """The patches of ``package``'s wheel."""
-    return tuple(p for p in PATCHES if p.package == package)
+    """The patches of ``package``'s wheel, or of its files served as they are (``bokehjs``)."""
+    return tuple(p for p in (*PATCHES, *ASSET_PATCHES) if p.package == package)
