@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pyplay.models.memory import AttendRNN, MemoryNet, MemoryState
+from pyplay.models.memory import AttendRNN, AttendState, MemoryNet, MemoryState
 
 
 @pytest.mark.parametrize(
@@ -47,6 +47,23 @@ def test_bad_inputs_and_states() -> None:
         real.forward(np.zeros((1, 2, 4)))
     with pytest.raises(ValueError, match="inputs must be finite"):
         real.forward(np.full((1, 2, 3), np.nan))
+
+
+def test_bad_attend_states() -> None:
+    model = AttendRNN(3, 2, hidden_size=2, input_kind="real")
+    x = np.zeros((1, 2, 3))
+    _, state, _ = model.forward(x)  # history (1, 2, 2)
+    with pytest.raises(TypeError, match="state must be an AttendState, got tuple"):
+        model.forward(x, state=(state.h, state.c))
+    with pytest.raises(ValueError, match=r"state.h must have shape \(1, 2\), got \(1, 3\)"):
+        model.forward(x, state=AttendState(np.zeros((1, 3)), state.c, state.history))
+    with pytest.raises(ValueError, match=r"state.c must have shape \(1, 2\), got \(2, 2\)"):
+        model.forward(x, state=AttendState(state.h, np.zeros((2, 2)), state.history))
+    bad = np.zeros((1, 2, 3))
+    with pytest.raises(ValueError, match=r"state.history must have shape \(1, 2, 2\), got"):
+        model.forward(x, state=AttendState(state.h, state.c, bad))
+    y, _, _ = model.forward(x, state=state)  # the state it returned continues the sequence
+    assert y.shape == (1, 2, 2)
 
 
 def test_bad_gradients_arguments() -> None:

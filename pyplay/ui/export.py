@@ -39,6 +39,7 @@ __all__ = [
     "recurrent_parts",
     "require_model",
     "sequence_model_lines",
+    "trainer_code",
     "trainer_lines",
     "trainer_script",
 ]
@@ -195,12 +196,13 @@ def trainer_script(
     steps: int,
     log_every: int,
     recurrent: bool = False,
-    after: Sequence[str] = (),
+    after: Callable[[Any], Sequence[str]] | None = None,
 ) -> str:
     """The script of a lesson trained by a :class:`~pyplay.train.Trainer`: the task of
     ``state``, the model and trainer lines ``parts(state)`` writes (with their imports), the
-    training loop and the evaluation, then the lines ``after`` (a model trained beside it);
-    with ``recurrent`` it also saves the model and compares it with its PyTorch twin."""
+    training loop and the evaluation, then the lines ``after(state)`` writes (a model trained
+    beside it, a decoding); with ``recurrent`` it also saves the model and compares it with its
+    PyTorch twin."""
     require_model(state)
     task_imports, constants, task_lines = task_parts(state)
     model_imports, model_lines = parts(state)
@@ -248,7 +250,7 @@ def trainer_script(
         "    if record.step % LOG_EVERY == 0:",
         '        print(f"step {record.step}: loss {record.loss:.6f}")',
         'print("evaluation on fresh examples:", trainer.evaluate(batch_size=64))',
-        *after,
+        *(after(state) if after is not None else ()),
     ]
     if recurrent:
         lines += [
@@ -267,6 +269,25 @@ def trainer_script(
             *torch_part(state),
         ]
     return "\n".join(lines) + "\n"
+
+
+def trainer_code(
+    parts: Callable[[Any], tuple[list[str], list[str]]],
+    *,
+    recurrent: bool = False,
+    after: Callable[[Any], Sequence[str]] | None = None,
+) -> Callable[..., str]:
+    """The ``as_code`` of a lesson trained by a :class:`~pyplay.train.Trainer` (its
+    ``code.py``'s, named by its spec): :func:`trainer_script` with ``parts``, ``recurrent``
+    and ``after``."""
+
+    def lesson_as_code(spec: Any, state: Any, *, steps: int, log_every: int) -> str:
+        """The lesson's script (see :func:`as_code`)."""
+        return trainer_script(
+            spec, state, parts, steps=steps, log_every=log_every, recurrent=recurrent, after=after
+        )
+
+    return lesson_as_code
 
 
 def as_code(lesson: str, state: Any, *, steps: int = 300, log_every: int = 50) -> str:

@@ -1,16 +1,18 @@
-"""Input checks, initialisation, the controller's LSTM gradients and the output layer shared
-by :class:`~pyplay.models.memory.MemoryNet` and :class:`~pyplay.models.memory.AttendRNN`
-(:class:`ControllerModel`)."""
+"""Input checks, initialisation, the controller's state (:class:`ControllerState`), its LSTM
+gradients and the output layer shared by :class:`~pyplay.models.memory.MemoryNet` and
+:class:`~pyplay.models.memory.AttendRNN` (:class:`ControllerModel`)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
 from pyplay._checks import check_array, check_lengths
+from pyplay.decode.step import RowsState
 from pyplay.limits import check_parameters
 from pyplay.models.contract import Backward, PerStepBase
 from pyplay.models.memory.heads import LSTMStep, lstm_step_backward
@@ -18,6 +20,7 @@ from pyplay.nn import init
 
 __all__ = [
     "ControllerModel",
+    "ControllerState",
     "check_dy",
     "check_inputs",
     "check_lengths_arg",
@@ -25,6 +28,23 @@ __all__ = [
     "lstm_backward_all",
     "lstm_weight_grads",
 ]
+
+
+@dataclass(frozen=True)
+class ControllerState(RowsState):
+    """The LSTM controller's state ``h``, ``c`` (B, H): the first fields of the states of
+    :class:`~pyplay.models.memory.MemoryNet` and :class:`~pyplay.models.memory.AttendRNN`."""
+
+    h: np.ndarray
+    c: np.ndarray
+
+    def check_shapes(self, B: int, H: int, **more: tuple[int, ...]) -> None:
+        """ValueError naming the field when ``h`` or ``c`` is not (B, H), or a field named in
+        ``more`` does not have the shape given there."""
+        for name, shape in {"h": (B, H), "c": (B, H), **more}.items():
+            got = getattr(self, name).shape
+            if got != shape:
+                raise ValueError(f"state.{name} must have shape {shape}, got {got}")
 
 
 def check_inputs(model: Any, inputs: Any) -> np.ndarray:

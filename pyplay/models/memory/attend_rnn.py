@@ -32,10 +32,10 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_choice, check_int
-from pyplay.decode.step import RowsState
 from pyplay.models.contract import config_int
 from pyplay.models.memory._common import (
     ControllerModel,
+    ControllerState,
     init_params,
     lstm_backward_all,
     lstm_weight_grads,
@@ -47,13 +47,11 @@ __all__ = ["AttendCache", "AttendRNN", "AttendState"]
 
 
 @dataclass(frozen=True)
-class AttendState(RowsState):
+class AttendState(ControllerState):
     """The controller state (h, c) (B, H) and every state produced so far (B, S, H); with
     ``form="state"`` also every cell state so far ``cells`` (B, S, H) and the last output ``y``
     (B, O)."""
 
-    h: np.ndarray
-    c: np.ndarray
     history: np.ndarray
     cells: np.ndarray | None = None
     y: np.ndarray | None = None
@@ -219,11 +217,5 @@ def _check_state(model: AttendRNN, state: Any, B: int) -> tuple[np.ndarray, ...]
     if not isinstance(state, AttendState):
         raise TypeError(f"state must be an AttendState, got {type(state).__name__}")
     H = model.hidden_size
-    for name, arr, shape in (
-        ("h", state.h, (B, H)),
-        ("c", state.c, (B, H)),
-        ("history", state.history, (B, state.history.shape[1], H)),
-    ):
-        if arr.ndim != len(shape) or arr.shape != shape:
-            raise ValueError(f"state.{name} must have shape {shape}, got {arr.shape}")
+    state.check_shapes(B, H, history=(B, state.history.shape[1], H))
     return state.h, state.c, state.history

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from pyplay.decode.step import RowsState
+from pyplay.models.memory._common import ControllerState
 from pyplay.models.memory.heads import LSTMStep
 from pyplay.models.memory.location import HeadAddress
 
@@ -16,15 +16,13 @@ __all__ = ["MemoryCache", "MemoryState", "check_state", "first_cell"]
 
 
 @dataclass(frozen=True)
-class MemoryState(RowsState):
+class MemoryState(ControllerState):
     """The recurrent state after a step: controller (h, c) (B, H), reads r (B, RW), memory M
     (B, N, W) and every head's last weights ``w`` (B, H_w + R, N), write heads first (what
     location addressing moves on from; None: all on cell 0), and the last output ``y`` (B, O)
     (read back with ``feedback="output"``; None: zeros). Pass it back to ``forward`` to
     continue a sequence."""
 
-    h: np.ndarray
-    c: np.ndarray
     r: np.ndarray
     M: np.ndarray
     w: np.ndarray | None = None
@@ -60,11 +58,7 @@ def check_state(model: Any, state: Any, B: int) -> MemoryState:
     if not isinstance(state, MemoryState):
         raise TypeError(f"state must be a MemoryState, got {type(state).__name__}")
     N, W, H = model.memory_size, model.memory_width, model.hidden_size
-    expected = {"h": (B, H), "c": (B, H), "r": (B, model.read_heads * W), "M": (B, N, W)}
-    for name, shape in expected.items():
-        got = getattr(state, name).shape
-        if got != shape:
-            raise ValueError(f"state.{name} must have shape {shape}, got {got}")
+    state.check_shapes(B, H, r=(B, model.read_heads * W), M=(B, N, W))
     heads = (B, model.write_heads + model.read_heads, N)
     if state.w is not None and state.w.shape != heads:
         raise ValueError(f"state.w must have shape {heads} or be None, got {state.w.shape}")

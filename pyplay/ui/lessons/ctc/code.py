@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyplay.ui.export import literal, recurrent_parts, trainer_script
+from pyplay.ui.export import literal, recurrent_parts, trainer_code
 from pyplay.ui.lessons.ctc.decoding import parse_lexicon
 from pyplay.ui.lessons.ctc.state import SYMBOLS
 
@@ -48,9 +48,4 @@ def decoding_lines(state: Any) -> list[str]:
     ]
 
 
-def as_code(spec: Any, state: Any, *, steps: int, log_every: int) -> str:
-    """The lesson's script (see :func:`pyplay.ui.export.as_code`)."""
-    return trainer_script(
-        spec, state, recurrent_parts, steps=steps, log_every=log_every, recurrent=True,
-        after=decoding_lines(state) if state.task_obj is not None else (),
-    )  # fmt: skip
+as_code = trainer_code(recurrent_parts, recurrent=True, after=decoding_lines)

@@ -11,8 +11,8 @@ from pyplay.ui.export import (
     identifier,
     keyword_args,
     literal,
+    trainer_code,
     trainer_lines,
-    trainer_script,
 )
 
 __all__ = ["as_code"]
@@ -48,8 +48,4 @@ def _soft_lines(state: Any) -> list[str]:
     ]
 
 
-def as_code(spec: Any, state: Any, *, steps: int, log_every: int) -> str:
-    """The lesson's script (see :func:`pyplay.ui.export.as_code`)."""
-    return trainer_script(
-        spec, state, _parts, steps=steps, log_every=log_every, after=_soft_lines(state)
-    )
+as_code = trainer_code(_parts, after=_soft_lines)

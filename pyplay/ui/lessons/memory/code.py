@@ -10,8 +10,8 @@ from pyplay.ui.export import (
     call_lines,
     keyword_args,
     sequence_model_lines,
+    trainer_code,
     trainer_lines,
-    trainer_script,
 )
 
 __all__ = ["as_code"]
@@ -50,6 +50,4 @@ def _parts(state: Any) -> tuple[list[str], list[str]]:
     ]
 
 
-def as_code(spec: Any, state: Any, *, steps: int, log_every: int) -> str:
-    """The lesson's script (see :func:`pyplay.ui.export.as_code`)."""
-    return trainer_script(spec, state, _parts, steps=steps, log_every=log_every)
+as_code = trainer_code(_parts)

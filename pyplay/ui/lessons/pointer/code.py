@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyplay.ui.export import call_lines, keyword_args, trainer_lines, trainer_script
+from pyplay.ui.export import call_lines, keyword_args, trainer_code, trainer_lines
 
 __all__ = ["as_code"]
 
@@ -22,6 +22,4 @@ def _parts(state: Any) -> tuple[list[str], list[str]]:
     return ["from pyplay.models.pointer import PointerNetwork"], lines
 
 
-def as_code(spec: Any, state: Any, *, steps: int, log_every: int) -> str:
-    """The lesson's script (see :func:`pyplay.ui.export.as_code`)."""
-    return trainer_script(spec, state, _parts, steps=steps, log_every=log_every)
+as_code = trainer_code(_parts)

@@ -5,15 +5,9 @@ training loop, then the model saved as ``.npz`` and compared with its PyTorch tw
 
 from __future__ import annotations
 
-from typing import Any
-
-from pyplay.ui.export import recurrent_parts, trainer_script
+from pyplay.ui.export import recurrent_parts, trainer_code
 
 __all__ = ["as_code"]
 
 
-def as_code(spec: Any, state: Any, *, steps: int, log_every: int) -> str:
-    """The lesson's script (see :func:`pyplay.ui.export.as_code`)."""
-    return trainer_script(
-        spec, state, recurrent_parts, steps=steps, log_every=log_every, recurrent=True
-    )
+as_code = trainer_code(recurrent_parts, recurrent=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyplay.ui.export import call_lines, keyword_args, literal, trainer_lines, trainer_script
+from pyplay.ui.export import call_lines, keyword_args, literal, trainer_code, trainer_lines
 
 __all__ = ["as_code"]
 
@@ -26,6 +26,4 @@ def _parts(state: Any) -> tuple[list[str], list[str]]:
     ]
 
 
-def as_code(spec: Any, state: Any, *, steps: int, log_every: int) -> str:
-    """The lesson's script (see :func:`pyplay.ui.export.as_code`)."""
-    return trainer_script(spec, state, _parts, steps=steps, log_every=log_every)
+as_code = trainer_code(_parts)
