@@ -34,7 +34,8 @@ def _objects(layout: pn.layout.ListLike) -> list[object]:
 @pytest.mark.parametrize("spec", LESSONS, ids=[s.key for s in LESSONS])
 def test_every_lesson_shows_its_heading_and_help_from_its_folder(spec) -> None:
     view = spec.view_class()()
-    text = page_text(type(view).__module__)
+    text = page_text(type(view).__module__).filled(view.prose_values)
+    assert view.text == text and "$" not in f"{text}"  # every $NAME has its value
     assert text.heading.startswith("## ") and len(text.heading) > 4
     assert len(text.help) > 200 and "\n" not in text.help.replace("\n\n", "")
     assert (view.heading, view.help_text) == (text.heading, text.help)
@@ -83,6 +84,19 @@ def test_page_text_unwraps_paragraphs_and_splits_off_the_departures(tmp_path, mo
     assert text.help == "One paragraph wrapped   over three lines.\n\n`x = 1`,  kept"
     assert text.departs == "*Where the page departs*: a note."
     page_text.cache_clear()
+
+
+def test_prose_shows_the_values_the_code_declares() -> None:
+    from pyplay.ui.lesson_page import PageText
+    from pyplay.ui.lessons.dynamic.adaptive_state import MAX_TAPS, SAMPLES
+    from pyplay.ui.lessons.dynamic.adaptive_view import AdaptiveFilterView
+
+    departs = AdaptiveFilterView().text.departs
+    assert f"({SAMPLES} samples), and at most {MAX_TAPS} taps" in departs
+    text = PageText("## $n steps", "Costs $$$cost.", "")
+    assert text.filled({"n": 3, "cost": 5}) == PageText("## 3 steps", "Costs $5.", "")
+    with pytest.raises(KeyError, match="cost"):
+        text.filled({"n": 3})
 
 
 def test_page_text_names_the_file_without_a_heading(tmp_path, monkeypatch):

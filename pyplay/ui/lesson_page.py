@@ -7,7 +7,8 @@
   module with ``view`` turned into ``help`` (``ctc/view.py`` reads ``ctc/help.md``,
   ``dynamic/rtrl_view.py`` reads ``dynamic/rtrl_help.md``): its first line is the heading,
   the rest the help, and for a sub-tab, after a line ``---``, where it departs from the
-  lecture (:func:`page_text`).
+  lecture (:func:`page_text`); a number the code declares appears there as ``$NAME``, filled
+  from the view's ``prose_values``.
 - **Its status line's CSS class**: ``pyplay-<lesson key>-status`` unless the view names
   another (``status_css``).
 - **What it builds**: a subclass builds its figures and widgets in :meth:`LessonPage.build`,
@@ -17,8 +18,10 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
+from string import Template
 from typing import Any, ClassVar
 
 import panel as pn
@@ -39,6 +42,13 @@ class PageText:
     help: str
     departs: str
 
+    def filled(self, values: Mapping[str, object]) -> PageText:
+        """The prose with each ``$name`` replaced by ``values[name]`` (a value the code
+        declares, written into the prose where it is shown); KeyError names a ``$name``
+        without a value, ``$$`` is a dollar sign."""
+        parts = (Template(t).substitute(values) for t in (self.heading, self.help, self.departs))
+        return PageText(*parts)
+
 
 def _unwrap(text: str) -> str:
     """Paragraphs separated by blank lines, each joined into one line (a line break inside
@@ -56,7 +66,9 @@ def page_text(module: str) -> PageText:
     The file's first line is the heading (``## ...``); a blank line; then the help, in
     paragraphs separated by blank lines; then, for a sub-tab, a line ``---`` and the note of
     where it departs from the lecture. A line break inside a paragraph is a space (the file
-    is wrapped for reading; the page gets each paragraph as one line).
+    is wrapped for reading; the page gets each paragraph as one line). A value the code
+    declares is written ``$NAME`` and filled from the view's ``prose_values``
+    (:meth:`PageText.filled`).
     """
     package, _, name = module.rpartition(".")
     filename = name.replace("view", "help") + ".md"
@@ -81,12 +93,13 @@ class LessonPage(TrainingView, pn.viewable.Viewer):
     """
 
     state_class: ClassVar[type]
+    prose_values: ClassVar[Mapping[str, object]] = {}  # the $names its prose shows
     status_css: str = ""  # empty: pyplay-<lesson key>-status
 
     def __init__(self, state: Any = None) -> None:
         super().__init__()
         self.state = self.state_class() if state is None else state
-        self.text = page_text(type(self).__module__)
+        self.text = page_text(type(self).__module__).filled(self.prose_values)
         self.heading, self.help_text = self.text.heading, self.text.help
         if not self.status_css:
             self.status_css = f"pyplay-{spec_of(type(self.state)).key}-status"

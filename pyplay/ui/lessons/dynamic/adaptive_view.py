@@ -9,7 +9,7 @@ Rendering only: actions call :class:`~pyplay.ui.lessons.dynamic.adaptive_state.A
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
@@ -76,6 +76,7 @@ class AdaptiveFilterView(SubTabView):
     """The sub-tab around an :class:`AdaptiveFilterState`; ``panel()`` returns it."""
 
     state_class = AdaptiveFilterState
+    prose_values: ClassVar[dict[str, int]] = {"SAMPLES": SAMPLES, "MAX_TAPS": MAX_TAPS}
 
     yield_s = 0.03  # a few samples per slice: the plots follow sample by sample
     refresh_interval_s = 0.5
