@@ -4,7 +4,7 @@
 
 - **Its state**: the one given, or a new one of the view's ``state_class``.
 - **Its heading and help**: prose, in a Markdown file beside the view's module, named as the
-  module with ``view`` turned into ``help`` (``ctc/view.py`` reads ``ctc/help.md``,
+  module with its closing ``view`` turned into ``help`` (``ctc/view.py`` reads ``ctc/help.md``,
   ``dynamic/rtrl_view.py`` reads ``dynamic/rtrl_help.md``): its first line is the heading,
   the rest the help, and for a sub-tab, after a line ``---``, where it departs from the
   lecture (:func:`page_text`); a number the code declares appears there as ``$NAME``, filled
@@ -60,8 +60,8 @@ def _unwrap(text: str) -> str:
 @functools.cache
 def page_text(module: str) -> PageText:
     """The prose of the view defined in ``module`` (a dotted module name), read from the
-    Markdown file beside it (``view`` in the module's name turned into ``help``, ``.md``
-    added).
+    Markdown file beside it (the module's name with its closing ``view`` turned into
+    ``help``, ``.md`` added).
 
     The file's first line is the heading (``## ...``); a blank line; then the help, in
     paragraphs separated by blank lines; then, for a sub-tab, a line ``---`` and the note of
@@ -71,7 +71,7 @@ def page_text(module: str) -> PageText:
     (:meth:`PageText.filled`).
     """
     package, _, name = module.rpartition(".")
-    filename = name.replace("view", "help") + ".md"
+    filename = name.removesuffix("view") + "help.md"
     text = resources.files(package).joinpath(filename).read_text(encoding="utf-8")
     heading, _, body = text.strip().partition("\n\n")
     if not heading.startswith("#") or "\n" in heading:
@@ -87,9 +87,9 @@ class LessonPage(TrainingView, pn.viewable.Viewer):
     """A lesson's page around its ``state``; a subclass names its ``state_class`` and builds
     its own parts in :meth:`build`.
 
-    Attributes: ``heading`` and ``help_text`` (from the view's Markdown file,
-    :func:`page_text`, which also holds a sub-tab's ``departs``), ``status_css`` the status
-    line's CSS class.
+    Attributes: ``text`` the view's prose (:class:`PageText`, from its Markdown file,
+    :func:`page_text`, filled with ``prose_values``), ``heading`` and ``help_text`` its
+    first two parts, ``status_css`` the status line's CSS class.
     """
 
     state_class: ClassVar[type]
