@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import tomllib
 import zipfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import sitebuild
 from sitebuild import config
@@ -67,6 +67,19 @@ def test_the_site_wheel_leaves_the_benchmarks_out(tmp_path):
     assert "pyplay/ui/app.py" in names and "pyplay/__init__.py" in names
     assert [n for n in names if n.startswith("pyplay/bench")] == []
     assert (ROOT / "pyplay" / "bench" / "__main__.py").is_file()  # still in the package
+
+
+def test_both_wheels_ship_the_lessons_prose(tmp_path):
+    """A lesson's heading and help are Markdown beside its view (``pyplay.ui.lesson_page``):
+    the page's wheel and pip's (pyproject's package-data) must both carry every such file."""
+    prose = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pyplay").rglob("*.md"))
+    assert "pyplay/ui/lessons/ctc/help.md" in prose
+    assert "pyplay/ui/lessons/dynamic/rtrl_help.md" in prose
+    names = set(zipfile.ZipFile(sitebuild.pyplay_wheel(tmp_path)).namelist())
+    assert [p for p in prose if p not in names] == []
+    globs = PROJECT["tool"]["setuptools"]["package-data"]["pyplay"]
+    inside = [PurePosixPath(p).relative_to("pyplay") for p in prose]
+    assert [p for p in inside if not any(p.match(g) for g in globs)] == []
 
 
 def test_nothing_the_page_runs_imports_the_benchmarks():

@@ -162,8 +162,6 @@ def test_beam_search_runs_on_the_weights_taken_at_its_start() -> None:
 def test_teacher_forcing_is_named_where_scheduled_sampling_is_set() -> None:
     import panel as pn
 
-    from pyplay.ui.lessons.seq2seq.view import HELP
-
     lesson = Seq2SeqLesson()
     slider = next(
         w
@@ -174,4 +172,4 @@ def test_teacher_forcing_is_named_where_scheduled_sampling_is_set() -> None:
     slider.value = 0.25  # the slider is the state's setting: it reaches the trainer
     assert lesson.state.sampling == 0.25
     assert lesson.state.trainer.objective.sampling == 0.25
-    assert "**teacher forcing**" in HELP["train"]
+    assert "**teacher forcing**" in lesson.help_text

@@ -3,7 +3,9 @@
 It owns what every such page has: the message alert, the status line, the loss curve (with
 the task's baseline), the export bar, the Train / Pause / Step / Reset buttons (from
 :class:`~pyplay.ui.training.TrainingView`) and the controls column they sit in. A lesson
-supplies its settings' widgets (:meth:`LessonView.controls`), its look-inside sections
+names its state class, has its heading and help in its folder's ``help.md``
+(:mod:`~pyplay.ui.lesson_page`), builds its parts in :meth:`LessonView.build` and supplies
+its settings' widgets (:meth:`LessonView.controls`), its look-inside sections
 (:meth:`LessonView.sections`) and their redraw (:meth:`LessonView.refresh`); a step goes view
 -> ``state.train`` -> trainer -> state -> view (:meth:`LessonView._stream`).
 
@@ -20,10 +22,10 @@ from typing import Any, ClassVar
 import panel as pn
 
 from pyplay.ui.export_bar import ExportBar, curve_data
+from pyplay.ui.lesson_page import LessonPage
 from pyplay.ui.plot_loss import LossPlot
 from pyplay.ui.text import Text
 from pyplay.ui.training import (
-    TrainingView,
     lr_input,
     message_alert,
     seed_input,
@@ -39,30 +41,25 @@ KEEP_NOTE = (
 )
 
 
-class LessonView(TrainingView, pn.viewable.Viewer):
+class LessonView(LessonPage):
     """A lesson's page around its ``state`` (a lesson state with ``train``, ``reset``,
-    ``history``, ``status``, ``message`` and ``version``).
+    ``history``, ``status``, ``message`` and ``version``; by default a new ``state_class``).
 
-    Class attributes: ``heading`` and ``help_text`` open the training part, ``status_css``
-    is the status line's CSS class, ``curve`` the columns of the loss curve's source, and
-    ``controls_width`` the controls column's width.
+    The heading and help that open the training part are the lesson's ``help.md``
+    (:class:`~pyplay.ui.lesson_page.LessonPage`); class attributes: ``curve`` the columns of
+    the loss curve's source, ``controls_width`` the controls column's width. A lesson builds
+    its own parts in :meth:`build`, called once the loss curve and the export bar exist.
     """
 
-    heading: ClassVar[str] = "## Train"
-    help_text: ClassVar[str] = ""
-    status_css: ClassVar[str] = "pyplay-status"
     curve: ClassVar[tuple[str, ...]] = ("step", "loss")
     controls_width: ClassVar[int] = 320
 
-    def __init__(self, state: Any) -> None:
-        super().__init__()
-        self.state = state
+    def __init__(self, state: Any = None) -> None:
+        super().__init__(state)
         self.loss_plot = LossPlot()  # log or linear, the learner's switch under it
         self.loss_source, self.baseline = self.loss_plot.source, self.loss_plot.baseline
-        self.export = ExportBar(state.lesson_key, state)  # model file, metrics, code
-
-    def __panel__(self) -> pn.viewable.Viewable:
-        return self.panel()
+        self.export = ExportBar(self.state.lesson_key, self.state)  # model file, metrics, code
+        self.build()
 
     # ------------------------------------------------------------------ hooks
     def controls(self) -> list[Any]:

@@ -92,6 +92,12 @@ def typed_number(p: Any, name: str, step: float | None = None) -> pn.widgets.Wid
     return kind.from_param(p, name=name, start=None, end=None, **options)
 
 
+def int_sliders(state: Any, **labels: str) -> list[pn.widgets.Widget]:
+    """A slider for each integer setting of ``state`` named in ``labels`` (setting=label), in
+    that order; its range is the parameter's own."""
+    return [pn.widgets.IntSlider.from_param(state.param[k], name=v) for k, v in labels.items()]
+
+
 def lr_input(state: Any) -> pn.widgets.Widget:
     """The "Learning rate" input of a lesson's controls."""
     return typed_number(state.param.lr, "Learning rate", step=0.001)

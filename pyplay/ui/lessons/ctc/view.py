@@ -21,27 +21,13 @@ from pyplay.ui.text import Text
 
 __all__ = ["CTCLesson"]
 
-HELP = (
-    "Each example is a few symbols, each held for a few noisy frames, with silent frames "
-    "between them; the network is told only the symbols, not where they are. At every frame it "
-    "outputs a probability for each symbol and for **blank** (_). CTC's loss adds up every "
-    "alignment of the symbols to the frames (forward-backward in the log domain). Decoding "
-    "takes the likeliest class of every frame (the **best path**), merges repeats and drops "
-    "blanks (the **collapse**). A one-way net sees only past frames; the TEK5040 lecture's "
-    "alternative to a bidirectional net is a **time delay**: its output for frame t is read D "
-    "frames later, after it has seen the frames t+1..t+D (a fixed window of the future)."
-)
-
 
 class CTCLesson(LessonView):
     """Builds the CTC lesson around a :class:`CTCState`."""
 
-    heading = "## Train with the CTC loss"
-    help_text = HELP
-    status_css = "pyplay-ctc-status"
+    state_class = CTCState
 
-    def __init__(self, state: CTCState | None = None) -> None:
-        super().__init__(state or CTCState())
+    def build(self) -> None:
         self.prob_fig, self.prob_source = heatmap_figure("p", "P(class | frame)", "frame", "class")
         self.prob_fig.width = 520
         self._classes: list[str] = []

@@ -1,2 +1,3 @@
 """A lesson of the playground (its spec: :data:`pyplay.ui.lessons.LESSONS`): ``state.py``
-(settings and actions), ``view.py`` (the page), ``code.py`` (its "show as code" script)."""
+(settings and actions), ``view.py`` (the page), ``help.md`` (its heading and help),
+``code.py`` (its "show as code" script)."""

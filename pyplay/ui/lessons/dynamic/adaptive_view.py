@@ -9,7 +9,7 @@ Rendering only: actions call :class:`~pyplay.ui.lessons.dynamic.adaptive_state.A
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
@@ -27,34 +27,8 @@ from pyplay.ui.plots import legend_outside, line_figure, set_data, watch_placeho
 from pyplay.ui.text import Text
 from pyplay.ui.training import seed_input
 
-__all__ = ["HELP", "AdaptiveFilterView"]
+__all__ = ["AdaptiveFilterView"]
 
-HELP = (
-    "The lecture's **adaptive filter**: a tapped delay line gives the neuron the input's "
-    "present and past values, p(k) = [y(k); y(k−1); …; y(k−R+1)], and one linear neuron "
-    "answers **a(k) = purelin(W p(k) + b) = Σᵢ w₁,ᵢ y(k−i+1) + b**. After every sample the "
-    "**LMS (Widrow-Hoff) rule** moves W along the gradient of that sample's squared error: "
-    "**e(k) = t(k) − a(k)**, **W(k+1) = W(k) + 2α e(k) p(k)ᵀ**. The mean weights converge "
-    "to the Wiener solution **x\\* = R⁻¹h** (R = ⟨p pᵀ⟩, h = ⟨t p⟩) when "
-    "**0 < α < 1/λmax(R)**, the bound of *NND2* ch. 10, which assumes successive p(k) "
-    "independent. The noise source here is a sinusoid of period 3, not independent: the "
-    "weight error is multiplied over each period by Φ(α) = Πₖ (I − 2α p(k) p(k)ᵀ), and LMS "
-    "is stable exactly while the spectral radius of Φ(α) is below 1, a smaller α (both "
-    "bounds are given below). Past it, LMS diverges.\n\n"
-    "**Noise cancellation**: a signal s(k) (here uniform noise in [−0.2, 0.2], standing for "
-    "an EEG) is measured as t(k) = s(k) + m(k), where m(k) = 0.12 sin(2πk/3 + π/2) is noise "
-    "that reached it from the source v(k) = 1.2 sin(2πk/3). The filter reads v (y = v) and "
-    "learns to predict m; its error e(k) = s(k) + m(k) − a(k) is the restored signal. "
-    "**Run** streams the samples and plots them as they come."
-)
-DEPARTS = (
-    "*Where the page departs from the lecture*: the slide gives the filter's equation only; "
-    "the LMS rule, the stability bound and the noise-cancellation setting are those of "
-    "Hagan's *NND2* ch. 10, which the lecture follows. The neuron has no bias here "
-    "(b = 0, as in that example); x\\* and R are the averages over the whole streamed signal "
-    f"({SAMPLES} samples), and at most {MAX_TAPS} taps: the noise is one sinusoid, which two "
-    "taps can reproduce at any gain and phase (a third would make R singular)."
-)
 COLOURS = ("#2c6fbb", "#e67e22")
 
 
@@ -101,21 +75,16 @@ def _error_figure(source: ColumnDataSource) -> figure:
 class AdaptiveFilterView(SubTabView):
     """The sub-tab around an :class:`AdaptiveFilterState`; ``panel()`` returns it."""
 
-    heading = "## The adaptive filter (LMS)"
-    help_text = HELP
-    departs = DEPARTS
-    status_css = "pyplay-adaptive-status"
+    state_class = AdaptiveFilterState
+    prose_values: ClassVar[dict[str, int]] = {"SAMPLES": SAMPLES, "MAX_TAPS": MAX_TAPS}
 
     yield_s = 0.03  # a few samples per slice: the plots follow sample by sample
     refresh_interval_s = 0.5
 
-    def __init__(self, state: AdaptiveFilterState | None = None) -> None:
-        super().__init__()
-        self.state = state or AdaptiveFilterState()
+    def build(self) -> None:
         self.weights_fig, self.source, self.weight_lines, self.spans = _weights_figure()
         self.error_fig = _error_figure(self.source)
         self.bound = Text("", css_classes=["pyplay-adaptive-bound"])
-        self._watch()
 
     # ------------------------------------------------------------------ drawing
     def redraw(self) -> None:

@@ -24,24 +24,8 @@ from pyplay.ui.plots import set_data
 from pyplay.ui.text import Text
 from pyplay.ui.training import lr_input, seed_input, stream_losses, typed_number
 
-__all__ = ["HELP", "PYTORCH", "BookRNNView"]
+__all__ = ["PYTORCH", "BookRNNView"]
 
-HELP = (
-    "The lecture builds the LSTM out of the layered network. A **constant error carousel** "
-    "(CEC), layer 5, keeps its memory with **LW⁵˒⁵ = I** and a linear transfer function, so "
-    "its gradient neither vanishes nor explodes; **gates** are layers of their own (logsig, "
-    "between 0 and 1) that let inputs in (input gate, layer 2), clear the CEC (feedback or "
-    "forget gate, layer 3) and let its output out (output gate, layer 4), through the "
-    "**Hadamard product ∘** (element by element); the weights into the products are fixed to "
-    "the identity, not trained. The lecture's **GRU** resets the delayed output with a gate "
-    "*before* it enters the input layer, and its **differencing layer** a⁵(t) = a¹(t) − "
-    "a⁶(t−1) makes the output a weighted average of the candidate a¹(t) and the previous "
-    "output. Choose the network and the LSTM's variants from the lecture (no forget gate, "
-    "peepholes, the forget gate's bias b³: *1 or more turns the gate on at the start*); the "
-    "equations and the diagram follow, and every number below is the network's own "
-    "(`BookLSTM.forward`, `BookGRU.forward`). Train teaches the read-out to imitate the "
-    "reference system, with the network's hand-written BPTT."
-)
 PYTORCH = (
     "**The lecture's GRU is not PyTorch's.** Two differences (`pyplay.nn.GRU` follows PyTorch; "
     "`BookGRU.from_torch` maps one onto the other). (1) *Where the reset gate acts*: the "
@@ -54,18 +38,6 @@ PYTORCH = (
     "negated, which maps exactly. The lecture's LSTM equals PyTorch's (`pyplay.nn.LSTM`) "
     "to 1e-12 with the gates i, f, g, o as layers 2, 3, 1, 4, c as a⁵ and h as a⁶."
 )
-DEPARTS = (
-    "*Where the page departs from the lecture*: the lecture's text fixes the CEC as layer 5 "
-    "(LW⁵˒⁵ = I), the forget gate's bias as b³ (so the forget gate is layer 3) and the output "
-    "as a⁶; for the GRU, the update gate a⁴, the differencing layer 5 and the output a⁶. Its "
-    "figures are not in the text, so the other numbers are this page's choice (LSTM: 1 the "
-    "input layer, 2 the input gate, 4 the output gate; GRU: 2 the reset gate, 3 the reset "
-    "delayed output). The peepholes are diagonal, gates 2 and 3 see a⁵(t−1) and gate 4 sees "
-    "a⁵(t) (Gers & Schmidhuber). The read-out layer 7 (purelin, one neuron) is the page's: "
-    "the lecture connects the gated output to 'another layer'. Weights start uniform in "
-    "[−0.5, 0.5] ('small random numbers'); training uses Adam on mini-batches of random "
-    "levels with the full BPTT gradient, not the CEC-only approximation of the original LSTM."
-)
 
 
 def _note(problem: Any) -> Text:
@@ -77,16 +49,12 @@ def _note(problem: Any) -> Text:
 class BookRNNView(SubTabView):
     """The sub-tab around a :class:`BookRNNState`; ``panel()`` returns it."""
 
-    heading = "## LSTM and GRU in the lecture's layer notation"
-    help_text = HELP
-    departs = DEPARTS
+    state_class = BookRNNState
     status_css = "pyplay-book-status"
 
-    def __init__(self, state: BookRNNState | None = None) -> None:
+    def build(self) -> None:
         from pyplay.ui.lessons.dynamic.view import _signal_figure  # the lesson's run figure
 
-        super().__init__()
-        self.state = state or BookRNNState()
         self.diagram_fig, self.diagram_sources = diagram_figure()
         self.diagram_fig.height = 360
         self.equations = Text("", css_classes=["pyplay-book-equations"])
@@ -98,7 +66,6 @@ class BookRNNView(SubTabView):
         self.run_fig.line("t", "target", source=self.run_source, line_dash="dashed",
                           color="#c0392b", legend_label="reference system")  # fmt: skip
         self.loss_plot = LossPlot()
-        self._watch()
 
     def redraw(self) -> None:
         """A new network or setting: the diagram, the equations, the run and the curve."""

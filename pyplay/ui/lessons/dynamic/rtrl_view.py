@@ -20,30 +20,8 @@ from pyplay.ui.plots import legend_outside, line_figure, set_data, watch_placeho
 from pyplay.ui.text import Text
 from pyplay.ui.training import seed_input
 
-__all__ = ["HELP", "RTRLView"]
+__all__ = ["RTRLView"]
 
-HELP = (
-    "Two ways to the same gradient of the basic recurrent network (eq. 6.3-6.4), "
-    "**a¹(t) = tansig(IW¹˒¹ p(t) + LW¹˒¹ a¹(t−1) + b¹)**, **a²(t) = LW²˒¹ a¹(t) + b²**, "
-    "F = ½ Σₜ (a²(t) − y(t))². **BPTT** runs forward over the whole sequence, keeps every "
-    "a¹(t), then runs backward: ∂F/∂a¹(t) = ∂ᵉF/∂a¹(t) + [LW¹˒¹]ᵀ Ḟ¹(n¹(t+1)) ∂F/∂a¹(t+1). "
-    "**RTRL** (real-time recurrent learning, which the original LSTM paper used) runs forward "
-    "only, carrying the sensitivity of a¹(t) to every weight x of layer 1: "
-    "**∂a¹(t)/∂xᵀ = Ḟ¹(n¹(t)) [∂ᵉn¹(t)/∂xᵀ + LW¹˒¹ ∂a¹(t−1)/∂xᵀ]**, and adds "
-    "[∂a¹(t)/∂xᵀ]ᵀ [LW²˒¹]ᵀ (a²(t) − y(t)) to the gradient at every t, so it can learn "
-    "online, while the sequence streams. Both give the same numbers (below, to rounding). "
-    "The price: the sensitivity is an S × P matrix (P ≈ S² weights), so RTRL costs about "
-    "TS⁴ operations and S³ memory, against BPTT's TS² operations and TS memory."
-)
-DEPARTS = (
-    "*Where the page departs from the lecture*: the lecture names RTRL (the original LSTM "
-    "was trained with it) but does not write it out; the recursion above is the standard "
-    "one written in the chapter's layer notation. The network imitates the first-order system "
-    "y(t) = y(t−1)/2 + p(t)/2 on one sequence of random levels; each step is plain gradient "
-    "descent with the RTRL gradient over the whole sequence (not an online update), so "
-    "that the two gradients can be compared on the same weights. The costs are counted from "
-    "the products each algorithm computes (one input, one output), not timed."
-)
 COLUMNS = ("x", "bptt_ops", "rtrl_ops", "bptt_memory", "rtrl_memory")
 
 
@@ -70,17 +48,12 @@ def _cost_figure(title: str, x_label: str) -> tuple[figure, ColumnDataSource, Sp
 class RTRLView(SubTabView):
     """The sub-tab around an :class:`RTRLState`; ``panel()`` returns it."""
 
-    heading = "## RTRL beside BPTT"
-    help_text = HELP
-    departs = DEPARTS
-    status_css = "pyplay-rtrl-status"
+    state_class = RTRLState
 
     yield_s = 0.1  # a few steps a second: each one is shown
     live = False  # every slice redraws the gradients itself
 
-    def __init__(self, state: RTRLState | None = None) -> None:
-        super().__init__()
-        self.state = state or RTRLState()
+    def build(self) -> None:
         self.t_fig, self.t_source, self.t_span = _cost_figure(
             "Cost of one gradient against the length T (S as set)", "sequence length T"
         )
@@ -89,7 +62,6 @@ class RTRLView(SubTabView):
         )
         self.gradients = Text("", css_classes=["pyplay-rtrl-gradients"])
         self.costs = Text("", css_classes=["pyplay-rtrl-costs"])
-        self._watch()
 
     def redraw(self) -> None:
         """The gradients and the cost curves for the current T and S."""

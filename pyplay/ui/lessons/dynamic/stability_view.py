@@ -21,30 +21,8 @@ from pyplay.ui.lessons.dynamic.subtab import SubTabView
 from pyplay.ui.plots import legend_outside, line_figure, positive, set_data, watch_placeholder
 from pyplay.ui.text import Text
 
-__all__ = ["HELP", "StabilityView"]
+__all__ = ["StabilityView"]
 
-HELP = (
-    "A recurrent layer **a¹(t) = f(IW¹˒¹ p(t) + LW¹˒¹ a¹(t−1))** remembers through its "
-    "feedback matrix. For a linear layer (purelin) and an impulse p(1) = 1, the response is "
-    "**a¹(t) = (LW¹˒¹)ᵗ⁻¹ IW¹˒¹**: it decays when every eigenvalue λ of LW¹˒¹ lies inside "
-    "the unit circle (spectral radius ρ = max|λ| < 1) and grows without bound when one lies "
-    "outside. Backpropagation through time runs the same matrix backwards: with the error at "
-    "t = T only, **∂F/∂a¹(t) = ∂ᵉF/∂a¹(t) + [LW¹˒¹]ᵀ Ḟ¹(n¹(t+1)) ∂F/∂a¹(t+1)** "
-    "(the explicit term ∂ᵉF/∂a¹(t) is zero before T), so the gradient shrinks "
-    "like ρᵀ⁻ᵗ (vanishing: long memories are hard to learn) or explodes. The lecture's "
-    "conclusion: a long memory needs eigenvalues very close to one, which is also the edge "
-    "of instability; the constant error carousel (LW¹˒¹ = I, linear) sits exactly on it. "
-    "Move **ρ** past 1 to watch the response and the gradient explode; the angle θ makes the "
-    "eigenvalues complex, and the response oscillates."
-)
-DEPARTS = (
-    "*Where the page departs from the lecture*: the lecture's example is one neuron, "
-    "lw₁,₁ = 0.5 and iw₁,₁ = 1 (the *Vanishing gradient* sub-tab reproduces its 0.5ᵗ⁻¹). "
-    "Here the layer has two neurons so the eigenvalues can be complex: LW¹˒¹ = M ρR(θ) M⁻¹ "
-    "with R(θ) a rotation and M = [1 0.5; 0 1], eigenvalues ρe^(±iθ); IW¹˒¹ = [1; 0], no "
-    "bias, and ∂ᵉF/∂a¹(T) = [1; 1]. The slide writes the transfer derivative as ḟ(n(t)); "
-    "it is evaluated at n¹(t+1), the net input a¹(t) feeds."
-)
 STATE_COLOURS = ("#2c6fbb", "#e67e22")
 
 
@@ -97,21 +75,15 @@ def _time_figures() -> tuple[figure, figure, ColumnDataSource, list[Span]]:
 class StabilityView(SubTabView):
     """The sub-tab around a :class:`StabilityState`; ``panel()`` returns it."""
 
-    heading = "## Stability and memory: the eigenvalues of LW¹˒¹"
-    help_text = HELP
-    departs = DEPARTS
-    status_css = "pyplay-stability-status"
+    state_class = StabilityState
 
     yield_s = 0.12  # Run plays the cursor at about eight steps a second
     live = False  # nothing to redraw but the cursor, which each slice moves
 
-    def __init__(self, state: StabilityState | None = None) -> None:
-        super().__init__()
-        self.state = state or StabilityState()
+    def build(self) -> None:
         self.eigen_fig, self.eigen_source, self.radius_source = _eigen_figure()
         self.response_fig, self.memory_fig, self.source, self.spans = _time_figures()
         self.verdict = Text("", css_classes=["pyplay-stability-text"])
-        self._watch()
 
     def redraw(self) -> None:
         """The eigenvalues, the response and the gradient from the state."""

@@ -1,17 +1,19 @@
 """What the dynamic-network lesson's small sub-tabs share (the adaptive filter, stability,
-RTRL): a settings column with the buttons beside a page of heading, help, status line, the
-view's own parts and a note of where the page departs from the lecture; the view redraws
-whenever its state's ``version`` moves."""
+RTRL, the lecture's LSTM and GRU): a settings column with the buttons beside a page of
+heading, help, status line, the view's own parts and a note of where the page departs from
+the lecture (heading, help and note are prose in the sub-tab's ``<name>_help.md``,
+:mod:`~pyplay.ui.lesson_page`); the view redraws whenever its state's ``version`` moves."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import panel as pn
 from bokeh.models import Plot
 
+from pyplay.ui.lesson_page import LessonPage
 from pyplay.ui.text import Text
-from pyplay.ui.training import TrainingView, message_alert
+from pyplay.ui.training import message_alert
 
 __all__ = ["SubTabView", "wide"]
 
@@ -21,20 +23,17 @@ def wide(part: Any) -> Any:
     return pn.pane.Bokeh(part, sizing_mode="stretch_width") if isinstance(part, Plot) else part
 
 
-class SubTabView(TrainingView, pn.viewable.Viewer):
-    """A sub-tab around ``state``: a subclass sets ``heading``, ``help_text``, ``departs``
-    and ``status_css``, builds its figures in ``__init__`` before calling :meth:`_watch`,
-    and supplies :meth:`redraw`, :meth:`controls` and :meth:`body`. ``panel()`` builds the
-    page on its first call and returns the same object after."""
+class SubTabView(LessonPage):
+    """A sub-tab around ``state``: a subclass names its ``state_class``, builds its figures
+    in :meth:`build` and supplies :meth:`redraw`, :meth:`controls` and :meth:`body`; it is
+    redrawn now and on every new ``version`` of the state. ``panel()`` builds the page on its
+    first call and returns the same object after."""
 
-    heading: ClassVar[str]
-    help_text: ClassVar[str]
-    departs: ClassVar[str]
-    status_css: ClassVar[str]
     _page: pn.Row | None = None
 
-    def _watch(self) -> None:
-        """Redraw on every new ``version`` of the state, and now."""
+    def __init__(self, state: Any = None) -> None:
+        super().__init__(state)
+        self.build()
         self.state.param.watch(lambda *_: self.redraw(), "version")
         self.redraw()
 
@@ -54,9 +53,6 @@ class SubTabView(TrainingView, pn.viewable.Viewer):
         figure among them is shown as wide as the page (:func:`wide`)."""
         raise NotImplementedError
 
-    def __panel__(self) -> pn.viewable.Viewable:
-        return self.panel()
-
     def panel(self) -> pn.Row:
         """The sub-tab (built on the first call, the same object after)."""
         if self._page is None:
@@ -71,7 +67,7 @@ class SubTabView(TrainingView, pn.viewable.Viewer):
                 *self.header_extra(),
                 Text(s.param.status, css_classes=[self.status_css]),
                 *map(wide, self.body()),
-                pn.pane.Markdown(self.departs),
+                pn.pane.Markdown(self.text.departs),
                 sizing_mode="stretch_width",
             )
             self._page = pn.Row(

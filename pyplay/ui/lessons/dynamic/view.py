@@ -48,14 +48,6 @@ LECTURE_RNN = "lecture_rnn"  # the lecture's LSTM and GRU
 PARTS = ("textbook", "adaptive", "stability", "rtrl", LECTURE_RNN)  # lessons of their own
 SUBTABS = ("Build and run", "Vanishing gradient", *(SPECS[k].title for k in PARTS))
 
-HELP = (
-    "A layered digital dynamic network (LDDN) computes, for every layer m and time step t, "
-    "**n^m(t) = Σ IW^{m,l}(d) p^l(t−d) + Σ LW^{m,l}(d) a^l(t−d) + b^m** and "
-    "**a^m(t) = f^m(n^m(t))**. A tapped delay line (TDL) feeds a signal's present and past "
-    "values into a weight; a delayed layer weight is feedback. Start from one of the book's "
-    "examples, or add layers and connections with the palette (or edit the description: it "
-    "is read as data, never run as code)."
-)
 GRADIENT_HELP = (
     "The book's first-order network **a(t) = f(lw a(t−1) + iw p(t))**. Backpropagation "
     "through time asks how much the last output depends on each earlier one: "
@@ -87,13 +79,14 @@ def _signal_figure(
 class DynamicLesson(LessonView):
     """Builds the "Dynamic networks" lesson around its two states."""
 
+    state_class = LDDNLessonState
     status_css = "pyplay-lddn-status"
 
-    def __init__(
-        self, state: LDDNLessonState | None = None, gradient: VanishingGradientState | None = None
-    ) -> None:
-        super().__init__(state or LDDNLessonState())
+    def __init__(self, state: Any = None, gradient: VanishingGradientState | None = None) -> None:
         self.gradient = gradient or VanishingGradientState()
+        super().__init__(state)
+
+    def build(self) -> None:
         self.seq2seq = TextbookSeq2SeqView()
         self.parts: dict[str, Any] = {  # sub-tabs that are lessons, in the order of PARTS
             "textbook": self.seq2seq,
@@ -217,8 +210,8 @@ class DynamicLesson(LessonView):
         main = pn.Column(
             alert,
             *try_this(self),
-            "## Build a dynamic network",
-            pn.pane.Markdown(HELP),
+            self.heading,
+            pn.pane.Markdown(self.help_text),
             pn.pane.Bokeh(self.diagram_fig, sizing_mode="stretch_width"),
             "### Equations",
             self.equations,

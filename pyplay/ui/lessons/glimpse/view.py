@@ -32,18 +32,10 @@ from pyplay.ui.lessons.glimpse.state import (
     GlimpseLessonState,
 )
 from pyplay.ui.text import Text
+from pyplay.ui.training import int_sliders
 
 __all__ = ["GlimpseLesson"]
 
-HELP = (
-    "Each example is a row of symbols, one of them **marked**; the answer is the marked "
-    "symbol. One glimpse at the right place is enough. Both networks score every position, "
-    "turn the scores into weights p = softmax(α) and classify what they read. **Soft "
-    "attention** reads the weighted average Σⱼ pⱼ xⱼ and learns by backpropagation. **Hard "
-    "attention** reads one position drawn with probability pⱼ: no gradient flows through "
-    "the draw, so it learns from the score-function (REINFORCE) estimate, which is noisy. "
-    "Both train on the same batches, step for step (hard: solid, soft: dotted)."
-)
 LECTURE = (
     "**In the lecture's notation** (TEK5040, content-based addressing): score every memory "
     "cell, `αⱼ = f(q, K(Mⱼ))`, take `p = softmax(α)` and return\n\n"
@@ -82,13 +74,10 @@ VARIANCE_HELP = (
 class GlimpseLesson(LessonView):
     """Builds the "Soft and hard attention" lesson around a :class:`GlimpseLessonState`."""
 
-    heading = "## One glimpse: soft and hard attention"
-    help_text = HELP
-    status_css = "pyplay-glimpse-status"
+    state_class = GlimpseLessonState
     curve = ("step", "loss", "soft")
 
-    def __init__(self, state: GlimpseLessonState | None = None) -> None:
-        super().__init__(state or GlimpseLessonState())
+    def build(self) -> None:
         self.loss_source.data = {"step": [], "loss": [], "soft": []}
         self.loss_plot.style_curve("hard attention", HARD)
         self.loss_plot.add_curve("soft", "soft attention", SOFT)
@@ -163,9 +152,9 @@ class GlimpseLesson(LessonView):
     def controls(self) -> list[Any]:
         s = self.state
         return [
-            pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length T"),
-            pn.widgets.IntSlider.from_param(s.param.n_symbols, name="Symbols"),
-            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Read-out size H"),
+            *int_sliders(
+                s, seq_len="Sequence length T", n_symbols="Symbols", hidden_size="Read-out size H"
+            ),
             pn.widgets.Checkbox.from_param(
                 s.param.baseline, name="Baseline: hard attention subtracts b"
             ),

@@ -19,22 +19,10 @@ from pyplay.ui.lessons.memory.equations import lecture_equations
 from pyplay.ui.lessons.memory.state import STAGES, MemoryLessonState
 from pyplay.ui.plots import heatmap_figure, label_axis, set_data, set_title, update_heatmap
 from pyplay.ui.text import Text
+from pyplay.ui.training import int_sliders
 
 __all__ = ["MemoryLesson"]
 
-HELP = (
-    "Each example shows pairs **key:value**, one per step, then a key with **?**: the answer is "
-    "the value stored with that key. A plain LSTM must squeeze every pair into its state. The "
-    "**memory net** (an LSTM controller with N memory cells) addresses its memory **by "
-    "content**: a head turns the state into a key k and a sharpness β, compares k with every "
-    "cell M_j (cosine similarity), and a softmax over the cells gives its weights w_j. A **read "
-    "head** returns r = Σ_j w_j M_j. A **write head** with weights p_j and a vector w either "
-    "**overwrites**, M_j ← (1 − p_j) M_j + p_j w, or **adds** (residual), M_j ← M_j + p_j w. "
-    "The **attending RNN** has no memory of its own: it attends over its earlier states. "
-    "The **copy** task (symbols, then the marker →, then the symbols back in order) needs "
-    "addressing **by location**: each head then also keeps its last weights, shifts them and "
-    "sharpens them, so it can walk from cell to cell whatever the cells hold."
-)
 LOCATION_HELP = (
     '**Addressing by location** (the lecture\'s *direct* addressing, "the content at cell 4", '
     "made differentiable as in the Neural Turing Machine). From the state `sᵗ` a head emits a "
@@ -53,6 +41,8 @@ MODELS = {"Memory net": "memnet", "LSTM": "lstm", "Attending RNN": "attend"}
 HARD = {"Soft": "none", "Hard reads": "read", "Hard writes": "write", "Both hard": "both"}
 FEEDBACK = {"Controller reads x, r": "none", "x, y, r (lecture)": "output"}
 FORMS = {"Attend: read as input": "input", "s̃ replaces s (lecture)": "state"}
+SIZES = dict(read_heads="Read heads", write_heads="Write heads", memory_size="Memory cells N",
+             n_pairs="Pairs (recall)", seq_len="Symbols (copy)")  # fmt: skip
 DRAWN = " (□ the cell drawn)"
 
 
@@ -85,12 +75,9 @@ def _label_time_axis(fig: Any, labels: list[str]) -> None:
 class MemoryLesson(LessonView):
     """Builds the Memory lesson around a :class:`MemoryLessonState`."""
 
-    heading = "## An external memory: associative recall and copy"
-    help_text = HELP
-    status_css = "pyplay-memory-status"
+    state_class = MemoryLessonState
 
-    def __init__(self, state: MemoryLessonState | None = None) -> None:
-        super().__init__(state or MemoryLessonState())
+    def build(self) -> None:
         self.read_fig, self.read_source = heatmap_figure(
             "p", "Read weights, head 1", "input at step", "memory cell j"
         )
@@ -233,11 +220,7 @@ class MemoryLesson(LessonView):
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.attend_form, name="Attending RNN", options=FORMS
             ),
-            pn.widgets.IntSlider.from_param(s.param.read_heads, name="Read heads"),
-            pn.widgets.IntSlider.from_param(s.param.write_heads, name="Write heads"),
-            pn.widgets.IntSlider.from_param(s.param.memory_size, name="Memory cells N"),
-            pn.widgets.IntSlider.from_param(s.param.n_pairs, name="Pairs (recall)"),
-            pn.widgets.IntSlider.from_param(s.param.seq_len, name="Symbols (copy)"),
+            *int_sliders(s, **SIZES),
         ]
 
     def sections(self) -> list[Any]:

@@ -25,25 +25,10 @@ from pyplay.ui.plots import (
     update_attention,
 )
 from pyplay.ui.text import Text
+from pyplay.ui.training import int_sliders
 
 __all__ = ["PointerLesson"]
 
-HELP = (
-    "A **pointer network** (Vinyals, Fortunato and Jaitly, 2015) is an encoder-decoder whose "
-    "outputs are **positions of its input**. The encoder reads the input into states eⱼ; at "
-    "output step i the decoder, in state dᵢ, scores every input position with additive "
-    "attention, and the softmax of the scores *is* the output distribution:\n\n"
-    "`uⁱⱼ = vᵀ tanh(W₁ eⱼ + W₂ dᵢ)`,  j = 1 … n\n\n"
-    "`p(Cᵢ | C₁, …, Cᵢ₋₁, P) = softmax(uⁱ)`\n\n"
-    "A plain encoder-decoder ends with a softmax over a vocabulary fixed before training, so it "
-    'cannot answer with "the 7th input" when inputs can be longer than any it was built for. '
-    "Here the **output dictionary is the input**: as many choices as there are inputs, whatever "
-    "their number. Unlike attention, the weights are not used to mix the encoder states into a "
-    "context: they are the answer. The decoder reads the element it pointed at the step "
-    "before; training feeds it the true one (teacher forcing). Greedy decoding takes the "
-    "most likely position, never the same one twice. The page adds a bias b inside the tanh "
-    "(the paper and the lecture have none)."
-)
 TASK_HELP = {
     "sorting": "**Sorting**: the input is digits; the answer is their positions from the "
     "smallest digit to the largest (ties in input order).",
@@ -54,6 +39,8 @@ TASK_HELP = {
 }
 TASKS = {"Sorting": "sorting", "Convex hull": "hull"}
 CELLS = {"LSTM": "lstm", "GRU": "gru", "RNN": "rnn"}
+SIZES = dict(hidden_size="Hidden size", min_len="Fewest digits / points",
+             max_len="Most digits / points", batch_size="Batch size")  # fmt: skip
 TRUE, PREDICTED = "#27ae60", "#d35400"
 
 
@@ -100,12 +87,9 @@ def _closed(points: np.ndarray, order: list[int]) -> dict[str, np.ndarray]:
 class PointerLesson(LessonView):
     """Builds the Pointer networks lesson around a :class:`PointerLessonState`."""
 
-    heading = "## Pointing at the input: sorting and the convex hull"
-    help_text = HELP
-    status_css = "pyplay-pointer-status"
+    state_class = PointerLessonState
 
-    def __init__(self, state: PointerLessonState | None = None) -> None:
-        super().__init__(state or PointerLessonState())
+    def build(self) -> None:
         self.map_fig, self.map_source = attention_figure(
             "Pointing weights softmax(uⁱ)", "input position j", "output step i",
             height=300, width=460, name="pointer-weights",
@@ -180,10 +164,7 @@ class PointerLesson(LessonView):
         return [
             pn.widgets.RadioButtonGroup.from_param(s.param.task, name="Task", options=TASKS),
             pn.widgets.RadioButtonGroup.from_param(s.param.cell, name="Cell", options=CELLS),
-            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
-            pn.widgets.IntSlider.from_param(s.param.min_len, name="Fewest digits / points"),
-            pn.widgets.IntSlider.from_param(s.param.max_len, name="Most digits / points"),
-            pn.widgets.IntSlider.from_param(s.param.batch_size, name="Batch size"),
+            *int_sliders(s, **SIZES),
         ]
 
     def sections(self) -> list[Any]:

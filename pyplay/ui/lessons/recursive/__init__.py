@@ -1,1 +1,2 @@
-"""The "Recursive networks" lesson: state, view and "show as code"."""
+"""The "Recursive networks" lesson: state, view, its heading and help (``help.md``) and "show
+as code"."""

@@ -18,32 +18,20 @@ from pyplay.ui.lessons.recursive.state import EXAMPLES, RecursiveLessonState, Tr
 from pyplay.ui.lessons.recursive.tree_plot import tree_figure, update_tree
 from pyplay.ui.plots import heatmap_figure, label_axis, update_heatmap
 from pyplay.ui.text import Text
+from pyplay.ui.training import int_sliders
 
 __all__ = ["RecursiveLesson"]
 
-HELP = (
-    "A **recursive network** applies one composition to every node of a tree, children first: "
-    "a leaf's vector is its word's embedding, h = E[w]; a parent's is "
-    "h = tanh(W [h_left; h_right] + b), plus E[op] when the node has an operator of its own. "
-    "Every node gets class scores y = U h + c (the value of a sub-expression modulo 10, or "
-    "a phrase's sentiment). Training is **backpropagation through structure**: the gradient "
-    "runs back down the same tree, parents before children. The **chain LSTM** beside it "
-    "reads the very same examples as bracketed text, one token at a time, and answers at the "
-    "end: it has to discover the structure the tree hands the recursive net."
-)
 TASKS = {"Expressions": "expressions", "Sentiment": "sentiment"}
 
 
 class RecursiveLesson(LessonView):
     """Builds the Recursive networks lesson around a :class:`RecursiveLessonState`."""
 
-    heading = "## Trees, not chains"
-    help_text = HELP
-    status_css = "pyplay-recursive-status"
+    state_class = RecursiveLessonState
     curve = ("step", "loss", "chain")
 
-    def __init__(self, state: RecursiveLessonState | None = None) -> None:
-        super().__init__(state or RecursiveLessonState())
+    def build(self) -> None:
         self.loss_source.data = {"step": [], "loss": [], "chain": []}
         self.loss_plot.style_curve("recursive net")
         self.loss_plot.add_curve("chain", "chain LSTM", "#27ae60")
@@ -120,8 +108,7 @@ class RecursiveLesson(LessonView):
         s = self.state
         return [
             pn.widgets.RadioButtonGroup.from_param(s.param.task, name="Task", options=TASKS),
-            pn.widgets.IntSlider.from_param(s.param.max_depth, name="Deepest expression"),
-            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Vector size H"),
+            *int_sliders(s, max_depth="Deepest expression", hidden_size="Vector size H"),
             pn.widgets.Checkbox.from_param(
                 s.param.compare_chain, name="Train a chain LSTM beside it"
             ),

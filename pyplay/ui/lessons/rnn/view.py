@@ -50,18 +50,6 @@ TITLES = {
     "a": "pre-activation a_t",
 }
 HELP = {
-    "train": "Pick a task and a cell, then **Train**. The curve shows the loss of every "
-    "batch; the dashed line is what a trivial predictor scores. **Step** trains on "
-    "one batch; **Reset** starts a fresh model. Learning rate, optimiser, clipping "
-    "and batch size apply to the current model; the other settings build a new one. The LSTM's "
-    "variants from the lecture: without a forget gate (the 1997 LSTM), with peepholes, and "
-    "its forget-gate bias at the start (the lecture: 1 or more keeps the gate open). The "
-    "character model trains with **truncated BPTT**: it reads the text in consecutive chunks of "
-    "Sequence length characters and carries the state from one chunk to the next, but the "
-    "gradient stops at the chunk's start; unticked, every window starts from a zero state. "
-    "**Feed-forward layers before** puts tanh layers of hidden-size units, applied at every "
-    "step, between the input and the recurrent layers: the lecture's typical setup, input -> "
-    "feed-forward stack -> recurrent layers -> feed-forward output.",
     "inside": "Each heatmap shows one quantity over time (x) for every unit (y) while the "
     "model reads the chosen example; they follow the model while it trains. Gates near 0 "
     "block, near 1 let through: watch the LSTM's forget gate learn to stay open when it must "
@@ -100,10 +88,10 @@ HELP = {
 class RecurrentLesson(LessonView):
     """Builds the lesson's layout around a :class:`LessonState`."""
 
-    help_text = HELP["train"]
+    state_class = LessonState
+    status_css = "pyplay-status"
 
-    def __init__(self, state: LessonState | None = None) -> None:
-        super().__init__(state or LessonState())
+    def build(self) -> None:
         self.grad_fig, self.grad_current, self.grad_compare = gradient_figure()
         self.heatmaps = pn.GridBox(ncols=3, sizing_mode="stretch_width")
         self._maps: dict[str, tuple[Any, Any]] = {}

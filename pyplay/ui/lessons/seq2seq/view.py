@@ -36,29 +36,11 @@ from pyplay.ui.plots import (
     update_beam_tree,
 )
 from pyplay.ui.text import Text
+from pyplay.ui.training import int_sliders
 
 __all__ = ["Seq2SeqLesson", "attention_widget", "beam_widget"]
 
 HELP = {
-    "train": "An encoder reads the source; a decoder writes the target one token at a time. "
-    "With attention every output step looks back at all source positions: **Luong** attends "
-    "with the new decoder state and mixes the context into the output; **Bahdanau** attends "
-    "with the previous state and feeds the context into the recurrent step. **Init** only "
-    "hands the encoder's final state to the decoder (Sutskever); "
-    "**Context** also feeds it to every step. Switch the **score** to compare how the decoder "
-    "decides where to look (dot, scaled dot, general, additive, cosine, location). Train on "
-    "reversal with and without attention to see why attention was invented. In training the "
-    "decoder is fed the true previous target token, not its own guess (**teacher forcing**, "
-    "sampling 0); **scheduled sampling** feeds it its own guess with the probability set, so "
-    "that it learns to recover from its mistakes as it must when decoding; "
-    "**Reverse source** reads the source backwards (Sutskever's trick). **Layers** stacks "
-    "recurrent layers in encoder and decoder; a **Bidirectional encoder** also reads the "
-    "source backwards and a bridge joins both directions for the decoder; **Share one RNN** "
-    "makes encoder and decoder one network (both: sections below). For reversal and "
-    "copy, **Shortest source** and **Longest source** set the lengths trained on. **Sorting "
-    "(positions as tokens)** writes the sorted digits' positions as words of a fixed "
-    "vocabulary: this is no pointer network; the **Pointer networks** lesson has the real "
-    "one, which points at its input.",
     "decode": "Type a source and **Translate** (greedy decoding). Each heatmap row is one "
     "output step, each column one source position; bright cells are where the decoder looked. "
     "Hover a cell for the tokens and the weight.",
@@ -80,11 +62,9 @@ HELP = {
 class Seq2SeqLesson(LessonView):
     """Builds the lesson's layout around a :class:`Seq2SeqState`."""
 
-    help_text = HELP["train"]
-    status_css = "pyplay-seq2seq-status"
+    state_class = Seq2SeqState
 
-    def __init__(self, state: Seq2SeqState | None = None) -> None:
-        super().__init__(state or Seq2SeqState())
+    def build(self) -> None:
         self._reveal: Any = None
         self.baseline.visible = False
         self.attn_fig, self.attn_source = attention_figure(name="seq2seq-attention")
@@ -251,8 +231,7 @@ class Seq2SeqLesson(LessonView):
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.cell, name="Cell", options={"GRU": "gru", "LSTM": "lstm", "RNN": "rnn"}
             ),
-            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
-            pn.widgets.IntSlider.from_param(s.param.num_layers, name="Layers"),
+            *int_sliders(s, hidden_size="Hidden size", num_layers="Layers"),
             pn.widgets.Checkbox.from_param(s.param.bidirectional, name="Bidirectional encoder"),
             pn.widgets.Checkbox.from_param(s.param.share_rnn, name="Share one RNN"),
             pn.widgets.FloatSlider.from_param(

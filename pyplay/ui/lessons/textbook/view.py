@@ -25,24 +25,10 @@ from pyplay.ui.lessons.textbook.state import (
 )
 from pyplay.ui.plots import attention_figure, update_attention
 from pyplay.ui.text import Text
+from pyplay.ui.training import int_sliders
 
 __all__ = ["TextbookSeq2SeqView"]
 
-HELP = (
-    "The book's sequence-to-sequence network (Hagan, eq. 6.5-6.18): layer 1, the encoder, reads "
-    "the source, a¹(t) = tansig(IW¹˒¹ p(t) + LW¹˒¹ a¹(t−1) + b¹), t = 1…T; layer 2, the "
-    "decoder, starts from a²(T) = a¹(T) and writes one symbol a step, a²(t) = tansig(LW²˒³ "
-    "a³(t−1) + LW²˒ᶜ c(t) + LW²˒² a²(t−1) + b²), read out by layer 3, n³(t) = LW³˒² a²(t) + b³. "
-    "**Context only**: c = a¹(T) through LW²˒¹ (eq. 6.6). With **attention** a TDL_hstack of D "
-    "columns holds the encoder's last outputs, A¹(T) = [a¹(T) … a¹(T−D+1)] (eq. 6.8), and "
-    "the decoder's *previous* output a²(t−1) scores each column: **dot** n⁴(t) = [A¹(T)]ᵀ "
-    "a²(t−1) (6.9), **general** n⁴(t) = [A¹(T)]ᵀ W_a a²(t−1) with W_a = L_a L_aᵀ + εI kept "
-    "positive definite (6.12); a⁴(t) = softmax(n⁴(t)) and the context a⁵(t) = A¹(T) a⁴(t) "
-    "enters layer 2 through LW²˒⁵ (6.10-6.11). **Concatenation**: A⁴(t) = tansig(LW⁴˒² "
-    "[A¹(T); a²(t−1) …] + b⁴), N⁵(t) = LW⁵˒⁴ A⁴(t) + b⁵, a⁵(t) = softmax([N⁵(t)]ᵀ), context "
-    "a⁶(t) = A¹(T) a⁵(t) through LW²˒⁶ (6.13-6.18). A D shorter than the source hides its "
-    "first symbols from the attention. Train on reversal with each form and D."
-)
 DECODE_HELP = (
     "Type a source (letters a-f) and **Explain**: the network decodes it greedily and every "
     "quantity is listed with its equation (numbered as in the chapter, in the book's time: "
@@ -77,12 +63,9 @@ def steps_text(explanation: Explanation, t: int) -> str:
 class TextbookSeq2SeqView(LessonView):
     """The sub-tab's layout around a :class:`TextbookSeq2SeqState`; ``panel()`` returns it."""
 
-    heading = "## The textbook's seq2seq"
-    help_text = HELP
-    status_css = "pyplay-textbook-status"
+    state_class = TextbookSeq2SeqState
 
-    def __init__(self, state: TextbookSeq2SeqState | None = None) -> None:
-        super().__init__(state or TextbookSeq2SeqState())
+    def build(self) -> None:
         self.baseline.visible = False
         self.attn_fig, self.attn_source = attention_figure(name="textbook-attention")
         self.source_box = pn.widgets.TextInput(
@@ -142,8 +125,7 @@ class TextbookSeq2SeqView(LessonView):
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.form, name="Score", options=FORM_LABELS, orientation="vertical"
             ),
-            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size S¹ = S²"),
-            pn.widgets.IntSlider.from_param(s.param.D, name="Delay line D (columns of A¹(T))"),
+            *int_sliders(s, hidden_size="Hidden size S¹ = S²", D="Delay line D (columns of A¹(T))"),
         ]
 
     def sections(self) -> list[Any]:

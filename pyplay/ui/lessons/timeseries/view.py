@@ -23,19 +23,10 @@ from pyplay.ui.plots import (
     watch_placeholder,
 )
 from pyplay.ui.text import Text
+from pyplay.ui.training import int_sliders
 
 __all__ = ["TimeSeriesLesson"]
 
-HELP = (
-    "A NARX network predicts the next output from past inputs u and past outputs y. "
-    "**Open loop** (series-parallel, for training): the past outputs are the measured ones, "
-    "so every prediction is one step ahead. **Closed loop** (parallel, for multi-step "
-    "prediction): the network's own predictions are fed back in place of the measurements, "
-    "so errors can pile up. Train in open loop, then switch the loop and compare on the "
-    "held-out stretch. In the equations, p¹ is u and p² the measured y (open loop); closing "
-    "the loop turns the weight from p² into a layer weight from the output layer, with the "
-    "same values."
-)
 DATA_HELP = (
     "Paste or upload a CSV: one column (y only: the network learns y from its own past) or two "
     "columns u, y (input, output); an optional header line; 20 to 20,000 rows. The last 20 % "
@@ -46,13 +37,11 @@ DATA_HELP = (
 class TimeSeriesLesson(LessonView):
     """Builds the time-series lesson around a :class:`NARXState`."""
 
-    heading = "## Identify a system with a NARX network"
-    help_text = HELP
+    state_class = NARXState
     status_css = "pyplay-narx-status"
     controls_width = 330
 
-    def __init__(self, state: NARXState | None = None) -> None:
-        super().__init__(state or NARXState())
+    def build(self) -> None:
         tools = "pan,wheel_zoom,box_zoom,reset,save"
         self.pred_fig = line_figure(
             "Held-out stretch: open loop (one step ahead)", "sample", "y", height=280,
@@ -106,9 +95,12 @@ class TimeSeriesLesson(LessonView):
     def controls(self) -> list[Any]:
         s = self.state
         return [
-            pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden neurons"),
-            pn.widgets.IntSlider.from_param(s.param.input_delays, name="Input delays d_u"),
-            pn.widgets.IntSlider.from_param(s.param.feedback_delays, name="Feedback delays d_y"),
+            *int_sliders(
+                s,
+                hidden_size="Hidden neurons",
+                input_delays="Input delays d_u",
+                feedback_delays="Feedback delays d_y",
+            ),
         ]
 
     def controls_below(self) -> list[Any]:

@@ -45,13 +45,6 @@ from pyplay.ui.text import Text
 __all__ = ["TransformerLesson", "heads_widget"]
 
 HELP = {
-    "train": "A transformer reads the whole sequence at once: every position **attends** to the "
-    "others (here only to earlier ones: the **causal mask**, so the output at step t cannot "
-    "peek at the answer). The LSTM beside it trains on the same task, one batch for each of "
-    "the transformer's. Turn the causal mask off, or the positional encoding to **none**, and "
-    "train again to see what breaks: without positions attention sees a bag of symbols. Or "
-    "choose the **encoder-decoder** architecture: a transformer that reads a source and writes "
-    "a target, trained beside the LSTM encoder-decoder with attention on the same pairs.",
     "heads": "Each heatmap row is a query position, each column a key position; bright cells are "
     "where that head looked. Pick a layer and head, or read the grid of all heads at once "
     "(rows: layers, columns: heads). Hover a cell for the two tokens and the weight.",
@@ -136,13 +129,10 @@ POSITION_TEXT = {
 class TransformerLesson(LessonView):
     """Builds the lesson's layout around a :class:`TransformerLessonState`."""
 
-    heading = "## Train a transformer beside an LSTM"
-    help_text = HELP["train"]
-    status_css = "pyplay-transformer-status"
+    state_class = TransformerLessonState
     curve = ("step", "loss", "lstm")
 
-    def __init__(self, state: TransformerLessonState | None = None) -> None:
-        super().__init__(state or TransformerLessonState())
+    def build(self) -> None:
         self.loss_source.data = {"step": [], "loss": [], "lstm": []}
         self.loss_plot.style_curve("transformer", "#8e44ad")
         self.loss_plot.add_curve("lstm", "LSTM beside it", "#27ae60")

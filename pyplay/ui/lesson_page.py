@@ -1,0 +1,114 @@
+"""What every lesson's page and every sub-tab that is a lesson open with:
+:class:`LessonPage`, the base of :class:`~pyplay.ui.lesson_view.LessonView` and
+:class:`~pyplay.ui.lessons.dynamic.subtab.SubTabView`.
+
+- **Its state**: the one given, or a new one of the view's ``state_class``.
+- **Its heading and help**: prose, in a Markdown file beside the view's module, named as the
+  module with its closing ``view`` turned into ``help`` (``ctc/view.py`` reads ``ctc/help.md``,
+  ``dynamic/rtrl_view.py`` reads ``dynamic/rtrl_help.md``): its first line is the heading,
+  the rest the help, and for a sub-tab, after a line ``---``, where it departs from the
+  lecture (:func:`page_text`); a number the code declares appears there as ``$NAME``, filled
+  from the view's ``prose_values``.
+- **Its status line's CSS class**: ``pyplay-<lesson key>-status`` unless the view names
+  another (``status_css``).
+- **What it builds**: a subclass builds its figures and widgets in :meth:`LessonPage.build`,
+  which the template calls once its own parts exist.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from string import Template
+from typing import Any, ClassVar
+
+import panel as pn
+
+from pyplay.ui.lessons import spec_of
+from pyplay.ui.training import TrainingView
+
+__all__ = ["LessonPage", "PageText", "page_text"]
+
+
+@dataclass(frozen=True)
+class PageText:
+    """A view's prose: its ``heading`` (a Markdown heading line), its ``help`` and, for a
+    sub-tab, ``departs``, the note of where the page departs from the lecture ("" when the
+    file has none)."""
+
+    heading: str
+    help: str
+    departs: str
+
+    def filled(self, values: Mapping[str, object]) -> PageText:
+        """The prose with each ``$name`` replaced by ``values[name]`` (a value the code
+        declares, written into the prose where it is shown); KeyError names a ``$name``
+        without a value, ``$$`` is a dollar sign."""
+        parts = (Template(t).substitute(values) for t in (self.heading, self.help, self.departs))
+        return PageText(*parts)
+
+
+def _unwrap(text: str) -> str:
+    """Paragraphs separated by blank lines, each joined into one line (a line break inside
+    a paragraph is a space)."""
+    paragraphs = (" ".join(map(str.strip, p.strip().split("\n"))) for p in text.split("\n\n"))
+    return "\n\n".join(p for p in paragraphs if p)
+
+
+@functools.cache
+def page_text(module: str) -> PageText:
+    """The prose of the view defined in ``module`` (a dotted module name), read from the
+    Markdown file beside it (the module's name with its closing ``view`` turned into
+    ``help``, ``.md`` added).
+
+    The file's first line is the heading (``## ...``); a blank line; then the help, in
+    paragraphs separated by blank lines; then, for a sub-tab, a line ``---`` and the note of
+    where it departs from the lecture. A line break inside a paragraph is a space (the file
+    is wrapped for reading; the page gets each paragraph as one line). A value the code
+    declares is written ``$NAME`` and filled from the view's ``prose_values``
+    (:meth:`PageText.filled`).
+    """
+    package, _, name = module.rpartition(".")
+    filename = name.removesuffix("view") + "help.md"
+    text = resources.files(package).joinpath(filename).read_text(encoding="utf-8")
+    heading, _, body = text.strip().partition("\n\n")
+    if not heading.startswith("#") or "\n" in heading:
+        raise ValueError(
+            f"{package}/{filename}: expected a heading line ('## ...') then a blank line, "
+            f"got {heading[:60]!r}"
+        )
+    help_text, _, departs = body.partition("\n---\n")
+    return PageText(heading, _unwrap(help_text), _unwrap(departs))
+
+
+class LessonPage(TrainingView, pn.viewable.Viewer):
+    """A lesson's page around its ``state``; a subclass names its ``state_class`` and builds
+    its own parts in :meth:`build`.
+
+    Attributes: ``text`` the view's prose (:class:`PageText`, from its Markdown file,
+    :func:`page_text`, filled with ``prose_values``), ``heading`` and ``help_text`` its
+    first two parts, ``status_css`` the status line's CSS class.
+    """
+
+    state_class: ClassVar[type]
+    prose_values: ClassVar[Mapping[str, object]] = {}  # the $names its prose shows
+    status_css: str = ""  # empty: pyplay-<lesson key>-status
+
+    def __init__(self, state: Any = None) -> None:
+        super().__init__()
+        self.state = self.state_class() if state is None else state
+        self.text = page_text(type(self).__module__).filled(self.prose_values)
+        self.heading, self.help_text = self.text.heading, self.text.help
+        if not self.status_css:
+            self.status_css = f"pyplay-{spec_of(type(self.state)).key}-status"
+
+    def build(self) -> None:
+        """Make the view's own figures and widgets (the template calls it once)."""
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self.panel()
+
+    def panel(self) -> pn.viewable.Viewable:
+        raise NotImplementedError
