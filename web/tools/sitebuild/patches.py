@@ -211,8 +211,8 @@ PATCHES: tuple[Patch, ...] = (
 # (``getComputedStyle(el).getPropertyValue``) and falls back to the model's value when there is
 # none. No stylesheet of this site defines one (tests/test_site_patches.py checks pyplay's,
 # Panel's and Bokeh's), so the answer is always "" and the model's value is drawn; but each
-# read forces the browser to recompute styles: 7,800 reads, a third of the 1.3-1.7 s that
-# opening the Transformers tab took (bokeh#15286; bokeh#15205 caches them in later Bokeh).
+# read forces the browser to recompute styles: 7,800 reads, about a quarter of the 1.3-1.7 s
+# that opening the Transformers tab took (bokeh#15286; bokeh#15205 caches them in later Bokeh).
 ASSET_PATCHES: tuple[Patch, ...] = (
     Patch(
         "bokehjs-no-css-visuals",
@@ -222,6 +222,19 @@ ASSET_PATCHES: tuple[Patch, ...] = (
         "(`${this.css_prefix}${t}`)}",
         '_get_css_value(t){return""/* pyplay: this site defines no --bk-* variables */}',
         "every visual property read recomputed the page's styles to find no --bk-* variable",
+    ),
+    # a plot's font size, read for every axis and tick label it measures: asked of the cascade
+    # once per task (its stylesheets do not change while BokehJS lays out and paints), as
+    # bokeh#15205 caches the CSS reads above
+    Patch(
+        "bokehjs-font-size-once-per-task",
+        "bokehjs",
+        "bokeh.min.js",
+        "get base_font_size(){const e=getComputedStyle(this.el).fontSize,",
+        "get base_font_size(){const e=this._pyplay_font_size??(queueMicrotask((()=>{"
+        "this._pyplay_font_size=void 0})),this._pyplay_font_size=getComputedStyle(this.el)"
+        ".fontSize),",
+        "a plot recomputed the page's styles for its font size at every label it measured",
     ),
 )
 
