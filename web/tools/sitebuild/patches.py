@@ -206,7 +206,7 @@ PATCHES: tuple[Patch, ...] = (
 )
 
 
-# BokehJS 3.7.3 (``bokeh.min.js``, served from ``./bokeh/``): a visual property read (a line's
+# The pinned BokehJS (``bokeh.min.js``, served from ``./bokeh/``): a visual property read (a line's
 # colour, a label's font, ...) first asks the CSS cascade for a ``--bk-*`` variable
 # (``getComputedStyle(el).getPropertyValue``) and falls back to the model's value when there is
 # none. No stylesheet of this site defines one (tests/test_site_patches.py checks pyplay's,
