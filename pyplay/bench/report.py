@@ -6,9 +6,10 @@ so that both see the same machine conditions (on a busy machine one side alone v
 of percent from minute to minute). Peak memory is the largest allocation footprint during one
 pyplay step, NumPy's included, traced with :mod:`tracemalloc`.
 
-:func:`page_figures` times pyplay alone, for the browser page: it needs neither threads,
-subprocesses nor torch, so it runs unchanged inside Pyodide (``web/measure.py`` copies this
-package into the page, whose own pyplay leaves it out).
+:func:`page_figures`, and :func:`prepare_steps` with :func:`time_once` (one step at a time),
+time pyplay alone, for the browser page: they need neither threads, subprocesses nor torch,
+so they run unchanged inside Pyodide (``web/measure.py`` copies this package into the page,
+whose own pyplay leaves it out).
 """
 
 from __future__ import annotations
@@ -31,9 +32,12 @@ __all__ = [
     "main",
     "measure",
     "page_figures",
+    "page_steps",
     "peak_memory",
+    "prepare_steps",
     "run",
     "seq2seq_rows",
+    "time_once",
     "time_step",
 ]
 
@@ -115,22 +119,60 @@ def format_rows(rows: Sequence[dict[str, object]]) -> str:
     return "\n".join(lines)
 
 
+def page_steps() -> dict[str, Step]:
+    """The pyplay-only steps timed for the browser page, by name: the LSTM cases at B=32 and
+    B=1, the attention seq2seq training step and the beam-search decode."""
+    return {
+        "lstm_b32": pyplay_step(Case("lstm", 32)),
+        "lstm_b1": pyplay_step(Case("lstm", 1)),
+        "seq2seq": seq2seq.seq2seq_step(),
+        "beam": seq2seq.beam_decode(),
+    }
+
+
 def page_figures(repeats: int = 10) -> str:
-    """pyplay-only times for running inside the browser page: the LSTM cases, the attention
-    seq2seq training step and the beam-search decode.
+    """Median times of :func:`page_steps` in one go (``repeats`` calls each, half for the beam
+    decode), for running inside the browser page.
 
     Returns ``"lstm_b32_ms=<float> lstm_b1_ms=<float> seq2seq_ms=<float> beam_ms=<float>"``
     so a driver script can parse it.
     """
     parts = []
-    for case in (Case("lstm", 32), Case("lstm", 1)):
-        ms = 1e3 * time_step(pyplay_step(case), repeats=repeats, warmup=2)
-        parts.append(f"lstm_b{case.batch}_ms={ms:.3f}")
-    ms = 1e3 * time_step(seq2seq.seq2seq_step(), repeats=repeats, warmup=2)
-    parts.append(f"seq2seq_ms={ms:.3f}")
-    ms = 1e3 * time_step(seq2seq.beam_decode(), repeats=max(1, repeats // 2), warmup=1)
-    parts.append(f"beam_ms={ms:.3f}")
+    for name, step in page_steps().items():
+        n, warmup = (max(1, repeats // 2), 1) if name == "beam" else (repeats, 2)
+        parts.append(f"{name}_ms={1e3 * time_step(step, repeats=n, warmup=warmup):.3f}")
     return " ".join(parts)
+
+
+_prepared: dict[str, Step] = {}  # the steps of prepare_steps, for time_once
+
+
+def prepare_steps(warmup: int = 2) -> str:
+    """Make the steps of :func:`page_steps`, run each ``warmup`` times and keep them for
+    :func:`time_once`; returns their names, space-separated.
+
+    With these a driver interleaves single steps in two places, natively and in the page,
+    so that a slow spell of the machine hits both sides alike (``web/measure.py``).
+    """
+    _prepared.clear()
+    _prepared.update(page_steps())
+    for step in _prepared.values():
+        for _ in range(warmup):
+            step()
+    return " ".join(_prepared)
+
+
+def time_once(name: str) -> float:
+    """Milliseconds of one call of the prepared step ``name`` (:func:`prepare_steps`)."""
+    if name not in _prepared:
+        raise ValueError(
+            f"name must be one of the prepared steps {sorted(_prepared)} (call prepare_steps "
+            f"first), got {name!r}"
+        )
+    step = _prepared[name]
+    start = time.perf_counter()
+    step()
+    return 1e3 * (time.perf_counter() - start)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

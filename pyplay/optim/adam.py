@@ -29,7 +29,6 @@ class Adam(Optimizer):
 
     slots = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
     nonnegative_slots = ("exp_avg_sq", "max_exp_avg_sq")
-    decoupled = False
 
     def __init__(
         self,
@@ -40,7 +39,7 @@ class Adam(Optimizer):
         weight_decay: float = 0.0,
         amsgrad: bool = False,
     ) -> None:
-        super().__init__(params, lr)
+        super().__init__(params, lr, weight_decay)
         if not isinstance(betas, tuple | list) or len(betas) != 2:
             raise TypeError(f"betas must be a pair (beta1, beta2), got {betas!r}")
         self.betas = (
@@ -48,17 +47,11 @@ class Adam(Optimizer):
             check_float("betas[1]", betas[1], min_value=0.0, max_value=1.0, max_inclusive=False),
         )
         self.eps = check_float("eps", eps, min_value=0.0)
-        self.weight_decay = check_float("weight_decay", weight_decay, min_value=0.0)
         self.amsgrad = bool(amsgrad)
         self._scratch: dict[str, np.ndarray] = {}  # per-parameter work buffers (not state)
 
     def _update(self, name: str, p: np.ndarray, g: np.ndarray) -> None:
         b1, b2 = self.betas
-        if self.weight_decay:
-            if self.decoupled:
-                p *= 1 - self.lr * self.weight_decay
-            else:
-                g = g + self.weight_decay * p
         m, v = self.state["exp_avg"][name], self.state["exp_avg_sq"][name]
         buf = self._buffer(name, g)  # scratch of g's shape, reused every step
         m *= b1

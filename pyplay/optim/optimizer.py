@@ -16,7 +16,11 @@ __all__ = ["Optimizer"]
 
 class Optimizer(abc.ABC):
     """Base of the optimisers. Subclasses define ``slots`` (names of per-parameter state arrays)
-    and ``_update(name, p, g, state)``, which changes ``p`` in place.
+    and ``_update(name, p, g)``, which changes ``p`` in place.
+
+    Weight decay :math:`\\lambda` (``weight_decay``) is applied here, once for all, before
+    ``_update`` and as torch applies it: :math:`g \\leftarrow g + \\lambda p` (L2), or
+    :math:`p \\leftarrow p (1 - \\eta \\lambda)` when the class is ``decoupled`` (AdamW).
 
     The parameters are the arrays of a dict such as ``model.params``; they are updated in place
     (never rebound), so layers that read from the same dict see the new values.
@@ -24,8 +28,11 @@ class Optimizer(abc.ABC):
 
     slots: tuple[str, ...] = ()
     nonnegative_slots: tuple[str, ...] = ()  # running averages of squared gradients
+    decoupled: bool = False  # weight decay shrinks p (AdamW) instead of adding to g (L2)
 
-    def __init__(self, params: Mapping[str, np.ndarray], lr: float) -> None:
+    def __init__(
+        self, params: Mapping[str, np.ndarray], lr: float, weight_decay: float = 0.0
+    ) -> None:
         if not isinstance(params, Mapping) or not params:
             raise TypeError(
                 f"params must be a non-empty dict of name -> ndarray, got {type(params).__name__}"
@@ -35,6 +42,7 @@ class Optimizer(abc.ABC):
                 raise TypeError(f"params[{name!r}] must be a float ndarray, got {type(p).__name__}")
         self.params = params
         self.lr = check_float("lr", lr, min_value=0.0, min_inclusive=False)
+        self.weight_decay = check_float("weight_decay", weight_decay, min_value=0.0)
         self.step_count = 0
         self.state: dict[str, dict[str, np.ndarray]] = {
             slot: {name: np.zeros_like(p) for name, p in params.items()} for slot in self.slots
@@ -60,8 +68,14 @@ class Optimizer(abc.ABC):
             if np.shape(g) != p.shape:
                 raise ValueError(f"grads[{name!r}] must have shape {p.shape}, got {np.shape(g)}")
         self.step_count += 1
+        decay = self.weight_decay
         for name, p in self.params.items():
-            self._update(name, p, np.asarray(grads[name], dtype=p.dtype))
+            g = np.asarray(grads[name], dtype=p.dtype)
+            if decay and self.decoupled:
+                p *= 1 - self.lr * decay  # p <- p (1 - lr lambda), before the step
+            elif decay:
+                g = g + decay * p  # g <- g + lambda p (L2)
+            self._update(name, p, g)
 
     def state_dict(self) -> dict[str, Any]:
         """Flat dict: ``"lr"``, ``"step"`` and ``"<slot>.<param name>"`` arrays (copies)."""

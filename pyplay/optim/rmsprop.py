@@ -38,16 +38,13 @@ class RMSprop(Optimizer):
         momentum: float = 0.0,
         centered: bool = False,
     ) -> None:
-        super().__init__(params, lr)
+        super().__init__(params, lr, weight_decay)
         self.alpha = check_float("alpha", alpha, min_value=0.0, max_value=1.0)
         self.eps = check_float("eps", eps, min_value=0.0)
-        self.weight_decay = check_float("weight_decay", weight_decay, min_value=0.0)
         self.momentum = check_float("momentum", momentum, min_value=0.0)
         self.centered = bool(centered)
 
     def _update(self, name: str, p: np.ndarray, g: np.ndarray) -> None:
-        if self.weight_decay:
-            g = g + self.weight_decay * p
         a = self.alpha
         sq = self.state["square_avg"][name]
         sq *= a

@@ -33,10 +33,9 @@ class SGD(Optimizer):
         nesterov: bool = False,
         weight_decay: float = 0.0,
     ) -> None:
-        super().__init__(params, lr)
+        super().__init__(params, lr, weight_decay)
         self.momentum = check_float("momentum", momentum, min_value=0.0)
         self.dampening = check_float("dampening", dampening, min_value=0.0, max_value=1.0)
-        self.weight_decay = check_float("weight_decay", weight_decay, min_value=0.0)
         if nesterov and (self.momentum == 0 or self.dampening != 0):
             raise ValueError(
                 "nesterov=True needs momentum > 0 and dampening = 0, got "
@@ -45,8 +44,6 @@ class SGD(Optimizer):
         self.nesterov = bool(nesterov)
 
     def _update(self, name: str, p: np.ndarray, g: np.ndarray) -> None:
-        if self.weight_decay:
-            g = g + self.weight_decay * p
         if self.momentum:
             buf = self.state["momentum_buffer"][name]
             if self.step_count == 1:

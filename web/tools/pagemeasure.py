@@ -7,11 +7,12 @@ each ratio against the same round's bare start, bytes transferred (gzip where th
 compresses, as static hosts do), the seconds from clicking a lesson's tab to its plots (the
 last lesson right after the start, and every lesson once the page has settled), the start-up
 stages of the last round, and the time of one
-pyplay training step in the page (``pyplay.bench.report.page_figures``, once the page has
-settled) against the same step natively, in alternating rounds. The site's wheel leaves the
+pyplay training step in the page (``pyplay.bench.report.page_steps``, once the page has
+settled) against the same step natively, one step at a time by turns
+(:func:`interleaved_steps_ms`). The site's wheel leaves the
 benchmarks out (they are a developer's tool): :func:`install_bench` copies ``pyplay/bench/``
 into the page's Python first. ``python web/measure.py tabs``: the lesson tabs' figures alone
-(:func:`tabs_only`).
+(:func:`tabs_only`); ``python web/measure.py steps``: the step figures alone (:func:`steps_only`).
 Prints figures; asserts nothing (tests do the asserting).
 """
 
@@ -126,15 +127,35 @@ def _visit(context: Any, url: str, ready: str, timeout_ms: int = 240_000) -> dic
     return result
 
 
-def native_step_ms() -> dict[str, float]:
-    from pyplay.bench import recurrent, seq2seq
-    from pyplay.bench.report import time_step
+STEP_SAMPLES = {"lstm_b32": 30, "lstm_b1": 30, "seq2seq": 30, "beam": 10}
 
-    out = {}
-    for case in (recurrent.Case("lstm", 32), recurrent.Case("lstm", 1)):
-        out[f"lstm_b{case.batch}_ms"] = 1e3 * time_step(recurrent.pyplay_step(case), 20, 3)
-    out["seq2seq_ms"] = 1e3 * time_step(seq2seq.seq2seq_step(), 20, 3)
-    out["beam_ms"] = 1e3 * time_step(seq2seq.beam_decode(), 10, 2)
+
+def interleaved_steps_ms(page: Any) -> dict[str, tuple[list[float], list[float]]]:
+    """Per step of :func:`pyplay.bench.report.page_steps`: ``STEP_SAMPLES`` single steps in
+    the page's Python worker and as many natively, one after the other (which side goes first
+    alternates), as lists of milliseconds ``(page, native)``.
+
+    The machine's speed changes from second to second here (the same step, natively or in
+    Pyodide, takes 1.0x or 1.6x its best time for seconds at a stretch, all of its functions
+    alike); timed step by step, both sides see the same spells.
+    """
+    from pyplay.bench import report
+
+    run = "c => window.pyplay.runPython(c)"
+    names = report.prepare_steps().split()
+    page.evaluate(run, "import pyplay.bench.report as b; b.prepare_steps()")
+    out: dict[str, tuple[list[float], list[float]]] = {}
+    for name in names:
+        in_page: list[float] = []
+        native: list[float] = []
+        once = f"import pyplay.bench.report as b; b.time_once({name!r})"
+        for i in range(STEP_SAMPLES[name]):
+            if i % 2:
+                native.append(report.time_once(name))
+            in_page.append(float(page.evaluate(run, once)))
+            if not i % 2:
+                native.append(report.time_once(name))
+        out[name] = (in_page, native)
     return out
 
 
@@ -156,12 +177,46 @@ def install_bench(page: Any) -> str:
     return str(page.evaluate("c => window.pyplay.runPython(c)", code))
 
 
-def in_page_step_ms(page: Any) -> dict[str, float]:
-    """Runs ``pyplay.bench.report.page_figures()`` in the page's Python worker."""
-    text = page.evaluate(
-        "window.pyplay.runPython('import pyplay.bench.report as b; b.page_figures()')"
-    )
-    return {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", text)}
+def step_report(steps: dict[str, tuple[list[float], list[float]]]) -> list[str]:
+    """Lines of :func:`interleaved_steps_ms`'s figures: medians, their ratio, and the ratio
+    in each of ``ROUNDS`` consecutive parts of the samples (its range)."""
+    lines = ["  steps, one at a time, in the page and natively by turns (medians):"]
+    for name, (in_page, native) in steps.items():
+        ms, native_ms = statistics.median(in_page), statistics.median(native)
+        n = len(in_page) // ROUNDS  # the ratio in each third of the samples
+        ratios = sorted(
+            statistics.median(in_page[i : i + n]) / statistics.median(native[i : i + n])
+            for i in range(0, n * ROUNDS, n)
+        )
+        what = "beam decode" if name == "beam" else "training step"
+        target = " (target 8.2x)" if name == "lstm_b32" else ""
+        lines.append(
+            f"  {what} {name}: in page {ms:7.2f} ms, native {native_ms:6.2f} ms, "
+            f"ratio {ms / native_ms:4.1f}x{target}, thirds {ratios[0]:.1f}-{ratios[-1]:.1f}x "
+            f"({len(in_page)} steps each)"
+        )
+    return lines
+
+
+def steps_only(url: str) -> int:
+    """``python web/measure.py steps``: only the in-page against native step figures
+    (:func:`interleaved_steps_ms`), once the page has settled."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
+        )
+        page = browser.new_context().new_page()
+        page.goto(url)
+        page.wait_for_function(f"() => {SETTLED}", timeout=240_000)
+        time.sleep(1.0)
+        install_bench(page)
+        steps = interleaved_steps_ms(page)
+        browser.close()
+    print("pyplay playground: training steps in the page against natively (this machine)")
+    print("\n".join(step_report(steps)))
+    return 0
 
 
 def live_only(url: str) -> int:
@@ -233,7 +288,7 @@ def main() -> int:
     if not sitebuild.is_fresh():
         sitebuild.build()
     server, url = sitebuild.serve_in_thread()
-    only = {"live": live_only, "tabs": tabs_only}
+    only = {"live": live_only, "tabs": tabs_only, "steps": steps_only}
     if sys.argv[1:2] and sys.argv[1] in only:
         try:
             return only[sys.argv[1]](url)
@@ -269,12 +324,8 @@ def main() -> int:
             warm_stages = warm["page"].evaluate("window.pyplayTimings")
             tabs = {t: open_tab_s(warm["page"], t) for t in lesson_titles()[1:]}
             open_tab_s(warm["page"], lesson_titles()[0])
-            # in-page and native rounds alternate, so a slow spell of the machine (the native
-            # step alone varies 6-10 ms from minute to minute here) hits both sides alike
             install_bench(warm["page"])
-            rounds = []
-            for _ in range(ROUNDS):
-                rounds.append((in_page_step_ms(warm["page"]), native_step_ms()))
+            steps = interleaved_steps_ms(warm["page"])
             live = livemeasure.report(warm["page"])
             ctx.close()
             browser.close()
@@ -319,17 +370,7 @@ def main() -> int:
             "    worker (s since worker start): "
             + ", ".join(f"{k} done {v / 1000:.1f}" for k, v in worker.items())
         )
-    print(f"  steps: median of {ROUNDS} alternating rounds (in page, then natively)")
-    for key in rounds[0][0]:
-        ms = statistics.median(page[key] for page, _ in rounds)
-        native_ms = statistics.median(native[key] for _, native in rounds)
-        ratios = sorted(page[key] / native[key] for page, native in rounds)
-        what = "beam decode" if key == "beam_ms" else "training step"
-        target = " (target 8x)" if key.startswith("lstm") else ""
-        print(
-            f"  {what} {key[:-3]}: in page {ms:7.2f} ms, native {native_ms:6.2f} ms, "
-            f"ratio {ms / native_ms:4.1f}x{target}, rounds {ratios[0]:.1f}-{ratios[-1]:.1f}x"
-        )
+    print("\n".join(step_report(steps)))
     print("\n".join(live))
     return 0
 
