@@ -82,3 +82,15 @@ def test_page_figures_format():
     assert re.fullmatch(
         r"lstm_b32_ms=[0-9.]+ lstm_b1_ms=[0-9.]+ seq2seq_ms=[0-9.]+ beam_ms=[0-9.]+", text
     )
+
+
+def test_steps_are_timed_one_at_a_time_by_name():
+    """web/measure.py interleaves single steps in the page and natively: prepare_steps makes
+    the page's steps, time_once times one call of one of them and names the others when asked
+    for a step that is not prepared."""
+    names = report.prepare_steps(warmup=0).split()
+    assert names == list(report.page_steps())
+    ms = report.time_once("lstm_b1")
+    assert 0 < ms < 60_000
+    with pytest.raises(ValueError, match=r"name must be one of the prepared steps .*'gru'"):
+        report.time_once("gru")

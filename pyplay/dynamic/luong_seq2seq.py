@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import check_choice, check_dtype
+from pyplay.dynamic.book_attention import ATTENTION_FORMS
 from pyplay.dynamic.luong_attention import LIBRARY_SCORE, LuongTDLAttention, source_order
 from pyplay.dynamic.notation import Seq2SeqTrace, TraceStep, sup
 from pyplay.losses import softmax
@@ -61,7 +62,7 @@ __all__ = [
     "luong_trace",
 ]
 
-LUONG_FORMS = ("context", "dot", "general", "concat")
+LUONG_FORMS = ("context", *ATTENTION_FORMS)  # the book's forms, as TEXTBOOK_FORMS
 _SCORER = {"dot": "DotAttention", "general": "GeneralAttention", "concat": "AdditiveAttention"}
 _CELL = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
 
