@@ -23,6 +23,7 @@ class AddingProblem(Task):
     """
 
     name = "adding"
+    title = "Adding problem"
     input_kind = "real"
     output_kind = "real"
     input_size = 2

@@ -41,6 +41,7 @@ class Task(abc.ABC):
     ``baseline_loss`` and ``describe``; ``config`` holds the constructor's arguments."""
 
     name: str = ""
+    title: str = ""  # the name a page shows for the task
     input_kind: str = "tokens"  # "tokens" | "real"
     output_kind: str = "classes"  # "classes" | "real"
     input_size: int = 0

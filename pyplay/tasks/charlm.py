@@ -33,6 +33,7 @@ class CharLM(Task):
     """
 
     name = "charlm"
+    title = "Character model"
 
     def __init__(
         self, text: str | None = None, seq_len: int = 32, rng: np.random.Generator | int | None = 0

@@ -22,6 +22,7 @@ class DelayedRecall(Task):
     """
 
     name = "copy"
+    title = "Delayed recall (copy)"
 
     def __init__(
         self,

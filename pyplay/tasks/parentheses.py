@@ -35,6 +35,7 @@ class BalancedParentheses(Task):
     """
 
     name = "parentheses"
+    title = "Balanced parentheses"
     input_size = 3
     output_size = 2
 

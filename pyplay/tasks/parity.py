@@ -21,6 +21,7 @@ class Parity(Task):
     """
 
     name = "parity"
+    title = "Parity"
     input_size = 2
     output_size = 2
 

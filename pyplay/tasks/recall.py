@@ -29,6 +29,7 @@ class AssociativeRecall(Task):
     """
 
     name = "recall"
+    title = "Associative recall"
     input_kind = "real"
     output_kind = "classes"
 

@@ -43,6 +43,7 @@ class NumberSeries(Task):
     """
 
     name = "series"
+    title = "Your numbers"
     input_kind = "real"
     output_kind = "real"
     input_size = 1

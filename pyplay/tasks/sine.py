@@ -36,6 +36,7 @@ class SinePrediction(_NoisySeries):
     """
 
     name = "sine"
+    title = "Sine prediction"
     input_size = 1
     output_size = 1
 
@@ -72,6 +73,7 @@ class NoisySystem(_NoisySeries):
     """
 
     name = "system"
+    title = "Noisy system"
     input_size = 2
     output_size = 1
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import panel as pn
 
+from pyplay.tasks import NumberSeries
 from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.text import Text
 from pyplay.ui.training import local_note
@@ -69,7 +70,7 @@ def data_panel(state: LessonState, help_text: str) -> pn.Column:
         state.set_user_text,
     )
     numbers = _data_input(
-        "Your numbers",
+        NumberSeries.title,
         "One number per line",
         ".csv,.txt",
         "Upload numbers",

@@ -17,7 +17,7 @@ from pyplay.io import Checkpoint
 from pyplay.models import SequenceModel
 from pyplay.nn.lstm_cell import GRADIENTS
 from pyplay.sampling import sample
-from pyplay.tasks import CharLM, NumberSeries, make_task
+from pyplay.tasks import TASKS, CharLM, NumberSeries, make_task
 from pyplay.tasks.series import parse_numbers
 from pyplay.train import OPTIMIZERS, Trainer, task_loss
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
@@ -25,15 +25,9 @@ from pyplay.ui.trainer_lesson import TrainerLesson
 
 __all__ = ["TASK_LABELS", "GradientPair", "Inspection", "LessonState"]
 
-TASK_LABELS = {
-    "Adding problem": "adding",
-    "Delayed recall (copy)": "copy",
-    "Balanced parentheses": "parentheses",
-    "Parity": "parity",
-    "Sine prediction": "sine",
-    "Character model": "charlm",
-    "Your numbers": "series",
-}
+# the tasks this lesson offers, each shown by the title its class declares
+LESSON_TASKS = ("adding", "copy", "parentheses", "parity", "sine", "charlm", "series")
+TASK_LABELS = {TASKS[name].title: name for name in LESSON_TASKS}
 MAX_UPLOAD_BYTES = 1_000_000
 _LSTM = ("forget_gate", "peephole", "forget_bias")  # the LSTM's variants (Variations of the LSTM)
 # the stack's shape (feed-forward layers before it, deep, bidirectional, residual)
@@ -147,7 +141,7 @@ class LessonState(TrainerLesson, LessonBase):
             if self.user_numbers is None:
                 raise ValueError(
                     "Paste or upload a column of numbers first (under 'Your "
-                    "data'), then choose 'Your numbers'."
+                    f"data'), then choose '{NumberSeries.title}'."
                 )
             kwargs.update(values=self.user_numbers, seq_len=self.seq_len)
         elif self.task == "parentheses":
