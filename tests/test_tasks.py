@@ -151,13 +151,3 @@ def test_number_series_from_text():
 def test_bad_task_arguments(name, kwargs, exc, words):
     with pytest.raises(exc, match=words):
         make_task(name, **kwargs)
-
-
-def test_every_task_declares_a_distinct_title_the_recurrent_lesson_shows():
-    from pyplay.ui.lessons.rnn.state import LESSON_TASKS, TASK_LABELS
-
-    titles = [cls.title for cls in TASKS.values()]
-    assert all(titles) and len(set(titles)) == len(titles)
-    assert list(TASK_LABELS.values()) == list(LESSON_TASKS)
-    assert TASK_LABELS["Delayed recall (copy)"] == "copy"
-    assert TASK_LABELS[NumberSeries.title] == "series"

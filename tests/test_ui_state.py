@@ -9,8 +9,9 @@ pytest.importorskip("panel")
 
 import panel as pn
 
+from pyplay.tasks import TASKS
 from pyplay.ui.app import LESSONS, Playground, create_app
-from pyplay.ui.lessons.rnn.state import LessonState
+from pyplay.ui.lessons.rnn.state import LESSON_TASKS, TASK_LABELS, LessonState
 from pyplay.ui.lessons.rnn.view import RecurrentLesson
 
 
@@ -191,3 +192,11 @@ def test_lesson_view_drives_the_state():
     assert len(lesson.grad_compare.data["rnn"]) == lesson.state.seq_len
     lesson.reset()
     assert lesson.loss_source.data["loss"] == []
+
+
+def test_every_task_declares_a_distinct_title_the_recurrent_lesson_shows():
+    titles = [cls.title for cls in TASKS.values()]
+    assert all(titles) and len(set(titles)) == len(titles)
+    assert list(TASK_LABELS.values()) == list(LESSON_TASKS)
+    assert TASK_LABELS["Delayed recall (copy)"] == "copy"
+    assert TASK_LABELS[TASKS["series"].title] == "series"

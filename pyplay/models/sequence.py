@@ -68,7 +68,7 @@ MAX_DELAY = 64  # future steps a time-delay net may wait for
 class ModelCache:
     """What :meth:`SequenceModel.backward` needs from a forward pass, plus the recordings."""
 
-    embedding: Any
+    embedding: Any  # the embedding's cache; None without one or when the stack read the table
     rnn: Any
     head: Any
     feedforward: Any = None
@@ -238,10 +238,22 @@ class SequenceModel(PerStepBase):
         *,
         record: bool = False,
         training: bool = True,
+        input_gradient: bool = False,
     ) -> tuple[np.ndarray, Any, ModelCache]:
-        """Outputs (B, T, output_size), the final recurrent state, and the cache for backward."""
+        """Outputs (B, T, output_size), the final recurrent state, and the cache for backward.
+
+        Token ids go to the recurrent stack with the embedding table, unread
+        (:mod:`pyplay.nn.token_input`), when nothing stands between them (no feed-forward
+        layers, no delay): the same outputs and gradients, with fewer products. With
+        ``input_gradient=True`` they are embedded first, so that ``self.rnn.backward`` on the
+        cache gives dL/de_t, the gradient at every embedded input.
+        """
         emb_cache = None
-        if self.embedding is not None:
+        x: Any
+        direct = self.feedforward is None and not self.delay and not input_gradient
+        if self.embedding is not None and direct:
+            x = self.embedding.tokens(inputs)  # ids (B, T) and the table (V, E)
+        elif self.embedding is not None:
             x, emb_cache = self.embedding.forward(inputs)  # (B, T) -> (B, T, E)
         else:
             x = inputs  # (B, T, F)
@@ -293,7 +305,9 @@ class SequenceModel(PerStepBase):
         if self.feedforward is not None:
             dx, ff_grads = self.feedforward.backward(dx, cache.feedforward)  # (B, T, E or F)
             grads.update({f"feedforward.{k}": v for k, v in ff_grads.items()})
-        if self.embedding is not None:
+        if self.embedding is not None and cache.embedding is None:
+            grads["embedding.weight"] = dx  # (V, E): the stack read the table itself
+        elif self.embedding is not None:
             _, emb_grads = self.embedding.backward(dx, cache.embedding)
             grads.update({f"embedding.{k}": v for k, v in emb_grads.items()})
         grads.update({f"rnn.{k}": v for k, v in rnn_grads.items()})

@@ -46,6 +46,9 @@ __all__ = [
     "gate_mode",
     "gate_scale",
     "matmul",
+    "scatter_rows",
+    "scatter_rows_reference",
+    "scatter_rows_sorted",
     "sigmoid",
 ]
 
@@ -109,6 +112,45 @@ matmul = _matmul_einsum if IN_PYODIDE else _matmul_blas
 matmul.__doc__ = (
     """``a @ b`` for 2-D arrays, optionally into ``out``: BLAS natively, einsum in Pyodide."""
 )
+
+
+# one-hot products natively up to this many elements in the (n_rows, N) one-hot matrix
+_ONEHOT_MAX = 1 << 22
+
+
+def scatter_rows_reference(values: np.ndarray, index: np.ndarray, n_rows: int) -> np.ndarray:
+    """``out[v] = sum of values[n] over n with index[n] == v``, (N, K) -> (n_rows, K), the
+    plain way (:func:`numpy.add.at`); :func:`scatter_rows` is the fast version."""
+    out = np.zeros((n_rows, values.shape[1]), dtype=values.dtype)  # (n_rows, K)
+    np.add.at(out, index, values)
+    return out
+
+
+def scatter_rows(values: np.ndarray, index: np.ndarray, n_rows: int) -> np.ndarray:
+    """The rows of ``values`` (N, K) summed by ``index`` (N,) into (n_rows, K), as
+    :func:`scatter_rows_reference` but faster: natively one BLAS product with the one-hot
+    matrix of ``index`` (when it is small); in Pyodide, where that product is a scalar loop, a
+    sort of ``index`` and one :func:`numpy.add.reduceat` (measured under Node for (1024, 256)
+    into 32 rows: ``add.at`` 7.6 ms, one-hot product 7.1 ms, sort and reduceat 1.6 ms)."""
+    if IN_PYODIDE:
+        return scatter_rows_sorted(values, index, n_rows)
+    if index.shape[0] * n_rows > _ONEHOT_MAX:
+        return scatter_rows_reference(values, index, n_rows)
+    onehot = np.equal.outer(np.arange(n_rows), index).astype(values.dtype)  # (n_rows, N)
+    return matmul(onehot, values)  # (n_rows, K)
+
+
+def scatter_rows_sorted(values: np.ndarray, index: np.ndarray, n_rows: int) -> np.ndarray:
+    """:func:`scatter_rows` by a sort of ``index`` and one sum per run of equal indices (its
+    path in Pyodide)."""
+    out = np.zeros((n_rows, values.shape[1]), dtype=values.dtype)  # (n_rows, K)
+    if index.shape[0] == 0:
+        return out
+    order = np.argsort(index, kind="stable")  # (N,)
+    sorted_index = index[order]  # (N,)
+    starts = np.flatnonzero(np.r_[True, sorted_index[1:] != sorted_index[:-1]])  # (U,)
+    out[sorted_index[starts]] = np.add.reduceat(values[order], starts, axis=0)  # (U, K)
+    return out
 
 
 def sigmoid(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:

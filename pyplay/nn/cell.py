@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
+from pyplay._checks import check_array, check_shape
 from pyplay.nn._ops import matmul
 from pyplay.nn.sequences import Ends, PaddedBatch
 
@@ -42,6 +43,7 @@ __all__ = [
     "RecurrentCache",
     "batch_first_record",
     "check_flag",
+    "check_state",
 ]
 
 
@@ -50,6 +52,35 @@ def check_flag(name: str, value: Any) -> bool:
     if not isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def check_state(
+    state: Any, name: str, shape: tuple[int, int, int], dtype: np.dtype, has_cell: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """A recurrent stack's state (or state gradient) -> h (L*D, B, H) and c (or None); zeros
+    when ``state`` is None."""
+    layout = "(num_layers*D, B, H)"
+
+    def array(label: str, value: Any) -> np.ndarray:
+        a = check_array(label, value, ndim=3, dtype=dtype, layout=layout)
+        check_shape(label, a, shape, layout)
+        return a
+
+    if state is None:
+        return np.zeros(shape, dtype=dtype), (np.zeros(shape, dtype=dtype) if has_cell else None)
+    if has_cell:
+        if not isinstance(state, tuple | list) or len(state) != 2:
+            raise TypeError(
+                f"{name} must be a tuple (h, c) of two arrays {layout} = {shape}, "
+                f"got {type(state).__name__}"
+            )
+        return array(f"{name}[0]", state[0]), array(f"{name}[1]", state[1])
+    if isinstance(state, tuple | list):
+        raise TypeError(
+            f"{name} must be one array h {layout} = {shape} (no cell state for this layer), "
+            f"got a {type(state).__name__}"
+        )
+    return array(name, state), None
 
 
 def batch_first_record(
@@ -200,7 +231,7 @@ class RecordedGradients(NamedTuple, Generic[S]):
 class DirectionCache:
     """One layer-direction's part of :class:`RecurrentCache`."""
 
-    X: np.ndarray  # (T, B, F_l) the input in this direction's reading order
+    X: Any  # (T, B, F_l) the input in this direction's reading order, or a TokenInput
     proj: Projection
     cache: Any
 

@@ -12,7 +12,8 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_dtype, check_int
 from pyplay.nn import init
-from pyplay.nn._ops import matmul
+from pyplay.nn._ops import scatter_rows
+from pyplay.nn.token_input import TokenInput
 
 __all__ = ["Embedding"]
 
@@ -52,13 +53,30 @@ class Embedding:
             weight[padding_idx] = 0.0
         self.params: dict[str, np.ndarray] = {"weight": weight}
 
-    def forward(self, input: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Rows of the table for integer ``input`` of any shape: (...) -> (..., embedding_dim)."""
+    def _indices(self, input: Any) -> np.ndarray:
         idx = check_array("input", input, kind="i")
         if idx.size and (idx.min() < 0 or idx.max() >= self.num_embeddings):
             bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
             raise ValueError(f"input must hold indices in 0..{self.num_embeddings - 1}, got {bad}")
+        return idx
+
+    def forward(self, input: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of the table for integer ``input`` of any shape: (...) -> (..., embedding_dim)."""
+        idx = self._indices(input)
         return self.params["weight"][idx], idx  # (..., E)
+
+    def tokens(self, input: Any) -> TokenInput:
+        """Integer ``input`` (B, T) and this table, unread: a recurrent stack projects the table
+        instead of its rows (:mod:`pyplay.nn.token_input`). Its gradient comes back as the
+        table's, (V, E); without ``padding_idx`` only (that row's gradient is not zeroed)."""
+        if self.padding_idx is not None:
+            raise ValueError(
+                f"tokens() reads a table without padding_idx, got padding_idx={self.padding_idx}"
+            )
+        idx = self._indices(input)
+        if idx.ndim != 2:
+            raise ValueError(f"input must be token ids (B, T), got shape {idx.shape}")
+        return TokenInput(idx, self.params["weight"])
 
     def backward(self, dy: Any, cache: np.ndarray) -> tuple[None, dict[str, np.ndarray]]:
         """No input gradient (indices); the table's gradient, accumulated over repeats."""
@@ -70,13 +88,7 @@ class Embedding:
             )
         flat_idx = idx.reshape(-1)  # (N,)
         flat_dy = dy.reshape(-1, self.embedding_dim)  # (N, E)
-        if flat_idx.size * self.num_embeddings <= 1 << 22:
-            # small tables: dW = onehot(x)^T dy, one matmul (np.add.at is several times slower)
-            onehot = np.equal.outer(np.arange(self.num_embeddings), flat_idx)  # (V, N)
-            dW = matmul(onehot.astype(flat_dy.dtype), flat_dy)  # (V, E)
-        else:
-            dW = np.zeros_like(self.params["weight"])  # (V, E)
-            np.add.at(dW, flat_idx, flat_dy)
+        dW = scatter_rows(flat_dy, flat_idx, self.num_embeddings)  # (V, E)
         if self.padding_idx is not None:
             dW[self.padding_idx] = 0.0
         return None, {"weight": dW}

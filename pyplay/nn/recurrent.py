@@ -4,7 +4,9 @@
 layers of one cell kernel (:mod:`pyplay.nn.cell`), which knows the maths of one layer in one
 direction. Everything around the kernel is done here, once for all cells:
 
-1. the input projection of all ``T`` steps in one matmul, ``XP = X W_ih^T + b`` (T*B, F) @ (F, G);
+1. the input projection of all ``T`` steps in one matmul, ``XP = X W_ih^T + b`` (T*B, F) @ (F, G),
+   or for token ids with their embedding table (:class:`~pyplay.nn.token_input.TokenInput`)
+   rows of the projected table;
 2. layer ``l`` reads the concatenated outputs of both directions of layer ``l - 1``, times an
    inverted-dropout mask in training mode (not after the last layer);
 3. the reverse direction reads each sequence from its own last valid element back to the first
@@ -42,7 +44,6 @@ from pyplay._checks import (
 )
 from pyplay.limits import check_elements, check_parameters
 from pyplay.nn import init
-from pyplay.nn._ops import matmul
 from pyplay.nn.cell import (
     Cell,
     DirectionCache,
@@ -52,8 +53,10 @@ from pyplay.nn.cell import (
     S,
     batch_first_record,
     check_flag,
+    check_state,
 )
 from pyplay.nn.sequences import PaddedBatch
+from pyplay.nn.token_input import TokenInput, input_gradients, project, reversed_input
 
 __all__ = ["Gradients", "RecordedGradients", "Recurrent", "RecurrentCache"]
 
@@ -169,32 +172,8 @@ class Recurrent(Generic[S]):
             p["bias_ih"] = p["bias_hh"] = np.zeros(G, dtype=self.dtype)
         return p
 
-    def _state(self, state: Any, name: str, B: int) -> tuple[np.ndarray, np.ndarray | None]:
-        """Validate a state (or state gradient) -> h (L*D, B, H) and c (or None)."""
-        shape = (self.num_layers * self.num_directions, B, self.hidden_size)
-        layout = "(num_layers*D, B, H)"
-
-        def array(label: str, value: Any) -> np.ndarray:
-            a = check_array(label, value, ndim=3, dtype=self.dtype, layout=layout)
-            check_shape(label, a, shape, layout)
-            return a
-
-        if state is None:
-            zeros = np.zeros(shape, dtype=self.dtype)
-            return zeros, (np.zeros(shape, dtype=self.dtype) if self.cell.has_cell else None)
-        if self.cell.has_cell:
-            if not isinstance(state, tuple | list) or len(state) != 2:
-                raise TypeError(
-                    f"{name} must be a tuple (h, c) of two arrays {layout} = {shape}, "
-                    f"got {type(state).__name__}"
-                )
-            return array(f"{name}[0]", state[0]), array(f"{name}[1]", state[1])
-        if isinstance(state, tuple | list):
-            raise TypeError(
-                f"{name} must be one array h {layout} = {shape} (no cell state for this layer), "
-                f"got a {type(state).__name__}"
-            )
-        return array(name, state), None
+    def _state_shape(self, B: int) -> tuple[int, int, int]:
+        return (self.num_layers * self.num_directions, B, self.hidden_size)
 
     # ------------------------------------------------------------------ forward
     def forward(
@@ -209,7 +188,9 @@ class Recurrent(Generic[S]):
 
         Parameters
         ----------
-        x : array (B, T, input_size)
+        x : array (B, T, input_size), or :class:`~pyplay.nn.token_input.TokenInput`
+            Token ids (B, T) with an embedding table (V, input_size): the first layer projects
+            the table, and ``backward`` returns the table's gradient (V, input_size) as ``dx``.
         state : array or tuple of two arrays, optional
             h_0 (num_layers*D, B, H), or for LSTM a tuple (h_0, c_0) of them; zeros if None.
         lengths : int array (B,), optional
@@ -230,7 +211,11 @@ class Recurrent(Generic[S]):
             last valid step.
         cache : for :meth:`backward`
         """
-        x = check_array("x", x, ndim=3, dtype=self.dtype, layout="(B, T, F)")
+        tokens = x if isinstance(x, TokenInput) else None
+        if tokens is None:
+            x = check_array("x", x, ndim=3, dtype=self.dtype, layout="(B, T, F)")
+        elif tokens.weight.dtype != self.dtype:
+            raise TypeError(f"x.weight must be {self.dtype}, got {tokens.weight.dtype}")
         B, T, F = x.shape
         if F != self.input_size:
             raise ValueError(
@@ -243,12 +228,14 @@ class Recurrent(Generic[S]):
             )
         record = check_flag("record", record)
         training = check_flag("training", training)
-        h0, c0 = self._state(state, "state", B)
+        h0, c0 = check_state(state, "state", self._state_shape(B), self.dtype, self.cell.has_cell)
         batch = PaddedBatch.of(lengths, B, T, self.dtype)
         D = self.num_directions
         h_n = np.empty_like(h0)  # (L*D, B, H)
         c_n = None if c0 is None else np.empty_like(c0)
-        X = np.ascontiguousarray(x.transpose(1, 0, 2))  # (T, B, F)
+        X: Any = (
+            tokens.time_major() if tokens else np.ascontiguousarray(x.transpose(1, 0, 2))
+        )  # (T, B, F), or tokens with ids (T, B)
         layers: list[list[DirectionCache]] = []
         drops: list[np.ndarray | None] = []
         records: dict[str, dict[str, np.ndarray]] = {}
@@ -257,10 +244,9 @@ class Recurrent(Generic[S]):
             directions, outs = [], []
             for d, suffix in enumerate(self.suffixes(layer)):
                 k = layer * D + d
-                X_d = X if d == 0 else np.ascontiguousarray(batch.reverse(X))  # (T, B, F_l)
+                X_d = X if d == 0 else reversed_input(X, batch)  # (T, B, F_l)
                 proj, weights = self.cell.pack(self._layer_params(suffix), B)
-                XP = matmul(X_d.reshape(T * B, -1), proj.W_fwd.T)  # (T*B, G)
-                XP += proj.b_fwd
+                XP = project(X_d, proj.W_fwd, proj.b_fwd)  # (T*B, G)
                 hs, cs, kc = self.cell.forward(
                     XP.reshape(T, B, -1), weights, h0[k], None if c0 is None else c0[k]
                 )  # hs, cs: (T+1, B, H)
@@ -340,7 +326,7 @@ class Recurrent(Generic[S]):
         Gradients ``(dx, dstate, grads)``, or RecordedGradients ``(dx, dstate, grads,
         grad_record)`` with ``record=True``:
 
-        dx : array (B, T, input_size)
+        dx : array (B, T, input_size), or (V, input_size) for a ``TokenInput``
         dstate : array (num_layers*D, B, H), or for LSTM a tuple (dh_0, dc_0) of them
         grads : dict with the keys of :attr:`params`, in their order
         grad_record : dict of (B, T) arrays, in forward's order of layer-directions
@@ -355,7 +341,9 @@ class Recurrent(Generic[S]):
         layout = "(B, T, D*H)"
         dout = check_array("dout", dout, ndim=3, dtype=self.dtype, layout=layout)
         check_shape("dout", dout, (B, T, D * H), layout)
-        dh_n, dc_n = self._state(dstate, "dstate", B)
+        dh_n, dc_n = check_state(
+            dstate, "dstate", self._state_shape(B), self.dtype, self.cell.has_cell
+        )
         dh0, dc0 = np.empty_like(dh_n), (None if dc_n is None else np.empty_like(dc_n))
         grads: dict[str, np.ndarray] = {}
         norms: dict[str, np.ndarray] = {}
@@ -378,20 +366,24 @@ class Recurrent(Generic[S]):
                 if dc0 is not None and g.dc0 is not None:
                     dc0[k] = g.dc0
                 dXP = g.dXP.reshape(T * B, -1)  # (T*B, G)
-                dW_ih = matmul(dXP.T, direction.X.reshape(T * B, -1))  # (G, F_l)
+                dW_ih, dX_d = input_gradients(direction.X, dXP, direction.proj.W)  # (G, F_l)
                 for name, value in self.cell.to_params(dW_ih, dXP.sum(axis=0), g).items():
                     if self.bias or not name.startswith("bias"):
                         grads[name + suffix] = value
-                dX_parts.append(matmul(dXP, direction.proj.W).reshape(T, B, -1))  # (T, B, F_l)
+                dX_parts.append(dX_d)  # (T, B, F_l), or (V, E) for tokens
                 if record:
                     nrm = np.sqrt(np.einsum("tbh,tbh->tb", dH, dH))  # (T, B)
                     norms[suffix[1:]] = np.ascontiguousarray(
                         (nrm if d == 0 else batch.reverse(nrm)).T
                     )  # (B, T)
-            dY = dX_parts[0] if D == 1 else dX_parts[0] + batch.reverse(dX_parts[1])
+            tokens = layer == 0 and isinstance(direction.X, TokenInput)
+            if D == 1:
+                dY = dX_parts[0]
+            else:  # the table's gradient is per token, in no reading order
+                dY = dX_parts[0] + (dX_parts[1] if tokens else batch.reverse(dX_parts[1]))
             if skip is not None:
                 dY = dY + skip  # (T, B, D*H)
-        dx = np.ascontiguousarray(dY.transpose(1, 0, 2))  # (B, T, F)
+        dx = dY if tokens else np.ascontiguousarray(dY.transpose(1, 0, 2))  # (B, T, F) or (V, E)
         dstate_0: Any = (dh0, dc0) if dc0 is not None else dh0
         grads = {name: grads[name] for name in self.params}  # the order of params
         if record:

@@ -32,6 +32,7 @@ MODULES = [  # relative to tests/
     "test_dynamic_notation.py",  # signals, equations, the CSV reader of the time-series lesson
     "test_ops.py",  # the einsum matrix product and its operand layouts
     "test_recurrent_reference.py",  # the fast kernels against the plain reference steps
+    "test_token_input.py",  # the projected embedding table and its sort-based scatter
 ]
 
 

@@ -260,7 +260,9 @@ class LessonState(TrainerLesson, LessonBase):
         if model is None or model.cell != "lstm":
             return None
         batch = self.inspection_batch(index)
-        out, _, cache = model.forward(batch.inputs, None, batch.lengths, training=False)
+        out, _, cache = model.forward(
+            batch.inputs, None, batch.lengths, training=False, input_gradient=True
+        )
         _, dout = task_loss(self.task_obj, out, batch)
         dhs, _ = model.head.backward(dout, cache.head)  # (1, T, D*H)
         T = int(batch.lengths[0]) if batch.lengths is not None else batch.inputs.shape[1]
