@@ -102,7 +102,9 @@ PICKS = 6  # heads picked while the Transformers lesson trains
 def head_pick_seconds(page: Any) -> list[float]:
     """Seconds from picking a head in the Transformers lesson while it trains to that head's
     title on screen (Playwright's round trips included), for :data:`PICKS` picks."""
-    page.get_by_text("Transformers", exact=True).first.click()
+    from pyplay.ui.lessons import SPECS
+
+    page.get_by_text(SPECS["transformer"].title, exact=True).first.click()
     train = page.get_by_role("button", name="Train", exact=True).locator("visible=true").first
     train.wait_for(timeout=120_000)
     train.click()

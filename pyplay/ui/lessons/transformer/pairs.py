@@ -75,7 +75,8 @@ def pair_model(
 
 def recurrent_model(task: Any, hidden_size: int, seed: int) -> EncoderDecoder:
     """The recurrent model beside it: LSTM encoder and decoder of width ``hidden_size`` with
-    Luong attention (general score), as the "Sequence to sequence" lesson trains it."""
+    Luong attention (general score), as the seq2seq lesson (:mod:`~pyplay.ui.lessons.seq2seq`)
+    trains it."""
     return EncoderDecoder(
         len(task.src_vocab), len(task.tgt_vocab), embedding_dim=16, hidden_size=hidden_size,
         cell="lstm", wiring="attention", score="general", rng=seed,
