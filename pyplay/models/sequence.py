@@ -68,7 +68,7 @@ MAX_DELAY = 64  # future steps a time-delay net may wait for
 class ModelCache:
     """What :meth:`SequenceModel.backward` needs from a forward pass, plus the recordings."""
 
-    embedding: Any  # the embedding's cache; None without one or when the stack read the table
+    embedding: Any  # the embedding's cache (its TokenInput when the stack read the table)
     rnn: Any
     head: Any
     feedforward: Any = None
@@ -248,11 +248,11 @@ class SequenceModel(PerStepBase):
         ``input_gradient=True`` they are embedded first, so that ``self.rnn.backward`` on the
         cache gives dL/de_t, the gradient at every embedded input.
         """
-        emb_cache = None
+        emb_cache: Any = None
         x: Any
         direct = self.feedforward is None and not self.delay and not input_gradient
         if self.embedding is not None and direct:
-            x = self.embedding.tokens(inputs)  # ids (B, T) and the table (V, E)
+            x = emb_cache = self.embedding.tokens(inputs)  # ids (B, T) and the table (V, E)
         elif self.embedding is not None:
             x, emb_cache = self.embedding.forward(inputs)  # (B, T) -> (B, T, E)
         else:
@@ -305,10 +305,8 @@ class SequenceModel(PerStepBase):
         if self.feedforward is not None:
             dx, ff_grads = self.feedforward.backward(dx, cache.feedforward)  # (B, T, E or F)
             grads.update({f"feedforward.{k}": v for k, v in ff_grads.items()})
-        if self.embedding is not None and cache.embedding is None:
-            grads["embedding.weight"] = dx  # (V, E): the stack read the table itself
-        elif self.embedding is not None:
-            _, emb_grads = self.embedding.backward(dx, cache.embedding)
+        if self.embedding is not None:  # dx: (B, T, E), or (V, E) when the stack read the table
+            emb_grads = self.embedding.grads_from(dx, cache.embedding)
             grads.update({f"embedding.{k}": v for k, v in emb_grads.items()})
         grads.update({f"rnn.{k}": v for k, v in rnn_grads.items()})
         grads.update({f"head.{k}": v for k, v in head_grads.items()})

@@ -68,11 +68,7 @@ class Embedding:
     def tokens(self, input: Any) -> TokenInput:
         """Integer ``input`` (B, T) and this table, unread: a recurrent stack projects the table
         instead of its rows (:mod:`pyplay.nn.token_input`). Its gradient comes back as the
-        table's, (V, E); without ``padding_idx`` only (that row's gradient is not zeroed)."""
-        if self.padding_idx is not None:
-            raise ValueError(
-                f"tokens() reads a table without padding_idx, got padding_idx={self.padding_idx}"
-            )
+        table's, (V, E), which :meth:`weight_gradient` turns into this layer's gradients."""
         idx = self._indices(input)
         if idx.ndim != 2:
             raise ValueError(f"input must be token ids (B, T), got shape {idx.shape}")
@@ -88,7 +84,19 @@ class Embedding:
             )
         flat_idx = idx.reshape(-1)  # (N,)
         flat_dy = dy.reshape(-1, self.embedding_dim)  # (N, E)
-        dW = scatter_rows(flat_dy, flat_idx, self.num_embeddings)  # (V, E)
+        return None, self.weight_gradient(scatter_rows(flat_dy, flat_idx, self.num_embeddings))
+
+    def grads_from(self, dx: np.ndarray, cache: np.ndarray | TokenInput) -> dict[str, np.ndarray]:
+        """This layer's gradients from what the recurrent stack after it returned: the table's
+        gradient (V, E) when it read :meth:`tokens` (``cache`` is that TokenInput), else dL/dx
+        (B, T, E [+ more features]) for the rows :meth:`forward` read (``cache``)."""
+        if isinstance(cache, TokenInput):
+            return self.weight_gradient(dx)
+        return self.backward(np.ascontiguousarray(dx[..., : self.embedding_dim]), cache)[1]
+
+    def weight_gradient(self, dW: np.ndarray) -> dict[str, np.ndarray]:
+        """``{"weight": dW}`` for a table gradient (V, E), its ``padding_idx`` row zeroed (in
+        place): :meth:`backward`'s result, and that of a stack that read :meth:`tokens`."""
         if self.padding_idx is not None:
             dW[self.padding_idx] = 0.0
-        return None, {"weight": dW}
+        return {"weight": dW}

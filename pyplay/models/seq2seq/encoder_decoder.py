@@ -26,6 +26,10 @@ training: :math:`y_0` is BOS), followed by a linear head over the target vocabul
     (:class:`~pyplay.models.seq2seq.bahdanau.BahdanauDecoder`,
     the decoder then runs one step at a time, forward and backward).
 
+Where nothing but the embedding comes before a recurrent stack (the encoder unless a shared net
+reads zero context inputs; the decoder of "init" and "attention" while training), the stack
+reads the token ids with the table (:mod:`pyplay.nn.token_input`): fewer products, same sums.
+
 A bidirectional encoder's two final states are joined by a bridge,
 :math:`s_{l,0} = \\tanh(W_b [h^{\\rightarrow}_{l,S}; h^{\\leftarrow}_{l,1}] + b_b)` in every
 layer l (and, for an LSTM, the cell :math:`W_c [c^{\\rightarrow}; c^{\\leftarrow}] + b_c`), see
@@ -51,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_array, check_choice, check_int, check_rows
+from pyplay._checks import as_generator, check_array, check_choice, check_int
 from pyplay.decode.greedy import greedy_decode
 from pyplay.limits import MAX_STEPS
 from pyplay.losses import log_softmax
@@ -65,6 +69,7 @@ from pyplay.models.contract import (
 )
 from pyplay.models.seq2seq.bahdanau import BahdanauCache, BahdanauDecoder
 from pyplay.models.seq2seq.bridge import Bridge, BridgeCache
+from pyplay.models.seq2seq.decode_state import DecodeState
 from pyplay.models.seq2seq.luong import SCORES, LuongAttention, make_scorer
 from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear
 from pyplay.tasks.pairs import BOS, EOS, PAD
@@ -89,18 +94,6 @@ class Seq2SeqCache:
     dec: Any  # None with "bahdanau" (its steps' caches are in attn)
     head: Any
     U: int
-
-
-@dataclass(frozen=True)
-class DecodeState:
-    """Decoder state of N hypotheses: the recurrent state (L, N, H) (or (h, c)), the constant
-    context (N, H) of wiring "context", and the encoder outputs (N, S, D*H) with their mask
-    (N, S) for attention."""
-
-    rnn: Any
-    context: np.ndarray | None
-    enc_out: np.ndarray | None
-    mask: np.ndarray | None
 
 
 class EncoderDecoder(Seq2SeqBase):
@@ -245,9 +238,11 @@ class EncoderDecoder(Seq2SeqBase):
         ``record`` the enc cache's ``record`` holds every layer's and direction's states
         (``"l0"``, ``"l0_reverse"``, ``"l1"``, ...; see :meth:`pyplay.nn.RNN.forward`)."""
         src = check_array("src", src, ndim=2, kind="i", layout="(B, S)")
-        x, emb_cache = self.enc_emb.forward(src)  # (B, S, E)
-        extra = self.dec.input_size - x.shape[2]
-        if self.share_rnn and extra:  # the decoder's context inputs read zeros while encoding
+        extra = self.dec.input_size - self.embedding_dim
+        x: Any = self.enc_emb.tokens(src)  # ids (B, S) and the table (V, E), for the stack
+        emb_cache: Any = x
+        if self.share_rnn and extra:  # embedded: the decoder's context inputs read zeros
+            x, emb_cache = self.enc_emb.forward(src)  # (B, S, E)
             x = np.concatenate([x, np.zeros((*src.shape, extra), self.dtype)], axis=2)
         enc_out, state, enc_cache = self.enc.forward(x, lengths=src_lengths, record=record)
         h_n, c_n = state if isinstance(state, tuple) else (state, None)  # (L*D, B, H)
@@ -257,7 +252,11 @@ class EncoderDecoder(Seq2SeqBase):
         state0 = (h_n, c_n) if c_n is not None else h_n
         return state0, enc_out, emb_cache, enc_cache, bridge
 
-    def _decoder_input(self, tokens: np.ndarray, context: np.ndarray | None) -> tuple[Any, Any]:
+    def _decoder_input(
+        self, tokens: np.ndarray, context: np.ndarray | None, table: bool = False
+    ) -> tuple[Any, Any]:
+        if table and context is None:  # the recurrent stack projects the table
+            return (self.dec_emb.tokens(tokens),) * 2  # ids (B, U) and the table (V, E)
         x, cache = self.dec_emb.forward(tokens)  # (B, U, E)
         if context is not None:
             c = np.broadcast_to(context[:, None, :], (*tokens.shape, self.hidden_size))
@@ -275,7 +274,7 @@ class EncoderDecoder(Seq2SeqBase):
         tgt_in = self._check_tgt_in(tgt_in, enc_out.shape[0])  # (B, U)
         h0 = state0[0] if isinstance(state0, tuple) else state0  # (L, B, H)
         context = h0[-1] if self.wiring == "context" else None  # (B, H)
-        x, dec_emb_cache = self._decoder_input(tgt_in, context)  # (B, U, E [+ H])
+        x, dec_emb_cache = self._decoder_input(tgt_in, context, self.bahdanau is None)
         weights = dec_cache = None
         attn_cache: Any = None
         if self.bahdanau is not None:
@@ -319,7 +318,7 @@ class EncoderDecoder(Seq2SeqBase):
             dx, dstate0, g = self.dec.backward(ds, None, cache.dec)  # dx (B, U, E [+ H])
         grads.update({f"decoder.rnn.{k}": v for k, v in g.items()})
         E = self.dec_emb.embedding_dim
-        _, g = self.dec_emb.backward(np.ascontiguousarray(dx[:, :, :E]), cache.dec_emb)
+        g = self.dec_emb.grads_from(dx, cache.dec_emb)
         grads.update({f"decoder.embedding.{k}": v for k, v in g.items()})
         dh0, dc0 = dstate0 if isinstance(dstate0, tuple) else (dstate0, None)  # (L, B, H)
         if self.wiring == "context":
@@ -329,7 +328,7 @@ class EncoderDecoder(Seq2SeqBase):
             dh0, dc0, g = self.bridge.backward(dh0, dc0, cache.bridge)  # (2L, B, H) each
             grads.update({f"bridge.{k}": v for k, v in g.items()})
         dstate = (dh0, dc0) if dc0 is not None else dh0
-        B, S = cache.enc_emb.shape
+        B, S = cache.enc_emb.shape[:2]
         dout = np.zeros((B, S, self.enc.num_directions * self.hidden_size), dtype=self.dtype)
         if denc_out is not None:
             dout = denc_out
@@ -338,8 +337,7 @@ class EncoderDecoder(Seq2SeqBase):
             grads.update({f"rnn.{k}": v + grads.pop(f"decoder.rnn.{k}") for k, v in g.items()})
         else:
             grads.update({f"encoder.rnn.{k}": v for k, v in g.items()})
-        dx_enc = np.ascontiguousarray(dx_enc[:, :, :E])  # (B, S, E)
-        _, g = self.enc_emb.backward(dx_enc, cache.enc_emb)
+        g = self.enc_emb.grads_from(dx_enc, cache.enc_emb)
         grads.update({f"encoder.embedding.{k}": v for k, v in g.items()})
         return Backward({name: grads[name] for name in self.params})
 
@@ -380,14 +378,7 @@ class EncoderDecoder(Seq2SeqBase):
     @staticmethod
     def reorder(state: DecodeState, index: np.ndarray) -> DecodeState:
         """The state rows of the hypotheses ``index`` (N',), for beam search."""
-        h = state.rnn[0] if isinstance(state.rnn, tuple) else state.rnn  # (L, N, H)
-        index = check_rows("index", index, h.shape[1])
-        if isinstance(state.rnn, tuple):
-            rnn = tuple(h[:, index] for h in state.rnn)  # (L, N', H) each
-        else:
-            rnn = state.rnn[:, index]
-        rows = [None if v is None else v[index] for v in (state.context, state.enc_out, state.mask)]
-        return DecodeState(rnn, *rows)
+        return state.rows(index)
 
     def greedy(self, src: Any, src_lengths: Any, max_length: int = 50) -> list[list[int]]:
         """Greedy decoding of a batch: the target ids of each row up to (without) EOS."""
