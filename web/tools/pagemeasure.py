@@ -178,8 +178,10 @@ def install_bench(page: Any) -> str:
 
 
 def step_report(steps: dict[str, tuple[list[float], list[float]]]) -> list[str]:
-    """Lines of :func:`interleaved_steps_ms`'s figures: medians, their ratio, and the ratio
-    in each of ``ROUNDS`` consecutive parts of the samples (its range)."""
+    """Lines of :func:`interleaved_steps_ms`'s figures: medians, their ratio, the ratio in
+    each of ``ROUNDS`` consecutive parts of the samples (its range), and the median of the
+    per-step ratios (each page step over the native step timed right beside it, which a slow
+    spell of the machine hits alike)."""
     lines = ["  steps, one at a time, in the page and natively by turns (medians):"]
     for name, (in_page, native) in steps.items():
         ms, native_ms = statistics.median(in_page), statistics.median(native)
@@ -188,12 +190,13 @@ def step_report(steps: dict[str, tuple[list[float], list[float]]]) -> list[str]:
             statistics.median(in_page[i : i + n]) / statistics.median(native[i : i + n])
             for i in range(0, n * ROUNDS, n)
         )
+        paired = statistics.median(a / b for a, b in zip(in_page, native, strict=True))
         what = "beam decode" if name == "beam" else "training step"
         target = " (target 8.2x)" if name == "lstm_b32" else ""
         lines.append(
             f"  {what} {name}: in page {ms:7.2f} ms, native {native_ms:6.2f} ms, "
-            f"ratio {ms / native_ms:4.1f}x{target}, thirds {ratios[0]:.1f}-{ratios[-1]:.1f}x "
-            f"({len(in_page)} steps each)"
+            f"ratio {ms / native_ms:4.1f}x{target}, thirds {ratios[0]:.1f}-{ratios[-1]:.1f}x, "
+            f"per step {paired:.1f}x ({len(in_page)} steps each)"
         )
     return lines
 
