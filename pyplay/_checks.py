@@ -193,6 +193,16 @@ def check_shape(name: str, x: np.ndarray, expected: Sequence[int | None], layout
         raise ValueError(f"{name} must have shape {layout} = {want}, got {x.shape}")
 
 
+def check_indices(name: str, x: Any, size: int, ndim: int | None = None) -> np.ndarray:
+    """``x`` as an int array of indices into ``size`` rows (``0..size-1``), of any shape or of
+    ``ndim`` dimensions (token ids into an embedding table, say)."""
+    idx = check_array(name, x, ndim=ndim, kind="i")
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+        raise ValueError(f"{name} must hold indices in 0..{size - 1}, got {bad}")
+    return idx
+
+
 def check_rows(name: str, index: Any, size: int) -> np.ndarray:
     """``index`` (N',) as a 1-D int array of row numbers in ``0..size-1`` (the hypotheses a beam
     search keeps when it reorders a decoding state of ``size`` rows)."""

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_array, check_dtype, check_int
+from pyplay._checks import as_generator, check_array, check_dtype, check_indices, check_int
 from pyplay.nn import init
 from pyplay.nn._ops import scatter_rows
 from pyplay.nn.token_input import TokenInput
@@ -53,23 +53,16 @@ class Embedding:
             weight[padding_idx] = 0.0
         self.params: dict[str, np.ndarray] = {"weight": weight}
 
-    def _indices(self, input: Any) -> np.ndarray:
-        idx = check_array("input", input, kind="i")
-        if idx.size and (idx.min() < 0 or idx.max() >= self.num_embeddings):
-            bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
-            raise ValueError(f"input must hold indices in 0..{self.num_embeddings - 1}, got {bad}")
-        return idx
-
     def forward(self, input: Any) -> tuple[np.ndarray, np.ndarray]:
         """Rows of the table for integer ``input`` of any shape: (...) -> (..., embedding_dim)."""
-        idx = self._indices(input)
+        idx = check_indices("input", input, self.num_embeddings)
         return self.params["weight"][idx], idx  # (..., E)
 
     def tokens(self, input: Any) -> TokenInput:
         """Integer ``input`` (B, T) and this table, unread: a recurrent stack projects the table
         instead of its rows (:mod:`pyplay.nn.token_input`). Its gradient comes back as the
         table's, (V, E), which :meth:`weight_gradient` turns into this layer's gradients."""
-        idx = self._indices(input)
+        idx = check_indices("input", input, self.num_embeddings)
         if idx.ndim != 2:
             raise ValueError(f"input must be token ids (B, T), got shape {idx.shape}")
         return TokenInput(idx, self.params["weight"])

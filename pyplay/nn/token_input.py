@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pyplay._checks import check_array
+from pyplay._checks import check_array, check_indices
 from pyplay.nn._ops import matmul, scatter_rows
 from pyplay.nn.sequences import PaddedBatch
 
@@ -47,12 +47,8 @@ class TokenInput:
     weight: np.ndarray
 
     def __post_init__(self) -> None:
-        ids = check_array("ids", self.ids, ndim=2, kind="i", layout="(B, T)")
         weight = check_array("weight", self.weight, ndim=2, kind="f", layout="(V, E)")
-        V = weight.shape[0]
-        if ids.size and (ids.min() < 0 or ids.max() >= V):
-            bad = int(ids.min()) if ids.min() < 0 else int(ids.max())
-            raise ValueError(f"ids must hold indices in 0..{V - 1}, got {bad}")
+        ids = check_indices("ids", self.ids, weight.shape[0], ndim=2)  # (B, T) or (T, B)
         object.__setattr__(self, "ids", ids)
         object.__setattr__(self, "weight", weight)
 

@@ -239,11 +239,13 @@ class EncoderDecoder(Seq2SeqBase):
         (``"l0"``, ``"l0_reverse"``, ``"l1"``, ...; see :meth:`pyplay.nn.RNN.forward`)."""
         src = check_array("src", src, ndim=2, kind="i", layout="(B, S)")
         extra = self.dec.input_size - self.embedding_dim
-        x: Any = self.enc_emb.tokens(src)  # ids (B, S) and the table (V, E), for the stack
-        emb_cache: Any = x
+        x: Any
+        emb_cache: Any
         if self.share_rnn and extra:  # embedded: the decoder's context inputs read zeros
             x, emb_cache = self.enc_emb.forward(src)  # (B, S, E)
             x = np.concatenate([x, np.zeros((*src.shape, extra), self.dtype)], axis=2)
+        else:  # the stack projects the table
+            x = emb_cache = self.enc_emb.tokens(src)  # ids (B, S) and the table (V, E)
         enc_out, state, enc_cache = self.enc.forward(x, lengths=src_lengths, record=record)
         h_n, c_n = state if isinstance(state, tuple) else (state, None)  # (L*D, B, H)
         bridge = None
