@@ -87,11 +87,16 @@ class Playground:
 
     def open(self, index: int) -> Any:
         """Build (or take the prepared) lesson of tab ``index`` and show it in its tab; returns
-        it (None for a tab without a lesson)."""
+        it (None for a tab without a lesson). Every other lesson pauses: one lesson trains at
+        a time, the one on screen."""
         titles = self.titles
-        if not 0 <= index < len(titles) or titles[index] not in LESSONS:
+        shown = titles[index] if 0 <= index < len(titles) else None
+        for title, lesson in self.lessons.items():
+            if title != shown:
+                lesson.leave()
+        if shown not in LESSONS:
             return None
-        title = titles[index]
+        title = shown
         if title not in self.lessons:
             lesson, layout = self.prepare(title)
             del self.prepared[title]

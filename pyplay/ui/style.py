@@ -30,6 +30,9 @@ PAGE_CSS = f"""
   grid-template-rows: none !important;
 }}
 :host(.bk-GridBox) > * {{ grid-row: auto !important; grid-column: auto !important; }}
+:host(.pyplay-bench-maps) {{
+  grid-template-columns: repeat(auto-fill, minmax(min(100%, 250px), 1fr)) !important;
+}}
 pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
 @media (max-width: {STACK_BELOW_PX}px) {{
   :host(.pyplay-page) {{ flex-direction: column !important; }}

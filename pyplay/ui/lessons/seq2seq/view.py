@@ -263,6 +263,10 @@ class Seq2SeqLesson(LessonView):
             buttons.append(button)
         return pn.Row(*buttons)
 
+    def inside(self) -> list[Any]:
+        """The workbench's view: a source, its decoding and the attention, live."""
+        return [_decode_row(self), self.output, pn.pane.Bokeh(self.attn_fig)]
+
     def sections(self) -> list[Any]:
         s = self.state
         pairs_box = pn.widgets.TextAreaInput(  # room for all the pairs the help promises
@@ -276,9 +280,6 @@ class Seq2SeqLesson(LessonView):
         return [
             "## Decode and look at the attention",
             pn.pane.Markdown(HELP["decode"]),
-            _decode_row(self),
-            self.output,
-            pn.pane.Bokeh(self.attn_fig),
             *self.states.panel(),
             *self.by_length.panel(),
             *self.shared.panel(),
