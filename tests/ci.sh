@@ -19,4 +19,5 @@ python3 -m pip install -q --disable-pip-version-check -e '.[ui,dev]'
 python3 -m ruff format --check .
 python3 -m ruff check .
 python3 -m mypy
-python3 -m pytest -q -p no:cacheprovider "$@"
+# -m "": every test; without it pytest runs the fast tier only (addopts in pyproject.toml)
+python3 -m pytest -q -p no:cacheprovider -m "" "$@"

@@ -3,6 +3,8 @@ property tests are derandomized."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -33,3 +35,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     the order within each group is unchanged.
     """
     items.sort(key=lambda item: "browser" in getattr(item, "fixturenames", ()))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """PyTorch computes the parity tests' references on one thread, as ``pyplay.bench`` does.
+
+    Its default pool (a thread per core) spins against the test process itself: on two cores
+    the parity tests ran up to ten times slower, or not, depending on whether a benchmark test
+    had already set one thread. Torch is imported by the collected modules, or not at all.
+    """
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)

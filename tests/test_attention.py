@@ -239,6 +239,7 @@ def test_scorer_matches_torch_formula(kind: str, masked: bool) -> None:
 
 
 # --------------------------------------------------------------------------- mask properties
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     kind=st.sampled_from(["dot", "scaled_dot", "general", "additive", "cosine", "location"]),

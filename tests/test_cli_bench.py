@@ -50,6 +50,7 @@ def test_bad_argument_is_a_message_not_a_traceback(capsys):
     assert err.startswith("error: ") and "hidden_size" in err
 
 
+@pytest.mark.slow
 def test_bench_rows_have_ratio_and_memory():
     case = recurrent.Case("lstm", batch=2, steps=4, hidden=8, vocab=5)
     rows = report.run([case], repeats=2, rounds=1)
@@ -62,6 +63,7 @@ def test_bench_rows_have_ratio_and_memory():
     assert case.label in table
 
 
+@pytest.mark.slow
 def test_bench_step_trains_the_same_model_as_torch():
     """The pyplay and torch closures must train comparable models: both losses start near
     log(V) for a freshly initialised model and fall when the same batch is repeated."""
@@ -77,6 +79,7 @@ def test_bench_step_trains_the_same_model_as_torch():
         assert last < first
 
 
+@pytest.mark.slow
 def test_page_figures_format():
     text = report.page_figures(repeats=1)
     assert re.fullmatch(

@@ -97,6 +97,7 @@ def test_posterior_occupation_sums_to_one_on_valid_frames() -> None:
     assert not dlp[~valid].any() and (dlp <= 0).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_gradcheck_log_probs_as_free_variables(reduction: str) -> None:
     rng = np.random.default_rng(3)
@@ -115,6 +116,7 @@ def test_gradcheck_log_probs_as_free_variables(reduction: str) -> None:
     assert_grad_close(analytic, numeric, f"dlog_probs ({reduction})", rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_gradcheck_logits() -> None:
     logits, targets, in_len, tgt_len = ragged_problem(0, seed=4)
     _, dz = ctc_loss_logits(logits, targets, in_len, tgt_len)

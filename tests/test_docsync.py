@@ -65,6 +65,7 @@ def test_the_patch_is_bokehs(kind: str) -> None:
         assert not doc.models._new_models
 
 
+@pytest.mark.slow
 def test_a_change_looks_up_only_the_models_it_meets(monkeypatch: pytest.MonkeyPatch) -> None:
     doc, figs, _ = _document(40)
     assert len(doc.models) > 400

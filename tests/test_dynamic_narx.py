@@ -125,6 +125,7 @@ def test_fit_yields_decreasing_losses_and_accepts_an_optimiser() -> None:
     assert sgd.step_count == 5 and len(again) == 5
 
 
+@pytest.mark.slow
 def test_narx_closed_loop_beats_a_static_network_on_multistep_prediction() -> None:
     start = time.perf_counter()
     task = PlantIdentification(seq_len=40, test_len=500, rng=0)

@@ -120,6 +120,7 @@ CASES: dict[str, tuple[str, Any]] = {
 }  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_script_runs_and_reproduces_the_lesson(case: str, tmp_path: Path):
     lesson, make = CASES[case]
@@ -151,6 +152,7 @@ def test_the_script_runs_and_reproduces_the_lesson(case: str, tmp_path: Path):
             assert twin is None
 
 
+@pytest.mark.slow
 def test_a_model_trained_by_the_script_loads_into_the_page(tmp_path: Path):
     source = LessonState(cell="gru", hidden_size=12, task="parity")
     run_script(as_code("rnn", source, steps=20, log_every=10), tmp_path)
@@ -162,6 +164,7 @@ def test_a_model_trained_by_the_script_loads_into_the_page(tmp_path: Path):
     assert page.trainer.step_count == 22
 
 
+@pytest.mark.slow
 def test_the_script_can_continue_a_saved_model(tmp_path: Path):
     state = LessonState(hidden_size=8)
     state.train(steps=5)
@@ -172,6 +175,7 @@ def test_the_script_can_continue_a_saved_model(tmp_path: Path):
     assert re.findall(r"^step (\d+):", out, flags=re.M) == ["6", "7"]
 
 
+@pytest.mark.slow
 def test_the_learners_text_is_data_never_code(tmp_path: Path):
     evil = "'''\"\"\"); import os; os.system('echo PWNED') #\n\\x00 {SEED} " * 5
     state = LessonState(seq_len=8)
@@ -186,6 +190,7 @@ def test_the_learners_text_is_data_never_code(tmp_path: Path):
     assert "PWNED" not in out
 
 
+@pytest.mark.slow
 def test_long_data_is_read_from_a_file_next_to_the_script(tmp_path: Path):
     text = "abcdefgh ijk\n" * (EMBED_LIMIT // 10)
     state = LessonState()
@@ -196,6 +201,7 @@ def test_long_data_is_read_from_a_file_next_to_the_script(tmp_path: Path):
     run_script(code, tmp_path)
 
 
+@pytest.mark.slow
 def test_the_learners_numbers_are_written_as_a_list(tmp_path: Path):
     state = LessonState()
     assert state.set_user_numbers("\n".join(str(math.sin(t / 3)) for t in range(300)))
@@ -259,6 +265,7 @@ def test_metrics_csv_refuses_bad_histories(history: dict[str, Any], match: str):
 
 
 # ---------------------------------------------------------------------------- checkpoints
+@pytest.mark.slow
 def test_a_page_checkpoint_loads_natively_and_training_continues(tmp_path: Path):
     state = LessonState(hidden_size=16)
     state.train(steps=100)

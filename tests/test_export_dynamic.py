@@ -94,6 +94,7 @@ def check_model_file(path: Path, state: Any) -> None:
     assert ckpt.meta["history"]["loss"] == pytest.approx(state.history["loss"], abs=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(TIMESERIES))
 def test_the_time_series_script_reproduces_the_lesson(case: str, tmp_path: Path):
     state = TIMESERIES[case]()
@@ -114,6 +115,7 @@ def test_the_time_series_script_reproduces_the_lesson(case: str, tmp_path: Path)
     check_model_file(tmp_path / "pyplay-model.npz", state)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(DYNAMIC))
 def test_the_dynamic_network_script_reproduces_the_lesson(case: str, tmp_path: Path):
     state = DYNAMIC[case]()
@@ -146,6 +148,7 @@ def test_weights_are_written_only_when_the_seed_does_not_draw_them():
     assert "'IW1,1': [[[0.3333333333333333]], [[0.3333333333333333]]" in average
 
 
+@pytest.mark.slow
 def test_a_trained_network_is_written_with_its_weights_as_they_are_now(tmp_path: Path):
     state = LDDNLessonState(preset="tdnn", system="first order")
     state.train(steps=3)
@@ -157,6 +160,7 @@ def test_a_trained_network_is_written_with_its_weights_as_they_are_now(tmp_path:
     assert printed_losses(out) == pytest.approx(state.history["loss"][3:], abs=2e-6)
 
 
+@pytest.mark.slow
 def test_a_trained_time_series_script_starts_from_the_seed(tmp_path: Path):
     state = NARXState(hidden_size=5)
     state.train(steps=3)
@@ -166,6 +170,7 @@ def test_a_trained_time_series_script_starts_from_the_seed(tmp_path: Path):
     assert printed_losses(out) == pytest.approx(state.history["loss"][1::2], abs=2e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lesson", ["timeseries", "dynamic"])
 def test_a_model_saved_by_the_script_loads_into_the_page(lesson: str, tmp_path: Path):
     if lesson == "timeseries":
@@ -187,6 +192,7 @@ def test_a_model_saved_by_the_script_loads_into_the_page(lesson: str, tmp_path: 
     assert page._step == STEPS + 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lesson", ["timeseries", "dynamic"])
 def test_the_script_can_continue_a_saved_model(lesson: str, tmp_path: Path):
     state: Any = NARXState(hidden_size=4) if lesson == "timeseries" else LDDNLessonState()
@@ -207,6 +213,7 @@ def no_system_call(code: str, text: str) -> None:
     assert "system" not in calls and "__import__" not in code.replace(repr(text), "")
 
 
+@pytest.mark.slow
 def test_pasted_text_that_looks_like_code_is_data(tmp_path: Path):
     text = one_column(header=EVIL)  # a header line: the page skips it
     state = narx_with(text)
@@ -218,6 +225,7 @@ def test_pasted_text_that_looks_like_code_is_data(tmp_path: Path):
     assert printed_losses(out) == pytest.approx(state.history["loss"], abs=2e-6)
 
 
+@pytest.mark.slow
 def test_typed_numbers_that_look_like_code_are_data_or_refused(tmp_path: Path):
     state = LDDNLessonState(signal="impulse", typed=EVIL)  # not the signal in use: kept as text
     code = as_code_dynamic("dynamic", state, steps=1, log_every=1)
@@ -231,6 +239,7 @@ def test_typed_numbers_that_look_like_code_are_data_or_refused(tmp_path: Path):
         as_code_dynamic("dynamic", state, steps=1, log_every=1)
 
 
+@pytest.mark.slow
 def test_long_pasted_data_is_read_from_a_file_next_to_the_script(tmp_path: Path):
     text = two_columns(EMBED_LIMIT // 10)
     state = narx_with(text, hidden_size=3)

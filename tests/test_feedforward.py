@@ -40,7 +40,14 @@ def test_the_stack_computes_the_equations_and_their_gradients():
     assert FeedForwardStack.count(3, 5, 3) == sum(p.size for p in stack.params.values())
 
 
-@pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "rnn",
+        pytest.param("lstm", marks=pytest.mark.slow),
+        pytest.param("gru", marks=pytest.mark.slow),
+    ],
+)
 @pytest.mark.parametrize("input_kind", ["tokens", "real"])
 def test_model_with_feedforward_layers_matches_central_differences(cell, input_kind):
     rng = np.random.default_rng(4)

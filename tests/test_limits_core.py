@@ -57,6 +57,7 @@ def test_encoder_decoder_too_large_refused():
     _refused(lambda: EncoderDecoder(10**7, 10, embedding_dim=100), "src_vocab_size", "MAX_")
 
 
+@pytest.mark.slow
 def test_memory_net_too_large_refused():
     _refused(lambda: MemoryNet(10, 10, memory_size=10**6, memory_width=10**5), "MAX_ELEMENTS")
 

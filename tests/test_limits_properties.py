@@ -16,6 +16,7 @@ from typing import Any
 from unittest import mock
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -64,6 +65,7 @@ def _builds_or_refuses(build: Callable[[], Any]) -> Any:
     return built
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(
     kind=st.sampled_from(["LSTM", "GRU", "RNN"]),
@@ -166,6 +168,7 @@ _keys = st.sampled_from(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     key=st.sampled_from(sorted(MODEL_CLASSES)),
@@ -183,6 +186,7 @@ def _small_file_entry() -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     return {"class": "TransformerModel", "config": model.config}, dict(model.params)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     changes=st.dictionaries(

@@ -213,6 +213,7 @@ def test_unknown_gradients_are_refused_by_name(layer: Any, gradient: str) -> Non
         layer.backward(np.ones_like(out), None, cache, gradient=gradient)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gradient", ["full", "cec"])
 def test_the_1997_lstm_learns_the_adding_problem_with_either_gradient(gradient: str) -> None:
     """Hochreiter & Schmidhuber's setting: no forget gate, and (``"cec"``) the truncated

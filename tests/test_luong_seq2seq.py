@@ -173,6 +173,7 @@ def test_bad_arguments_name_the_argument() -> None:
         luong_trace(model, [3.0], [4])
 
 
+@pytest.mark.slow
 def test_attention_learns_reversal_where_the_constant_context_does_not() -> None:
     start = time.perf_counter()
     scores = {}

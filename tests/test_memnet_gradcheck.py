@@ -31,6 +31,7 @@ def _check(model, T: int = 4) -> float:
     return worst
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("update", ["overwrite", "residual"])
 @pytest.mark.parametrize(("read_heads", "write_heads"), [(1, 1), (2, 1), (1, 2), (2, 2)])
 def test_memnet_gradients(update: str, read_heads: int, write_heads: int) -> None:
@@ -41,6 +42,7 @@ def test_memnet_gradients(update: str, read_heads: int, write_heads: int) -> Non
     assert _check(model) < 1e-6
 
 
+@pytest.mark.slow
 def test_attending_rnn_gradients() -> None:
     model = AttendRNN(3, 4, hidden_size=5, input_kind="real", dtype=np.float64, rng=1)
     assert _check(model, T=5) < 1e-5

@@ -23,6 +23,7 @@ def _net(hard: str, **kw: object) -> MemoryNet:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("hard", "kw"),
     [
@@ -77,6 +78,7 @@ def _enumerate(model: MemoryNet, x: np.ndarray, R: np.ndarray):
         yield prob, float((y * R).sum()), cache
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("baseline", [0.0, 0.8])
 @pytest.mark.parametrize(
     ("hard", "kw"),

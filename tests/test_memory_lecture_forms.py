@@ -12,6 +12,7 @@ from test_memnet_gradcheck import _check
 from pyplay.models.memory import AttendRNN, AttendState, MemoryNet
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kw", [{}, {"addressing": "location", "read_heads": 2}, {"key_function": "linear"}]
 )
@@ -22,6 +23,7 @@ def test_the_controller_reading_its_previous_output_has_exact_gradients(kw) -> N
     _check(model)
 
 
+@pytest.mark.slow
 def test_attending_in_the_lectures_form_has_exact_gradients() -> None:
     model = AttendRNN(3, 4, hidden_size=5, form="state", input_kind="real", dtype=np.float64, rng=1)
     assert model.params["head.weight"].shape == (4, 5)

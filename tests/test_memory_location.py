@@ -55,6 +55,7 @@ def test_stages_move_a_head_one_cell_on() -> None:
     assert int(locate(M, z, w_prev).w.argmax()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("update", ["overwrite", "residual"])
 @pytest.mark.parametrize(("read_heads", "write_heads"), [(1, 1), (2, 2)])
 def test_memnet_with_location_addressing_gradients(
@@ -98,6 +99,7 @@ def test_config_round_trip_and_size_estimate() -> None:
     assert content.num_parameters() < model.num_parameters()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("addressing", ["content", "location"])
 def test_memnet_with_a_learned_key_function_gradients(addressing: str) -> None:
     """k_j = K M_j with K^(w) and K^(r) learned (the lecture's key function)."""

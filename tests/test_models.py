@@ -32,7 +32,7 @@ def _inputs(model: SequenceModel, rng: np.random.Generator, B: int = 2, T: int =
 
 @pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
 @pytest.mark.parametrize("input_kind", ["tokens", "real"])
-@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("bidirectional", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_model_gradients_match_central_differences(cell, input_kind, bidirectional):
     rng = np.random.default_rng(0)
     model = _model(cell, input_kind, bidirectional=bidirectional)
@@ -51,6 +51,7 @@ def test_model_gradients_match_central_differences(cell, input_kind, bidirection
         assert_grad_close(grads[name], numeric_grad(loss, p), name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
 @pytest.mark.parametrize("bidirectional", [False, True], ids=["uni", "bi"])
 def test_residual_stack_of_three_layers_matches_central_differences(cell, bidirectional):

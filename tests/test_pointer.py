@@ -10,6 +10,13 @@ from pyplay.models.pointer import PointerNetwork
 from pyplay.optim import Adam
 from pyplay.tasks.seq2seq import Sorting
 
+# the gated cells' checks take a few times longer than the plain RNN's: slow tier
+CELLS = [
+    "rnn",
+    pytest.param("lstm", marks=pytest.mark.slow),
+    pytest.param("gru", marks=pytest.mark.slow),
+]
+
 
 def pointer_batch(task: Sorting, n: int) -> tuple[np.ndarray, ...]:
     """Source ids, lengths, decoder inputs (previous position, -1 first), targets, mask."""
@@ -23,7 +30,7 @@ def pointer_batch(task: Sorting, n: int) -> tuple[np.ndarray, ...]:
     return b.src, lengths, ptr_in, targets, mask
 
 
-@pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
+@pytest.mark.parametrize("cell", CELLS)
 def test_gradients_match_central_differences(cell: str) -> None:
     task = Sorting(min_len=2, max_len=4, rng=0)
     src, lengths, ptr_in, targets, mask = pointer_batch(task, 3)
@@ -105,7 +112,7 @@ def test_the_trainer_trains_it_through_its_declared_objective() -> None:
         Trainer(model, Sorting(output="values"))
 
 
-@pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
+@pytest.mark.parametrize("cell", CELLS)
 def test_gradients_match_central_differences_with_real_inputs(cell: str) -> None:
     from pyplay.objectives import PointerObjective
     from pyplay.tasks.hull import ConvexHull

@@ -79,10 +79,29 @@ class Problem:
             assert_grad_close(grads[name], numeric_grad(loss, p), name)
 
 
-@pytest.mark.parametrize("ragged", [False, True], ids=["full", "lengths"])
-@pytest.mark.parametrize("bidirectional", [False, True], ids=["uni", "bi"])
-@pytest.mark.parametrize("num_layers", [1, 2], ids=["1layer", "2layers"])
-@pytest.mark.parametrize("cell", list(CELLS))
+def _shapes() -> list[Any]:
+    """Every cell with one or two layers, one or both directions, full or ragged lengths; a
+    gated cell's stacked or bidirectional checks take a few times longer: slow tier."""
+    cases = []
+    for cell in CELLS:
+        for num_layers, layers in [(1, "1layer"), (2, "2layers")]:
+            for bidirectional, direction in [(False, "uni"), (True, "bi")]:
+                for ragged, lengths in [(False, "full"), (True, "lengths")]:
+                    big = not cell.startswith("rnn") and (num_layers > 1 or bidirectional)
+                    cases.append(
+                        pytest.param(
+                            cell,
+                            num_layers,
+                            bidirectional,
+                            ragged,
+                            id=f"{cell}-{layers}-{direction}-{lengths}",
+                            marks=[pytest.mark.slow] if big else [],
+                        )
+                    )
+    return cases
+
+
+@pytest.mark.parametrize(("cell", "num_layers", "bidirectional", "ragged"), _shapes())
 def test_gradients_match_central_differences(
     cell: str, num_layers: int, bidirectional: bool, ragged: bool
 ) -> None:
@@ -99,6 +118,7 @@ def test_gradients_without_bias(cell: str) -> None:
     problem.check(problem.loss)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell", ["rnn-tanh", "lstm", "gru"])
 def test_gradients_with_a_fixed_dropout_mask(cell: str) -> None:
     """Dropout between layers: the generator is rewound before every forward, so the numeric
@@ -211,7 +231,14 @@ def test_gradients_are_separate_arrays(cell: str) -> None:
 
 
 @pytest.mark.parametrize("bidirectional", [False, True], ids=["uni", "bi"])
-@pytest.mark.parametrize("cell", ["rnn-tanh", "lstm", "gru"])
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "rnn-tanh",
+        pytest.param("lstm", marks=pytest.mark.slow),
+        pytest.param("gru", marks=pytest.mark.slow),
+    ],
+)
 def test_gradients_with_residual_connections_between_layers(cell: str, bidirectional: bool) -> None:
     """GNMT's residual stack: the second layer adds its input to its output (with dropout)."""
     kw: dict[str, Any] = dict(num_layers=2, bidirectional=bidirectional, dtype=np.float64)

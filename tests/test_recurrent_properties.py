@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,6 +51,7 @@ def _build(p: dict[str, Any]) -> Any:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(problems())
 def test_shapes_padding_and_finiteness(p: dict[str, Any]) -> None:
@@ -84,6 +86,7 @@ def test_shapes_padding_and_finiteness(p: dict[str, Any]) -> None:
         assert np.isfinite(g).all()
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(problems())
 def test_a_padded_batch_equals_its_sequences_one_by_one(p: dict[str, Any]) -> None:

@@ -51,6 +51,7 @@ def _zip_bomb(unpacked: int) -> bytes:
     return buffer.getvalue()
 
 
+@pytest.mark.slow
 def test_deflate_bomb_is_refused_before_unpacking():
     bomb = _zip_bomb(MAX_UNPACKED_BYTES + (8 << 20))
     assert len(bomb) < 2_000_000  # a small file...

@@ -62,21 +62,22 @@ def _build(kind: str):
     return model, task
 
 
+# the marked kinds, and Adam, take up to seconds a run: the slow tier has them
 KINDS = [
     "lstm",
     "gru",
     "rnn_tanh",
     "rnn_relu",
-    "lstm_charlm",
+    pytest.param("lstm_charlm", marks=pytest.mark.slow),
     "gpt",
     "transformer_adding",
     "memnet",
-    "attend",
-    "seq2seq",
+    pytest.param("attend", marks=pytest.mark.slow),
+    pytest.param("seq2seq", marks=pytest.mark.slow),
     "transformer_seq2seq",
 ]
 # SGD at lr 10 without clipping is the recipe; Adam at lr 1e4 blows up in a few steps
-BLOWUPS = [("sgd", 10.0), ("sgd", 1e4), ("adam", 1e4)]
+BLOWUPS = [("sgd", 10.0), ("sgd", 1e4), pytest.param("adam", 1e4, marks=pytest.mark.slow)]
 
 
 @pytest.mark.parametrize(("optimizer", "lr"), BLOWUPS)

@@ -89,6 +89,7 @@ def predictions(state: Any) -> np.ndarray:
     return np.asarray(out)
 
 
+@pytest.mark.slow
 def test_pausing_saves_one_entry_per_model_updated_in_place():
     saved, tasks = page()
     state = train_and_pause(saved, tasks, 5)
@@ -110,6 +111,7 @@ def test_pausing_saves_one_entry_per_model_updated_in_place():
     assert [s.step for s in entries] == [2, 8] and entries[0].id != first.id
 
 
+@pytest.mark.slow
 def test_nothing_is_saved_for_an_untrained_model_or_twice_at_the_same_step():
     saved, tasks = page()
     state = rnn(saved).state
@@ -124,6 +126,7 @@ def test_nothing_is_saved_for_an_untrained_model_or_twice_at_the_same_step():
     assert run(saved.store.list())[0].saved_at == stored.saved_at
 
 
+@pytest.mark.slow
 def test_autosave_every_15_seconds_of_training_with_a_fake_clock():
     clock = Clock()
     saved, tasks = page(clock=clock)
@@ -147,6 +150,7 @@ def test_autosave_every_15_seconds_of_training_with_a_fake_clock():
     assert run(saved.store.list())[0].step == 6 and len(run(saved.store.list())) == 1
 
 
+@pytest.mark.slow
 def test_loading_a_model_saves_it():
     saved, tasks = page()
     playground = Playground()
@@ -158,6 +162,7 @@ def test_loading_a_model_saves_it():
     assert [s.step for s in run(saved.store.list())] == [4]
 
 
+@pytest.mark.slow
 def test_the_offer_after_a_reload_and_restoring_into_a_fresh_page():
     clock = Clock()
     store = MemoryStore()
@@ -185,6 +190,7 @@ def test_the_offer_after_a_reload_and_restoring_into_a_fresh_page():
     assert entry.id == snapshot.id and entry.step == 9  # the restored entry continues
 
 
+@pytest.mark.slow
 def test_restore_opens_the_lesson_tab():
     store = MemoryStore()
     saved, tasks = page(store)
@@ -196,6 +202,7 @@ def test_restore_opens_the_lesson_tab():
     assert fresh.playground.tabs.active == fresh.playground.titles.index("Recurrent networks")
 
 
+@pytest.mark.slow
 def test_a_corrupt_snapshot_is_a_message_and_the_model_stays():
     store = MemoryStore()
     saved, tasks = page(store)
@@ -213,6 +220,7 @@ def test_a_corrupt_snapshot_is_a_message_and_the_model_stays():
     assert fresh.message_kind == "danger"
 
 
+@pytest.mark.slow
 def test_rename_delete_and_download():
     saved, tasks = page()
     train_and_pause(saved, tasks, 2)
@@ -241,6 +249,7 @@ def test_rename_delete_and_download():
     assert [x.id for x in run(saved.store.list())] != [s.id]
 
 
+@pytest.mark.slow
 def test_dismiss_hides_the_offer_and_an_empty_store_offers_nothing():
     store = MemoryStore()
     saved, tasks = page(store)
@@ -253,6 +262,7 @@ def test_dismiss_hides_the_offer_and_an_empty_store_offers_nothing():
     assert fresh.offer == "" and len(fresh.snapshots) == 1
 
 
+@pytest.mark.slow
 def test_a_broken_store_is_a_message_and_the_playground_still_works():
     saved, tasks = page(BrokenStore())
     assert run(saved.check_offer()) is None
@@ -279,6 +289,7 @@ def test_a_lesson_that_cannot_save_is_not_tracked():
     assert autosaver.track("x", "X", NoFiles()) is False
 
 
+@pytest.mark.slow
 def test_a_failing_save_is_a_message_and_training_goes_on():
     saved, tasks = page()
     state = rnn(saved).state
@@ -309,6 +320,7 @@ def _dynamic(saved: SavedWork) -> Any:
     return saved.playground.lessons["Dynamic networks"]
 
 
+@pytest.mark.slow
 def test_a_lesson_with_two_savable_states_has_two_entries_and_restores_the_right_one():
     store = MemoryStore()
     saved, tasks = page(store)
@@ -359,6 +371,7 @@ def test_a_lesson_with_two_savable_states_has_two_entries_and_restores_the_right
     assert trained_steps(view.state) == 2 and state.trainer.step_count == 4
 
 
+@pytest.mark.slow
 def test_a_textbook_snapshot_holding_another_lessons_file_is_refused():
     store = MemoryStore()
     saved, tasks = page(store)
@@ -375,6 +388,7 @@ def test_a_textbook_snapshot_holding_another_lessons_file_is_refused():
     assert state.trainer.step_count == 0 and state.message_kind == "danger"
 
 
+@pytest.mark.slow
 def test_a_run_that_blew_up_keeps_the_model_saved_before_it():
     # issue 21: trained to a low loss, then learning rate 10, SGD, no clipping: the saved
     # work held only the blown-up model. Now the good save stays, named, beside the new one.
@@ -405,6 +419,7 @@ def test_a_run_that_blew_up_keeps_the_model_saved_before_it():
     assert good_loss is not None and np.isfinite(good_loss)
 
 
+@pytest.mark.slow
 def test_a_new_model_setting_mid_training_keeps_the_trained_model():
     store = MemoryStore()
     saved, tasks = page(store)
@@ -427,6 +442,7 @@ def test_a_new_model_setting_mid_training_keeps_the_trained_model():
     np.testing.assert_allclose(predictions(back), expected, rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_the_offer_names_every_saved_model_and_names_say_what_they_are():
     clock = Clock()
     store = MemoryStore()

@@ -22,6 +22,7 @@ WIRED += ["bahdanau:additive", "bahdanau:general"]
 ONE_WAY = ["attention:scaled_dot", "attention:cosine", "attention:location", "bahdanau:dot"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("wiring", "bidirectional"),
     [(w, False) for w in WIRED + ONE_WAY] + [(w, True) for w in WIRED if w != "attention:dot"],

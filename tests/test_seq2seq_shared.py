@@ -15,6 +15,7 @@ from pyplay.tasks.seq2seq import Reversal
 from pyplay.train import Trainer
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wiring", ["init", "context", "attention", "bahdanau"])
 @pytest.mark.parametrize("cell", ["rnn", "lstm", "gru"])
 def test_shared_rnn_gradients_match_central_differences(cell: str, wiring: str) -> None:
@@ -28,6 +29,7 @@ def test_shared_rnn_gradients_match_central_differences(cell: str, wiring: str) 
     assert np.abs(grads["encoder.embedding.weight"]).max() > 0  # the source reaches the loss
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wiring", ["init", "attention", "bahdanau"])
 def test_deep_bidirectional_gru_encoder_gradients(wiring: str) -> None:
     """The lesson's cell (GRU) with two bidirectional layers: each layer's two final states
@@ -101,6 +103,7 @@ def _reversal(share_rnn: bool) -> tuple[float, int]:
     return exact_match(model.greedy(test.src, test.src_lengths, 7), test), model.num_parameters()
 
 
+@pytest.mark.slow
 def test_shared_and_separate_rnns_both_learn_reversal() -> None:
     """Reversal of 2-5 symbols, GRU of 32 units, no attention, the same seed and batches, 250
     steps: measured 0.89 exact match for separate RNNs (10,120 parameters) and 0.86 for one

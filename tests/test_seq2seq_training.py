@@ -45,6 +45,7 @@ def test_scheduled_sampling_inputs() -> None:
     assert 0.2 < changed < (mixed[inside] != batch.tgt_in[inside]).mean()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [{}, {"sampling": 0.25}, {"reverse_source": True}])
 def test_trainer_trains_an_encoder_decoder(options: dict) -> None:
     task = VariableCopy(n_symbols=4, min_len=2, max_len=4, rng=0)
@@ -60,6 +61,7 @@ def test_trainer_trains_an_encoder_decoder(options: dict) -> None:
     assert result["exact_match"] >= 0.5, result
 
 
+@pytest.mark.slow
 def test_sutskever_reversal_helps_the_plain_encoder_decoder_copy() -> None:
     """Copy without attention: with the source read backwards the first target symbol is the
     one read last, so the plain wiring learns faster (measured here with a fixed seed)."""

@@ -11,6 +11,8 @@ import tomllib
 import zipfile
 from pathlib import Path, PurePosixPath
 
+import pytest
+
 import sitebuild
 from sitebuild import config
 
@@ -95,6 +97,7 @@ def test_build_py_is_the_entry_point_of_the_package():
     assert len(text.splitlines()) < 40
 
 
+@pytest.mark.slow
 def test_the_server_sends_gzip_for_what_compresses_as_static_hosts_do(tmp_path):
     import gzip
     import urllib.request

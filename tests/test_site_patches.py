@@ -116,12 +116,14 @@ def test_a_wheel_without_the_patched_file_is_refused(tmp_path, monkeypatch):
     assert record.startswith("demo/a.py,sha256=") and ",10\r\n" in record
 
 
+@pytest.mark.slow
 def test_the_patched_packages_work_without_pandas(patched):
     result = run_python(patched, BLOCK + USE + "print(sorted(sys.modules)[:0], 'ok')")
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().endswith("ok")
 
 
+@pytest.mark.slow
 def test_the_unpatched_packages_import_pandas():
     """The patches are needed: the installed (unpatched) Bokeh's data source imports pandas,
     so the check above can fail."""
@@ -139,6 +141,7 @@ def test_the_unpatched_packages_import_pandas():
     assert result.returncode != 0 and "must not import pandas" in result.stderr
 
 
+@pytest.mark.slow
 def test_pandas_input_still_works_once_pandas_is_in_use(patched):
     pytest.importorskip("pandas")
     code = (
@@ -178,6 +181,7 @@ def test_the_bokehjs_rewrite_finds_its_target_in_the_pinned_bokehjs(tmp_path):
     assert served == expected
 
 
+@pytest.mark.slow
 def test_no_stylesheet_of_the_site_defines_a_bokeh_visual_variable():
     """The BokehJS rewrite is exact only while nothing the page loads defines a ``--bk-*``
     variable (pyplay's styles, the site's files, Panel's and Bokeh's CSS and JS): then the

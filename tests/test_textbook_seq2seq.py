@@ -125,6 +125,7 @@ def test_eq_6_13_to_6_18_concatenation_attention() -> None:
     assert by["a⁵(7)"].text.endswith("(6.17)") and "LW²˒⁶ a⁶(7)" in by["a²(7)"].text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("form", TEXTBOOK_FORMS)
 def test_gradcheck_bptt_through_decoder_attention_delay_line_and_encoder(form: str) -> None:
     src, L = np.array([[3, 4, 5, 6], [7, 3, 0, 0]]), np.array([4, 2])
@@ -152,6 +153,7 @@ def test_greedy_decoding_steps_are_the_forward_pass() -> None:
         assert list(np.argmax(logits[: len(ids)], axis=1)) == ids
 
 
+@pytest.mark.slow
 def test_the_books_attention_learns_reversal_and_a_short_delay_line_does_not() -> None:
     scores = {}
     for name, form, D in (("context", "context", 8), ("dot", "dot", 8), ("dot D=2", "dot", 2)):

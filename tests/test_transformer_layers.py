@@ -88,6 +88,7 @@ def test_encoder_layer_gradients(norm_first: bool, act: str) -> None:
     _check_all(loss, {"dsrc": (x, dx)}, m.params, grads, f"encoder {norm_first} {act}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("norm_first", "act"), VARIANTS, ids=VARIANT_IDS)
 def test_decoder_layer_gradients(norm_first: bool, act: str) -> None:
     m = _decoder(norm_first, act, 4)
@@ -110,6 +111,7 @@ def test_decoder_layer_gradients(norm_first: bool, act: str) -> None:
     _check_all(loss, inputs, m.params, grads, f"decoder {norm_first} {act}")
 
 
+@pytest.mark.slow
 def test_gradients_without_bias_and_through_dropout() -> None:
     """bias=False drops every bias (torch's layout); in training, dropout's masks are replayed
     by reseeding so that the loss is a fixed function of the weights."""
@@ -134,6 +136,7 @@ def test_gradients_without_bias_and_through_dropout() -> None:
     _check_all(loss, {"dtgt": (x, dx), "dmemory": (mem, dmem)}, m.params, grads, "dropout")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("norm_first", [False, True], ids=["post", "pre"])
 def test_stack_gradients(norm_first: bool) -> None:
     enc = _randomise(

@@ -32,6 +32,7 @@ def _model(name: str) -> TransformerModel:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_gradients_match_central_differences(name: str) -> None:
     model = _model(name)

@@ -19,6 +19,7 @@ def small_batch() -> PairBatch:
     return PairBatch.of([([3, 4, 5, 6], [4, 3]), ([5, 3], [6, 6, 5, 4]), ([6], [3])])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("positional", "norm_first"), [("sinusoidal", True), ("learned", False), ("concat", True)]
 )

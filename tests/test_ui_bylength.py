@@ -64,6 +64,7 @@ def test_lengths_are_in_the_script_and_the_model_file() -> None:
     assert (other.task_obj.min_len, other.task_obj.max_len) == (4, 12)
 
 
+@pytest.mark.slow
 def test_the_lesson_shows_the_length_sliders_only_for_reversal_and_copy() -> None:
     view = Seq2SeqLesson(Seq2SeqState())
     shortest, longest = view.length_sliders()
@@ -142,6 +143,7 @@ def test_a_setting_that_does_not_fit_keeps_the_comparison_shown() -> None:
 
 
 # ------------------------------------------------------------------ the section
+@pytest.mark.slow
 def test_compare_trains_in_slices_draws_the_plot_and_pauses() -> None:
     view = Seq2SeqLesson(Seq2SeqState(hidden_size=8, min_len=2, max_len=4))
     section = view.by_length
@@ -177,6 +179,7 @@ def test_compare_trains_in_slices_draws_the_plot_and_pauses() -> None:
     assert not section.state.running
 
 
+@pytest.mark.slow
 def test_a_comparison_runs_to_its_end_on_the_event_loop() -> None:
     view = Seq2SeqLesson(Seq2SeqState(hidden_size=6, min_len=2, max_len=3, batch_size=4))
     section = view.by_length

@@ -218,6 +218,7 @@ def _bad_files(lesson: str, data: bytes, other: bytes) -> dict[str, tuple[bytes,
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lesson", list(LESSONS))
 def test_every_bad_file_is_a_message_and_nothing_changes(lesson: str, trained: Any):
     cls, settings, _ = LESSONS[lesson]
@@ -310,6 +311,7 @@ def test_export_bar_downloads_loads_and_shows_code():
     assert "MemoryNet.for_task" in memory_bar.code.object
 
 
+@pytest.mark.slow
 def test_loaded_curve_shows_in_the_view(trained: Any):
     from pyplay.ui.lessons.rnn.view import RecurrentLesson
     from pyplay.ui.lessons.transformer.view import TransformerLesson
@@ -322,6 +324,7 @@ def test_loaded_curve_shows_in_the_view(trained: Any):
     assert view.loss_source.data["step"] == [1, 2, 3] and len(view.loss_source.data["lstm"]) == 3
 
 
+@pytest.mark.slow
 def test_every_lesson_plot_has_the_png_save_tool():
     from bokeh.models import Plot, SaveTool
 

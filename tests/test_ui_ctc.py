@@ -16,6 +16,7 @@ from pyplay.ui.lessons.ctc.state import CTCState
 from pyplay.ui.lessons.ctc.view import CTCLesson
 
 
+@pytest.mark.slow
 def test_trainer_uses_the_ctc_loss() -> None:
     task = CTCFrames(rng=0)
     model = SequenceModel.for_task(task, "gru", hidden_size=16, bidirectional=True, rng=0)
@@ -28,6 +29,7 @@ def test_trainer_uses_the_ctc_loss() -> None:
         Trainer(model, task, tbptt=True)
 
 
+@pytest.mark.slow
 def test_lesson_state_learns_to_read_the_frames() -> None:
     state = CTCState()
     before = state.view(0)
@@ -43,6 +45,7 @@ def test_lesson_state_learns_to_read_the_frames() -> None:
     assert collapsed.replace("_", "") == v.decoded  # the collapse of the best path
 
 
+@pytest.mark.slow
 def test_settings_rebuild_and_bad_values_are_messages() -> None:
     state = CTCState()
     state.train(steps=2)
@@ -57,6 +60,7 @@ def test_settings_rebuild_and_bad_values_are_messages() -> None:
     assert "Not rebuilt" in state.message and state.version == version + 1
 
 
+@pytest.mark.slow
 def test_lesson_renders_probabilities_and_paths() -> None:
     lesson = CTCLesson()
     lesson.state.train(steps=5)
@@ -78,6 +82,7 @@ def shown_after(steps: int) -> tuple[CTCLesson, Any]:
     return lesson, view
 
 
+@pytest.mark.slow
 def test_the_lattice_and_the_paths_follow_the_example_on_screen() -> None:
     from pyplay.decode.ctc import ctc_loss
     from pyplay.ui.lessons.ctc.lattice import lattice_of, path_list
@@ -114,6 +119,7 @@ def test_the_lattice_and_the_paths_follow_the_example_on_screen() -> None:
     assert not np.allclose(lesson.lattice.sources["gamma"].data["image"][0], shown)
 
 
+@pytest.mark.slow
 def test_the_lectures_h_eh_l_ou_paths_beside_the_typed_label() -> None:
     """The IDSIA lecture's "H EH L OU" slide: every path of six frames over (-, H, EH, L, OU)
     that collapses to the label, each the product of the page's stated frame probabilities,
@@ -168,6 +174,7 @@ def test_the_lectures_h_eh_l_ou_paths_beside_the_typed_label() -> None:
     assert views.paths.visible and "collapse to BA:" in views.paths.object
 
 
+@pytest.mark.slow
 def test_the_decoding_panel_shows_three_decoders_of_the_example_on_screen() -> None:
     from pyplay.decode import ctc_lexicon_beam_search, ctc_prefix_beam_search
     from pyplay.ui.lessons.ctc.decoding import parse_lexicon
@@ -216,6 +223,7 @@ def test_the_decoding_panel_shows_three_decoders_of_the_example_on_screen() -> N
         parse_lexicon("A" * 13, "ABCD")
 
 
+@pytest.mark.slow
 def test_bidirectional_learns_fastest_and_the_time_delay_net_learns_too() -> None:
     """Seeded (the comparison figure's claim): three GRUs of width 16 on the same 60 batches;
     measured greedy label error rates on 64 held-out examples: one-way 0.29, time-delay
@@ -237,6 +245,7 @@ def test_bidirectional_learns_fastest_and_the_time_delay_net_learns_too() -> Non
         assert np.mean(race.history[kind][-10:]) < 0.5 * np.mean(race.history[kind][:5])
 
 
+@pytest.mark.slow
 def test_the_time_delay_option_and_the_comparison_in_the_lesson() -> None:
     lesson = CTCLesson()
     lesson.panel()

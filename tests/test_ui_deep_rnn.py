@@ -50,6 +50,7 @@ def test_the_settings_build_the_stack_they_name() -> None:
     assert state.param.num_layers.softbounds == (1, 6)
 
 
+@pytest.mark.slow
 def test_the_bidirectional_box_is_greyed_out_for_next_step_prediction() -> None:
     view = RecurrentLesson(_state())
     box = next(w for w in view.controls() if getattr(w, "name", "").startswith("Bidirectional"))
@@ -89,6 +90,7 @@ def test_the_settings_round_trip_through_the_address_a_file_and_the_code() -> No
 
 
 # ------------------------------------------------------------------ the views
+@pytest.mark.slow
 def test_the_views_show_the_layer_and_direction_picked() -> None:
     view = RecurrentLesson(_state(num_layers=2, bidirectional=True))
     view.panel()
@@ -122,6 +124,7 @@ def test_the_views_show_the_layer_and_direction_picked() -> None:
     assert view.grad_fig.title.text == "Gradient through time, ||dL/dh_t||"
 
 
+@pytest.mark.slow
 def test_the_picked_layer_follows_the_model_while_it_trains() -> None:
     view = RecurrentLesson(_state(num_layers=3))
     view.panel()
@@ -140,6 +143,7 @@ def test_the_picked_layer_follows_the_model_while_it_trains() -> None:
 
 
 # ------------------------------------------------------------------ residual comparison
+@pytest.mark.slow
 def test_six_plain_gru_layers_stay_at_the_baseline_where_residual_ones_learn() -> None:
     """Issue 20: the same six-layer GRU stack, the same initial weights and batches."""
     lesson = LessonState(cell="gru", num_layers=6, hidden_size=16)  # adding, T=10, seed 0
@@ -158,6 +162,7 @@ def test_six_plain_gru_layers_stay_at_the_baseline_where_residual_ones_learn() -
     assert lesson.trainer.step_count == 0  # the lesson's own model is left alone
 
 
+@pytest.mark.slow
 def test_the_comparison_section_needs_layers_and_draws_both_stacks() -> None:
     view = RecurrentLesson(_state(num_layers=1))
     section = view.residual

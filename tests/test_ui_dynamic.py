@@ -81,6 +81,7 @@ def test_description_is_json_data_and_errors_keep_the_network() -> None:
     np.testing.assert_allclose(s.net.params["IW1,1"][:, 0, 0], [1 / 3] * 3)  # weights kept
 
 
+@pytest.mark.slow
 def test_training_learns_the_moving_average() -> None:
     s = LDDNLessonState(preset="tdnn", system="moving average", lr=0.01, seed=0)
     records = s.train(steps=400)
@@ -125,6 +126,7 @@ def test_vanishing_gradient_is_lw_to_the_power() -> None:
     assert g.equation() == "a(t) = tansig(0.9 a(t−1) + 1 p(t))"
 
 
+@pytest.mark.slow
 def test_dynamic_lesson_view_refreshes() -> None:
     lesson = DynamicLesson()
     lesson.panel()
@@ -139,6 +141,7 @@ def test_dynamic_lesson_view_refreshes() -> None:
     assert "0.800" in lesson.grad_text.object
 
 
+@pytest.mark.slow
 def test_narx_open_then_closed_loop_beats_the_mean() -> None:
     s = NARXState(seed=0)
     s.train(steps=1800)  # measured: open 1.8e-4, closed 4.1e-4, the mean 0.475
@@ -149,6 +152,7 @@ def test_narx_open_then_closed_loop_beats_the_mean() -> None:
     assert "LW¹˒²(1) a²(t−1)" in s.equations()[0]
 
 
+@pytest.mark.slow
 def test_narx_user_series_one_and_two_columns() -> None:
     s = NARXState()
     t = np.arange(300)
@@ -164,6 +168,7 @@ def test_narx_user_series_one_and_two_columns() -> None:
     assert "UTF-8" in s.message and s.version == version and s.u is not None
 
 
+@pytest.mark.slow
 def test_time_series_view() -> None:
     lesson = TimeSeriesLesson()
     lesson.panel()

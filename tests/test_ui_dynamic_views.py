@@ -121,6 +121,7 @@ def test_rtrl_view_gradients_equal_bptt(S: int, T: int) -> None:
     assert "|diff|" in view.gradients.object and "LW¹˒¹" in view.gradients.object
 
 
+@pytest.mark.slow
 def test_rtrl_view_learns_with_its_gradient() -> None:
     view = RTRLView(RTRLState(seed=0))
     s = view.state
@@ -157,6 +158,7 @@ def test_rtrl_cost_curves_are_the_algorithms_counts() -> None:
 
 
 # ---------------------------------------------------------------------------- in the lesson
+@pytest.mark.slow
 def test_the_sub_tabs_are_lessons_with_their_settings_in_the_address() -> None:
     lesson = DynamicLesson()
     lesson.panel()

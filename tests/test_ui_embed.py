@@ -20,6 +20,7 @@ def _bokeh_titles(obj: pn.viewable.Viewable) -> list[str]:
     return [p.object.title.text for p in obj.select(pn.pane.Bokeh) if p.object.title]
 
 
+@pytest.mark.slow
 def test_every_widget_builds_with_its_own_controls():
     assert len(WIDGETS) <= MAX_WIDGETS  # one page can show every kind
     made = create_embed([{"widget": name} for name in WIDGETS])
@@ -39,6 +40,7 @@ def test_every_widget_builds_with_its_own_controls():
     assert len(by_name["gates"].select(pn.GridBox)[0].objects) >= 5  # i, f, g, o, c, h
 
 
+@pytest.mark.slow
 def test_settings_are_applied_and_the_widget_trains():
     view, panel = widget_view(
         "gates", {"task": "adding", "cell": "gru", "hidden_size": "12", "seq_len": "10"}
@@ -52,6 +54,7 @@ def test_settings_are_applied_and_the_widget_trains():
     assert len(maps) == 4  # GRU: r, z, n, h
 
 
+@pytest.mark.slow
 def test_the_issue_snippet_and_a_decode_input():
     view, _ = widget_view("attention", {"task": "reverse", "src": "abcd"})
     assert view.state.task == "reversal"  # "reverse" is accepted for the reversal task
@@ -60,6 +63,7 @@ def test_the_issue_snippet_and_a_decode_input():
     assert decoding is not None and decoding.weights is not None  # a heatmap to show
 
 
+@pytest.mark.slow
 def test_bad_settings_become_a_warning_naming_the_key_and_the_rest_apply():
     view, _ = widget_view("gates", {"cell": "gru", "hidden_size": "lots", "colour": "red"})
     s = view.state
@@ -73,6 +77,7 @@ def test_bad_settings_become_a_warning_naming_the_key_and_the_rest_apply():
     assert "'slots' is not a setting of the memory lesson" in view.state.message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "request_, expected",
     [
@@ -91,6 +96,7 @@ def test_a_bad_request_is_a_message_in_its_place(request_, expected):
     assert expected in html.unescape(bad.object)
 
 
+@pytest.mark.slow
 def test_limits_and_text_only_messages():
     made = create_embed([{"widget": "gradient"}] * (MAX_WIDGETS + 1))
     assert isinstance(made[-1], pn.pane.Alert) and str(MAX_WIDGETS) in made[-1].object
@@ -101,6 +107,7 @@ def test_limits_and_text_only_messages():
     assert fixed.height == 400 and fixed.scroll
 
 
+@pytest.mark.slow
 def test_messages_quoting_user_text_are_escaped_before_markdown():
     view, _ = widget_view("gates", {"hidden_size": "<img src=x onerror=alert(1)>"})
     alert = message_alert(view.state)

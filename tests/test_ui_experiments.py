@@ -26,6 +26,7 @@ def test_every_top_level_lesson_has_two_to_four_experiments_and_is_in_the_course
     assert len(set(COURSE)) == len(COURSE)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("key", "index"), CASES)
 def test_experiment_reaches_its_promise(key: str, index: int):
     spec = SPECS[key]

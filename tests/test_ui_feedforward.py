@@ -22,6 +22,7 @@ def _state(**settings: object) -> LessonState:
     return LessonState(**{"hidden_size": 6, "seq_len": 5, "batch_size": 4, **settings})
 
 
+@pytest.mark.slow
 def test_the_setting_puts_tanh_layers_before_the_recurrent_ones() -> None:
     state = _state(feedforward_layers=2, cell="gru")
     model = state.model

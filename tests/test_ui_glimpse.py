@@ -46,6 +46,7 @@ def test_the_variance_is_measured_every_few_steps_and_the_baseline_lowers_it() -
     assert state.spread["baseline"][1] < 0.2 * state.spread["plain"][1], state.spread
 
 
+@pytest.mark.slow
 def test_measuring_and_looking_never_change_the_training() -> None:
     looked, plain = GlimpseLessonState(seed=2), GlimpseLessonState(seed=2)
     for _ in range(3):
@@ -71,6 +72,7 @@ def test_the_baseline_switch_applies_to_the_current_model() -> None:
     assert state.soft_trainer.optimizer.lr == 0.02  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_an_example_shows_both_weights_and_the_drawn_position() -> None:
     state = GlimpseLessonState(seq_len=6, n_symbols=4)
     view = state.example(3)
@@ -113,6 +115,7 @@ def test_a_file_keeps_both_models_and_the_baseline() -> None:
     assert not GlimpseLessonState(hidden_size=16).load_bytes(b"not a file")
 
 
+@pytest.mark.slow
 def test_the_script_trains_both_models_as_the_page_does(tmp_path: Path) -> None:
     state = GlimpseLessonState(hidden_size=8, baseline=False, seed=1)
     code = as_code("glimpse", state, steps=4, log_every=1)
@@ -126,6 +129,7 @@ def test_the_script_trains_both_models_as_the_page_does(tmp_path: Path) -> None:
     assert "soft attention on fresh examples:" in out
 
 
+@pytest.mark.slow
 def test_the_view_follows_training() -> None:
     from pyplay.ui.lessons.glimpse.view import GlimpseLesson
 

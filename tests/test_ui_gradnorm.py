@@ -8,11 +8,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from pyplay.ui.lessons.rnn.view import RecurrentLesson
 from pyplay.ui.plot_gradnorm import GradNormPlot
 
 
+@pytest.mark.slow
 def test_the_norm_plot_follows_training_and_the_clip_control():
     lesson = RecurrentLesson()
     norms = lesson.norms
@@ -41,6 +43,7 @@ def test_the_norm_plot_follows_training_and_the_clip_control():
     assert list(norms.source.data["step"]) == []
 
 
+@pytest.mark.slow
 def test_the_plotted_norm_is_the_norm_before_clipping():
     """A step clipped to c = 1e-3 reports the gradient's own norm (as torch's
     clip_grad_norm_ returns it), so the points lie above the line they were scaled to."""

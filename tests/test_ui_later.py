@@ -35,6 +35,7 @@ def queue():
         later.run_next()
 
 
+@pytest.mark.slow
 def test_the_page_starts_with_start_here_and_builds_the_lessons_after(queue):
     app = create_app(defer=True)
     tabs = _tabs(app)
@@ -75,6 +76,7 @@ def test_the_page_starts_with_start_here_and_builds_the_lessons_after(queue):
         assert slots[index - 1][0] is layouts[index - 1]
 
 
+@pytest.mark.slow
 def test_a_tab_opened_before_its_turn_is_built_then_and_once(queue):
     app = create_app(defer=True)
     tabs = _tabs(app)

@@ -42,6 +42,7 @@ def _direct(state: BookRNNState) -> tuple[Any, np.ndarray]:
     return trace, trace.a[6][0] @ state.LW7[0] + state.b7[0]  # (T,)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_the_view_shows_the_core_networks_outputs(variant: str) -> None:
     view = BookRNNView(BookRNNState(hidden_size=4, signal="sine", steps=15, seed=3,
@@ -128,6 +129,7 @@ def test_read_out_gradient_passes_central_differences(variant: str) -> None:
         assert_grad_close(grads[name], numeric, f"{variant} {name}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant,below", [("lstm", 0.002), ("gru", 0.004)])
 def test_training_imitates_the_first_order_system(variant: str, below: float) -> None:
     s = BookRNNState(**VARIANTS[variant])
@@ -157,6 +159,7 @@ def test_bad_input_is_named_next_to_its_control_and_nothing_is_lost() -> None:
     np.testing.assert_array_equal(fresh.net.b[3], 1.0)
 
 
+@pytest.mark.slow
 def test_the_sub_tab_is_a_lesson_with_its_settings_in_the_address() -> None:
     lesson = DynamicLesson()
     lesson.panel()

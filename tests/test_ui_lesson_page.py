@@ -31,6 +31,7 @@ def _objects(layout: pn.layout.ListLike) -> list[object]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", LESSONS, ids=[s.key for s in LESSONS])
 def test_every_lesson_shows_its_heading_and_help_from_its_folder(spec) -> None:
     view = spec.view_class()()
@@ -53,6 +54,7 @@ def test_every_lesson_shows_its_heading_and_help_from_its_folder(spec) -> None:
         assert isinstance(view, LessonView) and text.departs == ""
 
 
+@pytest.mark.slow
 def test_a_view_keeps_the_state_it_is_given() -> None:
     spec = next(s for s in LESSONS if s.key == "ctc")
     state = spec.state_class()()

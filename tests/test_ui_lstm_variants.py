@@ -84,6 +84,7 @@ def test_show_as_code_builds_the_same_variant() -> None:
     assert "forget_bias" not in code  # the default is not written
 
 
+@pytest.mark.slow
 def test_the_cec_gradient_is_drawn_beside_the_true_one_for_an_lstm_only() -> None:
     state = _state(seq_len=12)
     pair = state.gradient_pair()
@@ -99,6 +100,7 @@ def test_the_cec_gradient_is_drawn_beside_the_true_one_for_an_lstm_only() -> Non
     assert state.gradient_pair() is None and not view.cec.panel.visible
 
 
+@pytest.mark.slow
 def test_the_lstm_controls_follow_the_cell_and_the_forget_gate() -> None:
     state = _state()
     view = RecurrentLesson(state)

@@ -41,6 +41,7 @@ def test_settings_rebuild_and_bad_values_are_messages() -> None:
     assert "lr must be > 0" in state.message
 
 
+@pytest.mark.slow
 def test_memory_lesson_view_follows_the_model() -> None:
     from pyplay.ui.lessons.memory.view import MemoryLesson
 

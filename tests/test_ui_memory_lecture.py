@@ -65,6 +65,7 @@ def test_show_as_code_builds_the_same_nets() -> None:
     assert re.search(r"form=['\"]state['\"]", attend), attend
 
 
+@pytest.mark.slow
 def test_the_page_marks_the_drawn_cells_and_shows_the_lectures_equations() -> None:
     from pyplay.ui.lessons.memory.view import MemoryLesson
 

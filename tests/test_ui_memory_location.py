@@ -31,6 +31,7 @@ def test_copy_task_with_location_addressing_has_stages() -> None:
     assert state.net.addressing == "content"
 
 
+@pytest.mark.slow
 def test_the_page_draws_the_stages_of_the_step_shown() -> None:
     from pyplay.ui.lessons.memory.view import MemoryLesson
 

@@ -49,6 +49,7 @@ def s2s(pairs: Reversal) -> EncoderDecoder:
 
 
 # ---------------------------------------------------------------------------- gates
+@pytest.mark.slow
 def test_gates_of_a_two_layer_lstm_on_tokens():
     task = make_task("copy", seq_len=6, rng=0)
     model = SequenceModel.for_task(task, "lstm", hidden_size=8, num_layers=2, rng=0)
@@ -70,6 +71,7 @@ def test_gates_of_a_two_layer_lstm_on_tokens():
     assert pyplay.ui.gates(model, x[None]) is not None  # a batch of one is fine
 
 
+@pytest.mark.slow
 def test_gates_of_a_bidirectional_gru_on_real_inputs():
     task = make_task("adding", seq_len=7, rng=0)
     model = SequenceModel.for_task(task, "gru", hidden_size=5, bidirectional=True, rng=0)
@@ -184,6 +186,7 @@ def test_beam_refuses_bad_settings(
 
 
 # ---------------------------------------------------------------------------- packaging
+@pytest.mark.slow
 def test_importing_pyplay_ui_does_not_import_panel():
     code = (
         "import sys, pyplay, pyplay.ui\n"
@@ -198,6 +201,7 @@ def test_importing_pyplay_ui_does_not_import_panel():
     assert "has no attribute 'nothing'" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_example_notebook_is_valid_and_runs(tmp_path: Path):
     nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     assert nb["nbformat"] == 4 and nb["nbformat_minor"] >= 5

@@ -25,6 +25,7 @@ def cells(view) -> dict[tuple[int, int], str]:
     }
 
 
+@pytest.mark.slow
 def test_the_grid_shows_the_mask_and_the_packed_rows():
     view = RecurrentLesson().packing
     view.lengths.value = "3, 5, 1"
@@ -42,6 +43,7 @@ def test_the_grid_shows_the_mask_and_the_packed_rows():
     )
 
 
+@pytest.mark.slow
 def test_the_comparison_runs_on_the_current_model():
     lesson = RecurrentLesson()
     view = lesson.packing
@@ -64,6 +66,7 @@ def test_the_comparison_runs_on_the_current_model():
     assert "current model's GRU" in view.summary.object
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "typed, message",
     [
@@ -88,6 +91,7 @@ def test_parse_lengths_accepts_commas_spaces_and_semicolons():
     assert parse_lengths("6, 4;2 1") == [6, 4, 2, 1]
 
 
+@pytest.mark.slow
 def test_slide_problem_with_padding_first_second_third():
     """The NLP lecture's "Textual Data Length" and "Problem With Padding" slides: three
     sentences of 3, 2 and 1 words ("first second third", "first second", "first") padded to

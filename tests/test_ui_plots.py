@@ -185,6 +185,7 @@ def test_loss_switch_shows_one_of_two_figures_of_one_source():
     assert lp.panel().objects == [lp.pane, lp.scale]
 
 
+@pytest.mark.slow
 def test_loss_scale_is_log_by_default_where_the_curve_spans_decades():
     lp = plot_loss.LossPlot()
     assert lp.log and lp.scale.value == "log"  # a new model's loss falls by decades
@@ -285,6 +286,7 @@ def sampled_before_data(item) -> bool:
     return any(r.visible and rows(r) >= 1 for r in item.renderers)
 
 
+@pytest.mark.slow
 def test_shared_legends_draw_their_samples_before_data_comes():
     lp = plot_loss.LossPlot()
     grad, _current, _compare = plots.gradient_figure()

@@ -100,6 +100,7 @@ def test_the_lesson_learns_to_sort() -> None:
     assert after.exact >= 0.8 and after.pointer >= 0.85  # measured 0.87 and 0.922
 
 
+@pytest.mark.slow
 def test_the_view_draws_the_weights_and_the_hull() -> None:
     pytest.importorskip("panel")
     from pyplay.ui.lessons.pointer.view import PointerLesson

@@ -16,6 +16,7 @@ def column(lesson: Seq2SeqLesson, name: str) -> dict[str, str]:
     return dict(zip(data["node"], data[name], strict=True))
 
 
+@pytest.mark.slow
 def test_tree_buttons_step_back_run_and_reset() -> None:
     lesson = Seq2SeqLesson()
     lex = lesson.lexicon
@@ -43,6 +44,7 @@ def test_tree_buttons_step_back_run_and_reset() -> None:
     )
 
 
+@pytest.mark.slow
 def test_sentence_width_slider_shows_greedy_and_beam() -> None:
     lex = Seq2SeqLesson().lexicon
     assert "result: DOCK BUYS MAN  p = 0.168" in lex.sentence_text.object
@@ -58,6 +60,7 @@ PAIRS = (
 )
 
 
+@pytest.mark.slow
 def test_lexicon_constrained_beam_on_your_pairs() -> None:
     from pyplay.ui.lessons.seq2seq.state import Seq2SeqState
 
@@ -86,6 +89,7 @@ def test_lexicon_constrained_beam_on_your_pairs() -> None:
     assert lex.accepts(best.tokens) and trained.text(best.tokens) == "le chien <eos>"
 
 
+@pytest.mark.slow
 def test_lesson_lexicon_checkbox() -> None:
     lesson = Seq2SeqLesson()
     lesson.state.set_user_pairs(PAIRS)

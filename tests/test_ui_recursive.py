@@ -71,6 +71,7 @@ def test_a_new_learning_rate_reaches_both_models_without_losing_progress() -> No
     assert state.chain_trainer.step_count == 2
 
 
+@pytest.mark.slow
 def test_another_task_shows_its_example_read_by_both_new_models() -> None:
     # the page's view explains the new task's example as soon as the new models exist: the
     # chain LSTM beside it must be the new task's too (it read 'not' with the digits' vocabulary)

@@ -15,6 +15,7 @@ from panel.io.state import set_curdoc
 from pyplay.ui import app
 
 
+@pytest.mark.slow
 def test_no_lesson_adds_models_to_the_page_while_it_trains(monkeypatch: pytest.MonkeyPatch) -> None:
     recomputed: list[str] = []
     current = ["start"]

@@ -12,6 +12,7 @@ from pyplay.ui.lessons.seq2seq.state import Seq2SeqState
 from pyplay.ui.lessons.seq2seq.view import Seq2SeqLesson
 
 
+@pytest.mark.slow
 def test_training_lowers_the_loss_and_decoding_reverses() -> None:
     state = Seq2SeqState()
     assert state.trainer is not None and state.trainer.step_count == 0
@@ -39,6 +40,7 @@ def test_switching_wiring_or_score_rebuilds_and_init_has_no_weights() -> None:
     assert result is not None and result.weights is None
 
 
+@pytest.mark.slow
 def test_bahdanau_wiring_trains_and_shows_its_weights() -> None:
     state = Seq2SeqState(wiring="bahdanau", score="additive")
     assert "Bahdanau attention (additive)" in state.message
@@ -50,6 +52,7 @@ def test_bahdanau_wiring_trains_and_shows_its_weights() -> None:
     assert state.evaluate()["exact_match"] > 0.5
 
 
+@pytest.mark.slow
 def test_reverse_source_keeps_the_heatmap_in_typed_order() -> None:
     state = Seq2SeqState(reverse_source=True, seed=1)
     state.train(steps=300)
@@ -86,6 +89,7 @@ def test_user_pairs() -> None:
     assert state.translate("cat") is not None
 
 
+@pytest.mark.slow
 def test_lesson_reveals_the_heatmap_row_by_row() -> None:
     lesson = Seq2SeqLesson()
     lesson.state.train(steps=50)
@@ -100,6 +104,7 @@ def test_lesson_reveals_the_heatmap_row_by_row() -> None:
     assert lesson.panel() is not None
 
 
+@pytest.mark.slow
 def test_beam_stepper_steps_back_and_runs() -> None:
     state = Seq2SeqState()
     state.train(steps=300)
@@ -128,6 +133,7 @@ def test_beam_errors_are_messages() -> None:
     assert "beam_width must be" in state.message
 
 
+@pytest.mark.slow
 def test_lesson_beam_buttons() -> None:
     lesson = Seq2SeqLesson()
     lesson.state.train(steps=20)
@@ -140,6 +146,7 @@ def test_lesson_beam_buttons() -> None:
     assert lesson.beam.search.done
 
 
+@pytest.mark.slow
 def test_beam_search_runs_on_the_weights_taken_at_its_start() -> None:
     state = Seq2SeqState()
     state.train(steps=200)
@@ -159,6 +166,7 @@ def test_beam_search_runs_on_the_weights_taken_at_its_start() -> None:
         assert h.log_prob == pytest.approx(beam.greedy_log_prob, rel=1e-5)  # float32 sums
 
 
+@pytest.mark.slow
 def test_teacher_forcing_is_named_where_scheduled_sampling_is_set() -> None:
     import panel as pn
 

@@ -63,6 +63,7 @@ def test_the_settings_travel_in_the_address_script_and_model_file() -> None:
         np.testing.assert_array_equal(other.model.params[k], v)
 
 
+@pytest.mark.slow
 def test_states_by_layer_and_direction_follow_the_selection_and_training() -> None:
     view = Seq2SeqLesson(Seq2SeqState(num_layers=2, bidirectional=True, hidden_size=8, seed=3))
     states = view.states
@@ -136,6 +137,7 @@ def test_the_shared_comparison_trains_both_on_the_same_batches() -> None:
     assert SharedComparison().begin(state) and SHARED_STEPS == 300
 
 
+@pytest.mark.slow
 def test_the_shared_section_draws_both_curves_with_parameter_counts() -> None:
     view = Seq2SeqLesson(Seq2SeqState(hidden_size=8, min_len=2, max_len=4))
     section = view.shared

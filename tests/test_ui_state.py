@@ -20,6 +20,7 @@ def _params(state: LessonState) -> dict[str, np.ndarray]:
     return {k: v.copy() for k, v in state.model.params.items()}
 
 
+@pytest.mark.slow
 def test_app_assembles_and_builds_each_lesson_when_first_opened():
     app = create_app()
     tabs = next(obj for obj in app if isinstance(obj, pn.Tabs))
@@ -54,6 +55,7 @@ def test_app_assembles_and_builds_each_lesson_when_first_opened():
     assert playground.open(0) is None  # "Start here" neither
 
 
+@pytest.mark.slow
 def test_step_advances_and_training_lowers_the_loss():
     state = LessonState()
     assert state.trainer is not None and state.trainer.step_count == 0
@@ -181,6 +183,7 @@ def test_corrupt_upload_is_a_message_and_the_model_stays():
     assert state.task == "adding" and state.trainer.step_count == 2
 
 
+@pytest.mark.slow
 def test_lesson_view_drives_the_state():
     lesson = RecurrentLesson(LessonState(hidden_size=5))
     lesson.panel()

@@ -57,6 +57,7 @@ def test_the_switch_round_trips_through_the_address_and_the_code() -> None:
     assert "tbptt" not in to_query("rnn", target).split("&")  # the default is not written
 
 
+@pytest.mark.slow
 def test_the_checkbox_shows_for_the_character_model_only() -> None:
     lesson = RecurrentLesson(LessonState(hidden_size=8, seq_len=6, batch_size=4))
     box = lesson.tbptt_box()

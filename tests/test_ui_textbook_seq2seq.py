@@ -52,6 +52,7 @@ def test_a_train_step_advances() -> None:
     assert view.state.trainer.step_count == 0 and view.loss_source.data["step"] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("form", ["context", "dot", "general", "concat"])
 def test_step_list_matches_the_model(form: str) -> None:
     view = TextbookSeq2SeqView(TextbookSeq2SeqState(form=form, hidden_size=8))
@@ -117,6 +118,7 @@ def test_format_value_and_steps_text() -> None:
     assert "choices the book leaves open" in text and "W_a = L_a L_aᵀ + εI" in text
 
 
+@pytest.mark.slow
 def test_the_sub_tab_downloads_and_loads_its_model() -> None:
     source = TextbookSeq2SeqView(TextbookSeq2SeqState(form="concat", hidden_size=8, seed=3))
     panel = source.panel()
@@ -179,6 +181,7 @@ def test_bad_and_foreign_files_are_messages_and_nothing_changes() -> None:
     assert view.export.load(native.getvalue()) and s.trainer.step_count == 0
 
 
+@pytest.mark.slow
 def test_the_dynamic_lesson_shows_the_sub_tab_on_request() -> None:
     lesson = DynamicLesson()
     tabs = lesson.panel()

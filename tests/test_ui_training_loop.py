@@ -65,6 +65,7 @@ def test_a_step_slower_than_the_limit_stops_continuous_training(monkeypatch):
     assert len(state.train(steps=3)) == 3  # Step (and a given number of steps) still trains
 
 
+@pytest.mark.slow
 def test_pause_is_handled_between_slices_even_when_a_slice_outlasts_the_period():
     """Panel's periodic callback runs the next slice at once when a slice took longer than
     its period; the slice must hand the event loop back, or a click never gets in."""
@@ -94,6 +95,7 @@ def test_pause_is_handled_between_slices_even_when_a_slice_outlasts_the_period()
     assert not view.state.running
 
 
+@pytest.mark.slow
 def test_training_start_clears_the_note():
     view = RecurrentLesson(LessonState())
     view.state.stop_training("Training stopped: test")

@@ -4,11 +4,13 @@ positional views, what breaks without the causal mask, sampling, bad settings.""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from pyplay.ui.lessons.transformer.state import TransformerLessonState
 from pyplay.ui.lessons.transformer.view import TransformerLesson
 
 
+@pytest.mark.slow
 def test_transformer_beats_the_lstm_on_delayed_recall_for_the_same_steps() -> None:
     """Measured: after 150 steps the transformer is at 0.004, the LSTM still at the baseline
     2.08."""
@@ -35,6 +37,7 @@ def test_heads_view_has_every_layer_and_head() -> None:
     assert view is not None and np.triu(view.weights[0][0], k=1).max() > 0.0
 
 
+@pytest.mark.slow
 def test_without_the_causal_mask_the_model_cheats_on_a_next_step_task() -> None:
     """A character model that sees the next character reaches a training loss far below the
     causal one in the same steps: the answer leaks through attention. Measured after 100 steps
@@ -47,6 +50,7 @@ def test_without_the_causal_mask_the_model_cheats_on_a_next_step_task() -> None:
     assert losses[False] < 0.6 * losses[True], losses
 
 
+@pytest.mark.slow
 def test_positional_tables_and_sampling() -> None:
     state = TransformerLessonState(task="charlm", d_model=16)
     P, G = state.positional_tables(20)
@@ -72,6 +76,7 @@ def test_bad_settings_become_messages_and_the_model_stays() -> None:
     assert TransformerLessonState(task="adding").generate("x") is None
 
 
+@pytest.mark.slow
 def test_lesson_view_follows_the_settings() -> None:
     lesson = TransformerLesson()
     lesson.panel()
@@ -85,6 +90,7 @@ def test_lesson_view_follows_the_settings() -> None:
     assert len(lesson.grid_source.data["x"]) == 2 * 2 * T * T  # layers x heads x T x T
 
 
+@pytest.mark.slow
 def test_every_positional_choice_shows_the_table_the_model_adds() -> None:
     import panel as pn
 
@@ -112,6 +118,7 @@ def test_every_positional_choice_shows_the_table_the_model_adds() -> None:
     np.testing.assert_allclose(lesson.pe_source.data["image"][0][0, :4], np.arange(1, 5) / N)
 
 
+@pytest.mark.slow
 def test_the_cost_of_attention_grows_with_the_square_of_the_length() -> None:
     from pyplay.ui.lessons.transformer.cost_plot import crossover
 

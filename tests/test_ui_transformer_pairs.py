@@ -74,6 +74,7 @@ def test_a_trainer_given_a_batch_trains_on_it() -> None:
     assert next(trainers[1].run(1)).loss != next(trainers[0].run(1)).loss  # drawn: differ
 
 
+@pytest.mark.slow
 def test_the_loss_falls_for_both_models_on_copy_pairs() -> None:
     """Copy of 3-6 letters, one layer each side, seed 0: measured after 150 steps, the
     transformer's mean loss of the last 10 steps 0.020, the LSTM encoder-decoder's 0.041."""
@@ -131,6 +132,7 @@ def test_decoding_a_typed_source_with_both_models() -> None:
     assert state.decode("abc") is None and "encoder-decoder" in state.message
 
 
+@pytest.mark.slow
 def test_the_lesson_file_round_trips_both_encoder_decoders() -> None:
     source = TransformerLessonState(**SMALL, pair_task="dates", positional="learned", seed=3)
     source.train(steps=3)
@@ -155,6 +157,7 @@ def test_the_lesson_file_round_trips_both_encoder_decoders() -> None:
     assert state.trainer.step_count == state.lstm_trainer.step_count == 4
 
 
+@pytest.mark.slow
 def test_the_view_switches_parts_and_shows_a_pick_at_once() -> None:
     view = TransformerLesson(TransformerLessonState(d_model=16, nhead=2, num_layers=2))
     view.panel()

@@ -61,6 +61,7 @@ def test_a_refused_setting_keeps_the_model_and_its_training():
     assert state.running and state.model is not model
 
 
+@pytest.mark.slow
 def test_try_this_starts_afresh_without_a_run_before():
     view = RecurrentLesson()
     view.state.train(steps=4)
@@ -73,6 +74,7 @@ def test_try_this_starts_afresh_without_a_run_before():
     assert list(view.loss_plot.before.data["step"]) == []
 
 
+@pytest.mark.slow
 def test_the_loss_plot_draws_the_run_before_faded_and_labelled():
     view = RecurrentLesson()
     view.state.train(steps=6)
@@ -89,6 +91,7 @@ def test_the_loss_plot_draws_the_run_before_faded_and_labelled():
         assert not any(t.startswith("before") for t in labels), "no entry for an undrawn line"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("view_class", [RecurrentLesson, Seq2SeqLesson])
 def test_the_workbench_holds_buttons_loss_and_the_main_view_and_closes_the_rest(view_class):
     view = view_class()
@@ -123,6 +126,7 @@ def test_sections_group_parts_by_their_headings():
     assert heading_of("### Three") == "Three" and heading_of("plain") is None
 
 
+@pytest.mark.slow
 def test_leaving_a_lesson_pauses_it_and_its_comparisons():
     playground = Playground()
     titles = playground.titles

@@ -83,6 +83,7 @@ def test_unknown_lesson_in_url_fields_is_a_clear_error():
 
 
 # ---------------------------------------------------------------------------- round trips
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(lesson_settings())
 def test_settings_round_trip_through_the_query(case: tuple[str, dict[str, Any], str | None]):
@@ -97,6 +98,7 @@ def test_settings_round_trip_through_the_query(case: tuple[str, dict[str, Any], 
         assert type(value) is type(values[name])  # 1.0 stays a float, True a bool
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=300))
 def test_any_text_is_read_without_raising(text: str):
@@ -108,6 +110,7 @@ def test_any_text_is_read_without_raising(text: str):
             assert fields[name].parse(fields[name].format(value)) == value
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.sampled_from(sorted(LESSON_SPECS)),
@@ -262,6 +265,7 @@ def _arrive(location: Location, search: str) -> None:
         location.param.update(href="http://localhost/index.html" + search, search=search)
 
 
+@pytest.mark.slow
 def test_location_applies_the_address_once_the_page_sends_it():
     page = _Page()
     location = Location()
@@ -281,6 +285,7 @@ def test_location_applies_the_address_once_the_page_sends_it():
     assert "bogus" not in location.search and "src=abc" in location.search
 
 
+@pytest.mark.slow
 def test_location_follows_the_open_lesson_and_its_settings():
     page = _Page()
     location = Location()
@@ -301,12 +306,14 @@ def test_location_follows_the_open_lesson_and_its_settings():
     assert parse_query(location.search).settings["cell"] == "rnn"
 
 
+@pytest.mark.slow
 def test_without_a_document_there_is_no_address():
     pn.state.curdoc = None
     page = _Page()
     assert bind_location(page.tabs, page.open) is None
 
 
+@pytest.mark.slow
 def test_the_playground_address_opens_every_lesson():
     from pyplay.ui.app import Playground
 
@@ -323,6 +330,7 @@ def test_the_playground_address_opens_every_lesson():
     assert parse_query(location.search).lesson == "timeseries"
 
 
+@pytest.mark.slow
 def test_a_sub_tab_lesson_opens_its_tab_and_sub_tab_and_the_address_follows_it():
     from pyplay.ui.app import Playground
 
@@ -372,6 +380,7 @@ def test_sub_tab_helpers_for_views_without_parts():
     assert lesson_states("About", SimpleNamespace()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("search", "expected"),
     [
@@ -392,6 +401,7 @@ def test_an_address_that_opens_nothing_is_still_explained(search: str, expected:
     assert page.tabs.active == 0
 
 
+@pytest.mark.slow
 def test_a_shared_link_says_what_it_opened():
     from pyplay.ui.app import Playground
 

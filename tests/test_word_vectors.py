@@ -115,6 +115,7 @@ def test_a_trained_seq2seq_model_offers_its_tables():
     assert view.heading.object.startswith(f"{name}: ")
 
 
+@pytest.mark.slow
 def test_the_seq2seq_lesson_shows_its_models_tables_beside_the_bundled_one():
     from pyplay.ui.lessons.seq2seq.view import Seq2SeqLesson
 
@@ -132,6 +133,7 @@ def test_the_seq2seq_lesson_shows_its_models_tables_beside_the_bundled_one():
     assert lesson.embeddings.table.value == options[1]
 
 
+@pytest.mark.slow
 def test_the_transformer_lesson_offers_its_character_and_pair_tables():
     """Issue 19, "fed by any trained model with an embedding table": the Transformers lesson's
     character model (one row per character, newline and space as ⏎ and ␣) and its
@@ -169,6 +171,7 @@ def test_the_transformer_lesson_offers_its_character_and_pair_tables():
     assert lesson.embeddings.table.options == [BUNDLED]
 
 
+@pytest.mark.slow
 def test_the_recurrent_lesson_builds_its_embeddings_view_for_the_character_model():
     """Issue 19 in the landing lesson: the default task (adding, real inputs, no table) lays
     out a line and no map (issue 22's start-up path); the character model's table is offered
