@@ -25,9 +25,18 @@ from typing import Any
 
 import panel as pn
 
-__all__ = ["MORE_SETTINGS", "controls_column", "heading_of", "section", "sections", "workbench"]
+__all__ = [
+    "MORE_SETTINGS",
+    "controls_column",
+    "fit_width",
+    "heading_of",
+    "section",
+    "sections",
+    "workbench",
+]
 
 MORE_SETTINGS = "More settings"
+PHONE_PX = 360  # a figure wider than this shrinks to fit a phone (fit_width)
 SECTION_CSS = ["pyplay-section"]
 
 
@@ -73,7 +82,7 @@ def sections(parts: Iterable[Any]) -> list[Any]:
 
     A string heading opens a section holding the parts after it (the heading becomes the
     section's title); a layout that starts with a heading is a section of its own (its heading
-    moved into the title, its visibility followed). Parts before the first heading stay as
+    shown as the title instead, its visibility followed). Parts before the first heading stay as
     they are; parts without a heading join the section before them."""
     out: list[Any] = []
     current: pn.Card | None = None
@@ -86,7 +95,8 @@ def sections(parts: Iterable[Any]) -> list[Any]:
                 current.append(part)
             continue
         if isinstance(part, pn.layout.ListLike):
-            part.objects = part.objects[1:]  # the heading is the section's title
+            part.objects[0].visible = False  # the section's title says it (kept in place:
+            # a lesson may index its layout's parts)
             current = section(title, part)
             _follow_visibility(current, part)
             out.append(current)
@@ -108,10 +118,27 @@ def controls_column(
     return pn.Column(*parts, width=width, css_classes=[css])
 
 
+def fit_width(part: Any) -> None:
+    """Every fixed-width figure in ``part`` wider than :data:`PHONE_PX` keeps its shape and
+    shrinks to fit a narrower place (a phone): it scales with the width it is given, up to
+    its own width."""
+    found = part.select(pn.pane.Bokeh) if hasattr(part, "select") else []
+    for pane in found:
+        fig = pane.object
+        width = getattr(fig, "width", None)
+        fixed = getattr(fig, "sizing_mode", None) in (None, "fixed")
+        if width is None or width <= PHONE_PX or not fixed:
+            continue
+        fig.update(sizing_mode="scale_width", max_width=width)
+        pane.param.update(sizing_mode="scale_width", max_width=width)
+
+
 def workbench(controls: pn.Column, views: Sequence[Any]) -> pn.Row:
     """The workbench: ``controls`` beside ``views`` (the loss curve and the main look-inside
-    view); stacked on a narrow window (class ``pyplay-page``, :mod:`pyplay.ui.style`)."""
+    view, its fixed-width figures made to fit a phone, :func:`fit_width`); stacked on a
+    narrow window (class ``pyplay-page``, :mod:`pyplay.ui.style`)."""
     right = pn.Column(*views, sizing_mode="stretch_width", css_classes=["pyplay-bench-views"])
+    fit_width(right)
     return pn.Row(
         controls,
         right,

@@ -154,7 +154,8 @@ CANVASES = """() => {
 
 
 def open_lesson(page: Any, title: str = "Recurrent networks") -> None:
-    """Open a lesson's tab (the page opens on "Start here") and wait until it is built."""
+    """Open a lesson's tab (the page opens on the course's first lesson) and wait until it is
+    built."""
     page.locator(".bk-tab", has_text=title).first.click()
     page.get_by_role("button", name="Reset", exact=True).first.wait_for(timeout=150_000)
 

@@ -81,7 +81,7 @@ def page(context: Any, page_log: PageLog) -> Any:
 @pytest.fixture
 def ready_page(page: Any, site_url: str) -> Any:
     """The playground, loaded and interactive, with the recurrent-networks lesson open (the
-    page opens on "Start here")."""
+    page opens on it, the course's first)."""
     page.goto(site_url)
     wait_ready(page)
     open_lesson(page)

@@ -111,37 +111,54 @@ def inside_window(box: dict[str, float], height: int, width: int) -> bool:
     return box["top"] >= -0.5 and box["bottom"] <= height + 0.5 and box["right"] <= width + 0.5
 
 
-@pytest.mark.parametrize("title", list(LESSONS))
-def test_train_the_loss_and_the_main_view_on_one_screen_all_live(desk, site_url, title):
-    page, css = desk, LESSONS[title]
+def test_the_page_opens_on_a_lesson_ready_to_train_in_the_course_order(desk, site_url):
+    page = desk
     page.goto(site_url)
     wait_ready(page)
-    open_tab(page, title, css)
-    page.evaluate("window.scrollTo(0, 0)")
-    button(page, "Train").click()
-    wait_for(page, lambda: steps(page, css) >= 2, "two training steps")
-    for name in ("Train", "Pause"):
-        box = button(page, name).bounding_box()
-        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800, name
-    first = page.evaluate(PLOTS)
-    assert len(first) >= 2, f"{title}: the loss and a look-inside plot in the workbench"
-    loss, main = first[0], first[1]
-    assert inside_window(loss, 800, 1280), f"{title}: the loss plot at {loss}"
-    assert inside_window(main, 800, 1280), f"{title}: the main look-inside plot at {main}"
-    at = steps(page, css)
-    wait_for(page, lambda: steps(page, css) >= at + 5, "five more steps")
-    time.sleep(2.0)  # room for a live redraw of the look-inside view
+    assert page.locator(".bk-tab.bk-active").inner_text() == "Recurrent networks"
+    box = button(page, "Train").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 800, "Train on the first screen"
+    tabs = page.locator(".bk-tab").all_inner_texts()
+    lessons = [t for t in tabs if t not in ("Start here", "About", "Saved work")]
+    page.locator(".bk-tab", has_text="Start here").first.click()
+    path = page.get_by_role("button", name=re.compile("^Open ")).locator("visible=true")
+    path.first.wait_for(timeout=30_000)
+    opened = [t.removeprefix("Open ") for t in path.all_inner_texts()]
+    assert opened == lessons, "Start here's order is the tabs' order"
 
-    def both_changed() -> bool:
-        now = page.evaluate(PLOTS)
-        return now[0]["pixels"] != loss["pixels"] and now[1]["pixels"] != main["pixels"]
 
-    wait_for(page, both_changed, "the loss plot and the look-inside plot both redrawn", 90)
-    button(page, "Pause").click()
-    closed = page.locator(".pyplay-section").locator("visible=true")
-    assert closed.count() >= 2, "the deeper parts are sections below the workbench"
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{title.replace(' ', '_')}_1280x800.png"))
+def test_train_the_loss_and_the_main_view_on_one_screen_all_live(desk, site_url):
+    """Every training lesson in turn, in one page (leaving a tab pauses its lesson)."""
+    page = desk
+    page.goto(site_url)
+    wait_ready(page)
+    for title, css in LESSONS.items():
+        open_tab(page, title, css)
+        page.evaluate("window.scrollTo(0, 0)")
+        button(page, "Train").click()
+        wait_for(page, lambda css=css: steps(page, css) >= 2, f"{title}: two training steps")
+        for name in ("Train", "Pause"):
+            box = button(page, name).bounding_box()
+            assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800, name
+        first = page.evaluate(PLOTS)
+        assert len(first) >= 2, f"{title}: the loss and a look-inside plot in the workbench"
+        loss, main = first[0], first[1]
+        assert inside_window(loss, 800, 1280), f"{title}: the loss plot at {loss}"
+        assert inside_window(main, 800, 1280), f"{title}: the main look-inside plot at {main}"
+        at = steps(page, css)
+        wait_for(page, lambda css=css, at=at: steps(page, css) >= at + 5, f"{title}: 5 steps")
+        time.sleep(2.0)  # room for a live redraw of the look-inside view
+
+        def both_changed(loss: Any = loss, main: Any = main) -> bool:
+            now = page.evaluate(PLOTS)
+            return now[0]["pixels"] != loss["pixels"] and now[1]["pixels"] != main["pixels"]
+
+        wait_for(page, both_changed, f"{title}: the loss and the look-inside plot redrawn", 90)
+        button(page, "Pause").click()
+        closed = page.locator(".pyplay-section").locator("visible=true")
+        assert closed.count() >= 2, f"{title}: the deeper parts are sections under the bench"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"{title.replace(' ', '_')}_1280x800.png"))
 
 
 def test_a_model_setting_changed_while_training_keeps_training_with_the_old_line(desk, site_url):
@@ -179,22 +196,23 @@ def test_a_lesson_left_for_another_tab_does_not_train_while_away(desk, site_url)
     assert button(page, "Train").is_visible(), "one click from resuming"
 
 
-@pytest.mark.parametrize("title", list(LESSONS))
-def test_the_workbench_fits_a_phone(browser, site_url, title):
+def test_the_workbench_fits_a_phone(browser, site_url):
+    """Every training lesson in turn, in one page 390 px wide."""
     ctx = browser.new_context(viewport={"width": 390, "height": 844})
     try:
         page = ctx.new_page()
-        css = LESSONS[title]
         page.goto(site_url)
         wait_ready(page)
-        open_tab(page, title, css)
-        page.evaluate("window.scrollTo(0, 0)")
-        box = button(page, "Train").bounding_box()
-        assert box is not None and box["y"] + box["height"] <= 844, "Train on the first screen"
-        plots = page.evaluate(PLOTS)
-        assert plots and plots[0]["top"] < 2 * 844, "the loss within one scroll"
-        assert all(p["right"] <= 390.5 for p in plots), f"{title}: a plot wider than the phone"
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"{title.replace(' ', '_')}_390x844.png"))
+        for title, css in LESSONS.items():
+            open_tab(page, title, css)
+            page.evaluate("window.scrollTo(0, 0)")
+            box = button(page, "Train").bounding_box()
+            assert box is not None and box["y"] + box["height"] <= 844, f"{title}: Train"
+            plots = page.evaluate(PLOTS)
+            assert plots and plots[0]["top"] < 2 * 844, f"{title}: the loss within one scroll"
+            wide = [p["right"] for p in plots if p["right"] > 390.5]
+            assert not wide, f"{title}: a plot wider than the phone, to x = {wide}"
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"{title.replace(' ', '_')}_390x844.png"))
     finally:
         ctx.close()
