@@ -223,20 +223,15 @@ class MemoryLesson(LessonView):
             *int_sliders(s, **SIZES),
         ]
 
-    def inside(self) -> list[Any]:
-        """The workbench's view: the heads' reads and writes and the memory, live."""
-        return [
-            pn.Row(self.example, self.head),
-            self.answer,
-            pn.Row(self.read_pane, self.write_pane),
-            self.at_step,
-            self.memory_pane,
-        ]
-
     def sections(self) -> list[Any]:
         return [
             "## Inside, step by step",
+            pn.Row(self.example, self.head),
+            self.answer,
             self.equations,
             self.no_memory,
+            pn.Row(self.read_pane, self.write_pane),
+            self.at_step,
+            self.memory_pane,
             self.stages,
         ]
