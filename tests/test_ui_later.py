@@ -1,5 +1,5 @@
-"""Start here first: ``create_app(defer=True)`` builds saved work and the lessons after the
-first render.
+"""The course's first lesson first: ``create_app(defer=True)`` builds it for the first render,
+and saved work and the other lessons after it.
 
 In the page the worker runs :func:`pyplay.ui.later.run_next` once per turn of its event loop
 after the render (``web/site/boot.py``); here the queue is run by hand.
@@ -36,13 +36,15 @@ def queue():
 
 
 @pytest.mark.slow
-def test_the_page_starts_with_start_here_and_builds_the_lessons_after(queue):
+def test_the_page_opens_on_the_first_lesson_and_builds_the_others_after(queue):
     app = create_app(defer=True)
     tabs = _tabs(app)
     titles = list(LESSONS)
     assert tabs._names == ["Start here", *titles, "About", TAB_TITLE]
+    assert tabs.active == 1  # the course's first lesson, built for the first render
     slots = [tabs[i] for i in range(1, len(titles) + 1)]
-    assert all(_loading(slot) for slot in slots)  # every lesson says it is loading
+    assert not _loading(slots[0])
+    assert all(_loading(slot) for slot in slots[1:])  # every other lesson says it is loading
     saved_tab = tabs[len(titles) + 2]
     assert _loading(saved_tab)
     top = app[1]
@@ -54,22 +56,22 @@ def test_the_page_starts_with_start_here_and_builds_the_lessons_after(queue):
     labels = []
     while queue.pending():
         labels.append(queue.run_next())
-    assert labels == [f"the {t} lesson" for t in titles]
-    assert all(_loading(slot) for slot in slots)  # built, not shown: drawn ahead only when
-    assert tabs.active == 0  # the page is idle (draw_next); building opened none of them
+    assert labels == [f"the {t} lesson" for t in titles]  # the first's found it built
+    assert all(_loading(slot) for slot in slots[1:])  # built, not shown: drawn ahead only
+    assert tabs.active == 1  # when the page is idle (draw_next); building opened none of them
     assert queue.run_next() is None
-    tabs.active = 2  # opening a tab shows the lesson built for it
-    assert not _loading(slots[1])
-    opened = slots[1][0]
-    tabs.active = 0
-    ahead = [t for t in titles if t != titles[1]]  # in tab order, the opened one left out
+    tabs.active = 3  # opening a tab shows the lesson built for it
+    assert not _loading(slots[2])
+    opened = slots[2][0]
+    tabs.active = 1
+    ahead = [t for t in titles[1:] if t != titles[2]]  # in tab order, the opened ones left out
     for k, title in enumerate(ahead):  # then the page draws the others into their tabs
         assert queue.draw_next() == title
         assert not _loading(slots[titles.index(title)])
         assert all(_loading(slots[titles.index(t)]) for t in ahead[k + 1 :])  # one a call
-        assert tabs.active == 0  # drawn in its hidden tab, not opened
+        assert tabs.active == 1  # drawn in its hidden tab, not opened
     assert queue.draw_next() is None
-    assert slots[1][0] is opened
+    assert slots[2][0] is opened
     layouts = [slot[0] for slot in slots]
     for index in range(1, len(titles) + 1):  # opening a tab drawn ahead only shows it
         tabs.active = index

@@ -3,8 +3,10 @@
 ``create_app()`` returns a servable Panel object. In the browser the static site's worker
 calls it (see ``web/site/worker.js``); natively ``panel serve pyplay/ui/app.py`` shows the same app.
 
-The first tab, "Start here" (:mod:`pyplay.ui.landing`), is built from the lesson specs alone, so
-the first render costs no lesson's code (the start-up target of the playground). A lesson is
+The tabs follow the course (:data:`pyplay.ui.lessons.COURSE`, from a plain RNN to
+transformers), after "Start here" (:mod:`pyplay.ui.landing`), which lists it with a line per
+lesson. The page opens on the course's first lesson, built for the first render, so a learner
+can press Train at once (a menu and a wait were the first minute before). Any other lesson is
 imported and built the first time its tab is opened; in the page (``create_app(defer=True)``)
 the saved-work machinery and then every lesson are built after the first render, one at a time
 (:mod:`pyplay.ui.later`), then drawn into their hidden tabs one at a time while the page is
@@ -22,15 +24,17 @@ import panel as pn
 
 from pyplay.ui.landing import TITLE as START_TITLE
 from pyplay.ui.landing import landing
+from pyplay.ui.lessons import COURSE, SPECS, LessonSpec
 from pyplay.ui.lessons import LESSONS as REGISTERED
-from pyplay.ui.lessons import LessonSpec
 from pyplay.ui.location import bind_location
 from pyplay.ui.style import TABS_CSS, use_page_style
 
 __all__ = ["LESSONS", "Playground", "create_app"]
 
-# tab title -> spec of every top-level lesson, in tab order (sub-lessons live in their parent)
-LESSONS: dict[str, LessonSpec] = {s.title: s for s in REGISTERED if s.parent is None}
+# tab title -> spec of every top-level lesson, in tab order: the course's (sub-lessons live in
+# their parent)
+LESSONS: dict[str, LessonSpec] = {SPECS[key].title: SPECS[key] for key in COURSE}
+FIRST = 1  # the tab the page opens on: the course's first lesson, ready to train
 
 ABOUT = f"""
 **pyplay** trains small sequence models right here, in your browser: the Python runs on this
@@ -42,6 +46,7 @@ Lessons: {"; ".join(f"**{s.title}** ({s.about})" for s in REGISTERED if s.about)
 """
 
 SLOT = {"sizing_mode": "stretch_width", "css_classes": ["pyplay-lesson"]}
+APP_LAYOUT = {"sizing_mode": "stretch_width", "css_classes": ["pyplay-app"]}
 SAVED_WORK = "Saved work"  # the tab of pyplay.ui.saved_work (imported after the first render)
 
 
@@ -70,11 +75,12 @@ class Playground:
             *self.slots.items(),
             ("About", pn.pane.Markdown(ABOUT)),
             dynamic=False,
+            active=FIRST,
             sizing_mode="stretch_width",
             stylesheets=[TABS_CSS],
         )
         self.tabs.param.watch(lambda event: self.open(event.new), "active")
-        self.open(0)
+        self.open(FIRST)
 
     @property
     def titles(self) -> list[str]:
@@ -87,11 +93,16 @@ class Playground:
 
     def open(self, index: int) -> Any:
         """Build (or take the prepared) lesson of tab ``index`` and show it in its tab; returns
-        it (None for a tab without a lesson)."""
+        it (None for a tab without a lesson). Every other lesson pauses: one lesson trains at
+        a time, the one on screen."""
         titles = self.titles
-        if not 0 <= index < len(titles) or titles[index] not in LESSONS:
+        shown = titles[index] if 0 <= index < len(titles) else None
+        for title, lesson in self.lessons.items():
+            if title != shown:
+                lesson.leave()
+        if shown not in LESSONS:
             return None
-        title = titles[index]
+        title = shown
         if title not in self.lessons:
             lesson, layout = self.prepare(title)
             del self.prepared[title]
@@ -148,14 +159,14 @@ def create_app(defer: bool = False) -> pn.viewable.Viewable:
     playground.tabs.append((SAVED_WORK, saved_tab))
     if not defer:
         saved_work()
-        return pn.Column(header, top, playground.tabs, sizing_mode="stretch_width")
+        return pn.Column(header, top, playground.tabs, **APP_LAYOUT)
     from pyplay.ui import later
 
     later.defer("saved work", saved_work)
     later.draw_ahead_with(playground.draw_ahead)
     for title in LESSONS:  # in tab order; one opened before its turn is built then
         later.defer(f"the {title} lesson", partial(playground.prepare, title))
-    return pn.Column(header, top, playground.tabs, sizing_mode="stretch_width")
+    return pn.Column(header, top, playground.tabs, **APP_LAYOUT)
 
 
 if __name__.startswith("bokeh"):

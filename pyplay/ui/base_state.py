@@ -13,7 +13,7 @@ from typing import Any
 
 import param
 
-__all__ = ["MESSAGE_KINDS", "SEED_MAX", "LessonBase", "lr_param", "seed_param"]
+__all__ = ["MESSAGE_KINDS", "SEED_MAX", "LessonBase", "before_label", "lr_param", "seed_param"]
 
 MESSAGE_KINDS = ["info", "success", "warning", "danger"]
 SEED_MAX = 2**32 - 1
@@ -28,6 +28,21 @@ def lr_param(default: float) -> param.Number:
 def seed_param() -> param.Integer:
     """A lesson's seed (what the page address and lesson files accept: 0 to 2**32 - 1)."""
     return param.Integer(default=0, softbounds=(0, SEED_MAX))
+
+
+def before_label(settings: dict[str, tuple[str, Any]]) -> str:
+    """The legend label of the run a rebuild replaced: ``settings`` maps each changed
+    setting's name to (its label, its value in that run), e.g. "before: Hidden size 32"."""
+    parts = [f"{label} {_shown(old)}" for label, old in settings.values()]
+    return "before: " + ", ".join(parts) if parts else "before"
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 class LessonBase(param.Parameterized):
@@ -55,6 +70,14 @@ class LessonBase(param.Parameterized):
         super().__init__(**params)
         self.history: dict[str, list[float]] = {"step": [], "loss": []}
         self._elapsed = 0.0  # seconds spent training the current model
+        # the run a setting's rebuild replaced: (label, steps, losses), drawn faded
+        self.previous_run: tuple[str, list[float], list[float]] | None = None
+        self._next_before: tuple[str, list[float], list[float]] | None = None
+
+    def _new_run(self) -> None:
+        """A new model is in place: ``previous_run`` is the run a setting's rebuild replaced
+        (set just before it), None after any other rebuild (Reset, Try this, a load)."""
+        self.previous_run, self._next_before = self._next_before, None
 
     def _record(self, step: int, loss: float, seconds: float) -> None:
         """One training step done: its loss on the curve, its time in the speed."""

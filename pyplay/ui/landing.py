@@ -1,6 +1,7 @@
-"""The "Start here" tab, the playground's first: the lessons in the order of a course on
-recurrent networks and attention (:data:`pyplay.ui.lessons.COURSE`), each with its line
-(its spec's ``about``) and a button that opens it.
+"""The "Start here" tab, the playground's first (the page opens on the course's first lesson):
+the lessons in the order of a course on recurrent networks and attention, the tabs' order
+(:data:`pyplay.ui.lessons.COURSE`), each with its line (its spec's ``about``) and a button that
+opens it; on a phone the line goes under its button.
 
 It is built from the lesson specs alone, as Markdown panes and buttons: showing it imports
 no lesson's code, so the page's first render stays cheap (a lesson is built when its tab is
@@ -19,12 +20,15 @@ from pyplay.ui.lessons import COURSE, SPECS
 __all__ = ["TITLE", "landing"]
 
 TITLE = "Start here"
+LINE_MIN_PX = 280  # a lesson's line narrower than this goes under its button (a phone)
 INTRO = """
 ## Watch sequence models learn
 
 Every lesson trains a small model right here, in your browser, and shows what goes on
-inside while it learns. Take them in this order, or jump to any one. Each lesson opens with
-**Try this**: experiments one click sets up, each saying what you should see.
+inside while it learns. The tabs follow this course, from a plain RNN to transformers: take
+them in this order, or jump to any one. Each lesson opens with its workbench (Train, the loss
+and a view inside the model on one screen) and **Try this**: experiments one click sets up,
+each saying what you should see.
 """
 
 
@@ -44,5 +48,6 @@ def landing(open_tab: Callable[[str], object]) -> pn.Column:
         button = pn.widgets.Button(name=f"Open {spec.title}", width=230, button_type="primary")
         button.on_click(_opener(open_tab, title))
         line = f"**{number}. {spec.title}**: {spec.about}."
-        rows.append(pn.Row(button, pn.pane.Markdown(line, sizing_mode="stretch_width")))
+        text = pn.pane.Markdown(line, sizing_mode="stretch_width", min_width=LINE_MIN_PX)
+        rows.append(pn.Row(button, text, css_classes=["pyplay-start-row"]))
     return pn.Column(*rows, sizing_mode="stretch_width", css_classes=["pyplay-start"])

@@ -1,18 +1,23 @@
 """The template of a trained lesson's page: :class:`LessonView`.
 
-It owns what every such page has: the message alert, the status line, the loss curve (with
-the task's baseline), the export bar, the Train / Pause / Step / Reset buttons (from
-:class:`~pyplay.ui.training.TrainingView`) and the controls column they sit in. A lesson
-names its state class, has its heading and help in its folder's ``help.md``
-(:mod:`~pyplay.ui.lesson_page`), builds its parts in :meth:`LessonView.build` and supplies
-its settings' widgets (:meth:`LessonView.controls`), its look-inside sections
-(:meth:`LessonView.sections`) and their redraw (:meth:`LessonView.refresh`); a step goes view
--> ``state.train`` -> trainer -> state -> view (:meth:`LessonView._stream`).
+A lesson is an instrument (:mod:`pyplay.ui.workbench`): at its top the **workbench**, on one
+screen, holds the Train / Pause / Step / Reset buttons, the status line, the lesson's first
+settings (:attr:`LessonView.key_controls`; the rest, learning rate and seed under "More
+settings"), the message of the last change, the loss curve (with the task's baseline and,
+after a setting built a new model, the run before it, faded) and the lesson's main look-inside
+view (:meth:`LessonView.inside`), all live while the model trains. Below it: one line of what
+the lesson shows, its "Try this" experiments, the export bar, and the lesson's sections
+(:meth:`LessonView.sections`, each closed until opened), the first of them its help
+(``help.md``, :mod:`~pyplay.ui.lesson_page`). A lesson names its state class, builds its parts
+in :meth:`LessonView.build`, supplies its settings' widgets (:meth:`LessonView.controls`), its
+main view, its sections and their redraw (:meth:`LessonView.refresh`); a step goes view ->
+``state.train`` -> trainer -> state -> view (:meth:`LessonView._stream`).
 
 The page::
 
-    Row(Column(*controls, buttons, *controls_below),
-        Column(alert, try this, heading, help, status, loss curve, export bar, *sections))
+    Column(Row(Column(buttons, status, settings, alert, More settings),
+               Column(loss curve, *inside)),
+           about line, try this, export bar, *sections)
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import panel as pn
 
 from pyplay.ui.export_bar import ExportBar, curve_data
 from pyplay.ui.lesson_page import LessonPage
+from pyplay.ui.lessons import spec_of
 from pyplay.ui.plot_loss import LossPlot
 from pyplay.ui.text import Text
 from pyplay.ui.training import (
@@ -32,11 +38,13 @@ from pyplay.ui.training import (
     stream_losses,
 )
 from pyplay.ui.try_this import try_this
+from pyplay.ui.workbench import controls_column, section, sections, workbench
 
 __all__ = ["KEEP_NOTE", "LessonView"]
 
 KEEP_NOTE = (
-    "A new model setting, **Reset** or **Try this** starts a new model; the one trained so "
+    "A new model setting builds a new model and goes on training it (the run before stays "
+    "on the loss plot, faded); **Reset** or **Try this** starts afresh. The model trained so "
     "far is kept in **Saved work** (when this browser can store it)."
 )
 
@@ -52,11 +60,14 @@ class LessonView(LessonPage):
     """
 
     curve: ClassVar[tuple[str, ...]] = ("step", "loss")
-    controls_width: ClassVar[int] = 320
+    controls_width: ClassVar[int] = 300
+    key_controls: ClassVar[int] = 4  # settings in sight; the rest under "More settings"
+    loss_height: ClassVar[int] = 220  # the workbench's loss curve, pixels
 
     def __init__(self, state: Any = None) -> None:
         super().__init__(state)
-        self.loss_plot = LossPlot()  # log or linear, the learner's switch under it
+        # log or linear, the learner's switch under it; the legend inside fits a phone
+        self.loss_plot = LossPlot(height=self.loss_height, legend_inside=True)
         self.loss_source, self.baseline = self.loss_plot.source, self.loss_plot.baseline
         self.export = ExportBar(self.state.lesson_key, self.state)  # model file, metrics, code
         self.build()
@@ -74,8 +85,15 @@ class LessonView(LessonPage):
         """The inputs every lesson state has, after its own settings: learning rate and seed."""
         return [lr_input(self.state), seed_input(self.state)]
 
+    def inside(self) -> list[Any]:
+        """The lesson's main look-inside view, in the workbench under the loss curve (live
+        while training); nothing by default."""
+        return []
+
     def sections(self) -> list[Any]:
-        """The lesson's parts after the export bar (look inside, decode, data ...)."""
+        """The lesson's parts below the workbench (look inside, decode, data ...), a flat list
+        in which a heading (``"## Title"``, or a layout that starts with one) opens a section
+        (:func:`~pyplay.ui.workbench.sections`)."""
         return []
 
     def refresh(self, *_: Any) -> None:
@@ -109,8 +127,14 @@ class LessonView(LessonPage):
         self.refresh()
 
     def reset_curve(self) -> None:
-        """The loss curve drawn afresh from ``state.history`` (after a rebuild: empty)."""
+        """The loss curve drawn afresh from ``state.history`` (after a rebuild: empty), with
+        the run a setting's rebuild replaced (``state.previous_run``) faded beside it."""
         self.loss_source.data = curve_data(self.state.history, self.curve)
+        before = getattr(self.state, "previous_run", None)
+        if before is None:
+            self.loss_plot.clear_before()
+        else:
+            self.loss_plot.show_before(*before)
         self.loss_plot.fit_scale()  # a loaded curve that spans less than a decade: linear
 
     # ------------------------------------------------------------------ layout
@@ -122,33 +146,51 @@ class LessonView(LessonPage):
         """The loss curve and its log / linear switch."""
         return self.loss_plot.panel()
 
-    def training(self) -> list[Any]:
-        """Heading, help, status line, loss curve and export bar."""
+    def about(self) -> list[Any]:
+        """What the lesson shows, in one line under the workbench (its spec's ``about``)."""
+        try:
+            spec = spec_of(type(self.state))
+        except KeyError:
+            return []
+        line = f"**{spec.title}**: {spec.about}. Open the sections below for more."
+        return [pn.pane.Markdown(line, sizing_mode="stretch_width", css_classes=["pyplay-about"])]
+
+    def help_section(self) -> pn.Card:
+        """The lesson's help (``help.md``) as its first section."""
         help_pane = pn.pane.Markdown(self.help_text)
-        return [self.heading, help_pane, self.status_line(), self.loss_pane(), self.export.panel()]
+        return section("How to use this lesson", pn.pane.Markdown(self.heading), help_pane)
 
     def controls_column(self) -> pn.Column:
-        """The settings, the four buttons, the note that a new model keeps the trained one,
-        and what goes below them."""
-        return pn.Column(
-            *self.controls(),
-            *self.training_inputs(),
+        """The workbench's controls: the buttons, the status line, the first
+        :attr:`key_controls` settings and the lesson's message in sight; under "More
+        settings" the other settings, learning rate and seed, the note that a new model keeps
+        the trained one, and what the lesson puts below them."""
+        settings = self.controls()
+        shown = [
             self.buttons(),
+            self.status_line(),
+            *settings[: self.key_controls],
+            message_alert(self.state),
+        ]
+        more = [
+            *settings[self.key_controls :],
+            *self.training_inputs(),
             pn.pane.Markdown(KEEP_NOTE, css_classes=["pyplay-keep-note"]),
             *self.controls_below(),
-            width=self.controls_width,
-        )
+        ]
+        return controls_column(shown, more, self.controls_width)
 
     def panel(self) -> pn.viewable.Viewable:
-        """The page: the controls column beside the alert, the training part and the
-        lesson's sections."""
-        main = pn.Column(
-            message_alert(self.state),
+        """The page: the workbench, the line of what the lesson shows, Try this, the export
+        bar and the lesson's sections."""
+        bench = workbench(self.controls_column(), [self.loss_pane(), *self.inside()])
+        return pn.Column(
+            bench,
+            *self.about(),
             *try_this(self),
-            *self.training(),
-            *self.sections(),
+            self.export.panel(),
+            self.help_section(),
+            *sections(self.sections()),
             sizing_mode="stretch_width",
-        )
-        return pn.Row(
-            self.controls_column(), main, sizing_mode="stretch_width", css_classes=["pyplay-page"]
+            css_classes=["pyplay-lesson-page"],
         )

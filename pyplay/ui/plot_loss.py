@@ -36,7 +36,13 @@ from pyplay.ui.plots import (
     watch_placeholder,
 )
 
-__all__ = ["AUTO_LOG_SPAN", "BASELINE_LABEL", "LossPlot", "loss_extent", "loss_figure"]
+__all__ = [
+    "AUTO_LOG_SPAN",
+    "BASELINE_LABEL",
+    "LossPlot",
+    "loss_extent",
+    "loss_figure",
+]
 
 AUTO_LOG_SPAN = 10.0  # largest / smallest loss of the curve from which log is the default
 BASELINE_LABEL = "baseline (trivial predictor)"
@@ -44,6 +50,8 @@ BASELINE_STYLE: dict[str, Any] = {"line_dash": "dashed", "line_color": "#c0392b"
 LOSS_COLOUR = "#2c6fbb"
 SCALES = {"log scale": "log", "linear scale": "linear"}  # the switch: label -> scale
 EMPTY_BOX = ((0.0, 1.0), (0.01, 1.0))  # the placeholder's box while the curve is empty
+LOSS_HEIGHT = 260  # pixels; the workbench's loss curve is lower (LessonView.loss_height)
+BEFORE_STYLE: dict[str, Any] = {"line_color": "#7f7f7f", "line_alpha": 0.55, "line_width": 2}
 
 
 def loss_extent(source: ColumnDataSource, baseline: Span | None = None) -> tuple[float, float]:
@@ -56,13 +64,18 @@ def loss_extent(source: ColumnDataSource, baseline: Span | None = None) -> tuple
 
 
 def loss_figure(
-    log: bool = True, source: ColumnDataSource | None = None
+    log: bool = True,
+    source: ColumnDataSource | None = None,
+    height: int = LOSS_HEIGHT,
+    legend_inside: bool = False,
 ) -> tuple[figure, ColumnDataSource, Span]:
     """Training loss against step on a log (``log``) or linear y axis, from ``source`` (a new
-    one with columns step and loss by default), with the trivial baseline as a dashed line
-    whose legend entry names its value. Returns the figure, the source and the baseline."""
+    one with columns step and loss by default), ``height`` pixels high, with the trivial
+    baseline as a dashed line whose legend entry names its value; the legend beside the plot,
+    or (``legend_inside``) in its top right corner, where a falling loss leaves room and a
+    phone's width does too. Returns the figure, the source and the baseline."""
     source = source if source is not None else ColumnDataSource({"step": [], "loss": []})
-    fig = line_figure("Training loss", "step", "loss", log=log, box=EMPTY_BOX)
+    fig = line_figure("Training loss", "step", "loss", log=log, box=EMPTY_BOX, height=height)
     line = fig.line("step", "loss", source=source, line_width=2, color=LOSS_COLOUR)
     baseline = Span(location=1.0, dimension="width", **BASELINE_STYLE)
     fig.add_layout(baseline)
@@ -71,6 +84,10 @@ def loss_figure(
     reach = ColumnDataSource({"x": [0.0], "y": [np.nan]})
     fig.scatter("x", "y", source=reach, visible=False, name="baseline-range")
     legend = legend_outside(fig)
+    if legend_inside:
+        fig.right = [obj for obj in fig.right if obj is not legend]
+        legend.update(location="top_right", background_fill_alpha=0.75)
+        fig.add_layout(legend, "center")
     legend.items = [
         LegendItem(label="training loss", renderers=[line, legend_key(fig, line)]),
         LegendItem(label=BASELINE_LABEL, renderers=[key]),
@@ -120,11 +137,19 @@ class LossPlot:
     log : bool or None
         The scale to show; None (the default): log once the curve spans
         :data:`AUTO_LOG_SPAN` (see :meth:`fit_scale`), until the learner picks one.
+    height : int
+        The figures' height in pixels.
+    legend_inside : bool
+        The legend in the plot's top right corner instead of beside it (the workbench's).
 
     Attributes
     ----------
     source : ColumnDataSource
         The curve (columns step, loss and any added with :meth:`add_curve`); stream into it.
+    before : ColumnDataSource
+        The previous model's curve (step, loss), drawn faded and labelled (:meth:`show_before`)
+        after a setting built a new model, so the learner sees the difference; empty and out
+        of the legend otherwise.
     baseline : Span
         The baseline: set its ``location`` and ``visible`` here, both figures show it.
     log_fig, linear_fig : figure
@@ -136,10 +161,16 @@ class LossPlot:
         The switch, valued "log" or "linear".
     """
 
-    def __init__(self, log: bool | None = None) -> None:
+    def __init__(
+        self, log: bool | None = None, height: int = LOSS_HEIGHT, legend_inside: bool = False
+    ) -> None:
         self.source = ColumnDataSource({"step": [], "loss": []})
-        self.log_fig, _, self.baseline = loss_figure(True, self.source)
-        self.linear_fig, _, self._linear_baseline = loss_figure(False, self.source)
+        self.before = ColumnDataSource({"step": [], "loss": []})  # the run before a rebuild
+        self.log_fig, _, self.baseline = loss_figure(True, self.source, height, legend_inside)
+        self.linear_fig, _, self._linear_baseline = loss_figure(
+            False, self.source, height, legend_inside
+        )
+        self._before_items = [self._before_line(fig) for fig in self.figures]
         for attr in ("location", "visible"):
             self.baseline.on_change(attr, self._mirror)
         self.scale = pn.widgets.RadioButtonGroup(
@@ -199,7 +230,27 @@ class LossPlot:
         """The two figures (one shown) and the switch under them."""
         return pn.Column(self.pane, self.scale, sizing_mode="stretch_width")
 
+    def show_before(self, label: str, steps: list[float], losses: list[float]) -> None:
+        """Draw the previous run (``steps``, ``losses``) faded, named ``label`` in the legend;
+        an empty run clears it."""
+        self.before.data = {"step": list(steps), "loss": list(losses)}
+        for fig, item in zip(self.figures, self._before_items, strict=True):
+            item.label = value(label)
+            legend = fig.legend[0]
+            items: list[Any] = [i for i in legend.items if i is not item]
+            legend.items = [items[0], item, *items[1:]] if len(steps) else items
+
+    def clear_before(self) -> None:
+        """No previous run on the plot."""
+        self.show_before("before", [], [])
+
     # ------------------------------------------------------------------ internals
+    def _before_line(self, fig: figure) -> LegendItem:
+        """The faded line of :attr:`before` on ``fig`` and its legend entry, which is in the
+        legend only while the line has data (after the training loss's)."""
+        line = fig.line("step", "loss", source=self.before, name="before-run", **BEFORE_STYLE)
+        return LegendItem(label="before", renderers=[line, legend_key(fig, line)])
+
     def _mirror(self, attr: str, old: Any, new: Any) -> None:
         setattr(self._linear_baseline, attr, new)
 

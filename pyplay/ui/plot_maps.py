@@ -71,11 +71,17 @@ def fixed_ticks(axis: Any, ticks: Sequence[float]) -> None:
 
 
 def heatmap_figure(
-    name: str, title: str, x_label: str = "time step t", y_label: str = "unit"
+    name: str,
+    title: str,
+    x_label: str = "time step t",
+    y_label: str = "unit",
+    height: int = 210,
+    width: int = 360,
 ) -> tuple[figure, ColumnDataSource]:
-    """A (time x unit) heatmap: a colour bar, cell k centred on k (integer ticks), and hover
-    showing both positions and the value. ``name`` picks the colour range: gates and
-    probabilities 0..1, candidates -1..1, anything else symmetric about 0."""
+    """A (time x unit) heatmap ``height`` by ``width`` pixels: a colour bar, cell k centred
+    on k (integer ticks), and hover showing both positions and the value. ``name`` picks the
+    colour range: gates and probabilities 0..1, candidates -1..1, anything else symmetric
+    about 0."""
     source = ColumnDataSource(
         {"image": [np.zeros((1, 1))], "x": [-0.5], "y": [-0.5], "dw": [1], "dh": [1]}
     )
@@ -83,8 +89,8 @@ def heatmap_figure(
     palette = Viridis256 if name in ("i", "f", "o", "r", "z", "p") else list(reversed(RdBu11))
     mapper = LinearColorMapper(palette=palette, low=lo, high=hi)
     fig = figure(
-        height=210,
-        width=360,
+        height=height,
+        width=width,
         title=title,
         x_axis_label=x_label,
         y_axis_label=y_label,

@@ -387,6 +387,18 @@ def gradient_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
         HoverTool(tooltips=[("t", "@t"), ("norm", "$y{0.000e}")], renderers=[this, rnn, lstm])
     )
     watch_placeholder(fig, current, compare)
+    compared = [
+        i
+        for i in fig.legend[0].items
+        if isinstance(i, LegendItem) and any(r in (rnn, lstm) for r in i.renderers)
+    ]
+
+    def show_compared(attr: str, old: Any, new: Any) -> None:  # no legend for undrawn lines
+        for item in compared:
+            item.visible = bool(len(compare.data["t"]))
+
+    compare.on_change("data", show_compared)
+    show_compared("data", None, None)
     return fig, current, compare
 
 

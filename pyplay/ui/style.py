@@ -12,7 +12,10 @@ root (:func:`use_page_style` appends :data:`PAGE_CSS` there once). The rules:
 - a lesson page (:class:`~pyplay.ui.lesson_view.LessonView`, class ``pyplay-page``) puts its
   controls column above its content when the window is narrower than
   :data:`STACK_BELOW_PX` (a tablet), beside it otherwise; stacked, it is no wider than the
-  wider of the two (Bokeh would keep the two side by side's minimum width).
+  wider of the two (Bokeh would keep the two side by side's minimum width), and neither the
+  app (``pyplay-app``), the tabs nor a lesson keeps a minimum width wider than a phone;
+- the workbench's gate maps (``pyplay-bench-maps``) come three to a row beside a lesson's
+  controls at 1280 px, one to a row on a phone.
 """
 
 from __future__ import annotations
@@ -30,12 +33,17 @@ PAGE_CSS = f"""
   grid-template-rows: none !important;
 }}
 :host(.bk-GridBox) > * {{ grid-row: auto !important; grid-column: auto !important; }}
+:host(.pyplay-bench-maps) {{
+  grid-template-columns: repeat(auto-fill, minmax(min(100%, 250px), 1fr)) !important;
+}}
 pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
 @media (max-width: {STACK_BELOW_PX}px) {{
   :host(.pyplay-page) {{ flex-direction: column !important; }}
   /* Bokeh gives a row the sum of its children's minimum widths as its own, also when it is
      stacked here: a lesson would stay as wide as its controls and content side by side */
-  :host(.pyplay-page), :host(.pyplay-lesson) {{ min-width: 0 !important; }}
+  :host(.pyplay-page), :host(.pyplay-lesson), :host(.pyplay-lesson-page),
+  :host(.pyplay-app), :host(.pyplay-section), :host(.pyplay-start),
+  :host(.pyplay-start-row) {{ min-width: 0 !important; }}
 }}
 """
 
@@ -47,9 +55,10 @@ pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
 # in the layout, it kept the old window's width: the page grew wider than the window). A tab
 # the learner clicks while Python shows another (the address's lesson, at start) stays shown
 # (client.js leaves Python's older tab change out).
-TABS_CSS = """
-.bk-header { flex-wrap: wrap !important; }
-:host > [style*="visibility: hidden"] { display: none !important; }
+TABS_CSS = f"""
+.bk-header {{ flex-wrap: wrap !important; }}
+:host > [style*="visibility: hidden"] {{ display: none !important; }}
+@media (max-width: {STACK_BELOW_PX}px) {{ :host {{ min-width: 0 !important; }} }}
 """
 
 

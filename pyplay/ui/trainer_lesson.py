@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pyplay.train import StepRecord, Trainer
+from pyplay.ui.base_state import before_label
 from pyplay.ui.checkpoint import LoadedFile, SavableLesson, same_model
 
 __all__ = ["SLOW_STEP_S", "FitLesson", "StepLoop", "TrainerLesson", "carry_over"]
@@ -108,7 +109,7 @@ class TrainerLesson(StepLoop, SavableLesson):
         self.task_obj = self.trainer = None
         setattr(self, self._model_attr, None)
         self.reset()
-        self.param.watch(self._quiet(self.reset), list(rebuild))
+        self.param.watch(self._on_rebuild_setting, list(rebuild))
         training = list(training)
         on_training = self._on_lr if training == ["lr"] else self._on_training_setting
         self.param.watch(self._quiet(on_training), training)
@@ -129,12 +130,38 @@ class TrainerLesson(StepLoop, SavableLesson):
 
     def _forget_progress(self) -> None:
         """A new model has no losses and no accuracy yet (states with more progress to forget
-        extend this)."""
+        extend this); the run before it is kept as ``previous_run`` when a setting built it."""
+        self._new_run()
         self.history = {"step": [], "loss": []}
         self._elapsed = 0.0
         self.accuracy = None
 
     # rebuild and settings -----------------------------------------------
+    def _on_rebuild_setting(self, *events: Any) -> None:
+        """A setting that needs a new model changed: build it and let the experiment go on.
+        Training that was running keeps running on the new model, and the run so far becomes
+        ``previous_run``, named by the settings it had (the page draws it faded beside the
+        new curve). Not while a file's settings are applied (a load builds its own model)."""
+        if self._loading:
+            return
+        running = self.running
+        self._next_before = self._run_before(events)
+        try:
+            self.reset()
+        finally:
+            self._next_before = None
+        self.running = running  # refused settings keep the model, and it trains on too
+
+    def _run_before(self, events: tuple[Any, ...]) -> tuple[str, list[float], list[float]] | None:
+        """(label, steps, losses) of the run so far, labelled by the old values of the
+        settings ``events`` changed; None before any step."""
+        if not self.history["loss"]:
+            return None
+        changed = {e.name: (self.param[e.name].label, e.old) for e in events}
+        first = self.history["step"][0] - 1  # the curves start together at step 1
+        steps = [s - first for s in self.history["step"]]
+        return before_label(changed), steps, list(self.history["loss"])
+
     def reset(self) -> bool:
         """Rebuild task, model and trainer from the settings; on bad settings the message
         explains and the previous model stays."""

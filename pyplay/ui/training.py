@@ -163,6 +163,13 @@ class TrainingView:
         if was_running:
             self.after_training()
 
+    def leave(self) -> None:
+        """The learner left this lesson: pause its training and every training loop it holds
+        (a comparison, a sub-tab), so the lesson on screen has the machine. Coming back shows
+        it paused at the step it reached, one click (Train) from resuming."""
+        for loop in _loops_of(self):
+            loop.pause()
+
     def step(self, *_: Any) -> None:
         self.pause()
         self._stream(self.state.train(steps=1))
@@ -223,3 +230,18 @@ class TrainingView:
             button.on_click(action)
             row.append(button)
         return pn.Column(pn.Row(*row), stop_note(self.state), margin=0)
+
+
+def _loops_of(view: TrainingView) -> list[TrainingView]:
+    """``view`` and the training loops among its attributes (directly, or in a list, tuple or
+    dict attribute): its comparisons, its sub-tabs."""
+    found: list[TrainingView] = [view]
+    for value in vars(view).values():
+        if isinstance(value, dict):
+            items = list(value.values())
+        elif isinstance(value, list | tuple):
+            items = list(value)
+        else:
+            items = [value]
+        found += [i for i in items if isinstance(i, TrainingView) and i not in found]
+    return found

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import sitebuild
-from browserkit import PageLog, open_lesson, wait_ready
+from browserkit import OPEN_SECTIONS, PageLog, open_lesson, wait_ready
 from pagemeasure import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +63,10 @@ def page_log() -> PageLog:
 
 @pytest.fixture
 def context(browser: Any) -> Iterator[Any]:
+    """A browser context whose pages open every section as it is drawn (the tests of what a
+    section holds; :data:`browserkit.OPEN_SECTIONS`)."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.add_init_script(OPEN_SECTIONS)
     yield ctx
     ctx.close()
 
@@ -78,7 +81,7 @@ def page(context: Any, page_log: PageLog) -> Any:
 @pytest.fixture
 def ready_page(page: Any, site_url: str) -> Any:
     """The playground, loaded and interactive, with the recurrent-networks lesson open (the
-    page opens on "Start here")."""
+    page opens on it, the course's first)."""
     page.goto(site_url)
     wait_ready(page)
     open_lesson(page)

@@ -132,7 +132,8 @@ def test_generate_without_a_character_model_says_so_under_the_button(ready_page,
 def test_start_here_opens_a_lesson_and_try_this_sets_it_up(page, site_url, page_log):
     page.goto(site_url)
     wait_ready(page)
-    assert page.locator(".bk-tab.bk-active").inner_text() == "Start here"
+    assert page.locator(".bk-tab.bk-active").inner_text() == "Recurrent networks"
+    page.locator(".bk-tab", has_text="Start here").first.click()
     page.get_by_role("button", name="Open Recurrent networks").click()
     page.get_by_role("button", name="Train", exact=True).wait_for(timeout=150_000)
     page.get_by_role("button", name="Plain RNN, adding problem, T=40").click()

@@ -237,8 +237,10 @@ LESSONS: tuple[LessonSpec, ...] = (
 
 # the lessons in the order of a course on recurrent networks and attention ("Start here");
 # from the book's delays and feedback to LSTMs, alignment, attention, memory, transformers
+# the course, from the simplest (a plain RNN) to the most advanced: the order of the tabs and of
+# "Start here" (the page opens on the first)
 COURSE: tuple[str, ...] = (
-    "dynamic", "timeseries", "rnn", "ctc", "seq2seq", "pointer", "recursive", "memory",
+    "rnn", "timeseries", "dynamic", "ctc", "seq2seq", "pointer", "recursive", "memory",
     "glimpse", "transformer",
 )  # fmt: skip
 

@@ -81,12 +81,12 @@ class CTCLesson(LessonView):
             pn.widgets.FloatSlider.from_param(s.param.noise, name="Frame noise", step=0.05),
         ]
 
+    def inside(self) -> list[Any]:
+        """The workbench's view: the per-frame probabilities and the best path, live."""
+        return [self.example, pn.pane.Bokeh(self.prob_fig), self.paths]
+
     def sections(self) -> list[Any]:
         return [
-            "## Frame by frame",
-            self.example,
-            pn.pane.Bokeh(self.prob_fig),
-            self.paths,
             *self.decoding.sections(),
             *self.race.sections(),
             *self.lattice.sections(),

@@ -41,6 +41,7 @@ from pyplay.ui.style import TABS_CSS
 from pyplay.ui.text import Text
 from pyplay.ui.training import message_alert
 from pyplay.ui.try_this import try_this
+from pyplay.ui.workbench import controls_column, sections, workbench
 
 __all__ = ["LECTURE_RNN", "PARTS", "SUBTABS", "DynamicLesson"]
 
@@ -192,48 +193,59 @@ class DynamicLesson(LessonView):
             width=320,
         )
 
-    def _build_tab(self) -> pn.Row:
+    def _build_tab(self) -> pn.Column:
+        """The Build sub-tab: a workbench (buttons, status, the preset and the reference
+        system, the loss and the network's response, live) over its sections (the network's
+        palette, diagram and equations; its response step by step; its weights)."""
         s = self.state
-        alert = message_alert(s)
-        controls = pn.Column(
+        shown = [
+            self.buttons(),
+            self.status_line(),
             pn.widgets.Select.from_param(
                 s.param.preset, name="Start from", options={k: v for k, v in PRESETS.items()}
             ),
-            self._palette(),
-            width=330,
-        )
-        train = [
             pn.widgets.Select.from_param(
                 s.param.system, name="Reference system", options=dict(SYSTEM_LABELS)
             ),
+            message_alert(s),
         ]
-        main = pn.Column(
-            alert,
+        more = [
+            pn.widgets.RadioButtonGroup.from_param(s.param.signal, name="Input"),
+            pn.widgets.IntSlider.from_param(s.param.steps, name="Steps"),
+            pn.widgets.TextInput.from_param(s.param.typed, name="Typed input"),
+            *self.training_inputs(),
+        ]
+        views = [self.loss_pane(), pn.pane.Bokeh(self.run_fig, sizing_mode="stretch_width")]
+        bench = workbench(controls_column(shown, more, 320), views)
+        return pn.Column(
+            bench,
+            *self.about(),
             *try_this(self),
-            self.heading,
-            pn.pane.Markdown(self.help_text),
-            pn.pane.Bokeh(self.diagram_fig, sizing_mode="stretch_width"),
-            "### Equations",
-            self.equations,
-            "### Run it",
-            pn.Row(
-                pn.widgets.RadioButtonGroup.from_param(s.param.signal, name="Input"),
-                pn.widgets.IntSlider.from_param(s.param.steps, name="Steps", width=200),
-                pn.widgets.TextInput.from_param(s.param.typed, name="Typed input", width=260),
-            ),
-            pn.pane.Bokeh(self.run_fig, sizing_mode="stretch_width"),
-            self.values,
-            "### Train it to imitate a reference system",
-            pn.Row(*train),
-            self.buttons(),
-            self.status_line(),
-            self.loss_pane(),
             self.export.panel(),
-            "### Weights",
-            self.weights,
+            self.help_section(),
+            *sections(
+                [
+                    "## Build the network: palette, diagram, equations",
+                    pn.Row(
+                        self._palette(),
+                        pn.Column(
+                            pn.pane.Bokeh(self.diagram_fig, sizing_mode="stretch_width"),
+                            "### Equations",
+                            self.equations,
+                            sizing_mode="stretch_width",
+                        ),
+                        sizing_mode="stretch_width",
+                        css_classes=["pyplay-page"],
+                    ),
+                    "## Its response, step by step",
+                    self.values,
+                    "## Weights",
+                    self.weights,
+                ]
+            ),
             sizing_mode="stretch_width",
+            css_classes=["pyplay-lesson-page"],
         )
-        return pn.Row(controls, main, sizing_mode="stretch_width", css_classes=["pyplay-page"])
 
     # ------------------------------------------------------------------ vanishing gradient
     def _grad_figures(self) -> None:
@@ -300,7 +312,10 @@ class DynamicLesson(LessonView):
         if self.subtabs is None:
             parts = (self.parts[k].panel() for k in PARTS)
             self._pages = [self._build_tab(), self._gradient_tab(), *parts]
-            slots = [pn.Column(sizing_mode="stretch_width") for _ in SUBTABS]
+            slots = [
+                pn.Column(sizing_mode="stretch_width", css_classes=["pyplay-lesson"])
+                for _ in SUBTABS
+            ]
             self.subtabs = pn.Tabs(
                 *zip(SUBTABS, slots, strict=True),
                 dynamic=False,

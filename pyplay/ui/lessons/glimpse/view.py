@@ -160,12 +160,12 @@ class GlimpseLesson(LessonView):
             ),
         ]
 
+    def inside(self) -> list[Any]:
+        """The workbench's view: where each model looks on one example, live."""
+        return [self.example, self.answer, pn.pane.Bokeh(self.example_fig)]
+
     def sections(self) -> list[Any]:
         return [
-            "## Where each model looks",
-            self.example,
-            self.answer,
-            pn.pane.Bokeh(self.example_fig),
             "### Accuracy",
             pn.pane.Bokeh(self.accuracy_fig, sizing_mode="stretch_width"),
             "## How noisy is the hard model's gradient?",

@@ -223,15 +223,20 @@ class MemoryLesson(LessonView):
             *int_sliders(s, **SIZES),
         ]
 
-    def sections(self) -> list[Any]:
+    def inside(self) -> list[Any]:
+        """The workbench's view: the heads' reads and writes and the memory, live."""
         return [
-            "## Inside, step by step",
             pn.Row(self.example, self.head),
             self.answer,
-            self.equations,
-            self.no_memory,
             pn.Row(self.read_pane, self.write_pane),
             self.at_step,
             self.memory_pane,
+        ]
+
+    def sections(self) -> list[Any]:
+        return [
+            "## Inside, step by step",
+            self.equations,
+            self.no_memory,
             self.stages,
         ]

@@ -168,10 +168,11 @@ class PointerLesson(LessonView):
         ]
 
     def sections(self) -> list[Any]:
+        return ["## Where it points: the task", self.task_help, self.readout]
+
+    def inside(self) -> list[Any]:
+        """The workbench's view: where the decoder points at each step, live."""
         return [
-            "## Where it points",
-            self.task_help,
-            self.readout,
             self.example,
             self.answer,
             pn.Row(

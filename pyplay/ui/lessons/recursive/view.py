@@ -115,12 +115,17 @@ class RecursiveLesson(LessonView):
         ]
 
     def sections(self) -> list[Any]:
+        return [
+            "## Each node's vector and gradient",
+            pn.Row(pn.pane.Bokeh(self.vec_fig), pn.pane.Bokeh(self.grad_fig)),
+        ]
+
+    def inside(self) -> list[Any]:
+        """The workbench's view: an expression's tree as the model reads it, live."""
         example = pn.widgets.Button(name="Example", width=90)
         example.on_click(self._example)
         return [
-            "## Type an expression, see its tree",
             pn.Row(self.source_box, example),
             self.answer,
             pn.pane.Bokeh(self.tree_fig, sizing_mode="stretch_width"),
-            pn.Row(pn.pane.Bokeh(self.vec_fig), pn.pane.Bokeh(self.grad_fig)),
         ]

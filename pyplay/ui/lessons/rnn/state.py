@@ -125,7 +125,7 @@ class LessonState(TrainerLesson, LessonBase):
         self.trainer: Trainer | None = None
         self.task_obj: Any = None
         self.reset()
-        self.param.watch(self._quiet(self.reset), list(_REBUILD))
+        self.param.watch(self._on_rebuild_setting, list(_REBUILD))
         self.param.watch(
             self._quiet(self._on_training_setting),
             ["lr", "optimizer", "clip", "batch_size", "tbptt"],

@@ -37,6 +37,7 @@ from pyplay.ui.training import typed_number
 __all__ = ["RecurrentLesson", "gates_widget", "gradient_widget"]
 
 GRAD_TITLE = "gradient through time, ||dL/dh_t||"
+MAP_HEIGHT, MAP_WIDTH = 170, 290  # the workbench's gate and state maps: 3 x 2 under the loss
 TITLES = {
     "i": "input gate i_t",
     "f": "forget gate f_t",
@@ -93,7 +94,9 @@ class RecurrentLesson(LessonView):
 
     def build(self) -> None:
         self.grad_fig, self.grad_current, self.grad_compare = gradient_figure()
-        self.heatmaps = pn.GridBox(ncols=3, sizing_mode="stretch_width")
+        self.heatmaps = pn.GridBox(
+            ncols=3, sizing_mode="stretch_width", css_classes=["pyplay-bench-maps"]
+        )
         self._maps: dict[str, tuple[Any, Any]] = {}
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
         self.example.param.watch(lambda e: self.refresh_inside(), "value")
@@ -150,7 +153,12 @@ class RecurrentLesson(LessonView):
         key = self.choice.key if self.choice.key in view.internals else "l0"
         layer = view.internals.get(key, {})
         if set(self._maps) != set(layer):
-            self._maps = {name: heatmap_figure(name, TITLES.get(name, name)) for name in layer}
+            self._maps = {
+                name: heatmap_figure(
+                    name, TITLES.get(name, name), height=MAP_HEIGHT, width=MAP_WIDTH
+                )
+                for name in layer
+            }
             self.heatmaps.objects = [pn.pane.Bokeh(fig) for fig, _ in self._maps.values()]
         where = self.choice.title()
         for name, (fig, source) in self._maps.items():
@@ -187,8 +195,9 @@ class RecurrentLesson(LessonView):
             "cell": pn.widgets.RadioButtonGroup.from_param(
                 s.param.cell, name="Cell", options={"LSTM": "lstm", "GRU": "gru", "RNN": "rnn"}
             ),
-            "lstm": lstm_controls(s),
             "hidden_size": pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size"),
+            "seq_len": pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length"),
+            "lstm": lstm_controls(s),
             "feedforward_layers": pn.widgets.IntSlider.from_param(
                 s.param.feedforward_layers, name="Feed-forward layers before"
             ),
@@ -197,7 +206,6 @@ class RecurrentLesson(LessonView):
             "residual": pn.widgets.Checkbox.from_param(
                 s.param.residual, name="Residual connections between layers"
             ),
-            "seq_len": pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length"),
             "tbptt": self.tbptt_box(),
             "optimizer": pn.widgets.Select.from_param(s.param.optimizer, name="Optimiser"),
             "clip": typed_number(s.param.clip, "Clip (0 = off)", step=0.5),
@@ -222,10 +230,6 @@ class RecurrentLesson(LessonView):
     def status_line(self) -> Text:
         return Text(self.state.param.status, name="status", css_classes=[self.status_css])
 
-    def training(self) -> list[Any]:
-        norms = (pn.pane.Markdown(HELP["norm"]), pn.pane.Bokeh(self.norms.fig))
-        return [pn.Column(*super().training(), *norms, sizing_mode="stretch_width")]
-
     def refresh_button(self) -> pn.widgets.Button:
         button = pn.widgets.Button(name="Refresh", width=100)
         button.on_click(self.refresh_inside)
@@ -236,25 +240,26 @@ class RecurrentLesson(LessonView):
         button.on_click(self.compare)
         return button
 
+    def inside(self) -> list[Any]:
+        """The workbench's view: the gates and states of one example, live."""
+        return [pn.Row(self.example, self.choice.panel), self.heatmaps]
+
     def sections(self) -> list[Any]:
-        inside = pn.Column(
-            "## Look inside",
+        from pyplay.ui.lessons.rnn.data_views import data_panel, sampling_panel
+
+        s = self.state
+        return [
+            "## Gates and states: what the maps show",
             self.inside_help,
-            pn.Row(self.example, self.refresh_button()),
-            self.choice.panel,
-            self.heatmaps,
+            self.refresh_button(),
             "## Gradient through time",
             pn.pane.Markdown(HELP["grad"]),
             pn.Row(self.compare_button(), self.every_layer),
             pn.pane.Bokeh(self.grad_fig, sizing_mode="stretch_width"),
             self.cec.panel,
-            sizing_mode="stretch_width",
-        )
-        from pyplay.ui.lessons.rnn.data_views import data_panel, sampling_panel
-
-        s = self.state
-        return [
-            inside,
+            "## Gradient norm and clipping",
+            pn.pane.Markdown(HELP["norm"]),
+            pn.pane.Bokeh(self.norms.fig, sizing_mode="stretch_width"),
             pn.Column(*self.residual.panel(), sizing_mode="stretch_width"),
             self.packing.panel,
             sampling_panel(s, HELP["sample"]),

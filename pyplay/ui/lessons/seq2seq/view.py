@@ -81,6 +81,7 @@ class Seq2SeqLesson(LessonView):
             name="Length penalty alpha", start=0.0, end=2.0, step=0.1, value=0.0
         )
         self.beam_text = Text("", css_classes=["pyplay-beam"])
+
         self.embeddings = EmbeddingsView(lambda: pair_tables(self.state.model, self.state.task_obj))
         self.beam_lexicon = pn.widgets.Checkbox(name="Only words of your targets (lexicon)")
         self.lexicon = LexiconExamples()  # the lecture's prefix tree and DOCK / DOG examples
@@ -263,10 +264,15 @@ class Seq2SeqLesson(LessonView):
             buttons.append(button)
         return pn.Row(*buttons)
 
+    def inside(self) -> list[Any]:
+        """The workbench's view: a source, its decoding and the attention, live."""
+        return [_decode_row(self), self.output, pn.pane.Bokeh(self.attn_fig)]
+
     def sections(self) -> list[Any]:
         s = self.state
         pairs_box = pn.widgets.TextAreaInput(  # room for all the pairs the help promises
-            name="Your pairs (source<TAB>target per line)", height=100, width=400,
+            name="Your pairs (source<TAB>target per line)", height=100, max_width=400,
+            sizing_mode="stretch_width",
             max_length=MAX_PAIRS_TEXT,
         )  # fmt: skip
         use_pairs = pn.widgets.Button(name="Use these pairs", width=140)
@@ -276,9 +282,6 @@ class Seq2SeqLesson(LessonView):
         return [
             "## Decode and look at the attention",
             pn.pane.Markdown(HELP["decode"]),
-            _decode_row(self),
-            self.output,
-            pn.pane.Bokeh(self.attn_fig),
             *self.states.panel(),
             *self.by_length.panel(),
             *self.shared.panel(),

@@ -116,9 +116,9 @@ class TimeSeriesLesson(LessonView):
         bundled.on_click(lambda _: s.use_bundled())
         return ["### Your data", pn.pane.Markdown(DATA_HELP), text, pn.Row(use, upload), bundled]
 
-    def sections(self) -> list[Any]:
+    def inside(self) -> list[Any]:
+        """The workbench's view: the prediction in open or closed loop, live."""
         return [
-            "## Open or closed loop",
             pn.widgets.RadioButtonGroup.from_param(
                 self.state.param.loop,
                 name="Loop",
@@ -126,6 +126,10 @@ class TimeSeriesLesson(LessonView):
             ),
             pn.pane.Bokeh(self.pred_fig, sizing_mode="stretch_width"),
             self.scores,
+        ]
+
+    def sections(self) -> list[Any]:
+        return [
             "### Equations",
             self.equations,
         ]

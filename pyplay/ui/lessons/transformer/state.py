@@ -117,6 +117,7 @@ class TransformerLessonState(TrainerLesson, LessonBase):
             lstm_trainer,
         )
         self._remember_settings()
+        self._new_run()
         self.history = {"step": [], "loss": [], "lstm": []}
         self._elapsed = 0.0
         self.version += 1

@@ -319,15 +319,25 @@ class TransformerLesson(LessonView):
         ]
         return widgets
 
+    def inside(self) -> list[Any]:
+        """The workbench's view (decoder-only mode): one head's attention and every head at
+        once, live."""
+        heads = pn.Column(
+            pn.Row(self.layer, self.head, self.example),
+            self.head_title,
+            pn.Row(pn.pane.Bokeh(self.head_fig), pn.pane.Bokeh(self.grid_fig)),
+            sizing_mode="stretch_width",
+        )
+        self.decoder_only.append(heads)
+        self._show_mode()
+        return [heads]
+
     def sections(self) -> list[Any]:
         generate = pn.widgets.Button(name="Generate", button_type="primary", width=100)
         generate.on_click(self.generate)
         heads = pn.Column(
-            "## Open every head",
+            "## Every head: what the maps show",
             pn.pane.Markdown(HELP["heads"]),
-            pn.Row(self.layer, self.head, self.example),
-            self.head_title,
-            pn.Row(pn.pane.Bokeh(self.head_fig), pn.pane.Bokeh(self.grid_fig)),
             sizing_mode="stretch_width",
         )
         pairs = self.pairs.panel()

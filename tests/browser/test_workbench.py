@@ -1,0 +1,218 @@
+"""Issue 33 in the browser: every training lesson is a one-screen workbench. At 1280x800, right
+after the lesson opens and Train is pressed, the Train / Pause buttons, the loss plot and the
+main look-inside plot are inside the window, and both plots change while the model trains with
+no other click; the sections start closed. A model setting changed while training keeps
+training the new model with the old run's line on the plot; a lesson left for another tab does
+not train while away. Screenshots of every workbench, at 1280x800 and 390x844, go to
+``web/screenshots/workbench/`` (gitignored).
+
+These pages run without the harness that opens every section (``browserkit.OPEN_SECTIONS``):
+they see the page as a learner first does. No assertion is about time.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from browserkit import wait_for, wait_ready
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path(__file__).resolve().parents[2] / "web" / "screenshots" / "workbench"
+LESSONS = {  # tab: its status line's class
+    "Recurrent networks": "pyplay-status",
+    "Sequence to sequence": "pyplay-seq2seq-status",
+    "Transformers": "pyplay-transformer-status",
+    "CTC": "pyplay-ctc-status",
+    "Memory": "pyplay-memory-status",
+    "Recursive networks": "pyplay-recursive-status",
+    "Soft and hard attention": "pyplay-glimpse-status",
+    "Pointer networks": "pyplay-pointer-status",
+    "Time series": "pyplay-narx-status",
+}
+
+# the drawn plots of the visible workbench: the loss curve first, then the main view's
+PLOTS = """() => {
+  const out = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (el.classList && el.classList.contains('pyplay-bench-views') && el.checkVisibility()) {
+        const inner = [];
+        const find = (r) => {
+          for (const c of r.querySelectorAll('*')) {
+            if (c.shadowRoot) find(c.shadowRoot);
+            const shown = c.classList && c.classList.contains('bk-Canvas');
+            if (shown && c.checkVisibility()) inner.push(c);
+          }
+        };
+        find(el.shadowRoot || el);
+        for (const c of inner) {
+          const r = c.getBoundingClientRect();
+          const canvas = (c.shadowRoot || c).querySelector('canvas');
+          out.push({top: r.top, bottom: r.bottom, left: r.left, right: r.right,
+                    pixels: canvas ? canvas.toDataURL() : ''});
+        }
+      }
+    }
+  };
+  walk(document);
+  return out;
+}"""
+
+
+# the loss plot's legend names the run before a rebuild ("before: Hidden size 32"), shown
+BEFORE_SHOWN = """() => {
+  for (const m of window.pyplay.document.all_models) {
+    const l = m.label;
+    const text = l == null ? '' : (typeof l === 'string' ? l : String(l.value ?? ''));
+    if (text.startsWith('before: Hidden size') && m.visible === true) return true;
+  }
+  return false;
+}"""
+
+
+@pytest.fixture
+def desk(browser: Any, page_log: Any) -> Iterator[Any]:
+    """A 1280x800 page of the playground as a learner first sees it (sections closed)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    page_log.attach(page)
+    yield page
+    ctx.close()
+
+
+def steps(page: Any, css: str, shown: bool = True) -> int:
+    """The step a lesson's status line shows (``shown``: the visible one; else the lesson's
+    first, also while its tab is hidden)."""
+    line = page.locator(f".{css} pre")
+    text = (line.locator("visible=true").first if shown else line.first).text_content() or ""
+    found = re.search(r"Step (\d+)", text)
+    return int(found.group(1)) if found else 0
+
+
+def button(page: Any, name: str) -> Any:
+    return page.get_by_role("button", name=name, exact=True).locator("visible=true").first
+
+
+def open_tab(page: Any, title: str, css: str) -> None:
+    page.locator(".bk-tab", has_text=title).first.click()
+    page.locator(f".{css} pre").locator("visible=true").first.wait_for(timeout=150_000)
+    button(page, "Train").wait_for(timeout=150_000)
+
+
+def inside_window(box: dict[str, float], height: int, width: int) -> bool:
+    return box["top"] >= -0.5 and box["bottom"] <= height + 0.5 and box["right"] <= width + 0.5
+
+
+def test_the_page_opens_on_a_lesson_ready_to_train_in_the_course_order(desk, site_url):
+    page = desk
+    page.goto(site_url)
+    wait_ready(page)
+    assert page.locator(".bk-tab.bk-active").inner_text() == "Recurrent networks"
+    box = button(page, "Train").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 800, "Train on the first screen"
+    tabs = page.locator(".bk-tab").all_inner_texts()
+    lessons = [t for t in tabs if t not in ("Start here", "About", "Saved work")]
+    page.locator(".bk-tab", has_text="Start here").first.click()
+    path = page.get_by_role("button", name=re.compile("^Open ")).locator("visible=true")
+    path.first.wait_for(timeout=30_000)
+    opened = [t.removeprefix("Open ") for t in path.all_inner_texts()]
+    assert opened == lessons, "Start here's order is the tabs' order"
+
+
+def test_train_the_loss_and_the_main_view_on_one_screen_all_live(desk, site_url):
+    """Every training lesson in turn, in one page (leaving a tab pauses its lesson)."""
+    page = desk
+    page.goto(site_url)
+    wait_ready(page)
+    for title, css in LESSONS.items():
+        open_tab(page, title, css)
+        page.evaluate("window.scrollTo(0, 0)")
+        button(page, "Train").click()
+        wait_for(page, lambda css=css: steps(page, css) >= 2, f"{title}: two training steps")
+        for name in ("Train", "Pause"):
+            box = button(page, name).bounding_box()
+            assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800, name
+        first = page.evaluate(PLOTS)
+        assert len(first) >= 2, f"{title}: the loss and a look-inside plot in the workbench"
+        loss, main = first[0], first[1]
+        assert inside_window(loss, 800, 1280), f"{title}: the loss plot at {loss}"
+        assert inside_window(main, 800, 1280), f"{title}: the main look-inside plot at {main}"
+        at = steps(page, css)
+        wait_for(page, lambda css=css, at=at: steps(page, css) >= at + 5, f"{title}: 5 steps")
+        time.sleep(2.0)  # room for a live redraw of the look-inside view
+
+        def both_changed(loss: Any = loss, main: Any = main) -> bool:
+            now = page.evaluate(PLOTS)
+            return now[0]["pixels"] != loss["pixels"] and now[1]["pixels"] != main["pixels"]
+
+        wait_for(page, both_changed, f"{title}: the loss and the look-inside plot redrawn", 90)
+        button(page, "Pause").click()
+        closed = page.locator(".pyplay-section").locator("visible=true")
+        assert closed.count() >= 2, f"{title}: the deeper parts are sections under the bench"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"{title.replace(' ', '_')}_1280x800.png"))
+
+
+def test_a_model_setting_changed_while_training_keeps_training_with_the_old_line(desk, site_url):
+    page, css = desk, LESSONS["Recurrent networks"]
+    page.goto(site_url)
+    wait_ready(page)
+    open_tab(page, "Recurrent networks", css)
+    button(page, "Train").click()
+    wait_for(page, lambda: steps(page, css) >= 20, "twenty training steps")
+    at_change = steps(page, css)
+    slider = page.get_by_role("slider").locator("visible=true").nth(0)  # Hidden size
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    wait_for(page, lambda: page.evaluate(BEFORE_SHOWN), "the old run's line named in the legend")
+    wait_for(page, lambda: steps(page, css) < at_change, "the new model's first steps")
+    low = steps(page, css)
+    wait_for(page, lambda: steps(page, css) >= low + 5, "training going on with the new model")
+    button(page, "Pause").click()
+
+
+def test_a_lesson_left_for_another_tab_does_not_train_while_away(desk, site_url):
+    page, css = desk, LESSONS["Recurrent networks"]
+    page.goto(site_url)
+    wait_ready(page)
+    open_tab(page, "Recurrent networks", css)
+    button(page, "Train").click()
+    wait_for(page, lambda: steps(page, css) >= 5, "five training steps")
+    page.locator(".bk-tab", has_text="About").first.click()
+    time.sleep(2.0)  # the slice under way when the tab changed may still end
+    away = steps(page, css, shown=False)
+    time.sleep(10.0)
+    assert steps(page, css, shown=False) == away, "the lesson trained while away"
+    page.locator(".bk-tab", has_text="Recurrent networks").first.click()
+    assert steps(page, css) == away
+    assert button(page, "Train").is_visible(), "one click from resuming"
+
+
+def test_the_workbench_fits_a_phone(browser, site_url):
+    """Every training lesson in turn, in one page 390 px wide."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = ctx.new_page()
+        page.goto(site_url)
+        wait_ready(page)
+        for title, css in LESSONS.items():
+            open_tab(page, title, css)
+            page.evaluate("window.scrollTo(0, 0)")
+            box = button(page, "Train").bounding_box()
+            assert box is not None and box["y"] + box["height"] <= 844, f"{title}: Train"
+            plots = page.evaluate(PLOTS)
+            assert plots and plots[0]["top"] < 2 * 844, f"{title}: the loss within one scroll"
+            wide = [p["right"] for p in plots if p["right"] > 390.5]
+            assert not wide, f"{title}: a plot wider than the phone, to x = {wide}"
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"{title.replace(' ', '_')}_390x844.png"))
+    finally:
+        ctx.close()

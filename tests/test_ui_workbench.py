@@ -1,0 +1,149 @@
+"""Issue 33 in the page's logic, without a browser: a lesson is a workbench (buttons, status,
+the first settings, the loss curve and the main look-inside view at its top, everything deeper
+in closed sections), a model setting changed while training builds the new model and goes on
+training it with the run before drawn faded beside it, and leaving a lesson pauses it."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("panel")
+
+import panel as pn
+
+from pyplay.ui.app import Playground
+from pyplay.ui.lessons.experiment import set_up
+from pyplay.ui.lessons.rnn.state import LessonState
+from pyplay.ui.lessons.rnn.view import RecurrentLesson
+from pyplay.ui.lessons.seq2seq.view import Seq2SeqLesson
+from pyplay.ui.workbench import MORE_SETTINGS, heading_of, sections
+
+pytestmark = pytest.mark.slow  # each builds a lesson or the playground (seconds)
+
+
+def _walk(obj):
+    yield obj
+    for child in getattr(obj, "objects", []) or []:
+        yield from _walk(child)
+
+
+def test_a_setting_changed_while_training_keeps_training_the_new_model():
+    state = LessonState(task="adding", cell="lstm", hidden_size=32, seq_len=10)
+    state.train(steps=12)
+    trained = list(state.history["loss"])
+    state.running = True  # as the page's Train sets it
+    state.hidden_size = 48
+    assert state.running, "the experiment goes on with the new model"
+    assert state.model.rnn.hidden_size == 48
+    assert state.history["loss"] == [] and state.trainer.step_count == 0
+    label, steps, losses = state.previous_run
+    assert label == "before: Hidden size 32"
+    assert losses == trained and steps == list(range(1, 13))
+    state.train(steps=3)
+    assert len(state.history["loss"]) == 3
+
+
+def test_a_setting_changed_while_paused_stays_paused_and_reset_starts_clean():
+    state = LessonState(task="adding", cell="lstm", seq_len=10)
+    state.train(steps=5)
+    state.cell = "gru"
+    assert not state.running
+    assert state.previous_run is not None and state.previous_run[0] == "before: Cell lstm"
+    state.reset()
+    assert state.previous_run is None, "Reset starts clean: no run before"
+
+
+def test_a_refused_setting_keeps_the_model_and_its_training():
+    state = LessonState(task="adding", cell="lstm", seq_len=10)
+    state.train(steps=3)
+    model = state.model
+    state.running = True
+    state.batch_size = 32  # a training setting: applied, no rebuild
+    state.seed = 3  # a setting that rebuilds
+    assert state.running and state.model is not model
+
+
+@pytest.mark.slow
+def test_try_this_starts_afresh_without_a_run_before():
+    view = RecurrentLesson()
+    view.state.train(steps=4)
+    view.state.hidden_size = 16
+    assert view.state.previous_run is not None
+    from pyplay.ui.lessons import spec_of
+
+    set_up(view.state, tuple(spec_of(LessonState).params), spec_of(LessonState).experiments[0])
+    assert view.state.previous_run is None
+    assert list(view.loss_plot.before.data["step"]) == []
+
+
+@pytest.mark.slow
+def test_the_loss_plot_draws_the_run_before_faded_and_labelled():
+    view = RecurrentLesson()
+    view.state.train(steps=6)
+    view.state.hidden_size = 24
+    before = view.loss_plot.before.data
+    assert list(before["step"]) == [1, 2, 3, 4, 5, 6] and len(before["loss"]) == 6
+    for fig in view.loss_plot.figures:
+        labels = [i.label.value for i in fig.legend[0].items]
+        assert labels[:2] == ["training loss", "before: Hidden size 32"]
+    view.reset()
+    assert list(view.loss_plot.before.data["step"]) == []
+    for fig in view.loss_plot.figures:
+        labels = [str(i.label.value) for i in fig.legend[0].items]
+        assert not any(t.startswith("before") for t in labels), "no entry for an undrawn line"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("view_class", [RecurrentLesson, Seq2SeqLesson])
+def test_the_workbench_holds_buttons_loss_and_the_main_view_and_closes_the_rest(view_class):
+    view = view_class()
+    page = view.panel()
+    bench = page.objects[0]
+    assert "pyplay-workbench" in bench.css_classes
+    controls, views = bench.objects
+    names = [w.name for w in _walk(controls) if isinstance(w, pn.widgets.Button)]
+    assert names[:4] == ["Train", "Pause", "Step", "Reset"]
+    panes = [p.object for p in _walk(views) if isinstance(p, pn.pane.Bokeh)]
+    assert view.loss_plot.log_fig in panes
+    assert len(panes) >= 2, "the main look-inside view is beside the loss"
+    more = [c for c in controls.objects if isinstance(c, pn.Card)]
+    assert [c.title for c in more] == [MORE_SETTINGS] and more[0].collapsed
+    cards = [o for o in page.objects if isinstance(o, pn.Card)]
+    assert len(cards) >= 4
+    assert all(c.collapsed for c in cards), "every section closed until opened"
+    assert cards[0].title == "How to use this lesson"
+
+
+def test_sections_group_parts_by_their_headings():
+    a, b = pn.pane.Markdown("a"), pn.pane.Markdown("b")
+    own = pn.Column("## Own", b)
+    lead = pn.pane.Markdown("before any heading")
+    cards = sections([lead, "## First", a, own])
+    assert cards[0] is lead
+    assert [c.title for c in cards[1:]] == ["First", "Own"]
+    assert cards[1].objects == [a]
+    assert not own.objects[0].visible and own.objects[1] is b, "the heading is the title"
+    own.visible = False
+    assert not cards[2].visible, "a part the lesson hides hides its section"
+    assert heading_of("### Three") == "Three" and heading_of("plain") is None
+
+
+@pytest.mark.slow
+def test_leaving_a_lesson_pauses_it_and_its_comparisons():
+    playground = Playground()
+    titles = playground.titles
+    rnn = playground.open(titles.index("Recurrent networks"))
+    rnn.state.running = True
+    rnn.residual.state.running = True
+    playground.tabs.active = titles.index("About")
+    assert not rnn.state.running and not rnn.residual.state.running
+    playground.tabs.active = titles.index("Recurrent networks")
+    assert not rnn.state.running, "coming back shows it paused, one click from resuming"
+
+
+def test_the_gradient_legend_waits_for_the_comparisons_lines():
+    rnn = RecurrentLesson()
+    shown = [str(i.label.value) for i in rnn.grad_fig.legend[0].items if i.visible]
+    assert shown == ["this model"], "no legend for the comparison's undrawn lines"
+    rnn.compare()
+    assert len([i for i in rnn.grad_fig.legend[0].items if i.visible]) == 3
