@@ -22,12 +22,15 @@ Continuing training::
     trainer = Trainer(model, task, lr=0.01)
     resume(trainer, load("pyplay-model.npz"))  # optimiser moments and step count
 
-Loading uses ``np.load(..., allow_pickle=False)`` and turns every way a file can be wrong into
-one ``ValueError`` that says so. Sizes are checked before anything of that size is read
-(:mod:`pyplay.limits`): the file, its members once decompressed (a small file that unpacks to
-gigabytes is refused unread), the length and nesting of its settings. Saving writes exactly
-the path it is given (``np.savez`` alone would add ``.npz``), and :func:`save_model` refuses
-what :func:`load_model` would refuse: a model with NaN or infinite weights.
+Loading reads the archive with :func:`pyplay.npz.read_npz`, never with pickle, and turns every
+way a file can be wrong into one ``ValueError`` that says what the file is and what was expected.
+Sizes are checked before anything of that size is read (:mod:`pyplay.limits`): the file, its
+members once decompressed (a small file that unpacks to gigabytes is refused unread), the shape
+each member's ``.npy`` header declares (refused before that shape is allocated), the length and
+nesting of its settings, and the numbers in them. Saving writes exactly the path it is given
+(``np.savez`` alone would add ``.npz``) and never what loading would refuse: :func:`save` refuses
+arrays that are not numbers (an object array would be written with pickle), :func:`save_model`
+a model with NaN or infinite weights.
 """
 
 from __future__ import annotations
@@ -35,21 +38,14 @@ from __future__ import annotations
 import io
 import json
 import os
-import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 import numpy as np
 
-from pyplay.limits import (
-    MAX_FILE_BYTES,
-    MAX_JSON_DEPTH,
-    MAX_MEMBERS,
-    MAX_META_BYTES,
-    MAX_UNPACKED_BYTES,
-    json_depth,
-)
+from pyplay.limits import MAX_FILE_BYTES, MAX_JSON_DEPTH, MAX_META_BYTES, json_depth
+from pyplay.npz import read_npz
 
 __all__ = [
     "Checkpoint",
@@ -129,10 +125,24 @@ def _arrays(
     for name, value in params.items():
         if name == _META or name.startswith((_OPTIM, _BESIDE)):
             raise ValueError(f"params may not use the reserved name {name!r}")
-        arrays[name] = np.asarray(value)
+        arrays[name] = _numbers(f"params[{name!r}]", value)
     for name, value in (optimizer_state or {}).items():
-        arrays[_OPTIM + name] = np.asarray(value)
+        arrays[_OPTIM + name] = _numbers(f"optimizer_state[{name!r}]", value)
     return arrays
+
+
+def _numbers(what: str, value: Any) -> np.ndarray:
+    """``value`` as an array of numbers; anything else (Python objects, which ``np.savez``
+    would write with pickle, or text) is refused: loading would refuse it."""
+    arr = np.asarray(value)
+    if arr.dtype.hasobject:
+        raise ValueError(
+            f"{what} must be an array of numbers, got dtype {arr.dtype} (Python objects, "
+            "which only pickle writes; pyplay files never use pickle)"
+        )
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{what} must be an array of numbers, got dtype {arr.dtype}")
+    return arr
 
 
 def _split(
@@ -179,18 +189,6 @@ def _describe(file: Any) -> str:
     return "the file"
 
 
-def _check_sizes(archive: Any) -> None:
-    """Refuse an archive whose members unpack to more than the limits, before reading any."""
-    members = archive.zip.infolist()
-    unpacked = sum(member.file_size for member in members)  # as the zip directory declares
-    if len(members) > MAX_MEMBERS or unpacked > MAX_UNPACKED_BYTES:
-        raise ValueError(
-            f"it unpacks to {unpacked:,} bytes in {len(members):,} arrays; at most "
-            f"{MAX_UNPACKED_BYTES:,} bytes in {MAX_MEMBERS:,} arrays are read "
-            "(pyplay.limits)"
-        )
-
-
 def _stored_size(file: Any) -> int | None:
     if isinstance(file, bytes | bytearray):
         return len(file)
@@ -216,12 +214,21 @@ def _read_meta(raw: np.ndarray, what: str) -> dict[str, Any]:
             f"deep; at most {MAX_JSON_DEPTH} are read"
         )
     try:
-        meta = json.loads(text)
+        meta = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as err:
         raise ValueError(f"{what} is not a pyplay checkpoint: bad settings ({err})") from err
+    except ValueError as err:  # a number too long to convert, or NaN / Infinity
+        raise ValueError(
+            f"{what} is not a pyplay checkpoint: bad settings (a number that is not read: "
+            f"{str(err).split(';')[0]}); expected JSON settings of ordinary numbers"
+        ) from err
     if not isinstance(meta, dict):
         raise ValueError(f"{what} is not a pyplay checkpoint: settings are not a mapping")
     return meta
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} in the settings")
 
 
 def load(file: str | os.PathLike[str] | bytes | BinaryIO) -> Checkpoint:
@@ -235,17 +242,14 @@ def load(file: str | os.PathLike[str] | bytes | BinaryIO) -> Checkpoint:
             "(pyplay.limits.MAX_FILE_BYTES)"
         )
     try:
-        with np.load(source, allow_pickle=False) as archive:
-            if not isinstance(archive, np.lib.npyio.NpzFile):
-                raise ValueError("it holds a single array, not a named archive (.npz)")
-            _check_sizes(archive)
-            arrays = {name: archive[name] for name in archive.files}
-            for name, value in arrays.items():
-                if not isinstance(value, np.ndarray):  # a member that is not a .npy array
-                    raise ValueError(f"{name!r} is not an array")
+        if isinstance(source, str | os.PathLike):
+            with open(source, "rb") as handle:
+                arrays = read_npz(handle)
+        else:
+            arrays = read_npz(source)
     except FileNotFoundError:
         raise
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as err:
+    except (ValueError, OSError) as err:
         raise ValueError(f"{what} is not a pyplay checkpoint (.npz): {err}") from err
     meta = _read_meta(arrays.pop(_META), what) if _META in arrays else {}
     beside = _beside(arrays, meta, what)

@@ -9,6 +9,8 @@ a tab.
 
 - :data:`MAX_ELEMENTS` numbers in one array of a model (a weight matrix, an embedding table, a
   table of positional encodings), and :data:`MAX_PARAMETERS` in a whole model;
+- :data:`MAX_SEQ_LEN` steps of one sequence a recurrent layer reads (the work of a forward and
+  backward pass grows with it; the tasks cap theirs at about 10,000);
 - :data:`MAX_STEPS` tokens a decoder writes (greedy or beam search) and :data:`MAX_BEAM_WIDTH`
   hypotheses a beam search keeps;
 - :data:`MAX_DELAY` steps of a tapped delay line (a dynamic network keeps that many past
@@ -21,7 +23,8 @@ a tab.
 
 :func:`check_elements` is the one check the constructors call for each array (through
 :mod:`pyplay.nn.init` for the random ones), :func:`check_parameters` the one for a whole model
-(before a loop over layers, and in :func:`pyplay.models.registry.build_model`).
+(before a loop over layers, and in :func:`pyplay.models.registry.build_model`),
+:func:`check_seq_len` the one for the length of a sequence a layer reads.
 """
 
 from __future__ import annotations
@@ -41,15 +44,18 @@ __all__ = [
     "MAX_MEMBERS",
     "MAX_META_BYTES",
     "MAX_PARAMETERS",
+    "MAX_SEQ_LEN",
     "MAX_STEPS",
     "MAX_UNPACKED_BYTES",
     "check_elements",
     "check_parameters",
+    "check_seq_len",
     "json_depth",
 ]
 
 MAX_ELEMENTS = 2**26  # 67,108,864 numbers: 256 MiB in float32, 512 MiB in float64
 MAX_PARAMETERS = 2**27  # a whole model: 134,217,728 numbers
+MAX_SEQ_LEN = 100_000  # steps of one sequence a recurrent layer reads
 MAX_STEPS = 10_000  # tokens one decoding writes
 MAX_BEAM_WIDTH = 100_000  # hypotheses one beam search keeps (a lexicon test enumerates 7**5)
 MAX_DELAY = 10_000  # the longest delay of a tapped delay line, in steps
@@ -113,6 +119,30 @@ def check_parameters(what: str, n: int) -> int:
             "in one model (pyplay.limits.MAX_PARAMETERS): choose smaller sizes"
         )
     return n
+
+
+def check_seq_len(what: str, steps: int) -> int:
+    """``steps`` if a layer may read sequences of that many steps.
+
+    Parameters
+    ----------
+    what : str
+        Names the input and its layout, for the message (``"LSTM input x (B, T, F)"``).
+    steps : int
+        Its number of time steps ``T``.
+
+    Raises
+    ------
+    ValueError
+        When ``steps`` exceeds :data:`MAX_SEQ_LEN`.
+    """
+    steps = int(steps)
+    if steps > MAX_SEQ_LEN:
+        raise ValueError(
+            f"{what} has {steps:,} steps; at most {MAX_SEQ_LEN:,} are read in one sequence "
+            "(pyplay.limits.MAX_SEQ_LEN): split it into chunks, carrying the state across"
+        )
+    return steps
 
 
 def json_depth(text: str) -> int:

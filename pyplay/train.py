@@ -10,12 +10,21 @@ gradient anywhere in a step (a layer's :class:`~pyplay._checks.NonFiniteError` o
 that overflowed on its way back, or a floating-point error raised under ``np.seterr``) ends the
 run with a final record whose ``status == "diverged"`` and whose ``message`` says so, after the
 parameters, optimiser state and step count are put back to those of the last step that gave a
-finite loss and gradient. NumPy's overflow warnings are silenced inside a step (the checks
-decide, not the warnings). Nothing trained is lost.
+finite loss and gradient. An update that leaves a weight NaN or infinite ends the run the same
+way (checked after each update: a step never reports ``ok`` with such weights), and so does a
+learning rate that a schedule drives to NaN, infinity or <= 0 (checked before the step that
+would use it, which keeps the weights of the last whole step and the last rate that was a
+finite number > 0: the bad rate is never kept as a good state). NumPy's overflow warnings are
+silenced inside a step (the checks decide, not the warnings). Nothing trained is lost.
+
+The arguments are checked when the trainer is built: a learning rate that is not a finite
+number > 0 (given, or held by the optimiser given), an ``rng`` that is not a Generator or seed,
+a ``schedule`` that is not a schedule of this trainer's optimiser.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -70,9 +79,11 @@ class Trainer:
     batch_size : int
     clip : float or None
         Global-norm gradient clipping threshold (None: no clipping).
-    schedule : callable, optional
-        A learning-rate schedule object with ``step()`` (see :mod:`pyplay.optim.schedules`),
-        stepped once per training step.
+    schedule : schedule object, optional
+        A learning-rate schedule of this trainer's optimiser (``StepLR``,
+        ``CosineAnnealingLR`` or ``LinearWarmup`` of :mod:`pyplay.optim.schedules`, or any
+        object with a ``step()`` method and that ``optimizer``), stepped once per training
+        step. A rate it drives to NaN, infinity or <= 0 ends the run as diverged.
     tbptt : bool
         Truncated backpropagation through time for tasks with ``stream`` (the character
         model): consecutive chunks of a long text, the recurrent state carried from one chunk
@@ -104,6 +115,7 @@ class Trainer:
         reverse_source: bool = False,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
+        rng = as_generator(rng)
         self.objective = make_objective(model, task, tbptt, sampling, reverse_source, rng)
         self.model = model
         self.task = task
@@ -122,7 +134,8 @@ class Trainer:
                     f"{type(optimizer).__name__}"
                 )
             self.optimizer = optimizer
-        self.schedule = schedule
+            check_float("optimizer.lr", optimizer.lr, min_value=0.0, min_inclusive=False)
+        self.schedule = self._check_schedule(schedule)
         self.tbptt = bool(tbptt)
         self.step_count = 0
         self.message = ""
@@ -131,6 +144,25 @@ class Trainer:
         self._good_optim = self._copy_state(self.optimizer.state_dict())
         self._good_step = 0
         self._produced_step = 0  # the step count this trainer's own steps led to
+
+    def _check_schedule(self, schedule: Any) -> Any:
+        """``schedule`` if it is None or a schedule of this trainer's optimiser."""
+        if schedule is None:
+            return None
+        accepted = (
+            "None or a learning-rate schedule of this trainer's optimiser (pyplay.optim "
+            "StepLR, CosineAnnealingLR or LinearWarmup, or an object with a step() method)"
+        )
+        if isinstance(schedule, str | bytes) or not callable(getattr(schedule, "step", None)):
+            raise TypeError(f"schedule must be {accepted}, got {schedule!r:.60} "
+                            f"({type(schedule).__name__})")  # fmt: skip
+        owner = getattr(schedule, "optimizer", self.optimizer)
+        if owner is not self.optimizer:
+            raise ValueError(
+                "schedule must set this trainer's optimiser's learning rate; it was built on "
+                "another optimiser: build it on trainer.optimizer (or pass the optimiser itself)"
+            )
+        return schedule
 
     @staticmethod
     def _copy_state(state: dict[str, Any]) -> dict[str, Any]:
@@ -149,9 +181,26 @@ class Trainer:
     def train_step(self, batch: Any = None) -> StepRecord:
         """Run one step: batch (``batch`` if given, else one drawn from the task), forward,
         loss, backward, clip, update. Never raises on divergence: returns a record with
-        ``status == "diverged"`` after restoring."""
+        ``status == "diverged"`` after restoring. An exception that interrupts the step
+        (``KeyboardInterrupt``) leaves the trainer at a whole step: an update it cut short is
+        undone."""
         start = time.perf_counter()
         lr = float(self.optimizer.lr)
+        given = batch is not None
+        if given and (isinstance(batch, type) or not dataclasses.is_dataclass(batch)):
+            raise TypeError(
+                "batch must be None (one is drawn from the task) or a batch the task made "
+                f"(task.batch(batch_size)), got {batch!r:.60} ({type(batch).__name__})"
+            )
+        if not (np.isfinite(lr) and lr > 0):  # a schedule drove it there
+            by = "the schedule" if self.schedule is not None else "hand, on the optimiser"
+            # the weights are those of the last whole step (checked finite after its update):
+            # kept, with the last rate that was a finite number > 0, never this one
+            self._remember_good(lr=self._good_optim["lr"])
+            return self._diverged(
+                lr, float("nan"), float("nan"), time.perf_counter() - start,
+                f"the learning rate became {lr} (set by {by}), not a finite number > 0",
+            )  # fmt: skip
         batch = self._next_batch() if batch is None else batch
         metrics: dict[str, float] = {}
         try:
@@ -165,34 +214,67 @@ class Trainer:
         except NonFiniteError as err:  # raised by a layer on the way: the same divergence
             loss, norm, finite = float("nan"), float("nan"), False
             self.message = str(err)
+        except AttributeError as err:
+            if not given:
+                raise
+            raise TypeError(
+                f"batch must be a batch the task makes (task.batch(batch_size)); the "
+                f"{type(batch).__name__} given lacks {err.name!r}"
+            ) from err
         if not finite:
             return self._diverged(lr, loss, norm, time.perf_counter() - start)
         self._remember_good()  # these parameters gave a finite loss and gradient
-        if self.clip is not None:
-            clip_grad_norm(grads, self.clip)
-        self.optimizer.step(grads)
-        if self.schedule is not None:
-            self.schedule.step()
-        self.objective.accept()
-        self.step_count += 1
-        self._produced_step = self.step_count
+        try:
+            if not self._update(grads, lr):
+                return self._diverged(lr, loss, norm, time.perf_counter() - start)
+            if self.schedule is not None:
+                try:
+                    self.schedule.step()
+                except (ArithmeticError, ValueError) as err:  # e.g. gamma ** t overflowed
+                    cause = f"the schedule failed to set the next learning rate ({err})"
+                    return self._diverged(lr, loss, norm, time.perf_counter() - start, cause)
+            self.objective.accept()
+            self.step_count += 1
+            self._produced_step = self.step_count
+        except BaseException:  # an interruption (Ctrl-C) half way: no half-done update stays
+            self.restore_last_good()
+            raise
         return StepRecord(self.step_count, loss, norm, lr, time.perf_counter() - start, metrics)
 
-    def _remember_good(self) -> None:
-        """The current parameters, optimiser state and step count as the ones to go back to."""
+    def _update(self, grads: dict[str, np.ndarray], lr: float) -> bool:
+        """Clip and apply ``grads``; False (with :attr:`message` saying why) when the update
+        left a weight NaN or infinite, so that a step never reports ``ok`` with such weights."""
+        if self.clip is not None:
+            clip_grad_norm(grads, self.clip)
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.optimizer.step(grads)
+        bad = [name for name, p in self.model.params.items() if not np.isfinite(p).all()]
+        if bad:  # the update overflowed: back to the weights it started from
+            self.message = f"the update made {bad[0]!r} non-finite (learning rate {lr:g})"
+        return not bad
+
+    def _remember_good(self, lr: float | None = None) -> None:
+        """The current parameters, optimiser state and step count as the ones to go back to
+        (with the learning rate ``lr`` instead of the optimiser's, when given)."""
         for name, value in self.model.params.items():
             np.copyto(self._good_params[name], value)
         self._good_optim = self._copy_state(self.optimizer.state_dict())
+        if lr is not None:
+            self._good_optim["lr"] = lr
         self._good_step = self.step_count
 
-    def _diverged(self, lr: float, loss: float, norm: float, seconds: float) -> StepRecord:
+    def _diverged(
+        self, lr: float, loss: float, norm: float, seconds: float, cause: str = ""
+    ) -> StepRecord:
         failed = self.step_count + 1
         self.restore_last_good()
         reason = self.message or f"loss {loss} and gradient norm {norm}"
+        what = cause or f"the loss diverged (non-finite values: {reason})"
+        advice = "Check the learning rate's schedule" if cause else "Try a smaller learning rate"
         self.message = (
-            f"Training stopped at step {failed}: the loss diverged (non-finite values: "
-            f"{reason}). The model before it is kept: parameters restored to step "
-            f"{self.step_count}. Try a smaller learning rate (now {lr:g}) or gradient clipping."
+            f"Training stopped at step {failed}: {what}. The model before it is kept: "
+            f"parameters restored to step {self.step_count}. {advice} (learning rate "
+            f"now {lr:g}) or gradient clipping."
         )
         return StepRecord(self.step_count, loss, norm, lr, seconds, {}, "diverged", self.message)
 

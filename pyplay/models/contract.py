@@ -288,7 +288,27 @@ class PerStepBase(ModelBase):
 
     @classmethod
     def for_task(cls, task: Any, *args: Any, **kwargs: Any) -> Any:
-        """A model whose input and output sizes fit ``task`` (see :mod:`pyplay.tasks`)."""
+        """A model whose input and output sizes fit ``task`` (see :mod:`pyplay.tasks`).
+
+        A task whose targets are its next inputs (``task.predicts_next_input``: the character
+        model, sine and number-series prediction) is refused with ``bidirectional=True``: the
+        backward direction would read the very input each step must predict.
+        """
+        missing = [a for a in ("input_size", "output_size", "input_kind") if not hasattr(task, a)]
+        if missing:
+            raise TypeError(
+                "task must be a pyplay task (pyplay.tasks.make_task, with input_size, "
+                f"output_size and input_kind), got {type(task).__name__} without {missing}"
+            )
+        both_ways = kwargs.get("bidirectional", False)
+        both_ways = isinstance(both_ways, bool | np.bool_) and bool(both_ways)
+        if both_ways and getattr(task, "predicts_next_input", False):
+            name = getattr(task, "name", "") or type(task).__name__
+            raise ValueError(
+                f"bidirectional=True does not fit the task {name!r}: it predicts the next "
+                "input, which the backward direction would read (the model would see each "
+                "answer); use bidirectional=False"
+            )
         build: Any = cls
         sizes = {"input_size": task.input_size, "output_size": task.output_size}
         return build(*args, input_kind=task.input_kind, **sizes, **kwargs)

@@ -42,7 +42,7 @@ from pyplay._checks import (
     check_int,
     check_shape,
 )
-from pyplay.limits import check_elements, check_parameters
+from pyplay.limits import check_elements, check_parameters, check_seq_len
 from pyplay.nn import init
 from pyplay.nn.cell import (
     Cell,
@@ -226,6 +226,7 @@ class Recurrent(Generic[S]):
             raise ValueError(
                 f"x must hold at least one sequence of at least one step, got {x.shape}"
             )
+        check_seq_len(f"x of {type(self).__name__} (B, T, F) = {x.shape}", T)
         record = check_flag("record", record)
         training = check_flag("training", training)
         h0, c0 = check_state(state, "state", self._state_shape(B), self.dtype, self.cell.has_cell)

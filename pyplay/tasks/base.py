@@ -46,6 +46,10 @@ class Task(abc.ABC):
     output_kind: str = "classes"  # "classes" | "real"
     input_size: int = 0
     output_size: int = 0
+    # the targets are the next inputs (next-step prediction): a model must read the input only
+    # up to the step it answers, so a backward direction, which reads the rest, would see the
+    # answer (SequenceModel.for_task refuses bidirectional=True; the page offers one direction)
+    predicts_next_input: bool = False
 
     def __init__(self, rng: np.random.Generator | int | None, **config: Any) -> None:
         self.rng = as_generator(rng)

@@ -34,6 +34,7 @@ class CharLM(Task):
 
     name = "charlm"
     title = "Character model"
+    predicts_next_input = True
 
     def __init__(
         self, text: str | None = None, seq_len: int = 32, rng: np.random.Generator | int | None = 0

@@ -44,6 +44,7 @@ class NumberSeries(Task):
 
     name = "series"
     title = "Your numbers"
+    predicts_next_input = True
     input_kind = "real"
     output_kind = "real"
     input_size = 1
@@ -63,11 +64,18 @@ class NumberSeries(Task):
                 f"values must hold between seq_len + 2 = {seq_len + 2} and "
                 f"{MAX_VALUES:,} numbers, got {x.size}"
             )
-        std = float(x.std())
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
+            mean, std = float(x.mean()), float(x.std())
+        if not (np.isfinite(mean) and np.isfinite(std)):
+            big = float(np.abs(x).max())
+            raise ValueError(
+                f"values must be numbers whose mean and spread a float64 can hold; these "
+                f"overflow (largest magnitude {big:.3g}): scale them down, e.g. to thousands"
+            )
         if std == 0.0:
             raise ValueError("values must not all be equal (nothing to predict)")
         super().__init__(rng, values=x.tolist(), seq_len=seq_len)
-        self.seq_len, self.mean, self.std = seq_len, float(x.mean()), std
+        self.seq_len, self.mean, self.std = seq_len, mean, std
         self.series = (x - self.mean) / std  # (N,)
 
     def _batch(self, batch_size: int) -> Batch:

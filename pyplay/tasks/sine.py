@@ -37,6 +37,7 @@ class SinePrediction(_NoisySeries):
 
     name = "sine"
     title = "Sine prediction"
+    predicts_next_input = True
     input_size = 1
     output_size = 1
 

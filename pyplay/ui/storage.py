@@ -15,7 +15,8 @@ query of :mod:`pyplay.ui.urlstate`), the step count, when it was saved and its s
   user gave are never dropped silently.
 
 No Panel here, and nothing from the store is ever evaluated: metadata is JSON, models are
-``.npz`` read with ``allow_pickle=False`` by the lesson states.
+``.npz`` read by the lesson states through :func:`pyplay.npz.read_npz` (headers checked
+before anything is allocated, never pickle).
 """
 
 from __future__ import annotations

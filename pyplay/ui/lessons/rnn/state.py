@@ -33,9 +33,6 @@ _LSTM = ("forget_gate", "peephole", "forget_bias")  # the LSTM's variants (Varia
 # the stack's shape (feed-forward layers before it, deep, bidirectional, residual)
 _STACK = ("feedforward_layers", "num_layers", "bidirectional", "residual")
 _REBUILD = ("task", "cell", "hidden_size", *_STACK, "seq_len", "seed", "nonlinearity", *_LSTM)
-# tasks whose target at step t is a later input (the next character, sample or number): a
-# backward direction would read the answer, so the model stays one-way on them
-NEXT_STEP = ("sine", "charlm", "series")
 _TRAINING = ("lr", "optimizer", "clip", "batch_size", "tbptt", "seed")
 
 
@@ -167,8 +164,9 @@ class LessonState(TrainerLesson, LessonBase):
 
     def reads_whole_input(self) -> bool:
         """Whether the task lets a model read the whole input before answering (so a backward
-        direction may run): not for next-step prediction (:data:`NEXT_STEP`)."""
-        return self.task not in NEXT_STEP
+        direction may run): not for next-step prediction (a task whose target at step t is a
+        later input, ``predicts_next_input``: a backward direction would read the answer)."""
+        return not TASKS[self.task].predicts_next_input
 
     def stack_settings(self) -> dict[str, Any]:
         """Layers, directions and residual connections of the stack the settings ask for."""
