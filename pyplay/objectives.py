@@ -1,6 +1,8 @@
 """What one training step computes, for each kind of model: the strategies of
 :class:`~pyplay.train.Trainer`, chosen by :func:`make_objective` from the ``objective`` the
-model's class declares (:mod:`pyplay.models.contract`), never from the class itself.
+model's class declares (:mod:`pyplay.models.contract`), never from the class itself. Those
+that carry nothing from one batch to the next build on
+:class:`~pyplay.batch_objective.BatchObjective`.
 
 :class:`SequenceObjective`
     A :class:`~pyplay.models.SequenceModel` or a causal
@@ -44,19 +46,21 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_float, check_int
+from pyplay.batch_objective import BatchObjective
 from pyplay.decode.ctc import ctc_loss_logits
 from pyplay.losses import cross_entropy, mse, softmax
+from pyplay.models.glimpse_objective import GlimpseObjective
+from pyplay.models.recursive.objective import TreeObjective
 from pyplay.models.score_function import update_baseline
-from pyplay.tasks.pairs import SPECIALS, PairBatch, PointerBatch, exact_match
+from pyplay.tasks.pairs import SPECIALS, PairBatch, PointerBatch, exact_match, reverse_sources
 
 __all__ = [
-    "BatchObjective",
     "CTCObjective",
     "PointerObjective",
     "Seq2SeqObjective",
     "SequenceObjective",
     "make_objective",
-    "reverse_sources",
+    "reverse_sources",  # lives in pyplay.tasks.pairs; named here for the page's imports
     "row_losses",
     "task_loss",
 ]
@@ -83,54 +87,6 @@ def row_losses(task: Any, outputs: np.ndarray, batch: Any) -> np.ndarray:
         per, _ = mse(outputs, batch.targets, mask=mask, reduction="none")
     rows = per.reshape(len(per), -1).sum(axis=1)  # (B,)
     return rows * (len(per) / max(int(np.broadcast_to(batch.mask, per.shape[:2]).sum()), 1))
-
-
-def reverse_sources(src: np.ndarray, src_lengths: np.ndarray) -> np.ndarray:
-    """Each row's first ``src_lengths[b]`` ids reversed, the padding left in place."""
-    S = src.shape[1]
-    t = np.arange(S)[None, :]  # (1, S)
-    n = np.asarray(src_lengths)[:, None]  # (B, 1)
-    idx = np.where(t < n, n - 1 - t, t)  # (B, S)
-    return np.take_along_axis(src, idx, axis=1)
-
-
-class BatchObjective:
-    """What the objectives that carry nothing from one batch to the next share: no truncated
-    BPTT, no carried state, nothing to do when a step is applied, and the check that the model
-    is sized for the task.
-
-    Parameters
-    ----------
-    model, task
-        The model to train and the task it learns.
-    task_sizes, model_sizes : tuple of int
-        The sizes that must agree, the task's and the model's, in the same order.
-    task_has : str
-        How the error names the task's sizes: a format string with one ``{}`` per size, such
-        as ``"has {} features and {} classes"``.
-    """
-
-    tbptt = False
-    carry = None
-
-    def __init__(
-        self,
-        model: Any,
-        task: Any,
-        task_sizes: tuple[int, ...],
-        model_sizes: tuple[int, ...],
-        task_has: str,
-    ) -> None:
-        if task_sizes != model_sizes:
-            expects = " and ".join(str(n) for n in model_sizes)
-            raise ValueError(
-                f"model does not fit task: task {task_has.format(*task_sizes)}, "
-                f"model expects {expects}"
-            )
-        self.model, self.task = model, task
-
-    def accept(self) -> None:
-        """Nothing is carried between batches."""
 
 
 class SequenceObjective:
@@ -346,12 +302,8 @@ def make_objective(
     if kind == "pointer" and not (tbptt or sampling or reverse_source):
         return PointerObjective(model, task)
     if kind == "tree" and not (tbptt or sampling or reverse_source):
-        from pyplay.models.recursive.objective import TreeObjective
-
         return TreeObjective(model, task)
     if kind == "glimpse" and not (tbptt or sampling or reverse_source):
-        from pyplay.models.glimpse_objective import GlimpseObjective
-
         return GlimpseObjective(model, task)
     if kind == "seq2seq":
         if tbptt:

@@ -37,7 +37,7 @@ class Oracle:
 @pytest.mark.parametrize("cls", [Reversal, VariableCopy])
 def test_pairs_of_a_fixed_length_keep_the_task_rule(cls: type) -> None:
     task = cls(min_len=3, max_len=5, rng=0)
-    batch = task.batch_of_length(7, 12)  # beyond the task's own range on purpose
+    batch = PairBatch.of(task.pairs_of_length(7, 12))  # beyond the task's own range on purpose
     assert batch.src.shape == (7, 12) and (batch.src_lengths == 12).all()
     src = batch.src
     want = src[:, ::-1] if cls is Reversal else src
@@ -54,18 +54,18 @@ def test_the_random_length_draws_are_unchanged() -> None:
 
 
 def test_sorting_draws_fixed_lengths_and_refuses_positions_it_cannot_write() -> None:
-    values = Sorting(output="values", rng=0).batch_of_length(4, 11)
+    values = PairBatch.of(Sorting(output="values", rng=0).pairs_of_length(4, 11))
     assert values.src.shape == (4, 11)
-    assert Sorting(max_len=8, rng=0).batch_of_length(3, 8).src.shape == (3, 8)
+    assert PairBatch.of(Sorting(max_len=8, rng=0).pairs_of_length(3, 8)).src.shape == (3, 8)
     with pytest.raises(ValueError, match=r"at most max_len \(8\).*got 9"):
-        Sorting(max_len=8, rng=0).batch_of_length(3, 9)
+        Sorting(max_len=8, rng=0).pairs_of_length(3, 9)
 
 
 def test_fixed_lengths_errors() -> None:
     with pytest.raises(TypeError, match="dates task cannot draw sources of a chosen length"):
-        DateFormat(rng=0).batch_of_length(2, 5)
+        DateFormat(rng=0).pairs_of_length(2, 5)
     with pytest.raises(ValueError, match="length"):
-        Reversal(rng=0).batch_of_length(2, 0)
+        Reversal(rng=0).pairs_of_length(2, 0)
     with pytest.raises(ValueError, match="count"):
         Reversal(rng=0).pairs_of_length(0, 3)
 

@@ -21,7 +21,7 @@ from pyplay.dynamic.networks import closeloop, narxnet, openloop, preparets, tim
 from pyplay.dynamic.spec import parse_spec, to_dict
 from pyplay.dynamic.train import fit, mse
 from pyplay.optim import SGD
-from pyplay.tasks.sysid import PlantIdentification, load_narendra, narendra_series
+from pyplay.tasks.sysid import PlantIdentification, SysIdWindows, load_narendra, narendra_series
 
 
 def test_closeloop_shares_the_weights_and_openloop_inverts_it() -> None:
@@ -96,11 +96,7 @@ def test_task_windows_are_seeded_and_never_reach_the_test_stretch() -> None:
     wa, wb = a.windows(500, history=2), b.windows(500, history=2)
     np.testing.assert_array_equal(wa.u, wb.u)
     assert wa.u.shape == wa.y.shape == (500, 32, 1)
-    test = a.test_stretch(history=2)
-    assert test.u.shape == (1, 402, 1)
-    np.testing.assert_array_equal(test.y[0, 2:, 0], a.y[-400:])
-    train = a.train_stretch()
-    assert train.y.shape == (1, 2600, 1)
+    assert a.n_train == 2600
     # every window is a piece of the training stretch
     pieces = np.lib.stride_tricks.sliding_window_view(a.u[:2600], 32)  # (2569, 32)
     for k in range(0, 500, 50):
@@ -130,7 +126,8 @@ def test_narx_closed_loop_beats_a_static_network_on_multistep_prediction() -> No
     start = time.perf_counter()
     task = PlantIdentification(seq_len=40, test_len=500, rng=0)
     w = task.windows(128, history=2)
-    test = task.test_stretch(history=2)
+    lo = task.n_train - 2  # the held-out stretch after its two initial conditions
+    test = SysIdWindows(task.u[None, lo:, None], task.y[None, lo:, None])  # (1, 502, 1) each
 
     def train(net: LDDN, p: np.ndarray, y: np.ndarray, p0: np.ndarray) -> None:
         for lr, steps in ((0.01, 2000), (0.002, 1000)):  # Adam, then a smaller step

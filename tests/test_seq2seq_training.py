@@ -8,9 +8,9 @@ import pytest
 
 from pyplay.models import SequenceModel
 from pyplay.models.seq2seq import EncoderDecoder
-from pyplay.objectives import Seq2SeqObjective, reverse_sources
+from pyplay.objectives import Seq2SeqObjective
 from pyplay.tasks import make_task
-from pyplay.tasks.pairs import BOS, PAD
+from pyplay.tasks.pairs import BOS, PAD, reverse_sources
 from pyplay.tasks.seq2seq import Reversal, VariableCopy
 from pyplay.train import Trainer
 

@@ -17,9 +17,9 @@ from pyplay.decode.ctc_decode import (
     ctc_prefix_beam_search,
 )
 from pyplay.decode.ctc_lattice import Lattice, ctc_lattice, ctc_paths, path_log_prob
-from pyplay.decode.ctc_lexicon import WordSequences, ctc_lexicon_beam_search
+from pyplay.decode.ctc_lexicon import ctc_lexicon_beam_search
 from pyplay.decode.greedy import GreedyResult, greedy_decode
-from pyplay.decode.lexicon import LexiconConstraint, PrefixTree
+from pyplay.decode.lexicon import LexiconConstraint, PrefixTree, WordSequences
 from pyplay.decode.step import Constraint, Reorder, StepFunction, reorder_rows
 
 __all__ = [

@@ -30,8 +30,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_int
-from pyplay.objectives import reverse_sources
-from pyplay.tasks.pairs import PairBatch, output_scores
+from pyplay.tasks.pairs import PairBatch, output_scores, reverse_sources
 
 __all__ = ["LengthCurve", "accuracy_by_length", "check_lengths_range"]
 

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import check_array, check_int, check_lengths
+from pyplay.decode.lexicon import WordSequences
 from pyplay.limits import MAX_BEAM_WIDTH
 
 __all__ = ["ctc_best_path", "ctc_collapse", "ctc_greedy_decode", "ctc_prefix_beam_search"]
@@ -181,8 +182,9 @@ def ctc_prefix_beam_search(
     beam_width : int >= 1
     blank : int
     lexicon : WordSequences, optional
-        Only labellings made of its words (:mod:`pyplay.decode.ctc_lexicon`; or build one with
-        :func:`~pyplay.decode.ctc_lexicon.ctc_lexicon_beam_search`).
+        Only labellings made of its words (:class:`~pyplay.decode.lexicon.WordSequences`, the
+        recipe in :mod:`pyplay.decode.ctc_lexicon`; or let
+        :func:`~pyplay.decode.ctc_lexicon.ctc_lexicon_beam_search` build one).
 
     Returns
     -------
@@ -192,11 +194,8 @@ def ctc_prefix_beam_search(
     paths the beam kept (exact when nothing was pruned).
     """
     beam_width = check_int("beam_width", beam_width, min_value=1, max_value=MAX_BEAM_WIDTH)
-    if lexicon is not None:
-        from pyplay.decode.ctc_lexicon import WordSequences  # it builds on this module
-
-        if not isinstance(lexicon, WordSequences):
-            raise TypeError(f"lexicon must be a WordSequences, got {type(lexicon).__name__}")
+    if lexicon is not None and not isinstance(lexicon, WordSequences):
+        raise TypeError(f"lexicon must be a WordSequences, got {type(lexicon).__name__}")
     single = np.ndim(log_probs) == 2
     if single:
         lp2 = check_array("log_probs", log_probs, ndim=2, finite=False, layout="(T, C)")

@@ -17,6 +17,10 @@ log-probability under the model, so a wide enough beam returns the most probable
 outputs. :class:`LexiconConstraint` implements the :class:`~pyplay.decode.step.Constraint`
 protocol, so :class:`~pyplay.decode.beam.BeamSearch` (``constraint=``) and
 :func:`~pyplay.decode.greedy.greedy_decode` use it unchanged, with the same step records.
+
+:class:`WordSequences` is the same trie as the constraint of CTC's prefix beam search, whose
+labellings are words written one after another with no separator
+(:mod:`pyplay.decode.ctc_lexicon`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import numpy as np
 
 from pyplay._checks import check_array, check_int
 
-__all__ = ["LexiconConstraint", "PrefixTree"]
+__all__ = ["LexiconConstraint", "PrefixTree", "WordSequences"]
 
 
 class PrefixTree:
@@ -206,3 +210,65 @@ class LexiconConstraint:
         if self.eos in ids[:-1]:
             return False
         return all(word in self.tree for word in self.split(ids))
+
+
+class WordSequences:
+    """Sequences of one or more words of ``tree``, without separator or EOS: the lexicon of
+    CTC's prefix beam search (``lexicon=`` of
+    :func:`~pyplay.decode.ctc_decode.ctc_prefix_beam_search`). The constraint state of a
+    prefix is the frozenset :math:`S(\\ell)` of tree nodes it can be in, as the recipe in
+    :mod:`pyplay.decode.ctc_lexicon` derives it.
+
+    Parameters
+    ----------
+    tree : PrefixTree
+        The words, as label ids.
+    num_classes : int, optional
+        C: when given, every word label must be in ``0..C-1`` and differ from ``blank``.
+    blank : int
+    """
+
+    def __init__(self, tree: PrefixTree, num_classes: int | None = None, blank: int = 0) -> None:
+        if not isinstance(tree, PrefixTree):
+            raise TypeError(f"tree must be a PrefixTree, got {type(tree).__name__}")
+        self.tree = tree
+        self.blank = check_int("blank", blank, min_value=0)
+        if num_classes is not None:
+            C = check_int("num_classes", num_classes, min_value=2)
+            for word in tree.words():
+                bad = [k for k in word if k >= C or k == self.blank]
+                if bad:
+                    raise ValueError(
+                        f"lexicon words must use labels 0..{C - 1} other than the blank "
+                        f"{self.blank}, got {bad[0]} in the word {list(word)}"
+                    )
+
+    @classmethod
+    def from_words(
+        cls, words: Iterable[Sequence[int]], num_classes: int | None = None, blank: int = 0
+    ) -> WordSequences:
+        return cls(PrefixTree.from_words(words), num_classes, blank)
+
+    def initial(self) -> frozenset[int]:
+        """:math:`S(\\varnothing) = \\{r\\}`, the start node."""
+        return frozenset((self.tree.root,))
+
+    def advance(self, state: frozenset[int], k: int) -> frozenset[int] | None:
+        """:math:`S(\\ell k)` from :math:`S(\\ell)`, or ``None`` when it is empty."""
+        tree = self.tree
+        nodes = {tree.children(u)[k] for u in state if k in tree.children(u)}
+        start = tree.children(tree.root)
+        if k in start and any(tree.is_word(u) for u in state):
+            nodes.add(start[k])  # the next word begins
+        return frozenset(nodes) if nodes else None
+
+    def is_final(self, state: frozenset[int]) -> bool:
+        """Whether the prefix may end here: it is a whole sequence of words."""
+        return any(self.tree.is_word(u) for u in state)
+
+    def accepts(self, labels: Sequence[int]) -> bool:
+        """Whether ``labels`` is one or more lexicon words, concatenated."""
+        state: frozenset[int] | None = self.initial()
+        for k in labels:
+            state = self.advance(state, int(k)) if state is not None else None
+        return state is not None and self.is_final(state)

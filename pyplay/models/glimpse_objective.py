@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from pyplay.batch_objective import BatchObjective
 from pyplay.losses import cross_entropy
 from pyplay.models.score_function import update_baseline
-from pyplay.objectives import BatchObjective
 
 __all__ = ["GlimpseObjective"]
 

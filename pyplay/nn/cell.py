@@ -21,16 +21,13 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
 from pyplay._checks import check_array, check_shape
 from pyplay.nn._ops import matmul
 from pyplay.nn.sequences import Ends, PaddedBatch
-
-if TYPE_CHECKING:
-    from pyplay.nn.recurrent import Recurrent
 
 __all__ = [
     "BackwardPass",
@@ -241,7 +238,7 @@ class RecurrentCache:
     """What :meth:`~pyplay.nn.recurrent.Recurrent.backward` needs; ``record`` holds the
     recorded internals (``forward(record=True)``), else None."""
 
-    owner: Recurrent[Any]
+    owner: object  # the layer that made it: backward checks it by identity, nothing more
     batch: PaddedBatch
     layers: list[list[DirectionCache]]  # [layer][direction]
     drops: list[np.ndarray | None]  # [layer] dropout multiplier of its output (T, B, D*H)

@@ -17,8 +17,10 @@ where a query may look at a key and :math:`-\infty` elsewhere (masked weights ar
 :math:`\delta X_q = \delta Q\, W_q`, :math:`\delta W_q = \delta Q^\top X_q`,
 :math:`\delta b_q = \sum \delta Q` (likewise for ``k`` and ``v``).
 
-Incremental decoding (:meth:`MultiheadAttention.project_key_value`,
-:meth:`MultiheadAttention.step`, inference only) is in :mod:`pyplay.nn.multihead_step`.
+The weights and the projections into and out of the heads are in
+:mod:`pyplay.nn.multihead_projections`; incremental decoding
+(:meth:`MultiheadAttention.project_key_value`, :meth:`MultiheadAttention.step`, inference only)
+is in :mod:`pyplay.nn.multihead_step`.
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_array, check_dtype, check_int
-from pyplay.nn import init, multihead_step
+from pyplay._checks import check_array
+from pyplay.nn import multihead_step
 from pyplay.nn._ops import matmul
 from pyplay.nn.masks import keep_mask
+from pyplay.nn.multihead_projections import MultiheadProjections
 from pyplay.nn.sdpa import (
     SDPACache,
     scaled_dot_product_attention,
@@ -55,7 +58,7 @@ class MultiheadAttentionCache:
         return self.attend.weights
 
 
-class MultiheadAttention:
+class MultiheadAttention(MultiheadProjections):
     """``torch.nn.MultiheadAttention(batch_first=True)`` without dropout, extra key/value biases
     or zero attention.
 
@@ -80,99 +83,6 @@ class MultiheadAttention:
         ``v_proj_weight`` (E, vdim); then ``in_proj_bias`` (3E,), ``out_proj.weight`` (E, E),
         ``out_proj.bias`` (E,) (biases only with ``bias=True``).
     """
-
-    def __init__(
-        self,
-        embed_dim: int,
-        num_heads: int,
-        bias: bool = True,
-        kdim: int | None = None,
-        vdim: int | None = None,
-        dtype: Any = np.float32,
-        rng: np.random.Generator | int | None = 0,
-    ) -> None:
-        E = self.embed_dim = check_int("embed_dim", embed_dim, min_value=1)
-        h = self.num_heads = check_int("num_heads", num_heads, min_value=1)
-        if E % h:
-            raise ValueError(f"embed_dim must be divisible by num_heads={h}, got embed_dim={E}")
-        self.head_dim = E // h
-        if not isinstance(bias, bool):
-            raise TypeError(f"bias must be True or False, got {bias!r}")
-        self.kdim = E if kdim is None else check_int("kdim", kdim, min_value=1)
-        self.vdim = E if vdim is None else check_int("vdim", vdim, min_value=1)
-        self.dtype = check_dtype("dtype", dtype)
-        gen = as_generator(rng)
-
-        def xavier(name: str, shape: tuple[int, int]) -> np.ndarray:
-            a = np.sqrt(6.0 / (shape[0] + shape[1]))
-            return init.uniform(gen, -a, a, shape, self.dtype, f"MultiheadAttention {name}")
-
-        self.same_embed_dim = self.kdim == E and self.vdim == E
-        self.params: dict[str, np.ndarray] = {}
-        if self.same_embed_dim:
-            self.params["in_proj_weight"] = xavier(
-                "in_proj_weight (3 * embed_dim, embed_dim)", (3 * E, E)
-            )
-        else:
-            self.params["q_proj_weight"] = xavier("q_proj_weight (embed_dim, embed_dim)", (E, E))
-            self.params["k_proj_weight"] = xavier("k_proj_weight (embed_dim, kdim)", (E, self.kdim))
-            self.params["v_proj_weight"] = xavier("v_proj_weight (embed_dim, vdim)", (E, self.vdim))
-        if bias:
-            self.params["in_proj_bias"] = np.zeros(3 * E, dtype=self.dtype)
-        k = 1.0 / np.sqrt(E)
-        what = "MultiheadAttention out_proj.weight (embed_dim, embed_dim)"
-        self.params["out_proj.weight"] = init.uniform(gen, -k, k, (E, E), self.dtype, what)
-        if bias:
-            self.params["out_proj.bias"] = np.zeros(E, dtype=self.dtype)
-
-    def _projections(self) -> list[tuple[np.ndarray, np.ndarray | None]]:
-        """``(W, b)`` for q, k, v: views of the packed parameters."""
-        p, E = self.params, self.embed_dim
-        if self.same_embed_dim:
-            Ws = [p["in_proj_weight"][n * E : (n + 1) * E] for n in range(3)]
-        else:
-            Ws = [p["q_proj_weight"], p["k_proj_weight"], p["v_proj_weight"]]
-        b = p.get("in_proj_bias")
-        return [(W, None if b is None else b[n * E : (n + 1) * E]) for n, W in enumerate(Ws)]
-
-    def _check_query(self, query: Any, layout: str) -> np.ndarray:
-        X_q = check_array("query", query, ndim=3, dtype=self.dtype, layout=layout)
-        if X_q.shape[2] != self.embed_dim:
-            raise ValueError(
-                f"query must have embed_dim={self.embed_dim} features, got {X_q.shape}"
-            )
-        return X_q
-
-    def _check_key_value(
-        self, key: Any, value: Any, B: int | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``key`` (B, Tk, kdim) and ``value`` (B, Tk, vdim); ``B`` the queries', if given."""
-        X_k = check_array("key", key, ndim=3, dtype=self.dtype, layout="(B, Tk, kdim)")
-        X_v = check_array("value", value, ndim=3, dtype=self.dtype, layout="(B, Tk, vdim)")
-        Tk = X_k.shape[1]
-        if Tk == 0:
-            raise ValueError(
-                f"key must have at least one step to attend to (Tk >= 1), got shape {X_k.shape}"
-            )
-        if B is None:  # keys alone, any batch size
-            B = X_k.shape[0]
-            if X_k.shape[2] != self.kdim:
-                raise ValueError(f"key must have shape (B, Tk, kdim={self.kdim}), got {X_k.shape}")
-        elif X_k.shape != (B, Tk, self.kdim):
-            raise ValueError(f"key must have shape (B={B}, Tk, kdim={self.kdim}), got {X_k.shape}")
-        if X_v.shape != (B, Tk, self.vdim):
-            raise ValueError(
-                f"value must have shape (B={B}, Tk={Tk}, vdim={self.vdim}), got {X_v.shape}"
-            )
-        return X_k, X_v
-
-    def _split(self, x: np.ndarray) -> np.ndarray:
-        B, T, _ = x.shape
-        return x.reshape(B, T, self.num_heads, self.head_dim).transpose(0, 2, 1, 3)  # (B, h, T, d)
-
-    def _merge(self, x: np.ndarray) -> np.ndarray:
-        B, _, T, _ = x.shape
-        return x.transpose(0, 2, 1, 3).reshape(B, T, self.embed_dim)  # (B, T, E)
 
     def forward(
         self,
@@ -248,22 +158,6 @@ class MultiheadAttention:
             weights = w.mean(axis=1) if average_attn_weights else w  # (B, Tq, Tk) or (B, h, ...)
         cache = MultiheadAttentionCache(X_q, X_k, X_v, heads, attend)
         return out, weights, cache
-
-    def _project(self, x: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> np.ndarray:
-        """``x W^T + b`` (B, T, F) -> split into heads (B, h, T, d)."""
-        B, T, F = x.shape
-        y = matmul(x.reshape(-1, F), W.T)  # (B*T, E)
-        if b is not None:
-            y += b
-        return self._split(y.reshape(B, T, self.embed_dim))  # (B, h, T, d)
-
-    def _out_proj(self, heads: np.ndarray) -> np.ndarray:
-        """``Y = [heads] W_o^T + b_o``, (B, T, E) -> (B, T, E)."""
-        B, T, E = heads.shape
-        out = matmul(heads.reshape(-1, E), self.params["out_proj.weight"].T)  # (B*T, E)
-        if "out_proj.bias" in self.params:
-            out += self.params["out_proj.bias"]
-        return out.reshape(B, T, E)  # (B, T, E)
 
     # ------------------------------------------------------------ incremental decoding
     project_key_value = multihead_step.project_key_value  # keys and values once, a KVCache

@@ -20,22 +20,20 @@ once before the first step and never extended. Inference only: no cache for a ba
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from pyplay.nn.kv_cache import KVCache
 from pyplay.nn.masks import causal, check_key_padding_mask
+from pyplay.nn.multihead_projections import MultiheadProjections
 from pyplay.nn.sdpa import scaled_dot_product_attention
-
-if TYPE_CHECKING:
-    from pyplay.nn.multihead import MultiheadAttention
 
 __all__ = ["attention_step", "project_key_value"]
 
 
 def project_key_value(
-    mha: MultiheadAttention, key: Any, value: Any, key_padding_mask: Any = None
+    mha: MultiheadProjections, key: Any, value: Any, key_padding_mask: Any = None
 ) -> KVCache:
     """Project ``key`` (B, Tk, kdim) and ``value`` (B, Tk, vdim) once, split into heads.
 
@@ -54,7 +52,7 @@ def project_key_value(
 
 
 def _extended(
-    mha: MultiheadAttention, cache: Any, key: Any, value: Any, key_padding_mask: Any
+    mha: MultiheadProjections, cache: Any, key: Any, value: Any, key_padding_mask: Any
 ) -> KVCache:
     """``cache`` followed by the projected new ``key``/``value`` positions, if any."""
     if cache is not None and not isinstance(cache, KVCache):
@@ -82,7 +80,7 @@ def _extended(
 
 
 def attention_step(
-    mha: MultiheadAttention,
+    mha: MultiheadProjections,
     query: Any,
     cache: KVCache | None = None,
     key: Any = None,
@@ -98,7 +96,8 @@ def attention_step(
     Parameters
     ----------
     mha : MultiheadAttention
-        The layer whose weights project and attend.
+        The layer whose weights project and attend (any
+        :class:`~pyplay.nn.multihead_projections.MultiheadProjections`).
     query : array (B, n, E)
         The newest ``n`` positions (usually n = 1).
     cache : KVCache, optional

@@ -38,6 +38,7 @@ __all__ = [
     "exact_match",
     "output_scores",
     "parse_pairs",
+    "reverse_sources",
     "trace_ids",
 ]
 
@@ -121,6 +122,16 @@ class PairBatch:
         src_lengths = np.array([len(s) for s, _ in pairs], dtype=np.int64)  # (B,)
         tgt_mask = np.arange(U)[None, :] <= np.array([len(t) for _, t in pairs])[:, None]
         return PairBatch(src, src_lengths, tgt_in, tgt_out, tgt_mask)
+
+
+def reverse_sources(src: np.ndarray, src_lengths: np.ndarray) -> np.ndarray:
+    """Each row's first ``src_lengths[b]`` ids of ``src`` (B, S) reversed, the padding left in
+    place (Sutskever et al. 2014: a model may read its sources backwards)."""
+    S = src.shape[1]
+    t = np.arange(S)[None, :]  # (1, S)
+    n = np.asarray(src_lengths)[:, None]  # (B, 1)
+    idx = np.where(t < n, n - 1 - t, t)  # (B, S)
+    return np.take_along_axis(src, idx, axis=1)
 
 
 @dataclass(frozen=True)
@@ -216,11 +227,6 @@ class PairTask(abc.ABC):
         count = check_int("count", count, min_value=1, max_value=65536)
         n = check_int("length", length, min_value=1, max_value=MAX_PAIR_CHARS)
         return [self.encode_pair(*self._pair_of_length(n)) for _ in range(count)]
-
-    def batch_of_length(self, batch_size: int, length: int) -> PairBatch:
-        """A fresh padded batch of ``batch_size`` pairs whose sources all have exactly
-        ``length`` tokens (:meth:`pairs_of_length`)."""
-        return PairBatch.of(self.pairs_of_length(batch_size, length))
 
 
 def parse_pairs(text: str, max_pairs: int = MAX_PAIRS) -> list[tuple[str, str]]:

@@ -128,20 +128,6 @@ class PlantIdentification:
         idx = starts[:, None] + np.arange(L)[None, :]  # (B, L)
         return SysIdWindows(self.u[idx][..., None], self.y[idx][..., None])  # (B, L, 1) each
 
-    def train_stretch(self) -> SysIdWindows:
-        """The whole training stretch as one sequence, (1, N - test_len, 1) each."""
-        n = self.n_train
-        u, y = self.u[None, :n, None].copy(), self.y[None, :n, None].copy()  # (1, n, 1) each
-        return SysIdWindows(u, y)
-
-    def test_stretch(self, history: int = 0) -> SysIdWindows:
-        """The held-out stretch preceded by its ``history`` steps (initial conditions, from the
-        end of the training stretch): (1, history + test_len, 1) each."""
-        h = check_int("history", history, min_value=0, max_value=self.n_train)
-        lo = self.n_train - h
-        u, y = self.u[None, lo:, None].copy(), self.y[None, lo:, None].copy()  # (1, h + test, 1)
-        return SysIdWindows(u, y)
-
     def baseline_loss(self) -> float:
         """Mean squared error on the test stretch of predicting the training mean of ``y``."""
         mean = float(self.y[: self.n_train].mean())
