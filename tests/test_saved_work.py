@@ -301,6 +301,26 @@ def test_a_failing_save_is_a_message_and_training_goes_on():
     train_and_pause(saved, tasks, 2)
     assert saved.message == "Autosave of Recurrent networks failed: no model"
     assert state.trainer.step_count == 2
+    # beside the training it concerns (the lesson's message), and not above the tabs
+    assert state.message == saved.message and state.message_kind == "warning"
+    assert saved.offer_result == ""
+
+
+@pytest.mark.slow
+def test_the_banner_says_what_its_restore_did_and_nothing_else():
+    clock, store = Clock(), MemoryStore()
+    saved, tasks = page(store, clock)
+    train_and_pause(saved, tasks, 3)
+    fresh, fresh_tasks = page(store, clock)
+    run(fresh.check_offer())
+    fresh.notify("Renamed to 'x'.", "success")  # a Saved work action: said in that tab only
+    assert fresh.offer_result == ""
+    fresh._restore_offered()
+    fresh_tasks.run()
+    assert fresh.offer_result == "Restored 'LSTM on adding' (3 steps)."
+    assert fresh.offer == "", "the offer is taken; its result stays where it was clicked"
+    shown = [o.object for o in fresh.top.select(pn.pane.Str)]
+    assert fresh.offer_result in shown
 
 
 def test_the_app_has_the_tab_and_restores_from_the_list():

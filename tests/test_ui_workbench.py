@@ -16,7 +16,7 @@ from pyplay.ui.lessons.experiment import set_up
 from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.lessons.rnn.view import RecurrentLesson
 from pyplay.ui.lessons.seq2seq.view import Seq2SeqLesson
-from pyplay.ui.workbench import MORE_SETTINGS, heading_of, sections
+from pyplay.ui.workbench import MORE_SETTINGS, Section, heading_of, sections
 
 pytestmark = pytest.mark.slow  # each builds a lesson or the playground (seconds)
 
@@ -106,12 +106,34 @@ def test_the_workbench_holds_buttons_loss_and_the_main_view_and_closes_the_rest(
     panes = [p.object for p in _walk(views) if isinstance(p, pn.pane.Bokeh)]
     assert view.loss_plot.log_fig in panes
     assert len(panes) >= 2, "the main look-inside view is beside the loss"
-    more = [c for c in controls.objects if isinstance(c, pn.Card)]
-    assert [c.title for c in more] == [MORE_SETTINGS] and more[0].collapsed
-    cards = [o for o in page.objects if isinstance(o, pn.Card)]
+    more = [c for c in controls.objects if _is_section(c)]
+    assert [_title(c) for c in more] == [MORE_SETTINGS] and not more[0].objects[1].visible
+    cards = [o for o in page.objects if _is_section(o)]
     assert len(cards) >= 4
-    assert all(c.collapsed for c in cards), "every section closed until opened"
-    assert cards[0].title == "How to use this lesson"
+    assert not any(c.objects[1].visible for c in cards), "every section closed until opened"
+    assert _title(cards[0]) == "How to use this lesson"
+
+
+def _is_section(part):
+    return isinstance(part, pn.Column) and "pyplay-section" in part.css_classes
+
+
+def _title(layout):
+    return layout.objects[0].name[2:]  # the header button's name after its arrow
+
+
+def test_a_section_opens_and_closes_from_its_header():
+    body = pn.pane.Markdown("inside")
+    sec = Section("Deeper", body)
+    layout = pn.panel(sec)
+    header, held = layout.objects
+    assert header.name == "\u25b8 Deeper" and not held.visible and held.objects == [body]
+    header.value = True
+    assert sec.opened and held.visible and header.name == "\u25be Deeper"
+    sec.opened = False
+    assert not held.visible and not header.value
+    sec.visible = False
+    assert not layout.visible
 
 
 def test_sections_group_parts_by_their_headings():
@@ -122,10 +144,12 @@ def test_sections_group_parts_by_their_headings():
     assert cards[0] is lead
     assert [c.title for c in cards[1:]] == ["First", "Own"]
     assert cards[1].objects == [a]
-    assert not own.objects[0].visible and own.objects[1] is b, "the heading is the title"
+    assert isinstance(own.objects[0], pn.Spacer) and own.objects[1] is b, "the heading is the title"
     own.visible = False
     assert not cards[2].visible, "a part the lesson hides hides its section"
     assert heading_of("### Three") == "Three" and heading_of("plain") is None
+    nested = pn.Row(pn.Column("## Palette", a), b)  # a part whose first part has a heading
+    assert heading_of(nested) is None, "only a layout's own first part makes it a section"
 
 
 @pytest.mark.slow
@@ -147,3 +171,28 @@ def test_the_gradient_legend_waits_for_the_comparisons_lines():
     assert shown == ["this model"], "no legend for the comparison's undrawn lines"
     rnn.compare()
     assert len([i for i in rnn.grad_fig.legend[0].items if i.visible]) == 3
+
+
+def test_a_plot_a_button_fills_is_one_line_until_drawn():
+    from bokeh.models import ColumnDataSource
+
+    from pyplay.ui.workbench import until_drawn
+
+    source = ColumnDataSource({"x": [], "y": []})
+    plot = pn.pane.Markdown("the plot")
+    note, view = until_drawn(plot, [source], "*Compare* draws it here.").objects
+    assert view is plot and note.visible and not plot.visible, "a line, not empty axes"
+    assert "Compare" in note.object
+    source.data = {"x": [1.0], "y": [2.0]}
+    assert plot.visible and not note.visible
+    source.data = {"x": [], "y": []}
+    assert note.visible and not plot.visible, "a new comparison clears it again"
+
+
+@pytest.mark.slow
+def test_the_seq2seq_comparisons_and_beam_tree_wait_as_one_line():
+    view = Seq2SeqLesson()
+    page = view.panel()
+    waiting = [m for m in _walk(page) if "pyplay-waiting" in getattr(m, "css_classes", [])]
+    assert len(waiting) == 3, "by length, shared RNN, beam tree"
+    assert all(w.visible for w in waiting)

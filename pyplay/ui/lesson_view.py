@@ -38,7 +38,7 @@ from pyplay.ui.training import (
     stream_losses,
 )
 from pyplay.ui.try_this import try_this
-from pyplay.ui.workbench import controls_column, section, sections, workbench
+from pyplay.ui.workbench import Section, controls_column, section, sections, workbench
 
 __all__ = ["KEEP_NOTE", "LessonView"]
 
@@ -155,7 +155,7 @@ class LessonView(LessonPage):
         line = f"**{spec.title}**: {spec.about}. Open the sections below for more."
         return [pn.pane.Markdown(line, sizing_mode="stretch_width", css_classes=["pyplay-about"])]
 
-    def help_section(self) -> pn.Card:
+    def help_section(self) -> Section:
         """The lesson's help (``help.md``) as its first section."""
         help_pane = pn.pane.Markdown(self.help_text)
         return section("How to use this lesson", pn.pane.Markdown(self.heading), help_pane)

@@ -101,6 +101,7 @@ class SavedWork(param.Parameterized):
     message = param.String(default="")
     message_kind = param.String(default="info")
     offer = param.String(default="", doc="the banner's text; empty: no banner")
+    offer_result = param.String(default="", doc="what the banner's Restore did, under it")
 
     def __init__(
         self,
@@ -119,7 +120,9 @@ class SavedWork(param.Parameterized):
         self.autosaver = (
             None
             if store is None
-            else Autosaver(store, self.schedule, self.notify, clock, on_saved=self._on_saved)
+            else Autosaver(
+                store, self.schedule, self._autosave_notice, clock, on_saved=self._on_saved
+            )
         )
         self.rows = pn.Column(Text("Looking for saved work..."), sizing_mode="stretch_width")
         self.top = self._banner()
@@ -128,13 +131,28 @@ class SavedWork(param.Parameterized):
 
     # ------------------------------------------------------------------ messages
     def notify(self, text: str, kind: str = "info") -> None:
-        """Show ``text`` above the tabs and in the saved-work tab."""
+        """Show ``text`` in the saved-work tab, beside the list its actions change (messages
+        appear next to what caused them, never above the tabs)."""
         self.message_kind, self.message = kind, text
 
-    def _message_pane(self) -> Text:
+    def _autosave_notice(self, text: str, kind: str = "info") -> None:
+        """A message of the autosaver: in the saved-work tab; a warning (autosave is not
+        working) also in the open lesson, beside the training that is not being saved."""
+        self.notify(text, kind)
+        if kind not in ("warning", "danger"):
+            return
+        titles = self.playground.titles
+        active = self.playground.tabs.active
+        title = titles[active] if 0 <= active < len(titles) else None
+        state = getattr(self.playground.lessons.get(title), "state", None)
+        if state is not None and hasattr(state, "notify"):
+            state.notify(text, kind)
+
+    def _message_pane(self, message: Any = None) -> Text:
+        shown = self.param.message if message is None else message
         return Text(
-            self.param.message,
-            visible=pn.bind(bool, self.param.message),
+            shown,
+            visible=pn.bind(bool, shown),
             css_classes=["pyplay-saved-message"],
             sizing_mode="stretch_width",
         )
@@ -312,7 +330,13 @@ class SavedWork(param.Parameterized):
     def _restore_offered(self, *_: Any) -> None:
         offered = self.offered
         if offered is not None:
-            self.schedule(lambda: self.restore(offered.id))
+            self.schedule(lambda: self._restore_from_banner(offered.id))
+
+    async def _restore_from_banner(self, snapshot_id: str) -> bool:
+        """The banner's Restore: what it did is said under the banner, where it was asked."""
+        ok = await self.restore(snapshot_id)
+        self.offer_result = self.message
+        return ok
 
     def _banner(self) -> pn.Column:
         restore = pn.widgets.Button(name="Restore", button_type="primary", width=100)
@@ -327,7 +351,9 @@ class SavedWork(param.Parameterized):
             css_classes=["pyplay-restore-offer"],
             sizing_mode="stretch_width",
         )
-        return pn.Column(banner, self._message_pane(), sizing_mode="stretch_width")
+        return pn.Column(
+            banner, self._message_pane(self.param.offer_result), sizing_mode="stretch_width"
+        )
 
     def _row(self, s: Snapshot) -> pn.Column:
         restore = pn.widgets.Button(name="Restore", button_type="primary", width=90)

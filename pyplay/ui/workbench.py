@@ -14,8 +14,14 @@ Explainer's blocks expand in place).
   "More settings" section.
 - :func:`sections` turns a lesson's flat list of parts into closed sections: a section starts
   at a heading (a string ``"## Title"``, or a layout whose first part is one) and runs to the
-  next. A section is a :class:`panel.layout.Card`; a layout the lesson shows and hides (a
-  part only one mode of the lesson has) hides its section with it.
+  next. A section is a :class:`Section`: a header button that opens and closes it above its
+  body; a layout the lesson shows and hides (a part only one mode of the lesson has) hides its
+  section with it.
+
+A closed section's body is drawn but hidden (``visible=False``), not left undrawn as a closed
+:class:`panel.layout.Card` leaves it: the views in it are updated while the model trains, and a
+widget that Python updates before BokehJS has drawn it throws in the page (a slider's
+``_update_title`` on its missing title element).
 """
 
 from __future__ import annotations
@@ -24,20 +30,25 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import panel as pn
+import param
+from panel.viewable import Viewer
 
 __all__ = [
     "MORE_SETTINGS",
+    "Section",
     "controls_column",
     "fit_width",
     "heading_of",
     "section",
     "sections",
+    "until_drawn",
     "workbench",
 ]
 
 MORE_SETTINGS = "More settings"
 PHONE_PX = 360  # a figure wider than this shrinks to fit a phone (fit_width)
 SECTION_CSS = ["pyplay-section"]
+INSET = 12  # px: a section's body's inset, and room for a widget's own margin
 
 
 def heading_of(part: Any) -> str | None:
@@ -51,23 +62,89 @@ def heading_of(part: Any) -> str | None:
             return text.lstrip("#").strip()
         return None
     if isinstance(part, pn.layout.ListLike) and len(part.objects):
-        return heading_of(part.objects[0])
+        first = part.objects[0]  # a heading itself, not a layout that starts with one
+        return None if isinstance(first, pn.layout.ListLike) else heading_of(first)
     return None
 
 
-def section(title: str, *parts: Any, opened: bool = False) -> pn.Card:
+class Section(Viewer):
+    """A section of a lesson page: a header button titled ``title`` over a body of ``parts``,
+    closed (the body hidden) unless ``opened``; the button opens and closes it.
+
+    Parameters
+    ----------
+    title : str
+        The section's title, on its header button.
+    *parts
+        What the section holds.
+    opened : bool
+        Whether it starts open.
+    """
+
+    opened = param.Boolean(default=False, doc="Whether the section's body is shown.")
+
+    def __init__(self, title: str, *parts: Any, opened: bool = False) -> None:
+        super().__init__(opened=opened)
+        self.title = title
+        self.header = pn.widgets.Toggle(
+            name=self._label(),
+            value=opened,
+            button_type="light",
+            sizing_mode="stretch_width",
+            css_classes=["pyplay-section-header"],
+            margin=(0, 0),
+        )
+        self.body = pn.Column(
+            *parts, visible=opened, sizing_mode="stretch_width", margin=(0, INSET // 2)
+        )
+        self.layout = pn.Column(
+            self.header,
+            self.body,
+            sizing_mode="stretch_width",
+            css_classes=SECTION_CSS,
+            margin=(4, 0),
+        )
+        self.header.param.watch(self._on_header, "value")
+        self.param.watch(self._on_opened, "opened")
+
+    def _label(self) -> str:
+        return ("\u25be " if self.opened else "\u25b8 ") + self.title
+
+    def _on_header(self, event: Any) -> None:
+        self.opened = bool(event.new)
+
+    def _on_opened(self, event: Any) -> None:
+        self.header.param.update(value=bool(event.new), name=self._label())
+        self.body.visible = bool(event.new)
+
+    @property
+    def objects(self) -> list[Any]:
+        """The parts the section holds."""
+        return list(self.body.objects)
+
+    @property
+    def visible(self) -> bool:
+        """Whether the section (its header and body) is on the page at all."""
+        return bool(self.layout.visible)
+
+    @visible.setter
+    def visible(self, shown: bool) -> None:
+        self.layout.visible = shown
+
+    def append(self, part: Any) -> None:
+        """Add ``part`` at the end of the section's body."""
+        self.body.append(part)
+
+    def __panel__(self) -> pn.Column:
+        return self.layout
+
+
+def section(title: str, *parts: Any, opened: bool = False) -> Section:
     """A section titled ``title`` holding ``parts``, closed unless ``opened``."""
-    return pn.Card(
-        *parts,
-        title=title,
-        collapsed=not opened,
-        sizing_mode="stretch_width",
-        css_classes=SECTION_CSS,
-        margin=(4, 0),
-    )
+    return Section(title, *parts, opened=opened)
 
 
-def _follow_visibility(card: pn.Card, layout: Any) -> None:
+def _follow_visibility(card: Section, layout: Any) -> None:
     """``card`` is shown exactly while ``layout`` is (a part the lesson shows and hides)."""
     card.visible = bool(layout.visible)
 
@@ -85,7 +162,7 @@ def sections(parts: Iterable[Any]) -> list[Any]:
     shown as the title instead, its visibility followed). Parts before the first heading stay as
     they are; parts without a heading join the section before them."""
     out: list[Any] = []
-    current: pn.Card | None = None
+    current: Section | None = None
     for part in parts:
         title = heading_of(part)
         if title is None:
@@ -95,8 +172,10 @@ def sections(parts: Iterable[Any]) -> list[Any]:
                 current.append(part)
             continue
         if isinstance(part, pn.layout.ListLike):
-            part.objects[0].visible = False  # the section's title says it (kept in place:
-            # a lesson may index its layout's parts)
+            # the section's title says it: the heading leaves the page (not only hidden, so
+            # the title is the one text of it), an empty part in its place (a lesson may
+            # index its layout's parts)
+            part[0] = pn.Spacer(width=0, height=0, margin=0)
             current = section(title, part)
             _follow_visibility(current, part)
             out.append(current)
@@ -115,7 +194,14 @@ def controls_column(
     parts = list(shown)
     if more:
         parts.append(section(MORE_SETTINGS, *more))
-    return pn.Column(*parts, width=width, css_classes=[css])
+    column = pn.Column(*parts, width=width, css_classes=[css])
+    room = width - 2 * INSET  # a widget with its margins stays inside the column (Panel's
+    # widgets are 300 px wide unless told; one wider than its column would lie under the
+    # plots beside it)
+    for widget in column.select(pn.widgets.Widget):
+        if widget.width is not None and widget.width > room:
+            widget.width = room
+    return column
 
 
 def fit_width(part: Any) -> None:
@@ -131,6 +217,26 @@ def fit_width(part: Any) -> None:
             continue
         fig.update(sizing_mode="scale_width", max_width=width)
         pane.param.update(sizing_mode="scale_width", max_width=width)
+
+
+def until_drawn(view: Any, sources: Sequence[Any], line: str) -> pn.Column:
+    """``view`` (plots a button fills) shown once one of ``sources`` (Bokeh column data
+    sources) holds data; until then, in its place, the one line ``line`` that says what the
+    button will draw. No empty axes, and no legend for lines that are not drawn."""
+    note = pn.pane.Markdown(line, css_classes=["pyplay-waiting"], sizing_mode="stretch_width")
+
+    def check() -> None:
+        drawn = any(len(next(iter(s.data.values()), [])) for s in sources)
+        view.visible = drawn
+        note.visible = not drawn
+
+    def changed(attr: str, old: Any, new: Any) -> None:
+        check()
+
+    for source in sources:
+        source.on_change("data", changed)
+    check()
+    return pn.Column(note, view, sizing_mode="stretch_width")
 
 
 def workbench(controls: pn.Column, views: Sequence[Any]) -> pn.Row:

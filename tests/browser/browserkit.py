@@ -226,8 +226,11 @@ OPEN_SECTIONS = """(() => {
     const walk = (root) => {
       for (const el of root.querySelectorAll('*')) {
         if (el.shadowRoot) walk(el.shadowRoot);
-        if (el.tagName === 'BUTTON' && el.classList.contains('card-header')
-            && el.querySelector('.icon-tabler-chevron-right') && el.checkVisibility()) el.click();
+        if (el.classList.contains('pyplay-section-header') && el.shadowRoot
+            && el.checkVisibility()) {
+          const button = el.shadowRoot.querySelector('button');
+          if (button && !button.classList.contains('bk-active')) button.click();
+        }
       }
     };
     walk(document);

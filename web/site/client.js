@@ -154,9 +154,14 @@
       const msg = event.data;
       if (msg.type === "idle") {
         if (queue.length) {
-          const patch = client.document.create_json_patch(queue);
-          sent = queue;
-          queue = [];
+          // A tab the learner chose goes alone, ahead of what followed it: a tab change that
+          // Python makes for a later click (an "Open ..." button) must not be taken for one
+          // that the choice overtook (withoutOvertakenTabs) and left out.
+          const tab = queue.findIndex(isTabChange);
+          const batch = tab >= 0 && tab < queue.length - 1 ? queue.slice(0, tab + 1) : queue;
+          const patch = client.document.create_json_patch(batch);
+          sent = batch;
+          queue = queue.slice(batch.length);
           worker.postMessage({type: "patch", patch: patch});
         } else {
           sent = [];

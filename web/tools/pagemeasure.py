@@ -12,7 +12,9 @@ settled) against the same step natively, one step at a time by turns
 (:func:`interleaved_steps_ms`). The site's wheel leaves the
 benchmarks out (they are a developer's tool): :func:`install_bench` copies ``pyplay/bench/``
 into the page's Python first. ``python web/measure.py tabs``: the lesson tabs' figures alone
-(:func:`tabs_only`); ``python web/measure.py steps``: the step figures alone (:func:`steps_only`).
+(:func:`tabs_only`); ``python web/measure.py steps``: the step figures alone (:func:`steps_only`);
+``python web/measure.py first``: a learner's first minute, cold, to a falling loss
+(:mod:`firstminute`).
 Prints figures; asserts nothing (tests do the asserting).
 """
 
@@ -222,6 +224,21 @@ def steps_only(url: str) -> int:
     return 0
 
 
+def first_only(url: str) -> int:
+    """``python web/measure.py first``: a learner's first minute, cold (:mod:`firstminute`)."""
+    import firstminute
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
+        )
+        lines = firstminute.first_minute(browser, url, bare_start_s)
+        browser.close()
+    print("\n".join(lines))
+    return 0
+
+
 def live_only(url: str) -> int:
     """``python web/measure.py live``: only the live views' figures (:mod:`livemeasure`)."""
     from playwright.sync_api import sync_playwright
@@ -291,7 +308,7 @@ def main() -> int:
     if not sitebuild.is_fresh():
         sitebuild.build()
     server, url = sitebuild.serve_in_thread()
-    only = {"live": live_only, "tabs": tabs_only, "steps": steps_only}
+    only = {"live": live_only, "tabs": tabs_only, "steps": steps_only, "first": first_only}
     if sys.argv[1:2] and sys.argv[1] in only:
         try:
             return only[sys.argv[1]](url)

@@ -17,6 +17,8 @@ from pyplay.ui.plot_tree import node_labels, tree_frame
 
 __all__ = ["tree_figure", "update_tree"]
 
+TREE_MAX_PX = 300  # the tallest the tree is drawn
+
 RIGHT, WRONG = "#27ae60", "#c0392b"
 
 
@@ -85,4 +87,5 @@ def update_tree(fig: figure, nodes: ColumnDataSource, edges: ColumnDataSource, v
     }
     fig.x_range.update(start=-0.7, end=float(view.x.max()) + 0.7)
     fig.y_range.update(start=-0.8, end=float(view.y.max()) + 0.6)
-    fig.height = max(220, 80 * (int(view.y.max()) + 2))
+    # a row per level, within the workbench's one screen (1280x800) however deep the tree
+    fig.height = min(TREE_MAX_PX, max(220, 70 * (int(view.y.max()) + 2)))

@@ -30,6 +30,7 @@ from pyplay.ui.plots import (
     watch_placeholder,
 )
 from pyplay.ui.text import Text
+from pyplay.ui.workbench import until_drawn
 
 __all__ = ["HELP", "ResidualSection", "comparison_figure"]
 
@@ -116,6 +117,14 @@ class ResidualSection(ComparisonSection):
         """The section's parts, for the lesson's column."""
         return self.section(
             "Residual connections between layers", HELP,
-            pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
-            pn.pane.Bokeh(self.grad_fig, sizing_mode="stretch_width"),
+            until_drawn(
+                pn.Column(
+                    pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),
+                    pn.pane.Bokeh(self.grad_fig, sizing_mode="stretch_width"),
+                    sizing_mode="stretch_width",
+                ),
+                [self.loss_source, self.grad_source],
+                "*Compare* trains a plain and a residual stack side by side and draws their "
+                "losses and the gradient reaching their first layer here.",
+            ),
         )  # fmt: skip

@@ -27,6 +27,7 @@ from pyplay.ui.lessons.seq2seq.by_length import (
 )
 from pyplay.ui.plots import keep_legend_samples, legend_outside, line_figure, set_data, set_title
 from pyplay.ui.text import Text
+from pyplay.ui.workbench import until_drawn
 
 __all__ = ["HELP", "LengthSection", "length_figure"]
 
@@ -145,5 +146,10 @@ class LengthSection(ComparisonSection):
         """The section's parts, for the lesson's column."""
         return self.section(
             "Attention and long sentences", HELP,
-            pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"),
+            until_drawn(
+                pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"),
+                [self.source],
+                "*Compare* trains a model without and one with attention and draws here how "
+                "often each translates a sentence exactly, by its length.",
+            ),
         )  # fmt: skip

@@ -19,6 +19,7 @@ from pyplay.ui.lessons.seq2seq.shared import MODELS, SHARED_STEPS, SharedCompari
 from pyplay.ui.plot_loss import LossPlot
 from pyplay.ui.plots import legend_outside, set_data, set_title
 from pyplay.ui.text import Text
+from pyplay.ui.workbench import until_drawn
 
 __all__ = ["HELP", "SharedSection"]
 
@@ -93,4 +94,13 @@ class SharedSection(LengthSection):
 
     def panel(self) -> list[Any]:
         """The section's parts, for the lesson's column."""
-        return self.section("One shared RNN or two", HELP, self.plot.panel())
+        return self.section(
+            "One shared RNN or two",
+            HELP,
+            until_drawn(
+                self.plot.panel(),
+                [self.plot.source],
+                "*Train both* trains a model with two RNNs and one with a shared RNN and draws "
+                "their learning curves here.",
+            ),
+        )

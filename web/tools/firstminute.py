@@ -1,0 +1,108 @@
+"""The first minute of a learner, measured: ``python web/measure.py first``.
+
+Per round, in one headless Chromium: the bare Pyodide + NumPy start (``baseline.html``), then
+a cold open of the playground (fresh context, empty cache) in which the learner clicks Train as
+soon as it can be clicked, and the seconds (from ``goto``) until
+
+- the page is readable (the first lesson's title painted: the tab bar and the lesson shown),
+- Train is visible and enabled (the first lesson's workbench, which the page opens on),
+- the first loss is shown in the status line ("Step N: loss X"),
+- the loss shown is below half the first loss shown (a falling loss a learner can see).
+
+Prints the medians over ``ROUNDS`` rounds with each round's figures, and the ratio of the
+falling loss to the bare start of the same round. Asserts nothing (tests do the asserting).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+from typing import Any
+
+ROUNDS = 3
+STATUS = re.compile(r"^Step (\d+): \D*?([0-9][0-9.eE+-]*)")
+# the visible status line of the lesson on screen ("Step 12: loss 0.1234, ...")
+STATUS_TEXT = """() => {
+  let found = '';
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (found) return;
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (el.classList && el.classList.contains('pyplay-status') && el.checkVisibility()) {
+        const pre = (el.shadowRoot || el).querySelector('pre');
+        if (pre) found = pre.textContent || '';
+      }
+    }
+  };
+  walk(document);
+  return found;
+}"""
+
+
+def _train_button(page: Any) -> Any:
+    return page.get_by_role("button", name="Train", exact=True).locator("visible=true").first
+
+
+def cold_open(browser: Any, url: str, timeout_s: float = 240.0) -> dict[str, float]:
+    """One cold open of ``url`` by a learner who clicks Train as soon as it is there."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    marks: dict[str, float] = {}
+    start = time.perf_counter()
+    page.goto(url)
+    page.get_by_text("Recurrent networks").first.wait_for(timeout=timeout_s * 1000)
+    marks["readable"] = time.perf_counter() - start
+    button = _train_button(page)
+    button.wait_for(timeout=timeout_s * 1000)
+    while not button.is_enabled() and time.perf_counter() - start < timeout_s:
+        time.sleep(0.05)
+    button.click()
+    marks["train"] = time.perf_counter() - start
+    first: float | None = None
+    while time.perf_counter() - start < timeout_s:
+        found = STATUS.match(page.evaluate(STATUS_TEXT))
+        if found:
+            loss = float(found.group(2))
+            if first is None:
+                first, marks["first_loss"] = loss, time.perf_counter() - start
+            elif loss < first / 2:
+                marks["falling"] = time.perf_counter() - start
+                break
+        time.sleep(0.1)
+    ctx.close()
+    return marks
+
+
+def first_minute(browser: Any, url: str, bare_start_s: Any) -> list[str]:
+    """The report's lines: ``ROUNDS`` rounds of a bare start (``bare_start_s(browser, url)``)
+    and a cold open."""
+    rounds = []
+    for _ in range(ROUNDS):
+        bare = bare_start_s(browser, url)
+        marks = cold_open(browser, url)
+        rounds.append((bare, marks))
+        shown = ", ".join(f"{k} {v:.2f} s" for k, v in marks.items())
+        print(f"  round: bare {bare:.2f} s; {shown}", flush=True)
+    lines = [f"pyplay playground: the first minute, cold, at 1280x800 ({ROUNDS} rounds)"]
+    bare_s = statistics.median(b for b, _ in rounds)
+    lines.append(f"  bare Pyodide + NumPy start: median {bare_s:.2f} s")
+    for key, what in (
+        ("readable", "the first lesson readable"),
+        ("train", "Train clicked (as soon as enabled)"),
+        ("first_loss", "first loss shown"),
+        ("falling", "loss below half the first"),
+    ):
+        got = [m[key] for _, m in rounds if key in m]
+        if not got:
+            lines.append(f"  {what}: not reached in {len(rounds)} rounds")
+            continue
+        lines.append(f"  {what}: median {statistics.median(got):.2f} s "
+                     f"(rounds {min(got):.2f}-{max(got):.2f} s)")  # fmt: skip
+    ratios = sorted(m["falling"] / b for b, m in rounds if "falling" in m)
+    if ratios:
+        lines.append(
+            f"  falling loss / bare start of the same round: median "
+            f"{statistics.median(ratios):.1f}x (rounds {ratios[0]:.1f}-{ratios[-1]:.1f}x)"
+        )
+    return lines
