@@ -190,9 +190,9 @@ def test_a_plot_a_button_fills_is_one_line_until_drawn():
 
 
 @pytest.mark.slow
-def test_the_seq2seq_comparisons_and_beam_tree_wait_as_one_line():
+def test_the_seq2seq_comparisons_wait_as_one_line():
     view = Seq2SeqLesson()
     page = view.panel()
     waiting = [m for m in _walk(page) if "pyplay-waiting" in getattr(m, "css_classes", [])]
-    assert len(waiting) == 3, "by length, shared RNN, beam tree"
+    assert len(waiting) == 2, "by length, shared RNN"
     assert all(w.visible for w in waiting)

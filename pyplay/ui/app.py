@@ -109,6 +109,7 @@ class Playground:
             self.lessons[title] = lesson
             if title not in self.drawn:
                 self.slots[title].objects = [layout]
+                self.drawn.add(title)
         return self.lessons[title]
 
     def prepare(self, title: str) -> tuple[Any, Any]:

@@ -37,7 +37,6 @@ from pyplay.ui.plots import (
 )
 from pyplay.ui.text import Text
 from pyplay.ui.training import int_sliders
-from pyplay.ui.workbench import until_drawn
 
 __all__ = ["Seq2SeqLesson", "attention_widget", "beam_widget"]
 
@@ -292,12 +291,7 @@ class Seq2SeqLesson(LessonView):
             self.beam_lexicon,
             self.beam_buttons(),
             self.beam_text,
-            until_drawn(
-                pn.pane.Bokeh(self.tree_fig, sizing_mode="stretch_width"),
-                [self.tree_edges],
-                "*Step* grows the search tree here: the hypotheses the beam keeps and the "
-                "candidates it prunes.",
-            ),
+            pn.pane.Bokeh(self.tree_fig, sizing_mode="stretch_width"),
             *self.lexicon.sections(),
             self.embeddings.panel,
             "## Your pairs",
