@@ -160,6 +160,13 @@ def open_lesson(page: Any, title: str = "Recurrent networks") -> None:
     page.get_by_role("button", name="Reset", exact=True).first.wait_for(timeout=150_000)
 
 
+def section_header(page: Any, title: str) -> Any:
+    """A lesson section's header button (``workbench.Section``: "\u25b8 Title" closed, "\u25be
+    Title" open; the section's own heading leaves the page for this title)."""
+    name = re.compile("^[\u25b8\u25be] " + re.escape(title) + "$")
+    return page.get_by_role("button", name=name).locator("visible=true").first
+
+
 # a fingerprint of the named columns of every data source in the page (numbers, nested
 # arrays such as images included): (model id, column, count, weighted sum)
 FINGERPRINT = """(columns) => {

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from browserkit import BUTTON_PROBLEMS, wait_for, wait_ready
+from browserkit import BUTTON_PROBLEMS, section_header, wait_for, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -40,7 +40,7 @@ def test_encoder_decoder_attention_follows_training(ready_page, page_log):
     arch.select_option(label="Encoder-decoder (pairs)")
     page.get_by_text(re.compile(r"New transformer encoder-decoder")).wait_for(timeout=60_000)
     assert page.locator("select:visible", has_text="Dates to ISO").count() == 1  # the pair task
-    page.locator("h2", has_text="Encoder-decoder attention").wait_for(timeout=30_000)
+    section_header(page, "Encoder-decoder attention").wait_for(timeout=30_000)
     wait_for(page, lambda: page.evaluate(MAP, "tf-cross-attention"), "the cross-attention map")
     untrained = page.evaluate(MAP, "tf-cross-attention")
     assert page.evaluate(MAP, "tf-encoder-attention") and page.evaluate(MAP, "tf-decoder-attention")
@@ -75,7 +75,7 @@ def test_the_encoder_decoder_view_fits_the_window(page, site_url, page_log, widt
     page.set_viewport_size({"width": width, "height": height})
     page.goto(site_url + "?lesson=transformer&arch=encoder_decoder&pair_task=dates")
     wait_ready(page)
-    page.locator("h2", has_text="Encoder-decoder attention").wait_for(timeout=150_000)
+    section_header(page, "Encoder-decoder attention").wait_for(timeout=150_000)
     wait_for(page, lambda: page.evaluate(MAP, "tf-cross-attention"), "the cross-attention map")
     found: list[str] = []
     total = page.evaluate("document.documentElement.scrollHeight")
