@@ -196,3 +196,24 @@ def test_the_seq2seq_comparisons_wait_as_one_line():
     waiting = [m for m in _walk(page) if "pyplay-waiting" in getattr(m, "css_classes", [])]
     assert len(waiting) == 2, "by length, shared RNN"
     assert all(w.visible for w in waiting)
+
+
+@pytest.mark.slow
+def test_the_first_try_this_is_one_click_away_in_the_workbench():
+    view = RecurrentLesson()
+    view.state.hidden_size = 16  # away from the experiment's settings
+    controls = view.panel().objects[0].objects[0]
+    picker = [c for c in _walk(controls) if "pyplay-try-first" in getattr(c, "css_classes", [])]
+    assert len(picker) == 1
+    menu = next(w for w in _walk(picker[0]) if isinstance(w, pn.widgets.Select))
+    button = next(w for w in _walk(picker[0]) if isinstance(w, pn.widgets.Button))
+    experiments = view.try_this.spec.experiments
+    assert menu.name == "Try this" and menu.value == experiments[0].label
+    assert menu.options == [e.label for e in experiments]
+    button.clicks += 1  # one click sets up the first experiment
+    assert view.try_this.note.startswith(f"Set up: {experiments[0].label}.")
+    first = dict(experiments[0].settings)
+    assert view.state.hidden_size == first.get("hidden_size", 32)
+    menu.value = experiments[1].label
+    button.clicks += 1
+    assert view.try_this.note.startswith(f"Set up: {experiments[1].label}.")

@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from pyplay.ui.code_values import call_lines, identifier, keyword_args, literal
 from pyplay.ui.export_torch import torch_part
 from pyplay.ui.lessons import LESSONS, SPECS
 
@@ -31,10 +32,6 @@ __all__ = [
     "CODE_LESSONS",
     "EMBED_LIMIT",
     "as_code",
-    "call_lines",
-    "identifier",
-    "keyword_args",
-    "literal",
     "metrics_csv",
     "recurrent_parts",
     "require_model",
@@ -45,44 +42,8 @@ __all__ = [
 ]
 
 EMBED_LIMIT = 20_000  # characters of the learner's data written into the script itself
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MODULE = re.compile(r"pyplay(\.[A-Za-z_][A-Za-z0-9_]*)+")
 CODE_LESSONS = tuple(spec.key for spec in LESSONS if spec.code)  # every lesson with a model
-
-
-def literal(value: Any, what: str) -> str:
-    """``repr`` of a plain value, refusing anything else (ValueError naming ``what``)."""
-    if value is None or isinstance(value, bool | str):
-        return repr(value)
-    if isinstance(value, int):
-        return repr(int(value))
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{what} must be a finite number, got {value!r}")
-        return repr(float(value))
-    if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # a NumPy scalar
-        return literal(value.item(), what)
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(literal(v, what) for v in value) + "]"
-    raise ValueError(f"{what} must be a number, text, True/False or None, got {type(value)}")
-
-
-def identifier(name: str, what: str) -> str:
-    if not isinstance(name, str) or not _IDENT.fullmatch(name):
-        raise ValueError(f"{what} must be a Python name, got {name!r}")
-    return name
-
-
-def keyword_args(items: Mapping[str, Any], what: str) -> list[str]:
-    return [f"{identifier(k, what)}={literal(v, f'{what} {k}')}" for k, v in items.items()]
-
-
-def call_lines(head: str, args: list[str]) -> list[str]:
-    """``head(args)`` on one line if it fits in 99 characters, else one argument a line."""
-    line = f"{head}({', '.join(args)})"
-    if len(line) <= 99:
-        return [line]
-    return [f"{head}(", *[f"    {a}," for a in args], ")"]
 
 
 # ------------------------------------------------------------------ the parts of the script

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyplay.ui.export import EMBED_LIMIT, literal
+from pyplay.ui.code_values import literal
+from pyplay.ui.export import EMBED_LIMIT
 
 __all__ = [
     "LOOP",

@@ -4,12 +4,14 @@
 module (``nn.Embedding`` + ``nn.LSTM`` / ``nn.GRU`` / ``nn.RNN`` + ``nn.Linear``), load its
 weights by name from the checkpoint the script saved (pyplay's parameter names are PyTorch's
 ``state_dict`` names), and print how far the two outputs are apart in float64. Values are
-checked and written with :func:`pyplay.ui.export.literal`.
+checked and written with :func:`pyplay.ui.code_values.literal`.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from pyplay.ui.code_values import literal
 
 __all__ = ["torch_part"]
 
@@ -17,8 +19,6 @@ _TORCH_CELLS = {"lstm": "LSTM", "gru": "GRU", "rnn": "RNN"}
 
 
 def torch_part(state: Any) -> list[str]:
-    from pyplay.ui.export import literal
-
     """The same ``SequenceModel`` in PyTorch, weights loaded by name from the checkpoint."""
     c = state.model.config
     if c["cell"] == "rnn" and c["nonlinearity"] == "linear":

@@ -15,7 +15,7 @@ main view, its sections and their redraw (:meth:`LessonView.refresh`); a step go
 
 The page::
 
-    Column(Row(Column(buttons, status, settings, alert, More settings),
+    Column(Row(Column(buttons, status, settings, Try this menu, alert, More settings),
                Column(loss curve, *inside)),
            about line, try this, export bar, *sections)
 """
@@ -37,8 +37,15 @@ from pyplay.ui.training import (
     seed_input,
     stream_losses,
 )
-from pyplay.ui.try_this import try_this
-from pyplay.ui.workbench import Section, controls_column, section, sections, workbench
+from pyplay.ui.try_this import TryThis, try_box
+from pyplay.ui.workbench import (
+    INSET,
+    Section,
+    controls_column,
+    section,
+    sections,
+    workbench,
+)
 
 __all__ = ["KEEP_NOTE", "LessonView"]
 
@@ -160,16 +167,18 @@ class LessonView(LessonPage):
         help_pane = pn.pane.Markdown(self.help_text)
         return section("How to use this lesson", pn.pane.Markdown(self.heading), help_pane)
 
-    def controls_column(self) -> pn.Column:
+    def controls_column(self, box: TryThis | None = None) -> pn.Column:
         """The workbench's controls: the buttons, the status line, the first
-        :attr:`key_controls` settings and the lesson's message in sight; under "More
-        settings" the other settings, learning rate and seed, the note that a new model keeps
-        the trained one, and what the lesson puts below them."""
+        :attr:`key_controls` settings, the lesson's Try this menu (``box``) and its message
+        in sight; under "More settings" the other settings, learning rate and seed, the note
+        that a new model keeps the trained one, and what the lesson puts below them."""
         settings = self.controls()
+        picker = [] if box is None else [box.picker(self.controls_width - 2 * INSET)]
         shown = [
             self.buttons(),
             self.status_line(),
             *settings[: self.key_controls],
+            *picker,
             message_alert(self.state),
         ]
         more = [
@@ -183,11 +192,12 @@ class LessonView(LessonPage):
     def panel(self) -> pn.viewable.Viewable:
         """The page: the workbench, the line of what the lesson shows, Try this, the export
         bar and the lesson's sections."""
-        bench = workbench(self.controls_column(), [self.loss_pane(), *self.inside()])
+        box = try_box(self)
+        bench = workbench(self.controls_column(box), [self.loss_pane(), *self.inside()])
         return pn.Column(
             bench,
             *self.about(),
-            *try_this(self),
+            *([] if box is None else [box.panel()]),
             self.export.panel(),
             self.help_section(),
             *sections(self.sections()),

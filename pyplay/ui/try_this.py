@@ -18,7 +18,7 @@ import param
 
 from pyplay.ui.lessons.experiment import Experiment, set_up
 
-__all__ = ["TryThis", "try_this"]
+__all__ = ["TryThis", "try_box", "try_this"]
 
 
 class TryThis(param.Parameterized):
@@ -52,6 +52,33 @@ class TryThis(param.Parameterized):
 
         return click
 
+    def note_pane(self, css: str) -> pn.pane.Markdown:
+        """What the last click set up (hidden until one did); the lesson's own text, never
+        the learner's."""
+        return pn.pane.Markdown(
+            self.param.note,
+            visible=pn.bind(bool, self.param.note),
+            css_classes=[css],
+            sizing_mode="stretch_width",
+        )
+
+    def picker(self, width: int) -> pn.Column:
+        """The experiments in the workbench, ``width`` pixels wide: a "Try this" menu on the
+        first experiment and a **Set up** button beside it, so the first is one click away,
+        and the note of what the click set up under them."""
+        labels = [e.label for e in self.spec.experiments]
+        menu = pn.widgets.Select(name="Try this", options=labels, width=width - 100)
+        button = pn.widgets.Button(name="Set up", width=72, button_type="primary",
+                                   button_style="outline", align="end")  # fmt: skip
+        by_label = {e.label: e for e in self.spec.experiments}
+        button.on_click(lambda _: self.run(by_label[str(menu.value)]))
+        return pn.Column(
+            pn.Row(menu, button, margin=0),
+            self.note_pane("pyplay-try-note"),
+            margin=0,
+            css_classes=["pyplay-try-first"],
+        )
+
     def panel(self) -> pn.Column:
         rows: list[Any] = []
         for experiment in self.spec.experiments:
@@ -61,31 +88,32 @@ class TryThis(param.Parameterized):
             button.on_click(self._runner(experiment))
             what = f"{experiment.expect} (about {experiment.steps:,} steps)"
             rows.append(pn.Row(button, pn.pane.Markdown(what, sizing_mode="stretch_width")))
-        note = pn.pane.Markdown(  # the lesson's own text, never the learner's
-            self.param.note,
-            visible=pn.bind(bool, self.param.note),
-            css_classes=["pyplay-try-note"],
-            sizing_mode="stretch_width",
-        )
         return pn.Column(
             "### Try this",
             *rows,
-            note,
+            self.note_pane("pyplay-try-note"),
             css_classes=["pyplay-try-this"],
             sizing_mode="stretch_width",
         )
 
 
-def try_this(view: Any) -> list[Any]:
-    """The "Try this" box of ``view``'s lesson (nothing when its spec declares none)."""
+def try_box(view: Any) -> TryThis | None:
+    """The experiments of ``view``'s lesson (None when its spec declares none); kept as
+    ``view.try_this``."""
     from pyplay.ui.lessons import spec_of
 
     try:
         spec = spec_of(type(view.state))
     except KeyError:
-        return []
+        return None
     if not spec.experiments:
-        return []
+        return None
     box = TryThis(view, spec)
     view.try_this = box
-    return [box.panel()]
+    return box
+
+
+def try_this(view: Any) -> list[Any]:
+    """The "Try this" box of ``view``'s lesson (nothing when its spec declares none)."""
+    box = try_box(view)
+    return [] if box is None else [box.panel()]

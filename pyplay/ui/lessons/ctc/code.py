@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyplay.ui.export import literal, recurrent_parts, trainer_code
+from pyplay.ui.code_values import literal
+from pyplay.ui.export import recurrent_parts, trainer_code
 from pyplay.ui.lessons.ctc.decoding import parse_lexicon
 from pyplay.ui.lessons.ctc.state import SYMBOLS
 

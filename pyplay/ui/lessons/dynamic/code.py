@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from pyplay.ui.export import EMBED_LIMIT, call_lines, literal, require_model
+from pyplay.ui.code_values import call_lines, literal
+from pyplay.ui.export import EMBED_LIMIT, require_model
 from pyplay.ui.export_dynamic import (
     LOOP,
     RESUME,

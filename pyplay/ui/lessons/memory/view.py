@@ -44,6 +44,7 @@ FORMS = {"Attend: read as input": "input", "s̃ replaces s (lecture)": "state"}
 SIZES = dict(read_heads="Read heads", write_heads="Write heads", memory_size="Memory cells N",
              n_pairs="Pairs (recall)", seq_len="Symbols (copy)")  # fmt: skip
 DRAWN = " (□ the cell drawn)"
+MAP_WIDTH = 300  # pixels: the read, write and memory maps side by side in the workbench
 
 
 def _marks(fig: Any) -> ColumnDataSource:
@@ -95,8 +96,8 @@ class MemoryLesson(LessonView):
         self.write_stages_fig, self.write_stages_source = heatmap_figure(
             "p", "Write head 1, stages", STAGE_AXIS, "memory cell j"
         )
-        for fig in (self.read_fig, self.write_fig):
-            fig.width = 440
+        for fig in (self.read_fig, self.write_fig, self.memory_fig):
+            fig.width = MAP_WIDTH  # three side by side beside the controls at 1280 px
         for fig in (self.read_stages_fig, self.write_stages_fig):
             fig.width, fig.height = 340, 240
             label_axis(fig.xaxis[0], STAGES)
@@ -226,11 +227,16 @@ class MemoryLesson(LessonView):
     def inside(self) -> list[Any]:
         """The workbench's view: the heads' reads and writes and the memory, live."""
         return [
-            pn.Row(self.example, self.head),
+            pn.Row(self.example, self.head, self.at_step),
             self.answer,
-            pn.Row(self.read_pane, self.write_pane),
-            self.at_step,
-            self.memory_pane,
+            pn.GridBox(
+                self.read_pane,
+                self.write_pane,
+                self.memory_pane,
+                ncols=3,
+                sizing_mode="stretch_width",
+                css_classes=["pyplay-bench-maps"],
+            ),
         ]
 
     def sections(self) -> list[Any]:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyplay.ui.export import call_lines, keyword_args, trainer_code, trainer_lines
+from pyplay.ui.code_values import call_lines, keyword_args
+from pyplay.ui.export import trainer_code, trainer_lines
 
 __all__ = ["as_code"]
 
