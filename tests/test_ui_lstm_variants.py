@@ -9,6 +9,8 @@ import pytest
 
 pytest.importorskip("panel")
 
+import panel as pn
+
 from pyplay.ui.export import as_code
 from pyplay.ui.lessons import SPECS
 from pyplay.ui.lessons.rnn.state import LessonState
@@ -105,12 +107,13 @@ def test_the_lstm_controls_follow_the_cell_and_the_forget_gate() -> None:
     state = _state()
     view = RecurrentLesson(state)
     column = next(w for w in view.controls() if getattr(w, "name", "") == "LSTM variant")
-    forget, peephole, bias = column.objects
+    forget, peephole, typed = column.objects
+    (bias,) = typed.select(pn.widgets.TextInput)  # the bias's number box (a note under it)
     assert column.visible and not bias.disabled
     forget.value = False
     assert state.forget_gate is False and bias.disabled
     bias_before = state.forget_bias
-    bias.value = 3.0
+    bias.value = "3"
     assert state.forget_bias == 3.0 != bias_before
     peephole.value = True
     assert state.model.rnn.peephole

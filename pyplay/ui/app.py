@@ -12,11 +12,14 @@ the saved-work machinery and then every lesson are built after the first render,
 (:mod:`pyplay.ui.later`), then drawn into their hidden tabs one at a time while the page is
 idle (:meth:`Playground.draw_ahead`), so that opening a tab later only shows it, and a tab
 opened before shows a loading message. The open lesson's settings follow the page address
-(:mod:`pyplay.ui.location`): copying it reproduces the setup.
+(:mod:`pyplay.ui.location`): copying it reproduces the setup; an address that opens no lesson
+(``?lesson=`` a lesson this page does not have) says so, naming it, above the tabs
+(:func:`address_note`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -28,8 +31,9 @@ from pyplay.ui.lessons import COURSE, SPECS, LessonSpec
 from pyplay.ui.lessons import LESSONS as REGISTERED
 from pyplay.ui.location import bind_location
 from pyplay.ui.style import TABS_CSS, use_page_style
+from pyplay.ui.text import Text
 
-__all__ = ["LESSONS", "Playground", "create_app"]
+__all__ = ["LESSONS", "Playground", "address_note", "create_app"]
 
 # tab title -> spec of every top-level lesson, in tab order: the course's (sub-lessons live in
 # their parent)
@@ -137,6 +141,20 @@ class Playground:
         return None
 
 
+def address_note() -> tuple[Text, Callable[[str], None]]:
+    """The note above the tabs of why the page address opened no lesson, and ``say(text)``
+    that shows ``text`` there ("" hides it). The text quotes what the address carried
+    (:mod:`pyplay.ui.urlstate` names the lesson asked for): a :class:`Text` shows it as
+    text, never as HTML or Markdown."""
+    note = Text("", visible=False, css_classes=["pyplay-address-note"], sizing_mode="stretch_width",
+                styles={"color": "#8a4b00"})  # fmt: skip
+
+    def say(text: str) -> None:
+        note.param.update(object=text, visible=bool(text))
+
+    return note, say
+
+
 def create_app(defer: bool = False) -> pn.viewable.Viewable:
     """The whole playground: a header, "Start here", one tab per lesson (built when first
     opened) and "Saved work".
@@ -147,7 +165,8 @@ def create_app(defer: bool = False) -> pn.viewable.Viewable:
     pn.extension(notifications=False)
     use_page_style()
     playground = Playground()
-    bind_location(playground.tabs, playground.open)  # the settings in the page address
+    note, say = address_note()  # why the address opened no lesson, above the tabs
+    bind_location(playground.tabs, playground.open, on_note=say)  # the settings in the address
     header = pn.pane.Markdown("# pyplay: sequence models, live", sizing_mode="stretch_width")
     top = pn.Column(sizing_mode="stretch_width")  # the saved-work banner, once attached
     saved_tab = pn.Column(loading("saved work"), sizing_mode="stretch_width")
@@ -160,14 +179,14 @@ def create_app(defer: bool = False) -> pn.viewable.Viewable:
     playground.tabs.append((SAVED_WORK, saved_tab))
     if not defer:
         saved_work()
-        return pn.Column(header, top, playground.tabs, **APP_LAYOUT)
+        return pn.Column(header, top, note, playground.tabs, **APP_LAYOUT)
     from pyplay.ui import later
 
     later.defer("saved work", saved_work)
     later.draw_ahead_with(playground.draw_ahead)
     for title in LESSONS:  # in tab order; one opened before its turn is built then
         later.defer(f"the {title} lesson", partial(playground.prepare, title))
-    return pn.Column(header, top, playground.tabs, **APP_LAYOUT)
+    return pn.Column(header, top, note, playground.tabs, **APP_LAYOUT)
 
 
 if __name__.startswith("bokeh"):

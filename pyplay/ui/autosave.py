@@ -128,6 +128,10 @@ class Autosaver:
         Seconds of training between saves.
     on_saved : callable, optional
         Called with each snapshot saved (the list of saved work refreshes).
+    on_failed : callable, optional
+        Called with the reason of every save that failed (``notify`` says a problem once,
+        not at every save; the saved-work tab keeps the last failure in sight until a save
+        succeeds).
     """
 
     def __init__(
@@ -138,6 +142,7 @@ class Autosaver:
         clock: Callable[[], float] = time.time,
         interval_s: float = 15.0,
         on_saved: Callable[[Snapshot], Any] | None = None,
+        on_failed: Callable[[str], Any] | None = None,
     ) -> None:
         self.store = store
         self.schedule = schedule
@@ -145,6 +150,7 @@ class Autosaver:
         self.clock = clock
         self.interval_s = interval_s
         self.on_saved = on_saved
+        self.on_failed = on_failed
         self.tracked: dict[str, _Tracked] = {}
         self.pending: dict[str, Entry] = {}  # the entry a model being restored continues
         self.last_save_s: float | None = None  # seconds the last save_bytes() took
@@ -277,7 +283,7 @@ class Autosaver:
         try:
             data = state.save_bytes().getvalue()
         except Exception as err:  # a lesson that cannot save must never stop the page
-            self._report(f"Autosave of {tracked.title} failed: {err}", "warning")
+            self._failed(f"Autosave of {tracked.title} failed: {err}")
             return None
         self.last_save_s = time.perf_counter() - start
         if rename and not entry.named:
@@ -308,7 +314,7 @@ class Autosaver:
         try:
             dropped = await keep(self.store, snapshot, data)
         except StoreError as err:
-            self._report(f"Autosave is not working: {err}", "warning")
+            self._failed(f"Autosave is not working: {err}")
             return None
         entry.saved, entry.loss = stamp, loss
         current = tracked.entry is entry  # not a model replaced since
@@ -350,6 +356,12 @@ class Autosaver:
             )
         tracked.entry = Entry(_new_id(), describe(tracked.state, tracked.title))
         return True
+
+    def _failed(self, text: str) -> None:
+        """A save failed: ``on_failed`` hears of every one, ``notify`` once per problem."""
+        if self.on_failed is not None:
+            self.on_failed(text)
+        self._report(text, "warning")
 
     def _report(self, text: str, kind: str) -> None:
         """``notify`` once per distinct problem (not every 15 s)."""

@@ -3,9 +3,10 @@ line, and a version number that views watch to redraw after a rebuild; and the l
 and seed parameters every lesson declares alike. No Panel here.
 
 A setting's range is declared once, on its parameter: ``bounds`` where no other value can be
-used, else ``softbounds``, the range of the page's slider and of what the page address and
-lesson files accept (:mod:`pyplay.ui.urlstate`, :mod:`pyplay.ui.checkpoint`), while a value
-set from code outside it is the model's or trainer's to refuse, with a message."""
+used, else ``softbounds``, the range of the page's slider or number box and of what the page
+address and lesson files accept (:mod:`pyplay.ui.inputs`, :mod:`pyplay.ui.urlstate`,
+:mod:`pyplay.ui.checkpoint`), while a value set from code outside it is the model's or
+trainer's to refuse, with a message."""
 
 from __future__ import annotations
 
@@ -20,13 +21,15 @@ SEED_MAX = 2**32 - 1
 
 
 def lr_param(default: float) -> param.Number:
-    """A lesson's learning rate: ``softbounds`` are the range the page address and lesson
-    files accept (a value outside is the trainer's to refuse, with a message)."""
+    """A lesson's learning rate: ``softbounds`` are the range the page's box, the page address
+    and lesson files accept (a value set from code outside is the trainer's to refuse, with a
+    message)."""
     return param.Number(default=default, softbounds=(1e-6, 10.0))
 
 
 def seed_param() -> param.Integer:
-    """A lesson's seed (what the page address and lesson files accept: 0 to 2**32 - 1)."""
+    """A lesson's seed (what the page's box, the page address and lesson files accept: 0 to
+    2**32 - 1)."""
     return param.Integer(default=0, softbounds=(0, SEED_MAX))
 
 

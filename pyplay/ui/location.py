@@ -106,6 +106,10 @@ class LocationSync:
         ``open_lesson(index)`` returns the lesson view of tab ``index`` (building it if it is
         not built yet) or None; the view has ``state``, for sequence to sequence
         ``source_box`` (a text input), and perhaps parts (sub-tabs, see the module docstring).
+    on_note : callable, optional
+        ``on_note(text)`` shows ``text`` in the page, above the tabs: why an address opened
+        no lesson (a lesson this page does not have, named; too long; too many settings).
+        Called with "" when a later address opens one, or the learner opens another tab.
 
     Once the page's address is known (``location.href`` set: at once under ``panel serve``,
     after the first render in the browser, when the page sends its ``window.location``), its
@@ -114,10 +118,17 @@ class LocationSync:
     the part whose sub-tab is shown, if one is).
     """
 
-    def __init__(self, location: Any, tabs: Any, open_lesson: Callable[[int], Any]) -> None:
+    def __init__(
+        self,
+        location: Any,
+        tabs: Any,
+        open_lesson: Callable[[int], Any],
+        on_note: Callable[[str], Any] | None = None,
+    ) -> None:
         self.location = location
         self.tabs = tabs
         self.open_lesson = open_lesson
+        self.on_note = on_note
         self.ready = False
         self.messages: list[str] = []
         self._writing = False
@@ -198,6 +209,8 @@ class LocationSync:
             state = getattr(target, "state", None)
             if state is not None:
                 state.notify(" ".join(self.messages), "warning")
+        # an address that opened no lesson is also said above the tabs, whichever tab is open
+        self.note(" ".join(self.messages) if lesson is None else "")
         current = self._key(int(self.tabs.active))
         if current is not None:  # the open lesson's changes go to the address from now on
             self._attach(current, self.open_lesson(int(self.tabs.active)))
@@ -220,9 +233,15 @@ class LocationSync:
         if callable(watch_parts):
             watch_parts(lambda *_: self.write())
 
+    def note(self, text: str) -> None:
+        """Show ``text`` above the tabs (through ``on_note``; "" hides it)."""
+        if self.on_note is not None:
+            self.on_note(text)
+
     def _on_tab(self, event: Any) -> None:
         if self._writing:
             return
+        self.note("")  # the learner moved on from what the address opened
         key = self._key(int(event.new))
         if key is None:
             return
@@ -263,7 +282,10 @@ class LocationSync:
 
 
 def bind_location(
-    tabs: Any, open_lesson: Callable[[int], Any], location: Any = None
+    tabs: Any,
+    open_lesson: Callable[[int], Any],
+    location: Any = None,
+    on_note: Callable[[str], Any] | None = None,
 ) -> LocationSync | None:
     """Keep the page address and the playground in step (see :class:`LocationSync`).
 
@@ -274,7 +296,8 @@ def bind_location(
         bind_location(playground.tabs, playground.open)
 
     ``location`` defaults to ``pn.state.location`` (the current document's); without a
-    document (a plain script) there is no address and None is returned.
+    document (a plain script) there is no address and None is returned. ``on_note`` shows
+    why an address opened no lesson, above the tabs (see :class:`LocationSync`).
     """
     if location is None:
         import panel as pn
@@ -282,7 +305,7 @@ def bind_location(
         location = pn.state.location
     if location is None:
         return None
-    sync = LocationSync(location, tabs, open_lesson)
+    sync = LocationSync(location, tabs, open_lesson, on_note)
     if location.href:  # already known (panel serve): apply now
         sync._on_location()
     return sync

@@ -6,7 +6,9 @@
 - :attr:`SavedWork.top` goes above the tabs: after a (re)load a banner offering the newest
   snapshot back and naming the others, and the last message about saved work;
 - a "Saved work" tab lists every snapshot: name, lesson, steps, time, size, with Restore,
-  Rename (a text box), Delete and Download (.npz).
+  Rename (a text box), Delete and Download (.npz) (:mod:`pyplay.ui.saved_list`); under its
+  heading, the last save that failed (storage full, quota, a blocked database), in sight
+  until a save succeeds, so a failure is never silent while the entries stay as they were.
 
 Every savable state of a built lesson is autosaved as its own entry: the lesson's ``state``
 and those of its sub-tab lessons (:func:`pyplay.ui.location.lesson_states`). Restoring opens
@@ -18,8 +20,6 @@ Markdown) in :class:`pyplay.ui.text.Text` panes (Panel 1.7's ``Str`` would injec
 from __future__ import annotations
 
 import io
-import re
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -30,6 +30,7 @@ import param
 from pyplay.ui.app import SAVED_WORK
 from pyplay.ui.autosave import Autosaver, Entry
 from pyplay.ui.location import lesson_states, show_part, tab_title
+from pyplay.ui.saved_list import format_time, list_rows, problem_note
 from pyplay.ui.storage import Snapshot, Store, StoreError, browser_store, check_name
 from pyplay.ui.text import Text
 from pyplay.ui.urlstate import LESSON_SPECS
@@ -43,43 +44,6 @@ HELP = (
     "computer. At most 20 entries are kept: the oldest automatic ones make room first; "
     "entries you rename are only removed by you."
 )
-
-
-def format_time(seconds: float) -> str:
-    """``seconds`` since the epoch as the page's local date and time, e.g. "2025-03-01 10:32"
-    (the browser's clock and time zone in Pyodide)."""
-    if sys.platform == "emscripten":
-        try:
-            import js
-
-            d = js.Date.new(seconds * 1000.0)
-            return (
-                f"{int(d.getFullYear()):04d}-{int(d.getMonth()) + 1:02d}-{int(d.getDate()):02d} "
-                f"{int(d.getHours()):02d}:{int(d.getMinutes()):02d}"
-            )
-        except Exception:
-            pass
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
-
-
-def _size(n: int) -> str:
-    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{max(1, round(n / 1000))} kB"
-
-
-class _Download(pn.widgets.FileDownload):
-    """A download whose asynchronous callback may return None (the reason is a message)
-    instead of failing in the page's event loop. Overrides Panel 1.7's ``FileDownload``
-    hook for asynchronous callbacks."""
-
-    async def _async_sync_data(self) -> None:
-        fileobj = await self.callback()  # type: ignore[misc]
-        if fileobj is not None:
-            self._sync_data(fileobj)
-
-
-def _filename(snapshot: Snapshot) -> str:
-    stem = re.sub(r"[^A-Za-z0-9_-]+", "-", snapshot.name).strip("-")[:40] or "model"
-    return f"pyplay-{stem}-{snapshot.step}-steps.npz"
 
 
 class SavedWork(param.Parameterized):
@@ -102,6 +66,7 @@ class SavedWork(param.Parameterized):
     message_kind = param.String(default="info")
     offer = param.String(default="", doc="the banner's text; empty: no banner")
     offer_result = param.String(default="", doc="what the banner's Restore did, under it")
+    save_problem = param.String(default="", doc="the last failed save, until one succeeds")
 
     def __init__(
         self,
@@ -117,11 +82,17 @@ class SavedWork(param.Parameterized):
         self.schedule = schedule or (lambda make: param.parameterized.async_executor(make))
         self.snapshots: list[Snapshot] = []
         self.offered: Snapshot | None = None
+        self.clock = clock
         self.autosaver = (
             None
             if store is None
             else Autosaver(
-                store, self.schedule, self._autosave_notice, clock, on_saved=self._on_saved
+                store,
+                self.schedule,
+                self._autosave_notice,
+                clock,
+                on_saved=self._on_saved,
+                on_failed=self._on_save_failed,
             )
         )
         self.rows = pn.Column(Text("Looking for saved work..."), sizing_mode="stretch_width")
@@ -202,7 +173,14 @@ class SavedWork(param.Parameterized):
         """Hide the banner (the snapshots stay in the list)."""
         self.offer, self.offered = "", None
 
+    def _on_save_failed(self, reason: str) -> None:
+        """A save failed (every one, not only the first of a kind): said under the tab's
+        heading with its time, beside the entries it left as they were."""
+        when = format_time(self.clock()).split(" ")[-1]
+        self.save_problem = f"Not saved at {when}. {reason} The entries below are as they were."
+
     def _on_saved(self, snapshot: Snapshot) -> None:
+        self.save_problem = ""
         self.snapshots = [snapshot] + [s for s in self.snapshots if s.id != snapshot.id]
         self.schedule(self.refresh)
 
@@ -324,9 +302,6 @@ class SavedWork(param.Parameterized):
         return data
 
     # ------------------------------------------------------------------ layout
-    def _run(self, make: Callable[[], Awaitable[Any]]) -> Callable[[Any], None]:
-        return lambda *_: self.schedule(make)
-
     def _restore_offered(self, *_: Any) -> None:
         offered = self.offered
         if offered is not None:
@@ -355,38 +330,14 @@ class SavedWork(param.Parameterized):
             banner, self._message_pane(self.param.offer_result), sizing_mode="stretch_width"
         )
 
-    def _row(self, s: Snapshot) -> pn.Column:
-        restore = pn.widgets.Button(name="Restore", button_type="primary", width=90)
-        restore.on_click(self._run(lambda: self.restore(s.id)))
-        box = pn.widgets.TextInput(name="New name", placeholder=s.name, width=220)
-        rename = pn.widgets.Button(name="Rename", width=90)
-        rename.on_click(self._run(lambda: self.rename(s.id, box.value)))
-        delete = pn.widgets.Button(name="Delete", button_type="danger", width=90)
-        delete.on_click(self._run(lambda: self.delete(s.id)))
-
-        async def fetch() -> io.BytesIO | None:
-            return await self.download(s.id)
-
-        download = _Download(
-            callback=fetch, filename=_filename(s), label="Download .npz", width=150
-        )
-        info = f"{s.title} · {s.step:,} steps · saved {format_time(s.saved_at)} · {_size(s.size)}"
-        return pn.Column(
-            Text(s.name, css_classes=["pyplay-saved-name"]),
-            Text(info),
-            pn.Row(restore, box, rename, delete, download),
-            css_classes=["pyplay-saved-entry"],
-            sizing_mode="stretch_width",
-        )
-
     def _draw(self) -> None:
-        rows: list[Any] = [self._row(s) for s in self.snapshots]
-        self.rows.objects = rows or [Text("Nothing saved yet.")]
+        self.rows.objects = list_rows(self.snapshots, self)
 
     def panel(self) -> pn.Column:
         """The "Saved work" tab (the list is drawn once the store has answered)."""
         return pn.Column(
             "## Models saved in this browser",
+            problem_note(self.param.save_problem),
             pn.pane.Markdown(HELP),
             self._message_pane(),
             self.rows,

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 import panel as pn
-import param
 from bokeh.models import ColumnDataSource
 
 from pyplay.train import StepRecord
+from pyplay.ui.inputs import NumberBox
 from pyplay.ui.text import Text
 
 __all__ = [
@@ -84,12 +84,13 @@ def stop_note(state: Any) -> pn.pane.Alert:
     )
 
 
-def typed_number(p: Any, name: str, step: float | None = None) -> pn.widgets.Widget:
-    """An input for the number parameter ``p``, typed freely: no range (the page address's
-    is the parameter's ``softbounds``); a value the state cannot use becomes its message."""
-    kind = pn.widgets.IntInput if isinstance(p, param.Integer) else pn.widgets.FloatInput
-    options: dict[str, Any] = {} if step is None else {"step": step}
-    return kind.from_param(p, name=name, start=None, end=None, **options)
+def typed_number(p: Any, name: str, note_css: tuple[str, ...] = ()) -> NumberBox:
+    """A box for the number parameter ``p``, typed freely, named ``name``: a text it cannot
+    use (not a number, not finite, outside the parameter's ``softbounds``, the range the page
+    address accepts) is refused next to it and the parameter keeps its value
+    (:class:`~pyplay.ui.inputs.NumberBox`); a value the state cannot use becomes its
+    message."""
+    return NumberBox(p, name, note_css)
 
 
 def int_sliders(state: Any, **labels: str) -> list[pn.widgets.Widget]:
@@ -98,12 +99,12 @@ def int_sliders(state: Any, **labels: str) -> list[pn.widgets.Widget]:
     return [pn.widgets.IntSlider.from_param(state.param[k], name=v) for k, v in labels.items()]
 
 
-def lr_input(state: Any) -> pn.widgets.Widget:
+def lr_input(state: Any) -> NumberBox:
     """The "Learning rate" input of a lesson's controls."""
-    return typed_number(state.param.lr, "Learning rate", step=0.001)
+    return typed_number(state.param.lr, "Learning rate")
 
 
-def seed_input(state: Any) -> pn.widgets.Widget:
+def seed_input(state: Any) -> NumberBox:
     """The "Seed" input of a lesson's controls."""
     return typed_number(state.param.seed, "Seed")
 

@@ -35,6 +35,7 @@ __all__ = [
     "LessonSpec",
     "ParsedQuery",
     "apply_query",
+    "number_field",
     "parse_query",
     "to_query",
     "url_fields",
@@ -78,8 +79,11 @@ class Field:
             return f"printable text of at most {MAX_TEXT_CHARS} characters"
         what = "an integer" if self.kind == "int" else "a number"
         if self.low is not None and self.high is not None:
-            return f"{what} from {self.low:g} to {self.high:g}"
+            return f"{what} from {self._bound(self.low)} to {self._bound(self.high)}"
         return what
+
+    def _bound(self, value: float) -> str:
+        return str(int(value)) if self.kind == "int" else f"{value:g}"
 
     def parse(self, text: str) -> Any:
         """The value written as ``text``; ValueError (with :meth:`expected`) if it is not one."""
@@ -125,6 +129,14 @@ class Field:
         return str(value)
 
 
+def number_field(p: param.Number) -> Field:
+    """The field of number parameter ``p`` (:class:`param.Integer` or :class:`param.Number`):
+    its range is the parameter's ``softbounds`` (else its ``bounds``), the range the page's
+    number boxes accept too (:class:`pyplay.ui.inputs.NumberBox`)."""
+    low, high = p.get_soft_bounds()
+    return Field(str(p.name), "int" if isinstance(p, param.Integer) else "float", (), low, high)
+
+
 def state_class(lesson: str) -> type[param.Parameterized]:
     """The state class of ``lesson`` (a key of :data:`LESSON_SPECS`)."""
     cls = LESSON_SPECS[lesson].state_class()
@@ -143,13 +155,12 @@ def url_fields(lesson: str) -> dict[str, Field]:
     for name in spec.params:
         p = params[name]
         excluded = spec.exclude.get(name, ())
-        low = high = None
         choices: tuple[Any, ...] = ()
+        if isinstance(p, param.Number):  # Integer too: the range of the page's slider or box
+            fields[name] = number_field(p)
+            continue
         if isinstance(p, param.Boolean):
             kind = "bool"
-        elif isinstance(p, param.Integer | param.Number):  # the range of the page's slider
-            kind = "int" if isinstance(p, param.Integer) else "float"
-            low, high = p.get_soft_bounds()
         elif isinstance(p, param.Selector):
             choices = tuple(c for c in p.objects if c not in excluded)
             if all(isinstance(c, str) for c in choices):
@@ -164,7 +175,7 @@ def url_fields(lesson: str) -> dict[str, Field]:
             kind = "text"  # checked by the lesson (a message next to its control)
         else:
             raise TypeError(f"{lesson}.{name}: {type(p).__name__} cannot go in the address")
-        fields[name] = Field(name, kind, choices, low, high, spec.aliases.get(name, {}))
+        fields[name] = Field(name, kind, choices, aliases=spec.aliases.get(name, {}))
     return fields
 
 

@@ -98,7 +98,9 @@ class BookRNNView(SubTabView):
         peephole = pn.widgets.Checkbox.from_param(
             s.param.peephole, name="Peepholes LWᵐ˒⁵ (m = 2, 3, 4)"
         )
-        bias = typed_number(s.param.forget_bias, "Forget-gate bias b³ at start (1+ helps)", 0.5)
+        bias = typed_number(  # a refused text is named where the state's problem is
+            s.param.forget_bias, "Forget-gate bias b³ at start (1+ helps)", ("pyplay-book-problem",)
+        )
         variant = pn.Column(
             forget, peephole, bias, _note(s.param.problem), sizing_mode="stretch_width"
         )
@@ -124,14 +126,14 @@ class BookRNNView(SubTabView):
         ]
 
     def body(self) -> list[Any]:
+        """The workbench's views: the read-out's loss and every layer on the input signal,
+        live; then the network's diagram and its equations."""
         return [
-            self.diagram_fig,
-            "### Equations",
-            self.equations,
-            "### Every layer on the input signal (first neuron)",
+            self.loss_plot.panel(),
             self.run_fig,
             self.values,
-            "### Training: mean squared error of the read-out",
-            self.loss_plot.panel(),
+            "### The network and its equations",
+            self.diagram_fig,
+            self.equations,
             pn.pane.Markdown(PYTORCH),
         ]

@@ -18,7 +18,7 @@ from pyplay.ui.lessons.dynamic.rtrl_state import COST_S, COST_T, RTRLState, cost
 from pyplay.ui.lessons.dynamic.subtab import SubTabView
 from pyplay.ui.plots import legend_outside, line_figure, set_data, watch_placeholder
 from pyplay.ui.text import Text
-from pyplay.ui.training import seed_input
+from pyplay.ui.training import lr_input, seed_input
 
 __all__ = ["RTRLView"]
 
@@ -81,7 +81,7 @@ class RTRLView(SubTabView):
         return [
             pn.widgets.IntSlider.from_param(s.param.hidden_size, name="Hidden size S"),
             pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length T"),
-            pn.widgets.FloatInput.from_param(s.param.lr, name="Learning rate", step=0.01),
+            lr_input(s),
             seed_input(s),
         ]
 

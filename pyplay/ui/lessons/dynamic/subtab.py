@@ -14,6 +14,7 @@ from bokeh.models import Plot
 from pyplay.ui.lesson_page import LessonPage
 from pyplay.ui.text import Text
 from pyplay.ui.training import message_alert
+from pyplay.ui.workbench import controls_column, section, workbench
 
 __all__ = ["SubTabView", "wide"]
 
@@ -29,7 +30,9 @@ class SubTabView(LessonPage):
     redrawn now and on every new ``version`` of the state. ``panel()`` builds the page on its
     first call and returns the same object after."""
 
-    _page: pn.Row | None = None
+    _page: pn.Column | None = None
+    key_controls = 4  # settings in sight; the rest under "More settings"
+    controls_width = 320
 
     def __init__(self, state: Any = None) -> None:
         super().__init__(state)
@@ -41,38 +44,42 @@ class SubTabView(LessonPage):
         raise NotImplementedError
 
     def controls(self) -> list[Any]:
-        """The settings above the buttons."""
+        """The settings, under the buttons: the first :attr:`key_controls` in sight, the
+        rest under "More settings"."""
         raise NotImplementedError
 
     def controls_below(self) -> list[Any]:
-        """What goes under the buttons (nothing by default)."""
+        """What stays in sight under the first settings (nothing by default)."""
         return []
 
     def body(self) -> list[Any]:
-        """The view's parts between the status line and the note on departures; a Bokeh
-        figure among them is shown as wide as the page (:func:`wide`)."""
+        """The view's parts, beside the controls; a Bokeh figure among them is shown as wide
+        as the page (:func:`wide`)."""
         raise NotImplementedError
 
-    def panel(self) -> pn.Row:
-        """The sub-tab (built on the first call, the same object after)."""
+    def panel(self) -> pn.Column:
+        """The sub-tab (built on the first call, the same object after): the workbench, then
+        the help and the note on departures as closed sections."""
         if self._page is None:
             s = self.state
-            controls = pn.Column(
-                *self.controls(), self.buttons(), *self.controls_below(), width=320
-            )
-            main = pn.Column(
-                message_alert(s),
-                self.heading,
-                pn.pane.Markdown(self.help_text),
-                *self.header_extra(),
+            settings = self.controls()
+            shown = [
+                self.buttons(),
                 Text(s.param.status, css_classes=[self.status_css]),
-                *map(wide, self.body()),
-                pn.pane.Markdown(self.text.departs),
-                sizing_mode="stretch_width",
-            )
-            self._page = pn.Row(
-                controls, main, sizing_mode="stretch_width", css_classes=["pyplay-page"]
-            )
+                *settings[: self.key_controls],
+                message_alert(s),
+                *self.controls_below(),
+            ]
+            more = settings[self.key_controls :]
+            views = [*self.header_extra(), *map(wide, self.body())]
+            bench = workbench(controls_column(shown, more, self.controls_width), views)
+            help_pane = pn.pane.Markdown(self.help_text)
+            how = section("How to use this", pn.pane.Markdown(self.heading), help_pane)
+            parts: list[Any] = [how]
+            if self.text.departs:
+                departs = pn.pane.Markdown(self.text.departs)
+                parts.append(section("Where this departs from the lecture", departs))
+            self._page = pn.Column(bench, *parts, sizing_mode="stretch_width")
         return self._page
 
     def header_extra(self) -> list[Any]:

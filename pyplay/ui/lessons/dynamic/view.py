@@ -40,14 +40,15 @@ from pyplay.ui.plots import legend_outside, line_figure, set_data, watch_placeho
 from pyplay.ui.style import TABS_CSS
 from pyplay.ui.text import Text
 from pyplay.ui.training import message_alert
-from pyplay.ui.try_this import try_this
-from pyplay.ui.workbench import controls_column, sections, workbench
+from pyplay.ui.try_this import try_box
+from pyplay.ui.workbench import INSET, controls_column, sections, workbench
 
 __all__ = ["LECTURE_RNN", "PARTS", "SUBTABS", "DynamicLesson"]
 
 LECTURE_RNN = "lecture_rnn"  # the lecture's LSTM and GRU
 PARTS = ("textbook", "adaptive", "stability", "rtrl", LECTURE_RNN)  # lessons of their own
 SUBTABS = ("Build and run", "Vanishing gradient", *(SPECS[k].title for k in PARTS))
+CONTROLS_PX = 320  # the Build sub-tab's controls column (the palette's width too)
 
 GRADIENT_HELP = (
     "The book's first-order network **a(t) = f(lw a(t−1) + iw p(t))**. Backpropagation "
@@ -190,7 +191,7 @@ class DynamicLesson(LessonView):
             connect,
             self.description,
             apply,
-            width=320,
+            width=CONTROLS_PX,
         )
 
     def _build_tab(self) -> pn.Column:
@@ -198,6 +199,7 @@ class DynamicLesson(LessonView):
         system, the loss and the network's response, live) over its sections (the network's
         palette, diagram and equations; its response step by step; its weights)."""
         s = self.state
+        box = try_box(self)
         shown = [
             self.buttons(),
             self.status_line(),
@@ -207,6 +209,7 @@ class DynamicLesson(LessonView):
             pn.widgets.Select.from_param(
                 s.param.system, name="Reference system", options=dict(SYSTEM_LABELS)
             ),
+            *([] if box is None else [box.picker(CONTROLS_PX - 2 * INSET)]),
             message_alert(s),
         ]
         more = [
@@ -216,11 +219,11 @@ class DynamicLesson(LessonView):
             *self.training_inputs(),
         ]
         views = [self.loss_pane(), pn.pane.Bokeh(self.run_fig, sizing_mode="stretch_width")]
-        bench = workbench(controls_column(shown, more, 320), views)
+        bench = workbench(controls_column(shown, more, CONTROLS_PX), views)
         return pn.Column(
             bench,
             *self.about(),
-            *try_this(self),
+            *([] if box is None else [box.panel()]),
             self.export.panel(),
             self.help_section(),
             *sections(

@@ -7,7 +7,8 @@ from typing import Any
 import panel as pn
 
 from pyplay.tasks import NumberSeries
-from pyplay.ui.lessons.rnn.state import LessonState
+from pyplay.ui.inputs import paste_box
+from pyplay.ui.lessons.rnn.state import MAX_UPLOAD_BYTES, LessonState
 from pyplay.ui.text import Text
 from pyplay.ui.training import local_note
 
@@ -48,15 +49,17 @@ def sampling_panel(state: LessonState, help_text: str) -> pn.Column:
 def _data_input(
     name: str, placeholder: str, accept: str, upload: str, button: str, use: Any
 ) -> pn.Column:
-    """A text box, its "use" button and a file input; ``use(text or bytes)`` takes either."""
-    box = pn.widgets.TextAreaInput(
-        name=name, placeholder=placeholder, height=120, sizing_mode="stretch_width"
+    """A text box, its "use" button and a file input; ``use(text or bytes)`` takes either.
+    The box takes a paste up to the file limit (:data:`MAX_UPLOAD_BYTES` characters) and says
+    under it when a paste filled it (:func:`~pyplay.ui.inputs.paste_box`)."""
+    box, cut = paste_box(
+        name, MAX_UPLOAD_BYTES, placeholder=placeholder, height=120, sizing_mode="stretch_width"
     )
     file = pn.widgets.FileInput(accept=accept, name=upload)
     use_box = pn.widgets.Button(name=button, width=150)
     use_box.on_click(lambda _: use(box.value or ""))
     file.param.watch(lambda e: e.new is not None and use(e.new), "value")
-    return pn.Column(box, pn.Row(use_box, file))
+    return pn.Column(box, cut, pn.Row(use_box, file))
 
 
 def data_panel(state: LessonState, help_text: str) -> pn.Column:

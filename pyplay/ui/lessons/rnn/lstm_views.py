@@ -42,7 +42,7 @@ def lstm_controls(state: LessonState) -> pn.Column:
         state.param.forget_gate, name="Forget gate (off: the 1997 LSTM)"
     )
     peephole = pn.widgets.Checkbox.from_param(state.param.peephole, name="Peepholes")
-    bias = typed_number(state.param.forget_bias, "Forget-gate bias at start (1+ helps)", 0.5)
+    bias = typed_number(state.param.forget_bias, "Forget-gate bias at start (1+ helps)")
     column = pn.Column(forget, peephole, bias, sizing_mode="stretch_width", name="LSTM variant")
 
     def follow(*_: Any) -> None:

@@ -208,7 +208,7 @@ class RecurrentLesson(LessonView):
             ),
             "tbptt": self.tbptt_box(),
             "optimizer": pn.widgets.Select.from_param(s.param.optimizer, name="Optimiser"),
-            "clip": typed_number(s.param.clip, "Clip (0 = off)", step=0.5),
+            "clip": typed_number(s.param.clip, "Clip (0 = off)"),
             "batch_size": pn.widgets.IntSlider.from_param(s.param.batch_size, name="Batch size"),
         }
         return list(w.values())

@@ -13,7 +13,9 @@ import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource
 
+from pyplay.ui.inputs import paste_box
 from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.rnn.state import MAX_UPLOAD_BYTES
 from pyplay.ui.lessons.timeseries.state import NARXState
 from pyplay.ui.plots import (
     legend_outside,
@@ -105,8 +107,8 @@ class TimeSeriesLesson(LessonView):
 
     def controls_below(self) -> list[Any]:
         s = self.state
-        text = pn.widgets.TextAreaInput(
-            name="Your series (CSV)", height=120, placeholder="u,y\n0.1,0.0\n..."
+        text, cut = paste_box(  # a paste up to the file limit, or a note that it was cut
+            "Your series (CSV)", MAX_UPLOAD_BYTES, height=120, placeholder="u,y\n0.1,0.0\n..."
         )
         upload = pn.widgets.FileInput(accept=".csv,.txt", name="Upload a CSV")
         use = pn.widgets.Button(name="Use this series", width=150)
@@ -114,7 +116,14 @@ class TimeSeriesLesson(LessonView):
         use.on_click(lambda _: s.set_user_series(text.value or ""))
         upload.param.watch(lambda e: e.new is not None and s.set_user_series(e.new), "value")
         bundled.on_click(lambda _: s.use_bundled())
-        return ["### Your data", pn.pane.Markdown(DATA_HELP), text, pn.Row(use, upload), bundled]
+        return [
+            "### Your data",
+            pn.pane.Markdown(DATA_HELP),
+            text,
+            cut,
+            pn.Row(use, upload),
+            bundled,
+        ]
 
     def inside(self) -> list[Any]:
         """The workbench's view: the prediction in open or closed loop, live."""

@@ -1,0 +1,112 @@
+"""The list of the "Saved work" tab (:mod:`pyplay.ui.saved_work`): one entry per snapshot, its
+name, what it is, and its Restore, Rename, Delete and Download buttons (:func:`list_rows`),
+with the times and sizes it shows; and the note above it of a save that failed
+(:func:`problem_note`).
+
+Names are shown as text (never HTML or Markdown) in :class:`pyplay.ui.text.Text` panes
+(Panel 1.7's ``Str`` would inject them); a downloaded file's name keeps only letters, digits,
+``-`` and ``_`` of the entry's name.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import panel as pn
+
+from pyplay.ui.storage import Snapshot
+from pyplay.ui.text import Text
+
+__all__ = ["entry_row", "file_name", "format_time", "list_rows", "problem_note", "size_text"]
+
+
+def format_time(seconds: float) -> str:
+    """``seconds`` since the epoch as the page's local date and time, e.g. "2025-03-01 10:32"
+    (the browser's clock and time zone in Pyodide)."""
+    if sys.platform == "emscripten":
+        try:
+            import js
+
+            d = js.Date.new(seconds * 1000.0)
+            return (
+                f"{int(d.getFullYear()):04d}-{int(d.getMonth()) + 1:02d}-{int(d.getDate()):02d} "
+                f"{int(d.getHours()):02d}:{int(d.getMinutes()):02d}"
+            )
+        except Exception:
+            pass
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+
+
+def size_text(n: int) -> str:
+    """``n`` bytes as the list shows them: "3.2 MB", or "12 kB" under 100 kB."""
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{max(1, round(n / 1000))} kB"
+
+
+def file_name(snapshot: Snapshot) -> str:
+    """The name a downloaded snapshot gets, e.g. "pyplay-LSTM-on-adding-300-steps.npz"."""
+    stem = re.sub(r"[^A-Za-z0-9_-]+", "-", snapshot.name).strip("-")[:40] or "model"
+    return f"pyplay-{stem}-{snapshot.step}-steps.npz"
+
+
+class _Download(pn.widgets.FileDownload):
+    """A download whose asynchronous callback may return None (the reason is a message)
+    instead of failing in the page's event loop. Overrides Panel 1.7's ``FileDownload``
+    hook for asynchronous callbacks."""
+
+    async def _async_sync_data(self) -> None:
+        fileobj = await self.callback()  # type: ignore[misc]
+        if fileobj is not None:
+            self._sync_data(fileobj)
+
+
+def entry_row(s: Snapshot, saved: Any) -> pn.Column:
+    """The list's entry for snapshot ``s``: its buttons call ``saved``'s (a
+    :class:`~pyplay.ui.saved_work.SavedWork`) ``restore``, ``rename``, ``delete`` and
+    ``download`` through ``saved.schedule`` (off the click's callback)."""
+
+    def run(make: Callable[[], Awaitable[Any]]) -> Callable[[Any], None]:
+        return lambda *_: saved.schedule(make)
+
+    restore = pn.widgets.Button(name="Restore", button_type="primary", width=90)
+    restore.on_click(run(lambda: saved.restore(s.id)))
+    box = pn.widgets.TextInput(name="New name", placeholder=s.name, width=220)
+    rename = pn.widgets.Button(name="Rename", width=90)
+    rename.on_click(run(lambda: saved.rename(s.id, box.value)))
+    delete = pn.widgets.Button(name="Delete", button_type="danger", width=90)
+    delete.on_click(run(lambda: saved.delete(s.id)))
+
+    async def fetch() -> io.BytesIO | None:
+        result: io.BytesIO | None = await saved.download(s.id)
+        return result
+
+    download = _Download(callback=fetch, filename=file_name(s), label="Download .npz", width=150)
+    info = f"{s.title} · {s.step:,} steps · saved {format_time(s.saved_at)} · {size_text(s.size)}"
+    return pn.Column(
+        Text(s.name, css_classes=["pyplay-saved-name"]),
+        Text(info),
+        pn.Row(restore, box, rename, delete, download),
+        css_classes=["pyplay-saved-entry"],
+        sizing_mode="stretch_width",
+    )
+
+
+def list_rows(snapshots: list[Snapshot], saved: Any) -> list[Any]:
+    """The list: an :func:`entry_row` per snapshot, or a line saying nothing is saved."""
+    return [entry_row(s, saved) for s in snapshots] or [Text("Nothing saved yet.")]
+
+
+def problem_note(problem: Any) -> Text:
+    """The note above the list while ``problem`` (a string parameter: the last save that
+    failed) holds one; shown as text, in the colour of a warning."""
+    return Text(
+        problem,
+        visible=pn.bind(bool, problem),
+        css_classes=["pyplay-save-problem"],
+        sizing_mode="stretch_width",
+        styles={"color": "#8a1f11"},
+    )
