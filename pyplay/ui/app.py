@@ -30,6 +30,7 @@ from pyplay.ui.landing import landing
 from pyplay.ui.lessons import COURSE, SPECS, LessonSpec
 from pyplay.ui.lessons import LESSONS as REGISTERED
 from pyplay.ui.location import bind_location
+from pyplay.ui.storage import SAVED_WORK  # the tab of pyplay.ui.saved_work (imported later)
 from pyplay.ui.style import TABS_CSS, use_page_style
 from pyplay.ui.text import Text
 
@@ -51,7 +52,6 @@ Lessons: {"; ".join(f"**{s.title}** ({s.about})" for s in REGISTERED if s.about)
 
 SLOT = {"sizing_mode": "stretch_width", "css_classes": ["pyplay-lesson"]}
 APP_LAYOUT = {"sizing_mode": "stretch_width", "css_classes": ["pyplay-app"]}
-SAVED_WORK = "Saved work"  # the tab of pyplay.ui.saved_work (imported after the first render)
 
 
 def loading(what: str) -> pn.viewable.Viewable:

@@ -27,11 +27,17 @@ from typing import Any
 import panel as pn
 import param
 
-from pyplay.ui.app import SAVED_WORK
 from pyplay.ui.autosave import Autosaver, Entry
 from pyplay.ui.location import lesson_states, show_part, tab_title
 from pyplay.ui.saved_list import format_time, list_rows, problem_note
-from pyplay.ui.storage import Snapshot, Store, StoreError, browser_store, check_name
+from pyplay.ui.storage import (
+    SAVED_WORK,
+    Snapshot,
+    Store,
+    StoreError,
+    browser_store,
+    check_name,
+)
 from pyplay.ui.text import Text
 from pyplay.ui.urlstate import LESSON_SPECS
 

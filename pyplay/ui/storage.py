@@ -31,6 +31,7 @@ __all__ = [
     "MAX_SNAPSHOTS",
     "MAX_SNAPSHOT_BYTES",
     "MAX_TOTAL_BYTES",
+    "SAVED_WORK",
     "IndexedDBStore",
     "MemoryStore",
     "Snapshot",
@@ -40,6 +41,8 @@ __all__ = [
     "check_name",
     "keep",
 ]
+
+SAVED_WORK = "Saved work"  # what the page calls what it keeps: the title of its tab
 
 MAX_SNAPSHOTS = 20
 MAX_SNAPSHOT_BYTES = 20_000_000
