@@ -74,6 +74,20 @@ def _main(argv: list[str]) -> int:
         pytest.fail("KeyboardInterrupt escaped the command line")
 
 
+@pytest.fixture
+def terminal_sigint():
+    """Ctrl-C as at a terminal: a suite started in the background (``cmd &`` in a script)
+    inherits SIGINT ignored, and the command line leaves an ignored signal ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def _sigint_as_at_a_terminal() -> None:
+    """In the child, before it starts: SIGINT not ignored (see :func:`terminal_sigint`)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt_at(monkeypatch, call: int, how: str) -> dict[str, np.ndarray]:
     """Make the ``call``-th training step be interrupted: by a real SIGINT sent to this
     process during the step ("signal"), or by KeyboardInterrupt raised at its start ("raise").
@@ -100,7 +114,7 @@ def _interrupt_at(monkeypatch, call: int, how: str) -> dict[str, np.ndarray]:
 
 @pytest.mark.parametrize(("how", "reached"), [("signal", 4), ("raise", 3)])
 def test_ctrl_c_saves_the_model_reached_so_far_and_says_where(
-    how, reached, tmp_path, capsys, monkeypatch
+    how, reached, tmp_path, capsys, monkeypatch, terminal_sigint
 ):
     """A Ctrl-C (SIGINT) stops after the step under way; a KeyboardInterrupt inside a step (a
     second Ctrl-C) stops at once: either way the model of the last whole step is saved."""
@@ -120,7 +134,7 @@ def test_ctrl_c_saves_the_model_reached_so_far_and_says_where(
         np.testing.assert_array_equal(model.params[name], value)
 
 
-def test_ctrl_c_without_save_says_nothing_was_saved(tmp_path, capsys, monkeypatch):
+def test_ctrl_c_without_save_says_nothing_was_saved(tmp_path, capsys, monkeypatch, terminal_sigint):
     _interrupt_at(monkeypatch, 2, "signal")
     code = _main([*SMALL, "--steps", "50"])
     assert code == 128 + signal.SIGINT
@@ -152,8 +166,9 @@ def test_a_signalled_process_saves_the_model_and_exits_non_zero(sig, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     argv = [sys.executable, "-m", "pyplay", *SMALL, "--steps", "100000", "--save", str(path)]
     child = subprocess.Popen(
-        argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+        argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_sigint_as_at_a_terminal,
+    )  # fmt: skip
     try:
         assert child.stdout is not None
         for line in child.stdout:  # a progress line every step: training has started
