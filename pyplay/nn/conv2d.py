@@ -71,7 +71,10 @@ def _pad(x: np.ndarray, padding: tuple[int, int]) -> np.ndarray:
     pH, pW = padding
     if not pH and not pW:
         return x
-    return np.pad(x, ((0, 0), (0, 0), (pH, pH), (pW, pW)))  # (B, C, H + 2pH, W + 2pW)
+    B, C, H, W = x.shape
+    xp = np.zeros((B, C, H + 2 * pH, W + 2 * pW), dtype=x.dtype)  # (B, C, Hp, Wp)
+    xp[:, :, pH : pH + H, pW : pW + W] = x
+    return xp
 
 
 # ---------------------------------------------------------------------------- reference
