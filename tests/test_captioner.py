@@ -244,7 +244,7 @@ def test_bad_arguments_are_refused_by_name() -> None:
     with pytest.raises(ValueError, match=r"dlogits must have shape \(2, 3, 7\)"):
         model.backward(dlogits[:, :2], cache, losses=np.zeros(2))
     task = CaptionedScenes(rng=0)
-    with pytest.raises(ValueError, match="model does not fit task: task has 18 words"):
+    with pytest.raises(ValueError, match="model does not fit task: task has 18 words and 24-pix"):
         CaptionObjective(model, task)
     with pytest.raises(TypeError, match="task must be a captioning task"):
         CaptionObjective(model, object())
@@ -256,3 +256,24 @@ def test_each_captions_loss_is_weighted_so_that_their_mean_is_the_batch_loss() -
     logits = np.random.default_rng(0).normal(size=(*batch.tgt_out.shape, task.vocab_size))
     loss, _, losses = caption_loss(logits, batch)
     assert losses.shape == (5,) and abs(losses.mean() - loss) < 1e-12
+
+
+def test_the_objective_keeps_a_running_mean_baseline_and_steps_with_b_zero_without_it() -> None:
+    task = CaptionedScenes(image_size=12, rng=0)
+    model = Captioner(task.vocab_size, image_size=12, attention="hard", rng=1, **TINY)
+    for use in (True, False):
+        objective = CaptionObjective(model, task)
+        objective.use_baseline = use
+        batch = task.batch(6)
+        loss, _, _ = objective.step(batch)
+        objective.accept()
+        assert objective.baseline == pytest.approx(0.1 * loss)  # 0.9 * 0 + 0.1 * loss
+        state = model.generator.bit_generator.state
+        _, grads, _ = objective.step(batch)
+        model.generator.bit_generator.state = state  # the same draws again
+        logits, _, cache = model.forward(batch.images, batch.tgt_in)
+        _, dlogits, losses = caption_loss(logits, batch)
+        b = objective.baseline if use else 0.0
+        expected = model.backward(dlogits, cache, losses=losses, baseline=b).grads
+        for name in grads:
+            np.testing.assert_array_equal(grads[name], expected[name])

@@ -19,8 +19,8 @@ def _trained(attention: str, steps: int, lr: float) -> dict[str, float]:
     task = CaptionedScenes(min_shapes=1, max_shapes=1, rng=0)
     model = Captioner(task.vocab_size, attention=attention, rng=0)
     objective = train(model, task, steps, batch_size=32, lr=lr)
-    held_out = CaptionedScenes(min_shapes=1, max_shapes=1, rng=123).batch(300)
-    return objective.evaluate(held_out)
+    held_out = CaptionedScenes(min_shapes=1, max_shapes=1, rng=123)
+    return objective.evaluate(held_out, 300)
 
 
 @pytest.mark.slow

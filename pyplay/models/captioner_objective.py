@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from pyplay.batch_objective import BatchObjective
 from pyplay.losses import cross_entropy
 from pyplay.models.score_function import update_baseline
 from pyplay.optim import Adam
@@ -58,20 +59,19 @@ def attention_on_words(
     return float(on[np.arange(b.size), look].mean()), float(on.mean())
 
 
-class CaptionObjective:
+class CaptionObjective(BatchObjective):
     """Teacher-forced cross-entropy of a captioner on a task of captioned scenes, with the
-    running-mean baseline of the hard model (module docstring)."""
+    running-mean baseline of the hard model (module docstring); the interface of
+    :class:`~pyplay.batch_objective.BatchObjective` (``step``, ``accept``, ``evaluate``)."""
 
     def __init__(self, model: Any, task: Any) -> None:
         if getattr(task, "output_kind", None) != "caption":
-            raise TypeError(f"task must be a captioning task (CaptionedScenes), got {task!r}")
-        if (task.vocab_size, task.image_size) != (model.vocab_size, model.image_size):
-            raise ValueError(
-                f"model does not fit task: task has {task.vocab_size} words and "
-                f"{task.image_size}-pixel images, model expects {model.vocab_size} and "
-                f"{model.image_size}"
+            raise TypeError(
+                f"task must be a captioning task (CaptionedScenes), got {type(task).__name__}"
             )
-        self.model, self.task = model, task
+        sizes = (task.vocab_size, task.image_size)
+        model_sizes = (model.vocab_size, model.image_size)
+        super().__init__(model, task, sizes, model_sizes, "has {} words and {}-pixel images")
         self.baseline = 0.0  # the running mean of the loss, kept with or without its use
         self.use_baseline = True
         self._pending = 0.0
@@ -90,7 +90,11 @@ class CaptionObjective:
         """The step was applied: move the baseline toward its loss."""
         self.baseline = update_baseline(self.baseline, self._pending)
 
-    def evaluate(self, batch: Any) -> dict[str, float]:
+    def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
+        """:meth:`scores` on a fresh batch of ``task``."""
+        return self.scores(task.batch(batch_size))
+
+    def scores(self, batch: Any) -> dict[str, float]:
         """On ``batch``, a hard model looking where alpha is largest: the loss, word accuracy
         (teacher forcing), exact greedy captions and the attention's grounding
         (:func:`attention_on_words`)."""
