@@ -18,7 +18,7 @@ import json
 import numpy as np
 import pytest
 
-from gradcheck import assert_grad_close, numeric_grad
+from gradcheck import assert_grad_close, max_rel_error, numeric_grad
 from pyplay.losses import cross_entropy
 from pyplay.models.captioner import Captioner
 from pyplay.models.captioner_objective import CaptionObjective, caption_loss
@@ -277,3 +277,43 @@ def test_the_objective_keeps_a_running_mean_baseline_and_steps_with_b_zero_witho
         expected = model.backward(dlogits, cache, losses=losses, baseline=b).grads
         for name in grads:
             np.testing.assert_array_equal(grads[name], expected[name])
+
+
+def test_idsia_image_captioning_the_soft_captioner_matches_its_pytorch_twin() -> None:
+    """The same weights in torch (F.conv2d, nn.LSTMCell, F.embedding, F.linear and the
+    additive attention written out): word scores, alpha and every gradient to 1e-6."""
+    torch = pytest.importorskip("torch")
+    from torch.nn import functional as F
+
+    images, tgt_in, _, _ = _data(B=2, U=3, seed=11)
+    model = _tiny("soft", seed=12)
+    logits, alpha, cache = model.forward(images, tgt_in)
+    R = np.random.default_rng(13).normal(size=logits.shape)
+    grads = model.backward(R, cache).grads
+    P = {k: torch.tensor(v, requires_grad=True) for k, v in model.params.items()}
+    H = model.hidden_size
+    cell = torch.nn.LSTMCell(model.embedding_dim + model.encoder.annotation_size, H).double()
+    cell.load_state_dict({k[5:]: P[k].detach() for k in P if k.startswith("lstm.")})
+    y = F.conv2d(torch.from_numpy(images), P["conv1.weight"], P["conv1.bias"], padding=1).relu()
+    y = F.conv2d(y, P["conv2.weight"], P["conv2.bias"], stride=4, padding=1).relu()
+    coords = torch.from_numpy(model.encoder.coords).expand(2, -1, -1)  # (B, L, 2)
+    a = torch.cat([y.flatten(2).transpose(1, 2), coords], dim=2)  # (B, L, D)
+    h = torch.tanh(F.linear(a.mean(1), P["init_h.weight"], P["init_h.bias"]))
+    c = torch.tanh(F.linear(a.mean(1), P["init_c.weight"], P["init_c.bias"]))
+    emb = F.embedding(torch.from_numpy(tgt_in), P["embed.weight"])  # (B, U, E)
+    outs, alphas = [], []
+    for t in range(tgt_in.shape[1]):
+        q = F.linear(h, P["attn.weight_query"], P["attn.bias"])  # (B, A)
+        e = torch.tanh(a @ P["attn.weight_key"].T + q[:, None]) @ P["attn.v"]  # (B, L)
+        al = torch.softmax(e, dim=1)
+        z = (al[:, :, None] * a).sum(1)  # (B, D)
+        h, c = cell(torch.cat([emb[:, t], z], dim=1), (h, c))
+        outs.append(F.linear(torch.cat([h, z], dim=1), P["out.weight"], P["out.bias"]))
+        alphas.append(al)
+    out = torch.stack(outs, dim=1)  # (B, U, V)
+    (out * torch.from_numpy(R)).sum().backward()
+    assert max_rel_error(logits, out.detach().numpy()) < 1e-6
+    assert max_rel_error(alpha, torch.stack(alphas, 1).detach().numpy()) < 1e-6
+    for name, p in P.items():
+        twin = getattr(cell, name[5:]).grad if name.startswith("lstm.") else p.grad
+        assert max_rel_error(grads[name], twin.numpy()) < 1e-6, name
