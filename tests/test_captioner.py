@@ -294,8 +294,10 @@ def test_idsia_image_captioning_the_soft_captioner_matches_its_pytorch_twin() ->
     H = model.hidden_size
     cell = torch.nn.LSTMCell(model.embedding_dim + model.encoder.annotation_size, H).double()
     cell.load_state_dict({k[5:]: P[k].detach() for k in P if k.startswith("lstm.")})
-    y = F.conv2d(torch.from_numpy(images), P["conv1.weight"], P["conv1.bias"], padding=1).relu()
-    y = F.conv2d(y, P["conv2.weight"], P["conv2.bias"], stride=4, padding=1).relu()
+    y = torch.from_numpy(images)
+    for k, conv in enumerate((model.encoder.conv1, model.encoder.conv2), start=1):
+        W, bias = P[f"conv{k}.weight"], P[f"conv{k}.bias"]
+        y = F.conv2d(y, W, bias, stride=conv.stride, padding=conv.padding).relu()
     coords = torch.from_numpy(model.encoder.coords).expand(2, -1, -1)  # (B, L, 2)
     a = torch.cat([y.flatten(2).transpose(1, 2), coords], dim=2)  # (B, L, D)
     h = torch.tanh(F.linear(a.mean(1), P["init_h.weight"], P["init_h.bias"]))

@@ -26,7 +26,7 @@ def _trained(attention: str, steps: int, lr: float) -> dict[str, float]:
 @pytest.mark.slow
 def test_idsia_image_captioning_visual_attention_soft_beats_none_and_looks_at_the_named_shape():
     soft, none = _trained("soft", 150, 0.01), _trained("none", 150, 0.01)
-    assert soft["accuracy"] >= 0.9 and none["accuracy"] <= 0.8, (soft, none)
+    assert soft["accuracy"] >= 0.9 and none["accuracy"] <= 0.82, (soft, none)
     assert soft["accuracy"] - none["accuracy"] >= 0.12, (soft, none)
     assert soft["loss"] < 0.6 * none["loss"], (soft, none)
     assert soft["on_shape"] >= 0.8 and soft["on_shape"] >= 5 * soft["chance"], soft
@@ -34,6 +34,6 @@ def test_idsia_image_captioning_visual_attention_soft_beats_none_and_looks_at_th
 
 @pytest.mark.slow
 def test_idsia_image_captioning_hard_attention_learns_by_reinforce_with_a_baseline():
-    hard = _trained("hard", 250, 0.02)
-    assert hard["accuracy"] >= 0.85, hard  # the no-attention model stays near 0.75
+    hard = _trained("hard", 300, 0.01)
+    assert hard["accuracy"] >= 0.85, hard  # the no-attention model stays near 0.77
     assert hard["on_shape"] >= 3 * hard["chance"], hard

@@ -96,7 +96,8 @@ class Captioner(ModelBase):
     vocab_size : int
         V words, ids 0, 1, 2 being PAD, BOS, EOS (:class:`~pyplay.tasks.pairs.Vocab`).
     image_size : int
-        S of the (B, 3, S, S) images (8..96); the grid is ``(S - 4) // 4 + 1`` cells a side.
+        S of the (B, 3, S, S) images (8..96); :attr:`grid` is about S/4 cells a side (6 x 6
+        for S = 24).
     attention : {"soft", "hard", "none"}
     channels, feature_size : int
         The encoder's C1 and F (:math:`D = F + 2`).
@@ -178,7 +179,7 @@ class Captioner(ModelBase):
         F, E = config_int(config, "feature_size", 16), config_int(config, "embedding_dim", 16)
         H, A = config_int(config, "hidden_size", 64), config_int(config, "attn_size", 32)
         D = F + COORDS
-        conv = C1 * (27 + 1) + F * (C1 * 36 + 1)
+        conv = C1 * (27 + 1) + F * (C1 * 16 + 1)
         return (
             conv
             + 2 * H * (D + 1)

@@ -7,17 +7,17 @@ layers do it for a small picture (:class:`~pyplay.nn.Conv2d`, PyTorch's layout):
 
 .. math::
 
-    F^{(1)} = \mathrm{ReLU}(\mathrm{conv}_{3\times3,\,s=1,\,p=1}(x)), \qquad
-    F^{(2)} = \mathrm{ReLU}(\mathrm{conv}_{6\times6,\,s=4,\,p=1}(F^{(1)})),
+    F^{(1)} = \mathrm{ReLU}(\mathrm{conv}_{3\times3,\,s=2,\,p=1}(x)), \qquad
+    F^{(2)} = \mathrm{ReLU}(\mathrm{conv}_{4\times4,\,s=2,\,p=1}(F^{(1)})),
 
-so a 24 x 24 image gives a 6 x 6 grid (:math:`L = 36`), each cell seeing 8 x 8 pixels, a
-window every 4. A convolution is the same at every place, so the vector of a cell says *what*
-is there but hardly *where*; each :math:`a_i` gets its cell's coordinates appended,
-:math:`a_i = [F^{(2)}_i;\, p(i)]` with :math:`p(i) = (2m/(g_h - 1) - 1,\; 2n/(g_w - 1) - 1)`
-for cell :math:`(m, n)`: the positional encoding :math:`x^i_{pos} = (x^i, p(i))` of the TEK5040
-lecture's self-attention slides, which lets a caption say *top left*. Cells are numbered row
-by row, :math:`i = m g_w + n`, so an attention vector :math:`\alpha_t` (L,) reshapes to the
-grid (g_h, g_w).
+so a 24 x 24 image gives a 12 x 12 map, then a 6 x 6 grid (:math:`L = 36`), each cell seeing
+9 x 9 pixels, a window every 4. A convolution is the same at every place, so the vector of a
+cell says *what* is there but hardly *where*; each :math:`a_i` gets its cell's coordinates
+appended, :math:`a_i = [F^{(2)}_i;\, p(i)]` with
+:math:`p(i) = (2m/(g_h - 1) - 1,\; 2n/(g_w - 1) - 1)` for cell :math:`(m, n)`: the positional
+encoding :math:`x^i_{pos} = (x^i, p(i))` of the TEK5040 lecture's self-attention slides, which
+lets a caption say *top left*. Cells are numbered row by row, :math:`i = m g_w + n`, so an
+attention vector :math:`\alpha_t` (L,) reshapes to the grid (g_h, g_w).
 """
 
 from __future__ import annotations
@@ -68,9 +68,9 @@ class ConvEncoder:
         rng: np.random.Generator,
     ) -> None:
         self.image_size = image_size
-        self.conv1 = Conv2d(3, channels, 3, stride=1, padding=1, dtype=dtype, rng=rng)
-        self.conv2 = Conv2d(channels, feature_size, 6, stride=4, padding=1, dtype=dtype, rng=rng)
-        self.grid = self.conv2.output_shape(image_size, image_size)  # (g_h, g_w)
+        self.conv1 = Conv2d(3, channels, 3, stride=2, padding=1, dtype=dtype, rng=rng)
+        self.conv2 = Conv2d(channels, feature_size, 4, stride=2, padding=1, dtype=dtype, rng=rng)
+        self.grid = self.conv2.output_shape(*self.conv1.output_shape(image_size, image_size))
         gh, gw = self.grid
         m, n = np.meshgrid(np.arange(gh), np.arange(gw), indexing="ij")  # (g_h, g_w) each
         scale = np.array([max(gh - 1, 1), max(gw - 1, 1)], dtype=np.float64)
