@@ -91,7 +91,7 @@ def test_batches_are_seeded_and_never_touch_the_global_rng() -> None:
 def test_the_baseline_is_the_loss_of_the_blind_grammatical_guess(lo: int, hi: int) -> None:
     """Measured on a batch: uniform over the slot's words, 'and' / EOS with the true hazard."""
     task = CaptionedScenes(min_shapes=lo, max_shapes=hi, rng=1)
-    batch = task.batch(1500)
+    batch = task.batch(500)
     n = batch.tgt_mask.sum(axis=1) // 5  # shapes per caption
     kinds = (len(COLOURS), len(SHAPES), len(ROWS), len(COLUMNS))
     total = n.sum() * math.log(math.prod(kinds))
@@ -100,7 +100,7 @@ def test_the_baseline_is_the_loss_of_the_blind_grammatical_guess(lo: int, hi: in
             stop = 1 / (hi - k + 1)
             total -= math.log(stop) if k == count else math.log(1 - stop)
     measured = total / batch.tgt_mask.sum()
-    assert abs(measured - task.baseline_loss()) < 0.02 * task.baseline_loss()
+    assert abs(measured - task.baseline_loss()) < 0.01 * task.baseline_loss()
     one = CaptionedScenes(min_shapes=1, max_shapes=1).baseline_loss()
     assert one == pytest.approx(math.log(144) / 5)  # 4 colours x 4 shapes x 3 rows x 3 columns
 
