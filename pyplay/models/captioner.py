@@ -41,8 +41,9 @@ the caption's loss :math:`L_b` standing in for every choice of the caption:
         (L(s) - b) \textstyle\sum_t \nabla_\theta \log \alpha_{t, s_t}\Bigr], \qquad
     \frac{\partial \log \alpha_{t,s_t}}{\partial e_{ti}} = [i = s_t] - \alpha_{ti},
 
-with a baseline :math:`b` (a running mean of the loss, :class:`~pyplay.models.captioner_objective.
-CaptionObjective`) that lowers the variance and keeps the estimate unbiased. The term reaches
+with a baseline :math:`b` (a running mean of the loss,
+:class:`~pyplay.models.captioner_objective.CaptionObjective`) that lowers the variance and
+keeps the estimate unbiased. The term reaches
 :math:`h_{t-1}` through :math:`e_t`, so it flows back through time like any other gradient.
 Left out of Xu et al.: the doubly stochastic regulariser :math:`\lambda \sum_i (1 - \sum_t
 \alpha_{ti})^2`, the gate :math:`\beta_t` on :math:`\hat z_t`, and the hard model's entropy term.
