@@ -94,6 +94,7 @@ def test_tek5040_location_based_attention_a_glimpse_is_a_crop_and_its_coarser_co
 
 
 # ------------------------------------------------------------------ gradients
+@pytest.mark.slow
 def test_tek5040_location_based_attention_backprop_part_matches_central_differences() -> None:
     """Locations fixed: the gradient of sum(y * R) reaches the glimpse network, the core and
     the classifier by BPTT; without rewards the location network and baseline get zeros."""
@@ -121,7 +122,7 @@ def _surrogate(model: RecurrentAttention, x: np.ndarray, L: np.ndarray, A: np.nd
     return float(score + ((c.baseline - rewards) ** 2).sum() / B)
 
 
-@pytest.mark.parametrize("reinforce_core", [False, True])
+@pytest.mark.parametrize("reinforce_core", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_tek5040_location_based_attention_reinforce_gradient_matches_the_log_probability(
     reinforce_core: bool,
 ) -> None:
@@ -204,7 +205,7 @@ def test_tek5040_location_based_attention_the_first_glimpse_is_at_the_centre_the
 
 
 def test_tek5040_location_based_attention_training_draws_around_mu_and_random_ignores_it() -> None:
-    x, _, _ = _fixed(B=2000)
+    x, _, _ = _fixed(B=1000)
     model = _small(glimpses=2, sigma=0.1)
     _, cache = model.forward(x, training=True)
     spread = (cache.l_raw[1] - cache.mu[0]).std(axis=0)
@@ -213,7 +214,7 @@ def test_tek5040_location_based_attention_training_draws_around_mu_and_random_ig
     for training in (True, False):
         _, c = rand.forward(x, training=training)
         assert np.abs(c.l_raw).max() <= 1 and c.l_raw.std() > 0.5  # U[-1, 1]^2 for l^0 and l^1
-    back = rand.backward(np.zeros((2000, 10)), c, rewards=np.ones(2000))
+    back = rand.backward(np.zeros((1000, 10)), c, rewards=np.ones(1000))
     assert all(not back.grads[name].any() for name in POLICY)  # the policy is ignored
     one = _small(glimpses=1)
     y, c1 = one.forward(x[:3])

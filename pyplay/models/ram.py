@@ -24,10 +24,13 @@ In Mnih et al.'s form, with :math:`h^0 = 0`:
 Training is Mnih et al.'s hybrid: the classifier, core and glimpse network by backpropagation
 of the cross-entropy of :math:`y` (BPTT, below); the location network by REINFORCE
 (:mod:`pyplay.models.ram_policy`) with the reward :math:`R = [\arg\max y = \text{class}]` and
-the advantage :math:`R - b^t`; the baseline by the squared error :math:`(b^t - R)^2`. The
-location network and the baseline read :math:`h^t` without passing a gradient back into it
-(as common implementations do): the core learns from the class alone. The locations are
-inputs to the glimpse network, not differentiated (a crop has no gradient in :math:`l`).
+the advantage :math:`R - b^t`; the baseline by the squared error :math:`(b^t - R)^2`, reading
+:math:`h^t` as a constant. With ``reinforce_core=True`` (the default: Mnih et al. train every
+parameter for the reward) the REINFORCE term also flows back through :math:`\mu^t` into
+:math:`h^t`, the core and the glimpse network, so that they learn to say where the digit is;
+with ``False`` the location network reads :math:`h^t` as a constant too, as many later
+implementations do. The locations are inputs to the glimpse network, not differentiated (a
+crop has no gradient in :math:`l`).
 
 Per batch of :math:`B` the terms are :math:`\frac1B \sum_b \mathrm{CE}_b`,
 :math:`-\frac1B \sum_b \sum_{t<\tau} (R_b - b^t_b) \log \pi(l^t_b \mid h^t_b)` and
@@ -36,12 +39,14 @@ Per batch of :math:`B` the terms are :math:`\frac1B \sum_b \mathrm{CE}_b`,
 
 .. math::
 
-    \delta a^t = \delta h^t \odot (1 - (h^t)^2), \quad
+    \delta a^t = (\delta h^t + [t < \tau]\, \delta a_\mu^t W_\mu) \odot (1 - (h^t)^2), \quad
     \delta g^t = \delta a^t W_{ih}, \quad
     \delta W_{hh} \mathrel{+}= (\delta a^t)^\top h^{t-1}, \quad
     \delta W_{ih} \mathrel{+}= (\delta a^t)^\top g^t,
 
-then through the ReLUs of the glimpse network to :math:`W_g, W_x, W_l`. With
+with :math:`\delta a_\mu^t` the REINFORCE term's gradient at :math:`W_\mu h^t + b_\mu` (zero
+unless ``reinforce_core``), then through the ReLUs of the glimpse network to
+:math:`W_g, W_x, W_l`. With
 ``policy="learned"`` the glimpses after :math:`l^0` are drawn from the policy while training
 and are :math:`l^t = \mu^t` otherwise; with ``policy="random"`` they are
 :math:`\mathcal{U}[-1, 1]^2` always, the comparison that shows what the policy learned.
@@ -65,12 +70,13 @@ from pyplay._checks import (
 )
 from pyplay.limits import check_elements
 from pyplay.models.contract import Backward, ModelBase, check_model_size, config_int
+from pyplay.models.ram_path import GlimpsePath, path_of
 from pyplay.models.ram_policy import draw, draw_uniform, log_prob_grad
-from pyplay.models.ram_sensor import corners, look, patch_sizes, pyramid
+from pyplay.models.ram_sensor import look, patch_sizes, pyramid
 from pyplay.nn import init
 from pyplay.nn._ops import matmul
 
-__all__ = ["POLICIES", "STARTS", "GlimpsePath", "RamCache", "RecurrentAttention"]
+__all__ = ["POLICIES", "STARTS", "RamCache", "RecurrentAttention"]
 
 POLICIES = ("learned", "random")
 STARTS = ("centre", "random")
@@ -90,20 +96,6 @@ class RamCache:
     hs: np.ndarray  # (tau + 1, B, H) h^0..h^tau
     mu: np.ndarray  # (tau - 1, B, 2) mu^1..mu^{tau-1}
     baseline: np.ndarray  # (tau - 1, B) b^1..b^{tau-1}
-
-
-@dataclass(frozen=True)
-class GlimpsePath:
-    """Where each example looked, for drawing: ``locations`` (B, tau, 2) :math:`l^0 \\dots
-    l^{\\tau-1}` in [-1, 1] (row, column), ``centres`` (B, tau, 2) the same in pixels,
-    ``sizes`` the patches' sides in pixels (smallest first), ``corners`` (B, tau, k, 2) each
-    patch's top-left pixel (may lie outside the image) and ``predicted`` (B,) the classes."""
-
-    locations: np.ndarray
-    centres: np.ndarray
-    sizes: tuple[int, ...]
-    corners: np.ndarray
-    predicted: np.ndarray
 
 
 class RecurrentAttention(ModelBase):
@@ -127,6 +119,9 @@ class RecurrentAttention(ModelBase):
     policy : {"learned", "random"}
     start : {"centre", "random"}
         :math:`l^0 = (0, 0)` or drawn from :math:`\\mathcal{U}[-1, 1]^2`.
+    reinforce_core : bool
+        Whether the REINFORCE term reaches the core and the glimpse network (module
+        docstring).
     dtype : numpy.float32 or numpy.float64
     rng : numpy.random.Generator or int seed
         The weights, then (a Generator spawned from it, :attr:`generator`) the locations.
@@ -376,14 +371,9 @@ class RecurrentAttention(ModelBase):
     def glimpse_path(
         self, images: Any, *, training: bool = False, locations: Any = None
     ) -> GlimpsePath:
-        """Where each example of ``images`` looks (:class:`GlimpsePath`); the locations as
+        """Where each example of ``images`` looks (:class:`~pyplay.models.ram_path.GlimpsePath`,
+        :math:`l^0 \\dots l^{\\tau-1}` and the patches in pixels); the locations as
         :meth:`forward` chooses them (by default :math:`\\mu^t`, not drawn)."""
         y, cache = self.forward(images, training=training, locations=locations)
-        H, W = np.shape(images)[2:]
-        l = cache.l.transpose(1, 0, 2)  # (B, tau, 2)
-        centres = (l + 1.0) * np.array([H, W]) / 2.0  # (B, tau, 2)
-        sides = patch_sizes(self.glimpse_size, self.scales, self.factor)
-        flat = l.reshape(-1, 2)  # (B * tau, 2)
-        tl = np.stack([corners(flat, (H, W), n) for n in sides], axis=1)  # (B * tau, k, 2)
-        tl = tl.reshape(*l.shape[:2], len(sides), 2)  # (B, tau, k, 2)
-        return GlimpsePath(l.astype(np.float64), centres, sides, tl, y.argmax(axis=1))
+        sizes = patch_sizes(self.glimpse_size, self.scales, self.factor)
+        return path_of(cache.l, np.shape(images)[2:], sizes, y.argmax(axis=1))
