@@ -90,8 +90,7 @@ class RamCache:
     rho: np.ndarray  # (tau, B, D) the glimpses rho^t, flattened
     l_raw: np.ndarray  # (tau, B, 2) l^0..l^{tau-1} as drawn (the policy's actions)
     l: np.ndarray  # (tau, B, 2) the same clipped to [-1, 1]: where each glimpse looked
-    h_x: np.ndarray  # (tau, B, Hx) ReLU(W_x rho^t + b_x)
-    cat: np.ndarray  # (tau, B, Hx + Hl) [h_x; h_l]
+    cat: np.ndarray  # (tau, B, Hx + Hl) [ReLU(W_x rho^t + b_x); ReLU(W_l l^{t-1} + b_l)]
     g: np.ndarray  # (tau, B, G) g^t
     hs: np.ndarray  # (tau + 1, B, H) h^0..h^tau
     mu: np.ndarray  # (tau - 1, B, 2) mu^1..mu^{tau-1}
@@ -232,7 +231,7 @@ class RecurrentAttention(ModelBase):
             l_raw[0] = 0.0
         hs = np.zeros((tau + 1, B, self.hidden_size), dtype=self.dtype)  # (tau + 1, B, H)
         pyr = pyramid(x, self.glimpse_size, self.scales, self.factor)  # the block means, once
-        rho, h_x, cat, g, mu, base = [], [], [], [], [], []
+        rho, cat, g, mu, base = [], [], [], [], []
         for t in range(1, tau + 1):
             lt = np.clip(l_raw[t - 1], -1.0, 1.0)  # (B, 2) where glimpse t looks
             r = look(pyr, lt).reshape(B, -1)  # (B, D) rho^t
@@ -250,7 +249,6 @@ class RecurrentAttention(ModelBase):
             a = matmul(gt, p["core.weight_ih"].T) + p["core.bias_ih"] + p["core.bias_hh"]  # (B, H)
             hs[t] = np.tanh(a + matmul(hs[t - 1], p["core.weight_hh"].T))  # (B, H) h^t
             rho.append(r)
-            h_x.append(hx)
             cat.append(c)
             g.append(gt)
             if t == tau:
@@ -271,7 +269,6 @@ class RecurrentAttention(ModelBase):
             np.stack(rho),  # (tau, B, D)
             l_raw,
             np.clip(l_raw, -1.0, 1.0),  # (tau, B, 2)
-            np.stack(h_x),  # (tau, B, Hx)
             np.stack(cat),  # (tau, B, Hx + Hl)
             np.stack(g),  # (tau, B, G)
             hs,
