@@ -9,6 +9,7 @@ from pyplay.nn.attention import (
     LocationAttention,
     ScaledDotAttention,
 )
+from pyplay.nn.conv2d import Conv2d
 from pyplay.nn.dropout import Dropout
 from pyplay.nn.embedding import Embedding
 from pyplay.nn.gru import GRU
@@ -34,6 +35,7 @@ __all__ = [
     "RNN",
     "SCORERS",
     "AdditiveAttention",
+    "Conv2d",
     "CosineAttention",
     "DotAttention",
     "Dropout",
