@@ -43,6 +43,9 @@ MAPS = (
 )  # fmt: skip
 
 
+MAP_PX = 300  # each map's width and height: the three side by side in the workbench
+
+
 def head_menus() -> tuple[pn.widgets.Select, pn.widgets.Select]:
     """The Layer and Head menus (counting from 1) of a transformer's attention views."""
     layer = pn.widgets.Select(name="Layer", options=[1], value=1, width=100)
@@ -80,7 +83,7 @@ class PairsPanel:
         self.sources: dict[str, Any] = {}
         for key, title, x_label, y_label, name in MAPS:
             self.figs[key], self.sources[key] = attention_figure(
-                title, x_label, y_label, height=300, width=450, name=name
+                title, x_label, y_label, height=MAP_PX, width=MAP_PX, name=name
             )
         self.layer, self.head = head_menus()
         self.example = pn.widgets.IntSlider(name="Pair", start=0, end=7, value=0, width=200)
@@ -126,7 +129,7 @@ class PairsPanel:
             w = getattr(view, key)[layer][head]  # (queries, keys)
             keys, queries = axes[key]
             update_attention(self.figs[key], self.sources[key], w, keys, queries)
-            set_title(self.figs[key], f"{title}: layer {layer + 1}, head {head + 1}, pair {pair}")
+            set_title(self.figs[key], title)  # the line above the maps names layer, head, pair
         self.title.object = f"Layer {layer + 1}, head {head + 1}, pair {pair}: {view.text}"
 
     def decode(self, *_: Any) -> None:
@@ -145,16 +148,28 @@ class PairsPanel:
             f"LSTM with attention: {lstm or '(nothing)'}"
         )
 
+    def maps(self) -> pn.Column:
+        """The workbench's view of the encoder-decoder: the menus and the three maps of the
+        chosen layer, head and pair, live while training."""
+        return pn.Column(
+            pn.Row(self.layer, self.head, self.example),
+            self.title,
+            pn.GridBox(
+                *(pn.pane.Bokeh(self.figs[key]) for key, *_ in MAPS),
+                ncols=3,
+                sizing_mode="stretch_width",
+                css_classes=["pyplay-bench-maps"],
+            ),
+            sizing_mode="stretch_width",
+        )
+
     def panel(self) -> pn.Column:
-        """The section: help, menus, the three maps, the decode box."""
+        """The section: what the maps in the workbench show (:meth:`maps`), the decode box."""
         button = pn.widgets.Button(name="Decode", button_type="primary", width=100)
         button.on_click(self.decode)
         return pn.Column(
             "## Encoder-decoder attention",
             pn.pane.Markdown(PAIRS_HELP),
-            pn.Row(self.layer, self.head, self.example),
-            self.title,
-            pn.Row(*(pn.pane.Bokeh(self.figs[key]) for key, *_ in MAPS)),
             "### Decode a source",
             pn.pane.Markdown(
                 "Type a source of the task and **Decode**: both models' greedy outputs."

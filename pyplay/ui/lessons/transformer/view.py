@@ -320,17 +320,19 @@ class TransformerLesson(LessonView):
         return widgets
 
     def inside(self) -> list[Any]:
-        """The workbench's view (decoder-only mode): one head's attention and every head at
-        once, live."""
+        """The workbench's view, live: one head's attention and every head at once
+        (decoder-only), or the encoder-decoder's three kinds of attention."""
         heads = pn.Column(
             pn.Row(self.layer, self.head, self.example),
             self.head_title,
             pn.Row(pn.pane.Bokeh(self.head_fig), pn.pane.Bokeh(self.grid_fig)),
             sizing_mode="stretch_width",
         )
+        maps = self.pairs.maps()
         self.decoder_only.append(heads)
+        self.with_pairs.append(maps)
         self._show_mode()
-        return [heads]
+        return [heads, maps]
 
     def sections(self) -> list[Any]:
         generate = pn.widgets.Button(name="Generate", button_type="primary", width=100)
