@@ -180,6 +180,9 @@ def test_a_signalled_process_saves_the_model_and_exits_non_zero(sig, tmp_path):
         if child.poll() is None:
             child.kill()
             child.wait()
+        for pipe in (child.stdout, child.stderr):  # closed here, not by a later test's GC
+            if pipe is not None:
+                pipe.close()
     assert child.returncode == 128 + sig
     name = signal.Signals(sig).name
     line = _one_line(err)
