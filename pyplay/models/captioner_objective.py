@@ -24,7 +24,7 @@ import numpy as np
 
 from pyplay.batch_objective import BatchObjective
 from pyplay.losses import cross_entropy
-from pyplay.models.score_function import update_baseline
+from pyplay.models.score_function import RunningBaseline
 from pyplay.optim import Adam
 from pyplay.optim.clip import clip_grad_norm
 from pyplay.tasks.scenes import COLOURS, SHAPES, regions_on_grid
@@ -59,7 +59,7 @@ def attention_on_words(
     return float(on[np.arange(b.size), look].mean()), float(on.mean())
 
 
-class CaptionObjective(BatchObjective):
+class CaptionObjective(RunningBaseline, BatchObjective):
     """Teacher-forced cross-entropy of a captioner on a task of captioned scenes, with the
     running-mean baseline of the hard model (module docstring); the interface of
     :class:`~pyplay.batch_objective.BatchObjective` (``step``, ``accept``, ``evaluate``)."""
@@ -72,23 +72,16 @@ class CaptionObjective(BatchObjective):
         sizes = (task.vocab_size, task.image_size)
         model_sizes = (model.vocab_size, model.image_size)
         super().__init__(model, task, sizes, model_sizes, "has {} words and {}-pixel images")
-        self.baseline = 0.0  # the running mean of the loss, kept with or without its use
-        self.use_baseline = True
-        self._pending = 0.0
 
     def step(self, batch: Any) -> tuple[float, dict[str, np.ndarray], dict[str, float]]:
         """Loss, gradients (the score-function term for hard attention) and word accuracy."""
         logits, _, cache = self.model.forward(batch.images, batch.tgt_in)  # (B, U, V)
         loss, dlogits, losses = caption_loss(logits, batch)
-        b = self.baseline if self.use_baseline else 0.0
+        b = self.used_baseline()
         grads = self.model.backward(dlogits, cache, losses=losses, baseline=b).grads
-        self._pending = loss
+        self.hold(loss)
         hits = (logits.argmax(axis=-1) == batch.tgt_out)[batch.tgt_mask]
         return loss, grads, {"accuracy": float(hits.mean())}
-
-    def accept(self) -> None:
-        """The step was applied: move the baseline toward its loss."""
-        self.baseline = update_baseline(self.baseline, self._pending)
 
     def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
         """:meth:`scores` on a fresh batch of ``task``."""

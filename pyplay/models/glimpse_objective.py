@@ -18,12 +18,12 @@ import numpy as np
 
 from pyplay.batch_objective import BatchObjective
 from pyplay.losses import cross_entropy
-from pyplay.models.score_function import update_baseline
+from pyplay.models.score_function import RunningBaseline
 
 __all__ = ["GlimpseObjective"]
 
 
-class GlimpseObjective(BatchObjective):
+class GlimpseObjective(RunningBaseline, BatchObjective):
     """Cross-entropy of a glimpse task's targets (module docstring)."""
 
     def __init__(self, model: Any, task: Any) -> None:
@@ -34,18 +34,15 @@ class GlimpseObjective(BatchObjective):
         sizes = (task.input_size, task.num_classes)
         model_sizes = (model.input_size, model.num_classes)
         super().__init__(model, task, sizes, model_sizes, "has {} features and {} classes")
-        self.baseline = 0.0  # the running mean of the loss, kept with or without its use
-        self.use_baseline = True  # False: the score-function term uses b = 0
-        self._pending = 0.0
 
     def step(self, batch: Any) -> tuple[float, dict[str, np.ndarray], dict[str, float]]:
         """Loss, gradients (the score-function term for hard attention) and accuracy."""
         y, cache = self.model.forward(batch.inputs)  # (B, C)
         losses, _ = cross_entropy(y, batch.targets, reduction="none")  # (B,)
         loss, dy = cross_entropy(y, batch.targets)
-        b = self.baseline if self.use_baseline else 0.0
+        b = self.used_baseline()
         grads = self.model.backward(dy, cache, losses=losses, baseline=b).grads
-        self._pending = float(loss)
+        self.hold(float(loss))
         return float(loss), grads, self._metrics(y, batch, cache)
 
     @staticmethod
@@ -55,10 +52,6 @@ class GlimpseObjective(BatchObjective):
             "accuracy": float((y.argmax(axis=1) == batch.targets).mean()),
             "on_mark": float((looked == batch.marked).mean()),  # glimpses at the answer
         }
-
-    def accept(self) -> None:
-        """The step was applied: move the baseline toward its loss."""
-        self.baseline = update_baseline(self.baseline, self._pending)
 
     def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
         """Loss and accuracy on a fresh batch, a hard model looking where alpha is largest."""

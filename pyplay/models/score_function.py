@@ -26,7 +26,15 @@ import numpy as np
 
 from pyplay._checks import check_array
 
-__all__ = ["DECAY", "advantage", "logit_grad", "probability_grad", "sample", "update_baseline"]
+__all__ = [
+    "DECAY",
+    "RunningBaseline",
+    "advantage",
+    "logit_grad",
+    "probability_grad",
+    "sample",
+    "update_baseline",
+]
 
 DECAY = 0.9  # of the baseline's running mean of the batch losses
 TINY = 1e-30  # the smallest probability divided by (a choice drawn with p_j = 0 is a rounding)
@@ -70,3 +78,27 @@ def update_baseline(baseline: float, loss: float) -> float:
     """The running mean :math:`b \\leftarrow 0.9\\, b + 0.1\\, \\bar L` after an applied step (it
     never depends on a row's choice, so the estimator stays unbiased)."""
     return DECAY * baseline + (1 - DECAY) * loss
+
+
+class RunningBaseline:
+    """The baseline of an objective trained by the score-function estimator: ``baseline`` the
+    running mean of the batches' losses (:func:`update_baseline`), kept whether or not it is
+    used; ``use_baseline = False`` makes the estimator use :math:`b = 0` (plain REINFORCE).
+    An objective calls :meth:`used_baseline` in its step and :meth:`hold` with the step's
+    loss; :meth:`accept` (the step was applied) moves the mean."""
+
+    baseline: float = 0.0
+    use_baseline: bool = True
+    _pending: float = 0.0
+
+    def used_baseline(self) -> float:
+        """The :math:`b` of this step's estimator."""
+        return self.baseline if self.use_baseline else 0.0
+
+    def hold(self, loss: float) -> None:
+        """The step's loss, for :meth:`accept`."""
+        self._pending = float(loss)
+
+    def accept(self) -> None:
+        """The step was applied: move the baseline toward its loss."""
+        self.baseline = update_baseline(self.baseline, self._pending)
