@@ -171,12 +171,12 @@ def test_the_view_switches_parts_and_shows_a_pick_at_once() -> None:
     S, U = len(pairs.view.source), len(pairs.view.read)
     assert len(pairs.sources["cross"].data["weight"]) == U * S
     assert len(pairs.sources["encoder"].data["weight"]) == S * S
-    assert ": layer 1, head 1, pair 0" in pairs.figs["cross"].title.text
+    assert pairs.title.object.startswith("Layer 1, head 1, pair 0: ")  # the line above the maps
     assert pairs.source_box.value  # an example of the task to decode
     before = list(pairs.sources["cross"].data["weight"])
     state_view = pairs.view
     pairs.head.value = 2  # another head of the same forward pass
-    assert pairs.view is state_view and "head 2" in pairs.figs["decoder"].title.text
+    assert pairs.view is state_view and "head 2" in pairs.title.object
     assert list(pairs.sources["cross"].data["weight"]) != before
     view.state.train(steps=2)
     view.after_training()  # the live redraw
