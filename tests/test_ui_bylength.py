@@ -148,7 +148,7 @@ def test_compare_trains_in_slices_draws_the_plot_and_pauses() -> None:
     view = Seq2SeqLesson(Seq2SeqState(hidden_size=8, min_len=2, max_len=4))
     section = view.by_length
     section.steps = 40
-    view.start()  # the lesson's own training (no event loop here: only the flag)
+    view.session.start()  # the lesson's own training (no event loop here: only the flag)
     section.compare()
     assert not view.state.running and section.state.running  # one training at a time
     assert section.state.setting is not None and section.state.setting.max_len == 4
@@ -156,22 +156,22 @@ def test_compare_trains_in_slices_draws_the_plot_and_pauses() -> None:
     assert section.band.left == 1.5 and section.band.right == 4.5
     assert section.label.text == "trained on 2-4"
     assert (section.fig.x_range.start, section.fig.x_range.end) == (1.5, 8.5)
-    section.train_slice()
+    section.session.train_slice()
     assert section.state.step_count >= 1
-    section.pause()  # redraws from the models as they are now
+    section.session.pause()  # redraws from the models as they are now
     data = section.source.data
     assert list(data["length"]) == [2, 3, 4, 5, 6, 7, 8]
     assert len(data["init"]) == len(data["attention"]) == len(data["attention_tok"]) == 7
     assert f"after {section.state.step_count} steps" in section.fig.title.text
     assert section.progress.object.startswith("Paused: step")
     steps = section.state.step_count
-    section.train_slice()  # paused: nothing happens
+    section.session.train_slice()  # paused: nothing happens
     assert section.state.step_count == steps
-    view.start()  # the lesson's Train pauses the comparison
+    view.session.start()  # the lesson's Train pauses the comparison
     assert not section.state.running
     section.resume()  # Continue: the same models train on, the lesson's training pauses
     assert section.state.running and not view.state.running
-    section.train_slice()
+    section.session.train_slice()
     assert section.state.step_count > steps
     section.state.train(steps=40)
     assert section.state.finished and not section.state.running
@@ -186,10 +186,10 @@ def test_a_comparison_runs_to_its_end_on_the_event_loop() -> None:
 
     async def run() -> None:
         assert section.state.begin(view.state, steps=12)
-        section.start()
+        section.session.start()
         while section.state.running:
             await asyncio.sleep(0.01)
-        await section._task
+        await section.session.loop_task
 
     asyncio.run(run())
     assert section.state.finished and section.state.step_count == 12

@@ -131,15 +131,15 @@ def test_the_picked_layer_follows_the_model_while_it_trains() -> None:
     view.choice.layer.value = 2
     before = view._maps["h"][1].data["image"][0].copy()
     view.state.running = True  # what Train sets (no event loop here: slices by hand)
-    view._next_refresh = 0.0
-    view.train_slice()  # a live redraw (the model so far), then a slice of training
+    view.session._next_refresh = 0.0
+    view.session.train_slice()  # a live redraw (the model so far), then a slice of training
     trained = view.state.inspect().internals["l2"]["h"].T  # the model after that slice
-    view._next_refresh = 0.0
-    view.train_slice()  # the next live redraw shows it, then the next slice trains
+    view.session._next_refresh = 0.0
+    view.session.train_slice()  # the next live redraw shows it, then the next slice trains
     view.state.running = False
     after = view._maps["h"][1].data["image"][0]
     np.testing.assert_allclose(after, trained, rtol=1e-6)
-    assert not np.allclose(before, after) and view.refresh_log  # redrawn live
+    assert not np.allclose(before, after) and view.session.refresh_log  # redrawn live
 
 
 # ------------------------------------------------------------------ residual comparison
@@ -169,16 +169,16 @@ def test_the_comparison_section_needs_layers_and_draws_both_stacks() -> None:
     section.compare()
     assert section.state.setting is None and "set Layers to 2 or more" in section.progress.object
     view.state.num_layers = 3
-    view.start()  # the lesson's own training (no event loop here: only the flag)
+    view.session.start()  # the lesson's own training (no event loop here: only the flag)
     section.compare()
     assert not view.state.running and section.state.running  # one training at a time
     assert "LSTM, 3 layers of 6 units" in section.setting.object
-    section.train_slice()
-    section.pause()
+    section.session.train_slice()
+    section.session.pause()
     n = section.state.step_count
     assert n >= 1 and len(section.loss_source.data["plain"]) == n
     assert len(section.grad_source.data["residual"]) == len(section.state.probes) >= 1
     assert section.loss_fig.title.text == "Loss of 3 layers, plain and residual"
     assert section.progress.object.startswith(f"Paused: step {n} of {COMPARE_STEPS}")
-    view.start()  # Train pauses the comparison
+    view.session.start()  # Train pauses the comparison
     assert not section.state.running

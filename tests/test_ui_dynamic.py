@@ -132,7 +132,7 @@ def test_dynamic_lesson_view_refreshes() -> None:
     lesson.panel()
     assert "0.3333 p¹(t−2)" in lesson.equations.object
     assert len(lesson.run_source.data["t"]) == lesson.state.steps
-    lesson.step()
+    lesson.session.step()
     assert len(lesson.loss_source.data["step"]) == 1
     lesson.state.preset = "elman"
     assert lesson.loss_source.data["step"] == []
@@ -173,7 +173,7 @@ def test_time_series_view() -> None:
     lesson = TimeSeriesLesson()
     lesson.panel()
     assert len(lesson.pred_source.data["t"]) == 500
-    lesson.step()
+    lesson.session.step()
     assert len(lesson.loss_source.data["step"]) == 1
     lesson.state.loop = "closed"
     assert "showing: Held-out stretch: closed loop" in lesson.scores.object

@@ -31,7 +31,7 @@ def test_adaptive_view_streams_lms_to_the_wiener_solution() -> None:
     s = view.state
     np.testing.assert_allclose(s.wiener, np.linalg.solve(R_EXACT, H_EXACT), atol=5e-3)
     np.testing.assert_allclose(s.bound, 1 / 1.08, atol=1e-3)  # NND's 1/lambda_max
-    view.step()
+    view.session.step()
     assert view.source.data["k"].tolist() == [1] and s.status.startswith("Step 1:")
     for _ in range(SAMPLES // 500 - 1):
         view._stream(s.train(steps=500))  # as the page's Run loop does, slice by slice
@@ -98,8 +98,8 @@ def test_an_eigenvalue_outside_the_circle_explodes() -> None:
     assert "outside the unit circle: unstable" in view.verdict.object
     s.transfer = "tansig"  # saturates instead
     assert np.max(np.abs(s.memory.a)) < 1.0 and "saturates" in view.verdict.object
-    view.step()
-    view.step()
+    view.session.step()
+    view.session.step()
     assert s.status.startswith("Step 2: t = 2") and view.spans[0].location == 2.0
     s.train(steps=100)
     assert s.cursor == 60 and not s.running  # Run stops at T

@@ -48,7 +48,7 @@ def test_settings_are_applied_and_the_widget_trains():
     s = view.state
     assert (s.task, s.cell, s.hidden_size, s.seq_len) == ("adding", "gru", 12, 10)
     assert s.message_kind != "warning"
-    view.step()
+    view.session.step()
     assert s.status.startswith("Step 1:")
     maps = panel.select(pn.GridBox)[0].objects
     assert len(maps) == 4  # GRU: r, z, n, h

@@ -136,10 +136,10 @@ def test_the_view_follows_training() -> None:
     view = GlimpseLesson(GlimpseLessonState(hidden_size=8))
     before = list(view.example_sources[0].data["weight"])
     assert len(before) == 2 * 10 and len(view.variance_source.data["step"]) == 0  # one point
-    view.step()
+    view.session.step()
     for _ in range(VARIANCE_EVERY):
         view._stream(view.state.train(steps=1))
-    view.live_refresh()
+    view.session.live_refresh()
     assert list(view.loss_source.data["soft"]) == view.state.history["soft"]
     assert list(view.accuracy_source.data["hard"]) == view.state.history["accuracy"]
     assert view.variance_source.data["step"].tolist() == [0, VARIANCE_EVERY]

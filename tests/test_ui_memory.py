@@ -50,7 +50,7 @@ def test_memory_lesson_view_follows_the_model() -> None:
     assert lesson.answer.object.startswith("input : ")
     read = lesson.read_source.data["image"][0]
     assert read.shape == (lesson.state.memory_size, len(lesson.state.view(0).labels))  # (N, T)
-    lesson.step()
+    lesson.session.step()
     assert len(lesson.loss_source.data["step"]) == 1
     lesson.at_step.value = 2
     assert lesson.memory_fig.title.text.startswith("Memory after step 2")

@@ -147,9 +147,9 @@ def test_the_shared_section_draws_both_curves_with_parameter_counts() -> None:
     section.compare()  # no event loop here: the loop's first slice does not run
     assert section.state.setting is not None
     assert section.state.running and not view.by_length.state.running  # one at a time
-    view.start()
+    view.session.start()
     assert view.state.running and not section.state.running
-    view.pause()
+    view.session.pause()
     section.state.train(steps=3)
     section.after_training()
     data = section.plot.source.data

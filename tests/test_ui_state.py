@@ -188,13 +188,13 @@ def test_corrupt_upload_is_a_message_and_the_model_stays():
 def test_lesson_view_drives_the_state():
     lesson = RecurrentLesson(LessonState(hidden_size=5))
     lesson.panel()
-    lesson.step()
+    lesson.session.step()
     assert lesson.state.trainer.step_count == 1
     assert len(lesson.loss_source.data["loss"]) == 1
     assert set(lesson._maps) == {"i", "f", "g", "o", "c", "h"}
     lesson.compare()
     assert len(lesson.grad_compare.data["rnn"]) == lesson.state.seq_len
-    lesson.reset()
+    lesson.session.reset()
     assert lesson.loss_source.data["loss"] == []
 
 

@@ -45,10 +45,10 @@ def test_settings_rebuild_and_bad_values_are_messages() -> None:
 def test_a_train_step_advances() -> None:
     view = TextbookSeq2SeqView()
     assert view.state.trainer is not None and view.state.trainer.step_count == 0
-    view.step()
+    view.session.step()
     assert view.state.trainer.step_count == 1
     assert view.loss_source.data["step"] == [1] and view.state.status.startswith("Step 1: loss")
-    view.reset()
+    view.session.reset()
     assert view.state.trainer.step_count == 0 and view.loss_source.data["step"] == []
 
 
@@ -144,7 +144,7 @@ def test_the_sub_tab_downloads_and_loads_its_model() -> None:
     first, second = source.state.explain("abcd"), s.explain("abcd")
     assert first is not None and second is not None and first.output == second.output
     np.testing.assert_array_equal(first.trace.logits, second.trace.logits)
-    view.step()  # and it trains on
+    view.session.step()  # and it trains on
     assert s.trainer.step_count == 4 and view.loss_source.data["step"][-1] == 4
 
 

@@ -82,9 +82,9 @@ def test_pause_is_handled_between_slices_even_when_a_slice_outlasts_the_period()
     view.state.train = slow_slice
 
     async def scenario() -> None:
-        view.start()
+        view.session.start()
         await asyncio.sleep(0.05)  # runs once the first slice has handed the loop back
-        asyncio.get_running_loop().call_soon(view.pause)  # a click, queued like a message
+        asyncio.get_running_loop().call_soon(view.session.pause)  # a click, queued like a message
         while view.state.running:
             await asyncio.sleep(0.01)
 
@@ -101,9 +101,9 @@ def test_training_start_clears_the_note():
     view.state.stop_training("Training stopped: test")
 
     async def scenario() -> None:
-        view.start()
+        view.session.start()
         await asyncio.sleep(0)
-        view.pause()
+        view.session.pause()
 
     asyncio.run(scenario())
     assert view.state.stopped == ""

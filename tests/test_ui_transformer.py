@@ -80,7 +80,7 @@ def test_bad_settings_become_messages_and_the_model_stays() -> None:
 def test_lesson_view_follows_the_settings() -> None:
     lesson = TransformerLesson()
     lesson.panel()
-    lesson.step()
+    lesson.session.step()
     assert len(lesson.loss_source.data["step"]) == 1
     lesson.state.nhead = 2
     assert list(lesson.head.options) == [1, 2] and lesson.loss_source.data["step"] == []

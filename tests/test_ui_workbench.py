@@ -86,7 +86,7 @@ def test_the_loss_plot_draws_the_run_before_faded_and_labelled():
     for fig in view.loss_plot.figures:
         labels = [i.label.value for i in fig.legend[0].items]
         assert labels[:2] == ["training loss", "before: Hidden size 32"]
-    view.reset()
+    view.session.reset()
     assert list(view.loss_plot.before.data["step"]) == []
     for fig in view.loss_plot.figures:
         labels = [str(i.label.value) for i in fig.legend[0].items]

@@ -4,10 +4,12 @@ page: what such comparisons share.
 :class:`SideBySide` is the state (no Panel): models of its own built from the lesson's
 settings when it begins, trained one step each at a time for a fixed number of steps,
 through the same protocol as a lesson state (``running``, ``stopped``, ``train(steps=,
-budget_s=)``, ``notify``), so the shared loop of :class:`~pyplay.ui.training.TrainingView`
-drives it. :class:`ComparisonSection` is that loop around it with the section's three
-buttons (Compare, Pause comparison, Continue comparison); one training at a time: the
-lesson's training pauses while a comparison runs.
+budget_s=)``, ``notify``), so the shared loop, a
+:class:`~pyplay.ui.session.TrainingSession`, drives it. :class:`ComparisonSection` owns such
+a session around it and gives the section its three buttons (Compare, Pause comparison,
+Continue comparison); one training at a time: the lesson view declares its session and its
+comparisons' exclusive (:func:`~pyplay.ui.session.one_at_a_time`), so the lesson's training
+pauses while a comparison runs, and the other way round.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 import panel as pn
 
-from pyplay.ui.training import TrainingView
+from pyplay.ui.session import TrainingSession, timing_of
 
 __all__ = ["ComparisonSection", "SideBySide"]
 
@@ -75,62 +77,60 @@ class SideBySide:
         return done
 
 
-class ComparisonSection(TrainingView):
-    """The shared training loop around a :class:`SideBySide` ``state`` begun from the
-    lesson view's state (``begin(lesson_state, steps)``), with its three buttons
-    (:attr:`button_names`: start, pause, continue); ``progress`` is the line under them.
-    Subclasses redraw in ``after_training`` and say what they compare in :meth:`shown`.
-    One training at a time: starting a comparison pauses the lesson's training and the
-    lesson view's other ``comparisons``."""
+class ComparisonSection:
+    """A section around a :class:`SideBySide` ``state`` begun from the lesson view's state
+    (``begin(lesson_state, steps)``), trained by its ``session`` (a
+    :class:`~pyplay.ui.session.TrainingSession`, timed as the class declares), with its
+    three buttons (:attr:`button_names`: start, pause, continue); ``progress`` is the line
+    under them. Subclasses redraw in :meth:`after_training` and say what they compare in
+    :meth:`shown`. One training at a time: the sessions the lesson view declares exclusive
+    with this one (its own, its other comparisons') pause when it starts."""
 
     steps: int
-    state: Any
     progress: Any  # the line under the buttons
     setting: Any  # the line that says what is compared
     button_names: tuple[str, str, str] = ("Compare", "Pause comparison", "Continue comparison")
 
-    def __init__(self, lesson: Any) -> None:
+    def __init__(self, lesson: Any, state: SideBySide) -> None:
         self.lesson = lesson  # the lesson's view: its state gives the settings
+        self.state: Any = state  # the subclass's SideBySide
+        self.session = TrainingSession(state, self._stream, self.after_training, **timing_of(self))
 
     def shown(self) -> None:
         """A comparison has begun: show its setting (nothing by default)."""
 
-    def quiet_others(self) -> None:
-        """The lesson's model and the lesson's other comparisons pause, so the page stays
-        quick to answer."""
-        self.lesson.pause()
-        for other in getattr(self.lesson, "comparisons", ()):
-            if other is not self:
-                other.pause()
-
     def compare(self, *_: Any) -> None:
-        """New models from the lesson's settings, trained until done or paused."""
-        self.pause()
-        self.quiet_others()
+        """New models from the lesson's settings, trained until done or paused (what this
+        one excludes pauses before they are built)."""
+        self.session.pause()
+        self.session.pause_others()
         if not self.state.begin(self.lesson.state, self.steps):
             self.progress.object = self.state.message
             return
         self.shown()
-        self.start()
+        self.session.start()
         self.progress.object = self.state.progress()
 
     def resume(self, *_: Any) -> None:
         """Continue a paused comparison (nothing when there is none or it is done)."""
         if self.state.setting is None or self.state.finished or self.state.running:
             return
-        self.quiet_others()
-        self.start()
+        self.session.start()
         self.progress.object = self.state.progress()
 
+    # ------------------------------------------------------------------ the session's hooks
     def _stream(self, result: Any) -> None:
         self.progress.object = self.state.message or self.state.progress()
+
+    def after_training(self) -> None:
+        """Redraw the section's plots from the models as they are now (nothing by default)."""
 
     def comparison_buttons(self) -> pn.Row:
         """The section's start, pause and continue buttons."""
         row = []
         for label, kind, action in zip(
             self.button_names, ("primary", "default", "default"),
-            (self.compare, self.pause, self.resume), strict=True,
+            (self.compare, self.session.pause, self.resume), strict=True,
         ):  # fmt: skip
             button = pn.widgets.Button(name=label, button_type=kind, width=90 + 5 * len(label))
             button.on_click(action)

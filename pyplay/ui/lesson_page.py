@@ -13,6 +13,12 @@
   another (``status_css``).
 - **What it builds**: a subclass builds its figures and widgets in :meth:`LessonPage.build`,
   which the template calls once its own parts exist.
+- **Its training**: ``session``, a :class:`~pyplay.ui.session.TrainingSession` around the
+  state, made before :meth:`LessonPage.build`: the loop and its buttons. The page gives it
+  two hooks, :meth:`LessonPage._stream` (a slice's records into the plots) and
+  :meth:`LessonPage.after_training` (the look-inside views redrawn), and the timing its
+  class declares (``budget_s``, ``yield_s``, ``refresh_interval_s``, ``max_refresh_share``,
+  ``live``; :func:`~pyplay.ui.session.timing_of`).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from typing import Any, ClassVar
 import panel as pn
 
 from pyplay.ui.lessons import spec_of
-from pyplay.ui.training import TrainingView
+from pyplay.ui.session import TrainingSession, sessions_of, timing_of
 
 __all__ = ["LessonPage", "PageText", "page_text"]
 
@@ -83,13 +89,14 @@ def page_text(module: str) -> PageText:
     return PageText(heading, _unwrap(help_text), _unwrap(departs))
 
 
-class LessonPage(TrainingView, pn.viewable.Viewer):
+class LessonPage(pn.viewable.Viewer):
     """A lesson's page around its ``state``; a subclass names its ``state_class`` and builds
     its own parts in :meth:`build`.
 
-    Attributes: ``text`` the view's prose (:class:`PageText`, from its Markdown file,
-    :func:`page_text`, filled with ``prose_values``), ``heading`` and ``help_text`` its
-    first two parts, ``status_css`` the status line's CSS class.
+    Attributes: ``session`` its training (:class:`~pyplay.ui.session.TrainingSession`),
+    ``text`` the view's prose (:class:`PageText`, from its Markdown file, :func:`page_text`,
+    filled with ``prose_values``), ``heading`` and ``help_text`` its first two parts,
+    ``status_css`` the status line's CSS class.
     """
 
     state_class: ClassVar[type]
@@ -99,6 +106,9 @@ class LessonPage(TrainingView, pn.viewable.Viewer):
     def __init__(self, state: Any = None) -> None:
         super().__init__()
         self.state = self.state_class() if state is None else state
+        self.session = TrainingSession(
+            self.state, self._stream, self.after_training, **timing_of(self)
+        )
         self.text = page_text(type(self).__module__).filled(self.prose_values)
         self.heading, self.help_text = self.text.heading, self.text.help
         if not self.status_css:
@@ -106,6 +116,28 @@ class LessonPage(TrainingView, pn.viewable.Viewer):
 
     def build(self) -> None:
         """Make the view's own figures and widgets (the template calls it once)."""
+
+    # ------------------------------------------------------------------ the session's hooks
+    def _stream(self, records: Any) -> None:
+        """Take the records of a slice of training into the view's plots."""
+        raise NotImplementedError
+
+    def after_training(self) -> None:
+        """Redraw what depends on the parameters (nothing by default)."""
+
+    def buttons(self) -> pn.Column:
+        """Train / Pause / Step / Reset and the stop note: the session's
+        (:meth:`~pyplay.ui.session.TrainingSession.buttons`), for an embedded widget's head
+        (:func:`pyplay.ui.embed.widget_head`)."""
+        return self.session.buttons()
+
+    def leave(self) -> None:
+        """The learner left this lesson: pause its training and every training it holds (a
+        comparison, a sub-tab; :func:`~pyplay.ui.session.sessions_of`), so the lesson on
+        screen has the machine. Coming back shows it paused at the step it reached, one
+        click (Train) from resuming."""
+        for session in sessions_of(self):
+            session.pause()
 
     def __panel__(self) -> pn.viewable.Viewable:
         return self.panel()

@@ -8,10 +8,27 @@ after a setting built a new model, the run before it, faded) and the lesson's ma
 view (:meth:`LessonView.inside`), all live while the model trains. Below it: one line of what
 the lesson shows, its "Try this" experiments, the export bar, and the lesson's sections
 (:meth:`LessonView.sections`, each closed until opened), the first of them its help
-(``help.md``, :mod:`~pyplay.ui.lesson_page`). A lesson names its state class, builds its parts
-in :meth:`LessonView.build`, supplies its settings' widgets (:meth:`LessonView.controls`), its
-main view, its sections and their redraw (:meth:`LessonView.refresh`); a step goes view ->
-``state.train`` -> trainer -> state -> view (:meth:`LessonView._stream`).
+(``help.md``, :mod:`~pyplay.ui.lesson_page`).
+
+What a new lesson declares:
+
+- ``state_class``: its state (``train``, ``reset``, ``history``, ``status``, ``message``,
+  ``version``);
+- :meth:`LessonView.build`: its figures and widgets, made once;
+- :meth:`LessonView.controls`: its settings' widgets (the first :attr:`LessonView.key_controls`
+  in sight);
+- :meth:`LessonView.inside`: its main look-inside view, beside the loss curve;
+- :meth:`LessonView.sections`: its parts below the workbench;
+- :meth:`LessonView.refresh`: the redraw of its look-inside views from the model as it is.
+
+The view's ``session`` (:class:`~pyplay.ui.session.TrainingSession`) owns the loop: Train /
+Pause / Step / Reset, a slice at a time, the live redraws (``refresh``, through
+:meth:`LessonView.after_training`) while training; a step goes session -> ``state.train`` ->
+trainer -> state -> view (:meth:`LessonView._stream`, which a lesson extends when it plots
+more than the loss). A lesson tunes its session by declaring timing on its class
+(``budget_s = 0.12``), and "one training at a time" with its comparisons as data
+(:func:`~pyplay.ui.session.one_at_a_time`). Rarer hooks: ``controls_below``,
+``training_inputs``, ``curve``.
 
 The page::
 
@@ -175,7 +192,7 @@ class LessonView(LessonPage):
         settings = self.controls()
         picker = [] if box is None else [box.picker(self.controls_width - 2 * INSET)]
         shown = [
-            self.buttons(),
+            self.session.buttons(),
             self.status_line(),
             *settings[: self.key_controls],
             *picker,

@@ -23,7 +23,7 @@ __all__ = ["TryThis", "try_box", "try_this"]
 
 class TryThis(param.Parameterized):
     """The experiments of lesson ``spec`` for the lesson view ``view`` (its ``state`` and
-    ``pause()``); :attr:`note` says what the last click set up."""
+    ``session``, which pauses); :attr:`note` says what the last click set up."""
 
     note = param.String(default="")
 
@@ -34,7 +34,7 @@ class TryThis(param.Parameterized):
 
     def run(self, experiment: Experiment) -> None:
         """Set the lesson up for ``experiment`` (training paused first)."""
-        self.view.pause()
+        self.view.session.pause()
         state = self.view.state
         try:
             set_up(state, tuple(self.spec.params), experiment)

@@ -5,8 +5,8 @@ start-up and step figures.
 For every lesson with look-inside views, in the built playground in headless Chromium: Train,
 then alternately, in windows of ``WINDOW_S`` seconds, the training speed (steps per second
 from the trainer's own step count) with the live redraws on and with them off
-(:attr:`pyplay.ui.training.TrainingView.live`, a class attribute the page's Python sets), and,
-with them on, how often the views were redrawn and how long a redraw took (the view's
+(:attr:`pyplay.ui.session.TrainingSession.live`, a class attribute the page's Python sets), and,
+with them on, how often the views were redrawn and how long a redraw took (the session's
 ``refresh_log``). Both sides share the machine alike: the windows alternate and each figure is
 the median of ``ROUNDS`` windows. What the browser spends drawing the new data (its main
 thread, beside the worker) is part of the cost measured, as it is for a learner.
@@ -25,18 +25,18 @@ LIVE_KEYS = ("rnn", "seq2seq", "transformer", "ctc", "memory", "recursive", "gli
 WINDOW_S = 8.0  # seconds of training per window
 ROUNDS = 2  # windows with live views on, and as many with them off, alternating
 
-# the training view of the lesson that is training, in the page's Python: its steps so far,
-# the clock, and its redraws (clock, seconds) so far
+# the training session of the lesson that is training, in the page's Python: its steps so
+# far, the clock, and its redraws (clock, seconds) so far
 PROBE = """
 import gc, json, time
-from pyplay.ui.training import TrainingView
-running = [v for v in gc.get_objects()
-           if isinstance(v, TrainingView) and getattr(v.state, "running", False)]
+from pyplay.ui.session import TrainingSession
+running = [s for s in gc.get_objects()
+           if isinstance(s, TrainingSession) and getattr(s.state, "running", False)]
 out = None
 if running:
-    v = running[0]
-    out = {"t": time.perf_counter(), "steps": int(v.state.trainer.step_count),
-           "redraws": [list(r) for r in v.__dict__.get("refresh_log", [])]}
+    s = running[0]
+    out = {"t": time.perf_counter(), "steps": int(s.state.trainer.step_count),
+           "redraws": [list(r) for r in s.refresh_log]}
 json.dumps(out)
 """
 
@@ -49,7 +49,7 @@ def _probe(page: Any) -> dict[str, Any]:
 
 
 def _set_live(page: Any, live: bool) -> None:
-    code = f"from pyplay.ui.training import TrainingView\nTrainingView.live = {live}\n'ok'"
+    code = f"from pyplay.ui.session import TrainingSession\nTrainingSession.live = {live}\n'ok'"
     page.evaluate("c => window.pyplay.runPython(c)", code)
 
 

@@ -64,7 +64,7 @@ class SubTabView(LessonPage):
             s = self.state
             settings = self.controls()
             shown = [
-                self.buttons(),
+                self.session.buttons(),
                 Text(s.param.status, css_classes=[self.status_css]),
                 *settings[: self.key_controls],
                 message_alert(s),

@@ -135,7 +135,8 @@ class DynamicLesson(LessonView):
 
     def _on_weights(self, *_: Any) -> None:
         """New weights (loaded, a step): redraw now, unless training, whose live redraws
-        come at most every ``refresh_interval_s`` (:meth:`live_refresh`)."""
+        come at most every ``refresh_interval_s``
+        (:meth:`~pyplay.ui.session.TrainingSession.live_refresh`)."""
         if not self.state.running:
             self.refresh()
 
@@ -201,7 +202,7 @@ class DynamicLesson(LessonView):
         s = self.state
         box = try_box(self)
         shown = [
-            self.buttons(),
+            self.session.buttons(),
             self.status_line(),
             pn.widgets.Select.from_param(
                 s.param.preset, name="Start from", options={k: v for k, v in PRESETS.items()}

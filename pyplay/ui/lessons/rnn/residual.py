@@ -13,8 +13,8 @@ reaches the lowest layers along the sums as well as through every layer above th
 directions, LSTM variant, optimiser, learning rate, clipping, batch size, seed) and builds two
 models of its own, the same initial weights (the same seed) but for the residual switch; the
 lesson's model is never touched. :meth:`ResidualComparison.train` trains both one step at a
-time on one batch drawn for both (the shared training loop of
-:class:`~pyplay.ui.training.TrainingView` drives it) for :data:`COMPARE_STEPS` steps and
+time on one batch drawn for both (the shared training loop,
+:class:`~pyplay.ui.session.TrainingSession`, drives it) for :data:`COMPARE_STEPS` steps and
 records each step's loss and, every :data:`PROBE_EVERY` steps, the norm of the gradient of the
 first layer's weights on a fixed batch, :math:`\\|\\partial L/\\partial \\theta^{(1)}\\|`.
 """

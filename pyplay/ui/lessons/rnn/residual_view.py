@@ -3,8 +3,8 @@ stack without and with residual connections on the same batches and draws both l
 curves, and the norm of the gradient that reaches the first layer (rendering only: the work
 is :class:`~pyplay.ui.lessons.rnn.residual.ResidualComparison`).
 
-The comparison trains in slices through the shared loop of
-:class:`~pyplay.ui.training.TrainingView`, so the page answers between slices, Pause stops
+The comparison trains in slices through the section's
+:class:`~pyplay.ui.session.TrainingSession`, so the page answers between slices, Pause stops
 it, and the plots are redrawn live.
 """
 
@@ -83,8 +83,7 @@ class ResidualSection(ComparisonSection):
     steps = COMPARE_STEPS
 
     def __init__(self, lesson: Any) -> None:
-        super().__init__(lesson)
-        self.state = ResidualComparison()
+        super().__init__(lesson, ResidualComparison())
         self.loss_fig, self.loss_source = comparison_figure(
             "Loss of the plain and the residual stack", "loss (log)"
         )

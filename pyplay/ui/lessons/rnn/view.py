@@ -31,6 +31,7 @@ from pyplay.ui.plots import (
     set_title,
     update_heatmap,
 )
+from pyplay.ui.session import one_at_a_time
 from pyplay.ui.text import Text
 from pyplay.ui.training import typed_number
 
@@ -108,6 +109,7 @@ class RecurrentLesson(LessonView):
         self.every_layer.param.watch(lambda e: self.refresh_inside(), "value")
         self.layer_lines = LayerLines(self.grad_fig, int(self.state.param.num_layers.softbounds[1]))
         self.residual = ResidualSection(self)
+        one_at_a_time(self.session, self.residual.session)  # one training at a time
         self.norms = GradNormPlot()
         self.norms.set_clip(self.state.clip)
         self.embeddings = EmbeddingsSection(
@@ -127,11 +129,6 @@ class RecurrentLesson(LessonView):
             self.choice.follow(rnn.num_layers, rnn.bidirectional)
         self.norms.clear()
         super()._on_version()
-
-    def start(self, *_: Any) -> None:
-        """Train the lesson's model; a comparison under way pauses (one training at a time)."""
-        self.residual.pause()
-        super().start()
 
     def _stream(self, records: list[Any]) -> None:
         super()._stream(records)

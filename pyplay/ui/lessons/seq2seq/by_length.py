@@ -6,7 +6,7 @@ The comparison takes the lesson's settings when it starts (task if reversal or c
 reversal; the training lengths, cell, hidden size, layers, attention score, learning rate,
 batch size and seed) and trains models of its own: the lesson's model is never touched. It trains in
 slices (:meth:`LengthComparison.train`, the same protocol as a lesson state's, so the shared
-:class:`~pyplay.ui.training.TrainingView` loop drives it) for :data:`COMPARE_STEPS` steps, and
+:class:`~pyplay.ui.session.TrainingSession` loop drives it) for :data:`COMPARE_STEPS` steps, and
 evaluates both models by length (:func:`pyplay.decode.by_length.accuracy_by_length`) on fresh
 sources from the shortest training length to twice the longest.
 """

@@ -3,8 +3,8 @@ a plain and an attention encoder-decoder side by side and plots exact match agai
 length for both, the training range shaded (rendering only: the work is
 :class:`~pyplay.ui.lessons.seq2seq.by_length.LengthComparison`).
 
-The comparison trains in slices through the shared loop of
-:class:`~pyplay.ui.training.TrainingView`, so the page answers between slices, Pause stops
+The comparison trains in slices through the section's
+:class:`~pyplay.ui.session.TrainingSession`, so the page answers between slices, Pause stops
 it, and the plot is redrawn live (at most as often as that loop's live redraws allow).
 """
 
@@ -103,8 +103,7 @@ class LengthSection(ComparisonSection):
     steps = COMPARE_STEPS  # each model's training steps
 
     def __init__(self, lesson: Any) -> None:
-        super().__init__(lesson)
-        self.state = LengthComparison()
+        super().__init__(lesson, LengthComparison())
         self.fig, self.source, self.band, self.label = length_figure()
         self.progress = Text(self.state.progress(), css_classes=["pyplay-bylength-progress"])
         self.setting = Text("", css_classes=["pyplay-bylength-setting"])
@@ -113,7 +112,7 @@ class LengthSection(ComparisonSection):
         assert self.state.setting is not None
         self._show_setting(self.state.setting)
 
-    # ------------------------------------------------------------------ the loop's hooks
+    # ------------------------------------------------------------------ the session's hooks
     def after_training(self) -> None:
         """Evaluate both models by length now and redraw the plot."""
         curves = self.state.curves()

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from bokeh.core.properties import value
 
+from pyplay.ui.comparison import ComparisonSection
 from pyplay.ui.lessons.seq2seq.by_length import ComparisonSetting
 from pyplay.ui.lessons.seq2seq.by_length_view import LengthSection
 from pyplay.ui.lessons.seq2seq.shared import MODELS, SHARED_STEPS, SharedComparison
@@ -51,8 +52,7 @@ class SharedSection(LengthSection):
     button_names = ("Train both", "Pause both", "Continue both")
 
     def __init__(self, lesson: Any) -> None:
-        self.lesson = lesson
-        self.state = SharedComparison()
+        ComparisonSection.__init__(self, lesson, SharedComparison())  # not the length plot
         self.plot = LossPlot()
         self.plot.baseline.visible = False
         self.plot.source.data = {"step": [], "loss": [], "shared": []}

@@ -35,6 +35,7 @@ from pyplay.ui.plots import (
     update_attention,
     update_beam_tree,
 )
+from pyplay.ui.session import one_at_a_time
 from pyplay.ui.text import Text
 from pyplay.ui.training import int_sliders
 
@@ -87,20 +88,14 @@ class Seq2SeqLesson(LessonView):
         self.lexicon = LexiconExamples()  # the lecture's prefix tree and DOCK / DOG examples
         self.by_length = LengthSection(self)  # plain against attention by source length
         self.shared = SharedSection(self)  # separate against shared encoder-decoder RNNs
-        self.comparisons = (self.by_length, self.shared)  # one training at a time
+        one_at_a_time(self.session, self.by_length.session, self.shared.session)
         self.states = StatesSection()  # every layer's and direction's states
         self.states.follow_model(self.state.model)
         self.state.param.watch(self._on_version, "version")
 
     # ------------------------------------------------------------------ training
-    def start(self, *_: Any) -> None:
-        """Train the lesson's model; a comparison under way pauses (one training at a time)."""
-        for comparison in self.comparisons:
-            comparison.pause()
-        super().start()
-
     def _on_version(self, *_: Any) -> None:
-        self.pause()
+        self.session.pause()
         self.reset_curve()
         self.attn_source.data = {"x": [], "y": [], "weight": [], "src": [], "out": []}
         self.decoding = None

@@ -87,7 +87,7 @@ class TextbookSeq2SeqView(LessonView):
             self.explain()
 
     def _on_version(self, *_: Any) -> None:
-        self.pause()
+        self.session.pause()
         self.reset_curve()
         self.attn_source.data = dict(EMPTY)
         self.explanation = None

@@ -182,7 +182,7 @@ class TransformerLesson(LessonView):
     budget_s = 0.12
 
     def _on_version(self, *_: Any) -> None:
-        self.pause()
+        self.session.pause()
         s = self.state
         follow_heads(self.layer, self.head, s)
         self._grid_shape = None
