@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from sitebuild import assemble, config, patches
+from sitebuild.a11y_patches import A11Y_PATCHES
 from sitebuild.fetch import pypi_wheel
 from sitebuild.patches import ASSET_PATCHES, PATCHES, Patch, PatchError, apply
 from sitebuild.wheels import slim_wheel
@@ -178,7 +179,42 @@ def test_the_bokehjs_rewrite_finds_its_target_in_the_pinned_bokehjs(tmp_path):
         assert native.count(patch.old) == 1 and "getComputedStyle(this" in patch.old
         assert patch.old not in served and served.count(patch.new) == 1
         expected = apply(expected, patch)
+    for patch in A11Y_PATCHES:
+        if patch.path == "bokeh.min.js":
+            expected = apply(expected, patch)
     assert served == expected
+
+
+def test_the_accessibility_rewrites_find_their_targets_in_the_pinned_bokehjs(tmp_path):
+    """Every rewrite of :data:`A11Y_PATCHES` replaced its one target in the served BokehJS or
+    Panel JS file it names (the tabs' roles and keys, the sliders', checkboxes', spin buttons'
+    and file inputs' names), and nothing else of those files changed."""
+    assemble._copy_ui_assets(tmp_path)
+    import bokeh
+    import panel
+
+    native_dirs = {
+        "bokehjs": (Path(bokeh.__file__).parent / "server/static/js", "bokeh"),
+        "paneljs": (Path(panel.__file__).parent / "dist", "panel"),
+    }
+    assert {(p.package, p.path) for p in A11Y_PATCHES} == {
+        ("bokehjs", "bokeh.min.js"),
+        ("bokehjs", "bokeh-widgets.min.js"),
+        ("paneljs", "panel.min.js"),
+    }
+    expected: dict[tuple[str, str], str] = {}
+    for patch in A11Y_PATCHES:
+        native_dir, folder = native_dirs[patch.package]
+        native = (native_dir / patch.path).read_text()
+        served = (tmp_path / folder / patch.path).read_text()
+        assert native.count(patch.old) == 1, patch.name
+        assert served.count(patch.new) == 1, patch.name  # the old text only where new keeps it
+        assert served.count(patch.old) == patch.new.count(patch.old), patch.name
+        if patch.path != "bokeh.min.js":  # (that one also has the ASSET_PATCHES: test above)
+            key = (patch.package, patch.path)
+            expected[key] = apply(expected.get(key, native), patch)
+    for (package, path), text in expected.items():
+        assert (tmp_path / native_dirs[package][1] / path).read_text() == text
 
 
 @pytest.mark.slow

@@ -26,9 +26,11 @@ import panel as pn
 
 from pyplay.ui.lessons import LESSONS, LessonSpec
 from pyplay.ui.lessons.spec import load
+from pyplay.ui.style import use_page_style
 from pyplay.ui.text import Text
 from pyplay.ui.training import message_alert
 from pyplay.ui.urlstate import apply_settings, parse_query
+from pyplay.ui.workbench import fit_width
 
 __all__ = ["MAX_WIDGETS", "WIDGETS", "Widget", "create_embed", "widget_head", "widget_view"]
 
@@ -50,7 +52,7 @@ class Widget:
 def widget_head(view: Any, *extra: Any) -> list[Any]:
     """The message, Train/Pause/Step/Reset and the status line every widget starts with."""
     status = Text(view.state.param.status, css_classes=["pyplay-widget-status"])
-    return [message_alert(view.state), pn.Row(view.buttons(), *extra), status]
+    return [message_alert(view.state), pn.Row(view.session.buttons(), *extra), status]
 
 
 # name -> widget: every lesson, then the parts of lessons; a fixed table: a page can only
@@ -113,6 +115,10 @@ def widget_view(
     if messages:
         view.state.notify(" ".join(messages), "warning")
     body = view.panel() if widget.layout is None else load(widget.layout, widget.spec.key)(view)
+    fit_width(body)  # a fixed-width figure shrinks to a narrow container (from 320 px)
+    for box in body.select(pn.widgets.TextInput):  # so does a text box (Panel's are 300 px)
+        width = box.width or 300
+        box.param.update(width=None, sizing_mode="stretch_width", max_width=width)
     options: dict[str, Any] = {"sizing_mode": "stretch_width", "css_classes": ["pyplay-widget"]}
     if height is not None:
         options.update(height=height, scroll=True)
@@ -140,6 +146,7 @@ def create_embed(widgets: Any = ()) -> list[pn.viewable.Viewable]:
         request that cannot be met becomes a message in its place.
     """
     pn.extension(notifications=False)
+    use_page_style()  # the playground's CSS: readable colours, focus ring, layouts that fit
     if not isinstance(widgets, list | tuple):
         return [_problem(f"widgets must be a list, got {type(widgets).__name__}")]
     out: list[pn.viewable.Viewable] = []

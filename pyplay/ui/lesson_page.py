@@ -125,12 +125,6 @@ class LessonPage(pn.viewable.Viewer):
     def after_training(self) -> None:
         """Redraw what depends on the parameters (nothing by default)."""
 
-    def buttons(self) -> pn.Column:
-        """Train / Pause / Step / Reset and the stop note: the session's
-        (:meth:`~pyplay.ui.session.TrainingSession.buttons`), for an embedded widget's head
-        (:func:`pyplay.ui.embed.widget_head`)."""
-        return self.session.buttons()
-
     def leave(self) -> None:
         """The learner left this lesson: pause its training and every training it holds (a
         comparison, a sub-tab; :func:`~pyplay.ui.session.sessions_of`), so the lesson on

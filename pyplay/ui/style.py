@@ -15,16 +15,50 @@ root (:func:`use_page_style` appends :data:`PAGE_CSS` there once). The rules:
   wider of the two (Bokeh would keep the two side by side's minimum width), and neither the
   app (``pyplay-app``), the tabs nor a lesson keeps a minimum width wider than a phone;
 - the workbench's gate maps (``pyplay-bench-maps``) come three to a row beside a lesson's
-  controls at 1280 px, one to a row on a phone.
+  controls at 1280 px, one to a row on a phone;
+- text meets WCAG 2.1 AA's 4.5:1 contrast (:data:`READABLE_CSS`): formulas (inline ``code``,
+  Panel's theme draws it pale blue, 2.3:1) dark blue (8.3:1), the info and warning alerts'
+  text darker, the Reset (warning) and download (success) buttons darker behind their white
+  text; and whatever has the keyboard's focus shows a ring (:data:`FOCUS_CSS`).
 """
 
 from __future__ import annotations
 
 import panel as pn
 
-__all__ = ["PAGE_CSS", "STACK_BELOW_PX", "TABS_CSS", "use_page_style"]
+__all__ = [
+    "FOCUS_CSS",
+    "FOCUS_RING",
+    "PAGE_CSS",
+    "READABLE_CSS",
+    "STACK_BELOW_PX",
+    "TABS_CSS",
+    "use_page_style",
+]
 
 STACK_BELOW_PX = 1000  # narrower windows stack a lesson's controls above its content
+
+FOCUS_RING = "2px solid #1a5fb4"  # around what has the keyboard's focus
+
+# Panel's theme sets these colours on every component's :host, hence !important; the ratios
+# (text on its background) are WCAG's: code 8.3, info 7.7, warning 7.2, buttons 5.6 and 5.3
+READABLE_CSS = """
+:host {
+  --code-text-color: #1f4e8c !important;
+  --info-text-color: #055160 !important;
+  --warning-text-color: #664d03 !important;
+}
+.bk-btn-warning { background-color: #a35200 !important; border-color: #8a4500 !important;
+  color: #fff !important; }
+.bk-btn-warning:hover { background-color: #8a4500 !important; }
+.bk-btn-success, .bk-btn-success a { background-color: #1e7b34 !important;
+  border-color: #18652b !important; color: #fff !important; }
+.bk-btn-success:hover { background-color: #18652b !important; }
+"""
+
+FOCUS_CSS = f"""
+:focus-visible {{ outline: {FOCUS_RING} !important; outline-offset: 1px; }}
+"""
 
 PAGE_CSS = f"""
 :host(.bk-Row) {{ flex-wrap: wrap; }}
@@ -37,6 +71,8 @@ PAGE_CSS = f"""
   grid-template-columns: repeat(auto-fill, minmax(min(100%, 250px), 1fr)) !important;
 }}
 pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
+{READABLE_CSS}
+{FOCUS_CSS}
 @media (max-width: {STACK_BELOW_PX}px) {{
   :host(.pyplay-page) {{ flex-direction: column !important; }}
   /* Bokeh gives a row the sum of its children's minimum widths as its own, also when it is
@@ -57,6 +93,7 @@ pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
 # (client.js leaves Python's older tab change out).
 TABS_CSS = f"""
 .bk-header {{ flex-wrap: wrap !important; }}
+.bk-tab:focus-visible {{ outline: {FOCUS_RING} !important; outline-offset: -2px; }}
 :host > [style*="visibility: hidden"] {{ display: none !important; }}
 @media (max-width: {STACK_BELOW_PX}px) {{ :host {{ min-width: 0 !important; }} }}
 """

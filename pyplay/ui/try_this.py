@@ -89,7 +89,7 @@ class TryThis(param.Parameterized):
             what = f"{experiment.expect} (about {experiment.steps:,} steps)"
             rows.append(pn.Row(button, pn.pane.Markdown(what, sizing_mode="stretch_width")))
         return pn.Column(
-            "### Try this",
+            "## Try this",
             *rows,
             self.note_pane("pyplay-try-note"),
             css_classes=["pyplay-try-this"],

@@ -36,16 +36,26 @@ MODULES = [  # relative to tests/
 ]
 
 
-def test_core_tests_pass_inside_pyodide(tmp_path):
+@pytest.fixture(scope="module")
+def pure(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pure-Python wheels pytest needs inside Pyodide (pytest, pluggy, iniconfig),
+    unpacked once; the built site first (its Pyodide and pyplay wheel)."""
+    if not sitebuild.is_fresh():
+        sitebuild.build()
+    folder = tmp_path_factory.mktemp("pure")
+    for wheel in sitebuild.test_wheels():
+        with zipfile.ZipFile(wheel) as z:
+            z.extractall(folder)
+    return folder
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_core_tests_pass_inside_pyodide(module: str, pure: Path) -> None:
+    """One module's tests in Pyodide (one Node process each: the modules run side by side
+    when the suite runs on several workers)."""
     node = shutil.which("node")
     if node is None:
         pytest.fail("node is needed to run Pyodide: apt-get install nodejs")
-    if not sitebuild.is_fresh():
-        sitebuild.build()
-    pure = tmp_path / "pure"
-    for wheel in sitebuild.test_wheels():  # pytest, pluggy, iniconfig (pure Python)
-        with zipfile.ZipFile(wheel) as z:
-            z.extractall(pure)
     result = subprocess.run(
         [
             node,
@@ -53,7 +63,7 @@ def test_core_tests_pass_inside_pyodide(tmp_path):
             str(sitebuild.DIST / "pyodide"),
             str(pure),
             str(ROOT),
-            *MODULES,
+            module,
         ],
         capture_output=True,
         text=True,
@@ -63,5 +73,5 @@ def test_core_tests_pass_inside_pyodide(tmp_path):
     assert "platform emscripten" in out, out[-3000:]
     assert "pyplay from /lib/python3.12/site-packages/pyplay" in out, out[:500]  # the wheel
     summary = re.search(r"(\d+) passed", out)
-    assert summary and int(summary.group(1)) >= 100, out[-3000:]
+    assert summary and int(summary.group(1)) >= 1, out[-3000:]
     assert result.returncode == 0 and " failed" not in out, out[-3000:]

@@ -18,6 +18,16 @@
                    "./bokeh/bokeh-tables.min.js", "./panel/panel.min.js", "./client.js"];
   const state = (window.pyplayEmbed = {base: base, runtimes: 0, ready: false, client: null});
 
+  // an ?embed= iframe of the site says its height (announce.js): size that iframe to it, so
+  // it shows its whole widget without a scrollbar
+  window.addEventListener("message", (event) => {
+    const data = event.data;
+    if (!data || data.pyplay !== "height" || !(data.height > 0)) return;
+    for (const frame of document.querySelectorAll("iframe")) {
+      if (frame.contentWindow === event.source) frame.style.height = Math.ceil(data.height) + "px";
+    }
+  });
+
   function loadScript(src) {
     return new Promise((resolve, reject) => {
       const el = document.createElement("script");
@@ -70,15 +80,20 @@
       return;
     }
     state.runtimes += 1;
+    let mounted = false;
     state.client = new PyplayClient({
       base: base,
       embed: elements.map(request),
       mount: (rootIds) => {
+        mounted = true;
         for (const el of elements) el.querySelector(":scope > .pyplay-embed-status")?.remove();
         return rootIds.map((_, k) => elements[k]);
       },
-      onStage: (stage, text) => say(elements, "pyplay: " + (text || stage) + "…", false),
+      onStage: (stage, text) => {  // the widgets show themselves once mounted: no stage line
+        if (!mounted) say(elements, "pyplay: " + (text || stage) + "…", false);
+      },
       onRendered: () => {
+        for (const el of elements) el.querySelector(":scope > .pyplay-embed-status")?.remove();
         state.ready = true;
         document.documentElement.dataset.pyplayEmbedReady = "true";
       },

@@ -32,6 +32,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from .a11y_patches import A11Y_PATCHES
 from .config import (
     BOKEH_JS,
     BOOT,
@@ -190,8 +191,9 @@ def _copy_wheels(pyodide_dir: Path) -> tuple[dict, dict[str, dict]]:
 
 
 def _copy_ui_assets(tmp: Path) -> None:
-    """BokehJS into ``bokeh/`` (with its :data:`~sitebuild.patches.ASSET_PATCHES`), Panel's JS,
-    CSS and theme into ``panel/``."""
+    """BokehJS into ``bokeh/``, Panel's JS, CSS and theme into ``panel/``, then the named
+    rewrites of the JS (:data:`~sitebuild.patches.ASSET_PATCHES`,
+    :data:`~sitebuild.a11y_patches.A11Y_PATCHES`), or the build stops."""
     import bokeh
     import panel
 
@@ -199,13 +201,14 @@ def _copy_ui_assets(tmp: Path) -> None:
     (tmp / "bokeh").mkdir()
     for name in BOKEH_JS:
         shutil.copy2(bokeh_js / name, tmp / "bokeh" / name)
-    for patch in patches_for("bokehjs"):  # named rewrites (sitebuild.patches), or stop
-        target = tmp / "bokeh" / patch.path
-        target.write_text(apply(target.read_text(encoding="utf-8"), patch), encoding="utf-8")
     panel_dist = Path(panel.__file__).parent / "dist"
     shutil.copytree(panel_dist / "css", tmp / "panel" / "css")
     shutil.copytree(panel_dist / "bundled" / "theme", tmp / "panel" / "bundled" / "theme")
     shutil.copy2(panel_dist / "panel.min.js", tmp / "panel" / "panel.min.js")
+    folders = {"bokehjs": "bokeh", "paneljs": "panel"}  # where each served JS package is
+    for patch in (*patches_for("bokehjs"), *A11Y_PATCHES):
+        target = tmp / folders[patch.package] / patch.path
+        target.write_text(apply(target.read_text(encoding="utf-8"), patch), encoding="utf-8")
 
 
 def _build(dist: Path) -> Path:

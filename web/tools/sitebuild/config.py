@@ -51,6 +51,7 @@ BOKEH_JS = ("bokeh.min.js", "bokeh-widgets.min.js", "bokeh-tables.min.js")
 SOURCES = (
     "index.html",
     "page.js",
+    "announce.js",
     "client.js",
     "worker.js",
     "sw.js",

@@ -1,0 +1,90 @@
+"""Issue 36's embeds in the browser: the look-inside widgets of ``pyplay.ui.embed.WIDGETS``
+(:data:`FITTING`) take the width of their container, from a 320 px column of a course page up,
+with nothing wider than it; no loading line stays once they are drawn; and an ``?embed=``
+iframe tells its parent page its height, which ``embed.js`` sets on the iframe (so a course
+page shows the whole widget without a scrollbar).
+
+One host page holds the widgets (one Python runtime builds them all, as ``embed.js`` does for
+any page), in columns first 320 px then 600 px wide. The whole-lesson widgets are not in
+:data:`FITTING` yet: a lesson stacks its controls above its plots by the window's width (a
+media query), not its container's, so in a 320 px column of a wide page they stay wider.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from browserkit import START_TIMEOUT_MS
+from pyplay.ui.embed import WIDGETS
+
+pytestmark = pytest.mark.browser
+
+FITTING = ("gates", "gradient", "attention", "heads")  # the look-inside widgets
+
+# widgets whose content is wider than its column, and by how much: widget -> px
+OVERFLOW = """(width) => {
+  const out = {};
+  for (const el of document.querySelectorAll('[data-pyplay-widget]')) {
+    el.parentElement.style.width = width + 'px';
+  }
+  return new Promise((done) => setTimeout(() => {
+    for (const el of document.querySelectorAll('[data-pyplay-widget]')) {
+      const over = el.scrollWidth - el.parentElement.clientWidth;
+      if (over > 1) out[el.dataset.pyplayWidget] = over;
+    }
+    done(out);
+  }, 3000));
+}"""
+
+
+def host_page(folder: Path, names: list[str]) -> Path:
+    """A course page with every widget named, each in its own column (``section``)."""
+    widgets = "\n".join(
+        f'<section style="width:320px"><div data-pyplay-widget="{n}"></div></section>'
+        for n in names
+    )
+    page = folder / "all.html"
+    page.write_text(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>every widget</title>'
+        f'</head><body><main>{widgets}<iframe title="gates" style="width:320px;height:200px" '
+        'src="./index.html?embed=gates"></iframe></main>'
+        '<script src="./embed.js" defer></script></body></html>'
+    )
+    return page
+
+
+def test_the_view_widgets_fit_a_narrow_column_and_an_iframe_says_its_height(site, page):
+    dist, url = site
+    names = list(FITTING)
+    assert set(names) <= set(WIDGETS)
+    page_file = host_page(dist, names)  # served beside the site's own files
+    try:
+        page.set_viewport_size({"width": 1000, "height": 900})
+        page.goto(url + page_file.name)
+        page.wait_for_function(
+            "() => document.documentElement.dataset.pyplayEmbedReady === 'true'",
+            timeout=START_TIMEOUT_MS * 2,
+        )
+        page.wait_for_timeout(3000)
+        count = page.locator("[data-pyplay-widget] .pyplay-widget, [data-pyplay-widget]")
+        assert count.count() >= len(names)
+        left = page.evaluate(
+            "() => [...document.querySelectorAll('.pyplay-embed-status')].map(e => e.textContent)"
+        )
+        assert left == []  # no loading line stays once the widgets are drawn
+        assert page.evaluate(OVERFLOW, 320) == {}
+        assert page.evaluate(OVERFLOW, 600) == {}
+        # the iframe grew to its widget's height (it started at 200 px)
+        page.wait_for_function(
+            "() => document.querySelector('iframe').getBoundingClientRect().height > 400",
+            timeout=START_TIMEOUT_MS,
+        )
+        frame = page.frame_locator("iframe")
+        frame.get_by_role("button", name="Train").wait_for(timeout=60_000)
+        inner: Any = page.frames[1].evaluate("document.documentElement.scrollWidth")
+        assert inner <= 320
+    finally:
+        page_file.unlink()
