@@ -55,17 +55,7 @@ A11Y_PATCHES: tuple[Patch, ...] = (
         'i.addEventListener("keydown",(e=>this._pyplay_tab_key(e,s)));',
         "a tab was a plain div, every tab a Tab stop, and the arrow keys did nothing",
     ),
-    Patch(
-        "bokehjs-tab-selected",
-        "bokehjs",
-        "bokeh.min.js",
-        "for(const e of t)e.classList.remove(m.active);e in t&&t[e].classList.add(m.active);",
-        'for(const h of t)h.classList.remove(m.active),h.setAttribute("aria-selected","false"),'
-        'h.tabIndex=-1;e in t&&(t[e].classList.add(m.active),t[e].setAttribute("aria-selected",'
-        '"true"),t[e].tabIndex=0);',
-        "the tab shown was marked by a CSS class only",
-    ),
-    Patch(  # Panel's tabs (what the page uses) draw the shown tab themselves
+    Patch(  # the shown tab: Panel's tabs view (what the page uses) draws it, not Bokeh's
         "paneljs-tab-selected",
         "paneljs",
         "panel.min.js",
