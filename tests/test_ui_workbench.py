@@ -217,3 +217,24 @@ def test_the_first_try_this_is_one_click_away_in_the_workbench():
     menu.value = experiments[1].label
     button.clicks += 1
     assert view.try_this.note.startswith(f"Set up: {experiments[1].label}.")
+
+
+def test_each_lesson_carries_the_course_path_with_its_neighbours_one_click_away():
+    from pyplay.ui.landing import course_strip, course_titles
+
+    playground = Playground()
+    titles = playground.titles
+    course = course_titles()
+    assert course == [t for t in titles if t not in ("Start here", "About", "Saved work")]
+    rnn = playground.open(titles.index(course[0]))
+    strips = [o for o in _walk(rnn.panel()) if "pyplay-course-strip" in o.css_classes]
+    assert len(strips) == 1
+    text, *buttons = strips[0].objects
+    assert text.object == f"Lesson 1 of {len(course)} on the course path"
+    assert [b.name for b in buttons] == [f"Next: {course[1]} ›"], "nothing before the first"
+    buttons[0].clicks += 1
+    assert titles[playground.tabs.active] == course[1]
+    last = course_strip(course[-1], playground.show)
+    assert [b.name for b in last.objects[1:]] == [f"‹ Before: {course[-2]}"]
+    with pytest.raises(ValueError, match="title: expected one of the course's lessons"):
+        course_strip("Start here", playground.show)

@@ -122,6 +122,7 @@ class Playground:
         :meth:`draw_ahead` has drawn it)."""
         if title not in self.prepared and title not in self.lessons:
             lesson = LESSONS[title].view_class()()
+            lesson.open_tab = self.show  # the course strip under its workbench
             self.prepared[title] = (lesson, lesson.panel())
         return self.prepared.get(title) or (self.lessons[title], self.slots[title].objects[0])
 

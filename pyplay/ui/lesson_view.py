@@ -39,11 +39,13 @@ The page::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import panel as pn
 
 from pyplay.ui.export_bar import ExportBar, curve_data
+from pyplay.ui.landing import course_strip
 from pyplay.ui.lesson_page import LessonPage
 from pyplay.ui.lessons import spec_of
 from pyplay.ui.plot_loss import LossPlot
@@ -87,6 +89,9 @@ class LessonView(LessonPage):
     controls_width: ClassVar[int] = 300
     key_controls: ClassVar[int] = 4  # settings in sight; the rest under "More settings"
     loss_height: ClassVar[int] = 220  # the workbench's loss curve, pixels
+    # shows a playground tab by its title; the playground sets it, and the line under the
+    # workbench then carries the course path (:func:`~pyplay.ui.landing.course_strip`)
+    open_tab: Callable[[str], object] | None = None
 
     def __init__(self, state: Any = None) -> None:
         super().__init__(state)
@@ -171,13 +176,17 @@ class LessonView(LessonPage):
         return self.loss_plot.panel()
 
     def about(self) -> list[Any]:
-        """What the lesson shows, in one line under the workbench (its spec's ``about``)."""
+        """What the lesson shows, in one line under the workbench (its spec's ``about``), and,
+        in the playground, the course path: where the lesson sits and the lessons either side."""
         try:
             spec = spec_of(type(self.state))
         except KeyError:
             return []
         line = f"**{spec.title}**: {spec.about}. Open the sections below for more."
-        return [pn.pane.Markdown(line, sizing_mode="stretch_width", css_classes=["pyplay-about"])]
+        about = pn.pane.Markdown(line, sizing_mode="stretch_width", css_classes=["pyplay-about"])
+        if self.open_tab is None or spec.parent is not None:
+            return [about]
+        return [about, course_strip(spec.title, self.open_tab)]
 
     def help_section(self) -> Section:
         """The lesson's help (``help.md``) as its first section."""

@@ -37,6 +37,7 @@ __all__ = [
 ]
 
 STACK_BELOW_PX = 1000  # narrower windows stack a lesson's controls above its content
+LINE_MIN_PX = 280  # a line beside a button narrower than this goes under it (a phone)
 
 FOCUS_RING = "2px solid #1a5fb4"  # around what has the keyboard's focus
 
@@ -79,7 +80,9 @@ pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
      stacked here: a lesson would stay as wide as its controls and content side by side */
   :host(.pyplay-page), :host(.pyplay-lesson), :host(.pyplay-lesson-page),
   :host(.pyplay-app), :host(.pyplay-section), :host(.pyplay-start),
-  :host(.pyplay-start-row) {{ min-width: 0 !important; }}
+  :host(.pyplay-start-row), :host(.pyplay-try-this), :host(.pyplay-try-row) {{
+    min-width: 0 !important;
+  }}
 }}
 """
 

@@ -17,6 +17,7 @@ import panel as pn
 import param
 
 from pyplay.ui.lessons.experiment import Experiment, set_up
+from pyplay.ui.style import LINE_MIN_PX
 
 __all__ = ["TryThis", "try_box", "try_this"]
 
@@ -87,7 +88,9 @@ class TryThis(param.Parameterized):
             )
             button.on_click(self._runner(experiment))
             what = f"{experiment.expect} (about {experiment.steps:,} steps)"
-            rows.append(pn.Row(button, pn.pane.Markdown(what, sizing_mode="stretch_width")))
+            # on a phone the line goes under its button, not into a column a word wide
+            text = pn.pane.Markdown(what, sizing_mode="stretch_width", min_width=LINE_MIN_PX)
+            rows.append(pn.Row(button, text, css_classes=["pyplay-try-row"]))
         return pn.Column(
             "## Try this",
             *rows,
