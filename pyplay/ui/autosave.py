@@ -36,8 +36,9 @@ import numpy as np
 
 from pyplay.ui.storage import MAX_NAME_CHARS, Snapshot, Store, StoreError, keep
 
-__all__ = ["WORSE", "Autosaver", "Entry", "describe", "recent_loss", "trained_steps"]
+__all__ = ["INTERVAL_S", "WORSE", "Autosaver", "Entry", "describe", "recent_loss", "trained_steps"]
 
+INTERVAL_S = 15.0  # seconds of training between two autosaves of a lesson
 WORSE = 10.0  # a recent loss this many times the saved one keeps the saved model apart
 RECENT = 10  # steps whose mean loss is a model's recent loss
 
@@ -140,7 +141,7 @@ class Autosaver:
         schedule: Schedule,
         notify: Notify,
         clock: Callable[[], float] = time.time,
-        interval_s: float = 15.0,
+        interval_s: float = INTERVAL_S,
         on_saved: Callable[[Snapshot], Any] | None = None,
         on_failed: Callable[[str], Any] | None = None,
     ) -> None:

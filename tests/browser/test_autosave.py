@@ -1,13 +1,16 @@
 """Work that survives a reload: train in the recurrent lesson, pause, reload the page, take the
-offer to restore, then rename and delete the snapshot in the "Saved work" tab."""
+offer to restore, then rename and delete the snapshot in the "Saved work" tab; and two tabs
+training at once, each keeping its own saved work."""
 
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
 from browserkit import open_lesson, settled_step, step_count, wait_ready, wait_step
+from pyplay.ui.autosave import INTERVAL_S
 
 pytestmark = pytest.mark.browser
 
@@ -69,4 +72,36 @@ def test_training_survives_a_reload(page, page_log, site_url):
     page.get_by_text("Nothing saved yet.", exact=True).wait_for(timeout=60_000)  # looked
     assert page.get_by_text(OFFER).count() == 0
     assert not page.get_by_role("button", name="Restore", exact=True).is_visible()
+    assert page_log.errors == [] and page_log.external(site_url) == []
+
+
+def test_two_tabs_training_at_once_keep_each_others_saved_work(page, page_log, site_url):
+    """Two tabs of the page (one browser profile, one store) train at once: each lesson's
+    model is its own entry (a random id per model, never a shared key), so neither tab's
+    autosave (every ``interval_s`` of training) overwrites the other's, and a fresh tab lists
+    both. (When the store is full, the oldest automatic entries go first, whichever tab wrote
+    them: the newest saves win.)"""
+    other = page.context.new_page()
+    for tab in (page, other):
+        tab.bring_to_front()  # a tab in the background draws nothing: clicks would wait
+        tab.goto(site_url)
+        wait_ready(tab)
+        open_lesson(tab)
+    other.get_by_text("GRU", exact=True).first.click()  # a different model in the second tab
+    other.get_by_text(re.compile(r"New GRU with [\d,]+ parameters")).first.wait_for(timeout=60_000)
+    for tab in (page, other):
+        tab.bring_to_front()
+        tab.get_by_role("button", name="Train", exact=True).click()
+    started = time.monotonic()
+    for tab in (page, other):  # both train at once, each past its first autosave
+        wait_step(tab, 20)
+    time.sleep(max(0.0, INTERVAL_S + 10 - (time.monotonic() - started)))
+    other.close()
+    page.goto(site_url)  # a fresh tab: what the store holds
+    wait_ready(page)
+    open_saved_work(page)
+    entries = page.locator(".pyplay-saved-entry")
+    for model in ("LSTM", "GRU"):
+        entries.filter(has_text=f"{model} on adding").first.wait_for(timeout=60_000)
+    assert entries.count() == 2
     assert page_log.errors == [] and page_log.external(site_url) == []
