@@ -27,6 +27,7 @@ import panel as pn
 
 from pyplay.ui.landing import TITLE as START_TITLE
 from pyplay.ui.landing import landing
+from pyplay.ui.lectures import reference_list
 from pyplay.ui.lessons import COURSE, SPECS, LessonSpec
 from pyplay.ui.lessons import LESSONS as REGISTERED
 from pyplay.ui.location import bind_location
@@ -48,6 +49,11 @@ natively from a clone of pyplay's repository (`pip install -e .` there; the `pyp
 is another project), with hand-written backward passes checked against PyTorch.
 
 Lessons: {"; ".join(f"**{s.title}** ({s.about})" for s in REGISTERED if s.about)}.
+
+**The lectures.** The lessons follow five texts on recurrent networks and attention; where a
+lesson cites one, it names it as in bold here:
+
+{reference_list()}
 """
 
 SLOT = {"sizing_mode": "stretch_width", "css_classes": ["pyplay-lesson"]}

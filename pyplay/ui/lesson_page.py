@@ -8,7 +8,8 @@
   ``dynamic/rtrl_view.py`` reads ``dynamic/rtrl_help.md``): its first line is the heading,
   the rest the help, and for a sub-tab, after a line ``---``, where it departs from the
   lecture (:func:`page_text`); a number the code declares appears there as ``$NAME``, filled
-  from the view's ``prose_values``.
+  from the view's ``prose_values``, and a lecture as ``{{lecture:KEY}}``, filled from
+  :data:`pyplay.ui.lectures.LECTURES` when the file is read.
 - **Its status line's CSS class**: ``pyplay-<lesson key>-status`` unless the view names
   another (``status_css``).
 - **What it builds**: a subclass builds its figures and widgets in :meth:`LessonPage.build`,
@@ -32,6 +33,7 @@ from typing import Any, ClassVar
 
 import panel as pn
 
+from pyplay.ui.lectures import fill_lectures
 from pyplay.ui.lessons import spec_of
 from pyplay.ui.session import TrainingSession, sessions_of, timing_of
 
@@ -74,11 +76,19 @@ def page_text(module: str) -> PageText:
     where it departs from the lecture. A line break inside a paragraph is a space (the file
     is wrapped for reading; the page gets each paragraph as one line). A value the code
     declares is written ``$NAME`` and filled from the view's ``prose_values``
-    (:meth:`PageText.filled`).
+    (:meth:`PageText.filled`); a lecture is written ``{{lecture:KEY}}`` and replaced here by
+    the name the page gives it (:func:`~pyplay.ui.lectures.fill_lectures`).
+
+    Raises
+    ------
+    ValueError
+        The file has no heading line, or names a lecture :data:`~pyplay.ui.lectures.LECTURES`
+        does not hold (or another ``{{...}}``).
     """
     package, _, name = module.rpartition(".")
     filename = name.removesuffix("view") + "help.md"
-    text = resources.files(package).joinpath(filename).read_text(encoding="utf-8")
+    raw = resources.files(package).joinpath(filename).read_text(encoding="utf-8")
+    text = fill_lectures(raw, f"{package}/{filename}")
     heading, _, body = text.strip().partition("\n\n")
     if not heading.startswith("#") or "\n" in heading:
         raise ValueError(

@@ -9,6 +9,7 @@ no lesson: classes are named as strings and imported when first needed.
 
 from __future__ import annotations
 
+from pyplay.ui.lectures import lecture
 from pyplay.ui.lessons.experiment import Experiment
 from pyplay.ui.lessons.spec import Embed, LessonSpec
 
@@ -115,8 +116,8 @@ LESSONS: tuple[LessonSpec, ...] = (
     LessonSpec(
         "dynamic", "Dynamic networks", "state:LDDNLessonState", "view:DynamicLesson",
         "preset signal steps system lr seed", exclude={"signal": ("typed",)},
-        about="layered digital dynamic networks in the notation of Hagan's *Neural Network "
-        "Design*: build one from a palette, its diagram and equations, run and train it; the "
+        about=f"layered digital dynamic networks in the notation of {lecture('hagan')}: build "
+        "one from a palette, its diagram and equations, run and train it; the "
         "vanishing gradient with lw on a slider; an LMS adaptive filter, the eigenvalues of "
         "LW¹˒¹ and memory, RTRL beside BPTT",
         experiments=(

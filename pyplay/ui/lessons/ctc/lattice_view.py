@@ -9,6 +9,7 @@ from typing import Any
 
 import panel as pn
 
+from pyplay.ui.lectures import lecture
 from pyplay.ui.lessons.ctc.lattice import (
     MAX_LABEL,
     MAX_PATH_FRAMES,
@@ -38,7 +39,7 @@ PATHS_HELP = (
     "the model's probabilities along it: CTC's p(l|x) is their sum. The forward algorithm "
     "gets the same number without listing a single path, which is what makes the loss "
     "affordable: the number of paths grows combinatorially with T. **The lecture's example** "
-    "lists the IDSIA lecture's paths of six frames that collapse to the label H EH L OU "
+    f"lists the paths of six frames in {lecture('wand')} that collapse to the label H EH L OU "
     "(hello) over the classes -, H, EH, L, OU (blank first), each with its probability under "
     "a fixed distribution printed above them: the page's own numbers, for illustration (the "
     "slide gives none). Click it again, type a label or move T to return to your label's list."

@@ -10,6 +10,7 @@ import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource
 
+from pyplay.ui.lectures import lecture
 from pyplay.ui.lessons.ctc.race import EVAL_EVERY, KINDS
 from pyplay.ui.lessons.ctc.state import CTCState
 from pyplay.ui.plots import keep_legend_samples, legend_outside, line_figure, set_data, set_title
@@ -20,7 +21,7 @@ __all__ = ["RaceViews"]
 COLOURS = {"one-way": "#7f7f7f", "time-delay": "#d62728", "bidirectional": "#1f77b4"}
 
 RACE_HELP = (
-    'A bidirectional net includes future context; the TEK5040 lecture adds: "Could solve '
+    f'A bidirectional net includes future context; {lecture("solberg")} adds: "Could solve '
     'with time-delay for predictions, though need to specify fixed context." Tick '
     "the box and three nets of this cell and width learn beside the model above, each step on "
     "one shared batch: a **one-way** net (past frames only), a **time-delay** net (the same "

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import panel as pn
 
+from pyplay.ui.lectures import lecture
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.glimpse.figures import (
     HARD,
@@ -37,7 +38,7 @@ from pyplay.ui.training import int_sliders
 __all__ = ["GlimpseLesson"]
 
 LECTURE = (
-    "**In the lecture's notation** (TEK5040, content-based addressing): score every memory "
+    f"**In the notation of {lecture('solberg')}** (content-based addressing): score every memory "
     "cell, `αⱼ = f(q, K(Mⱼ))`, take `p = softmax(α)` and return\n\n"
     "- hard addressing: `v = Mⱼ` with probability `pⱼ`,\n"
     "- soft addressing: `v = Σⱼ pⱼ Mⱼ`.\n\n"

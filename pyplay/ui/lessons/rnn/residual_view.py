@@ -18,6 +18,7 @@ from bokeh.models import ColumnDataSource, HoverTool
 from bokeh.plotting import figure
 
 from pyplay.ui.comparison import ComparisonSection
+from pyplay.ui.lectures import lecture
 from pyplay.ui.lessons.rnn.residual import COMPARE_STEPS, KINDS, ResidualComparison
 from pyplay.ui.plots import (
     follow_log_ticks,
@@ -35,7 +36,7 @@ from pyplay.ui.workbench import until_drawn
 __all__ = ["HELP", "ResidualSection", "comparison_figure"]
 
 HELP = (
-    "The TEK5040 lecture names residual connections among the design of Google's neural "
+    f"{lecture('solberg')} names residual connections among the design of Google's neural "
     'machine translation system (GNMT, Wu et al. 2016): "plenty of residual connections in '
     "both encoder and decoder\". In GNMT's form each stacked layer after the first adds its "
     "input to its output, x⁽ˡ⁺¹⁾_t = cell_l(x⁽ˡ⁾_t, h⁽ˡ⁾_t₋₁) + x⁽ˡ⁾_t (the setting "

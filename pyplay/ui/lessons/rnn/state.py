@@ -21,6 +21,7 @@ from pyplay.tasks import TASKS, CharLM, NumberSeries, make_task
 from pyplay.tasks.series import parse_numbers
 from pyplay.train import OPTIMIZERS, Trainer, task_loss
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
+from pyplay.ui.lectures import lecture
 from pyplay.ui.trainer_lesson import TrainerLesson
 
 __all__ = ["TASK_LABELS", "GradientPair", "Inspection", "LessonState"]
@@ -85,7 +86,8 @@ class LessonState(TrainerLesson, LessonBase):
     hidden_size = param.Integer(default=32, softbounds=(2, 128))
     feedforward_layers = param.Integer(
         default=0, softbounds=(0, 3), doc="tanh layers of hidden-size units at every step before "
-        "the recurrent ones (the IDSIA lecture's input, feed-forward, recurrent, output setup)",
+        f"the recurrent ones (the typical setup of {lecture('wand')}: input, feed-forward, "
+        "recurrent, output)",
     )  # fmt: skip
     num_layers = param.Integer(default=1, softbounds=(1, 6))
     bidirectional = param.Boolean(

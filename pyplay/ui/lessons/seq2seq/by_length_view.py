@@ -18,6 +18,7 @@ from bokeh.models import BoxAnnotation, ColumnDataSource, HoverTool, Label, Rang
 from bokeh.plotting import figure
 
 from pyplay.ui.comparison import ComparisonSection
+from pyplay.ui.lectures import lecture
 from pyplay.ui.lessons.seq2seq.by_length import (
     COMPARE_STEPS,
     EVAL_PAIRS,
@@ -37,8 +38,9 @@ HELP = (
     "source, the more of it that summary loses. With attention the decoder keeps every "
     "encoder state at hand and looks up the one it needs at each step (Bahdanau, Cho and "
     "Bengio 2015, whose figure 2 shows a plain model's score falling with sentence length "
-    "while an attention model's holds; the IDSIA lecture's \"fixed-size summary\" "
-    "argument). **Compare** trains a plain encoder-decoder (wiring *init*, Sutskever) and "
+    f"while an attention model's holds; {lecture('wand')} makes the same point: the source "
+    '"must be encoded in a fixed-size vector"). **Compare** trains a plain encoder-decoder '
+    "(wiring *init*, Sutskever) and "
     f"an attention one (*Luong*) for {COMPARE_STEPS} steps each, on the same batches, with "
     "this lesson's task (reversal or copy; otherwise reversal), training lengths, cell, "
     "hidden size, layers, attention score, learning rate, batch size and seed; then it decodes "

@@ -14,6 +14,7 @@ import numpy as np
 from bokeh.core.properties import value
 
 from pyplay.ui.comparison import ComparisonSection
+from pyplay.ui.lectures import lecture
 from pyplay.ui.lessons.seq2seq.by_length import ComparisonSetting
 from pyplay.ui.lessons.seq2seq.by_length_view import LengthSection
 from pyplay.ui.lessons.seq2seq.shared import MODELS, SHARED_STEPS, SharedComparison
@@ -25,7 +26,7 @@ from pyplay.ui.workbench import until_drawn
 __all__ = ["HELP", "SharedSection"]
 
 HELP = (
-    "The TEK5040 lecture draws two ways to compose an encoder-decoder: **separate** RNNs, one "
+    f"{lecture('solberg')} draws two ways to compose an encoder-decoder: **separate** RNNs, one "
     "reading the source and another writing the target, and **one shared RNN** that reads "
     "the source and then simply goes on, writing the target with the same weights (its "
     "slides show both as figures; this is our reading of them). Sharing keeps the two "
