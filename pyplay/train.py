@@ -67,7 +67,7 @@ class Trainer:
     (:mod:`pyplay.models.contract`) says what each step computes (:mod:`pyplay.objectives`):
     a per-step model (:class:`~pyplay.models.SequenceModel`, ...) on a per-step task, an
     encoder-decoder on a pair task, a pointer network on positions, an LDDN on
-    :class:`~pyplay.dynamic.objective.Windows`.
+    :class:`~pyplay.objectives.lddn.Windows`.
 
     Parameters
     ----------

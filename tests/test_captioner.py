@@ -21,7 +21,7 @@ import pytest
 from gradcheck import assert_grad_close, max_rel_error, numeric_grad
 from pyplay.losses import cross_entropy
 from pyplay.models.captioner import Captioner
-from pyplay.models.captioner_objective import CaptionObjective, caption_loss
+from pyplay.objectives.caption import CaptionObjective, caption_loss
 from pyplay.tasks.pairs import BOS, EOS
 from pyplay.tasks.scenes import CaptionedScenes
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from pyplay.models.captioner import Captioner
-from pyplay.models.captioner_objective import train
+from pyplay.objectives.caption import train
 from pyplay.tasks.scenes import CaptionedScenes
 
 

@@ -157,7 +157,7 @@ def test_narx_closed_loop_beats_a_static_network_on_multistep_prediction() -> No
 
 
 def test_fit_is_the_trainer_on_windows_with_its_divergence_rule() -> None:
-    from pyplay.dynamic.objective import LDDNObjective, Windows
+    from pyplay.dynamic import LDDNObjective, Windows
     from pyplay.train import Trainer
 
     rng = np.random.default_rng(0)

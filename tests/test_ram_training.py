@@ -11,8 +11,8 @@ import pytest
 from pyplay.losses import cross_entropy
 from pyplay.models.glimpse import GlimpseNet
 from pyplay.models.ram import RecurrentAttention
-from pyplay.models.ram_objective import RamObjective, on_target
 from pyplay.models.ram_sensor import patch_sizes
+from pyplay.objectives.ram import RamObjective, on_target
 from pyplay.optim import Adam
 from pyplay.tasks.cluttered import ClutteredGlyphs
 from pyplay.tasks.glimpse import MarkedSymbol

@@ -7,8 +7,9 @@
 - :mod:`~pyplay.dynamic.lddn`: the layered digital dynamic network, forward and BPTT.
 - :mod:`~pyplay.dynamic.networks`: timedelaynet, distdelaynet, layrecnet, narxnet, closeloop,
   openloop, preparets.
-- :mod:`~pyplay.dynamic.objective`: the LDDN's training objective (mean squared error) and its
-  task, :class:`Windows` of a series, for :class:`pyplay.train.Trainer`.
+- :class:`Windows` of a series, the LDDN's task, and :class:`LDDNObjective`, its training
+  objective (mean squared error) for :class:`pyplay.train.Trainer`: named here, they live in
+  :mod:`pyplay.objectives.lddn` with the other objectives.
 - :mod:`~pyplay.dynamic.train`: :func:`fit`, a generator of losses over the trainer.
 - :mod:`~pyplay.dynamic.book_attention`, :mod:`~pyplay.dynamic.book_seq2seq`,
   :mod:`~pyplay.dynamic.textbook_seq2seq`: the book's seq2seq exactly as eq. 6.5-6.18 write
@@ -50,7 +51,6 @@ from pyplay.dynamic.networks import (
     preparets,
     timedelaynet,
 )
-from pyplay.dynamic.objective import LDDNObjective, WindowBatch, Windows
 from pyplay.dynamic.spec import LDDNSpec, parse_spec, to_dict
 from pyplay.dynamic.tdl import TDL, Delay, TDL_hstack
 from pyplay.dynamic.textbook_seq2seq import (
@@ -61,6 +61,7 @@ from pyplay.dynamic.textbook_seq2seq import (
 )
 from pyplay.dynamic.train import fit, mse
 from pyplay.dynamic.transfer import TRANSFERS, Transfer, get_transfer
+from pyplay.objectives.lddn import LDDNObjective, WindowBatch, Windows
 
 __all__ = [
     "BOOK_CHOICES",

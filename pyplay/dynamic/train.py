@@ -1,6 +1,6 @@
 r"""Training an LDDN by gradient descent on the mean squared error: :func:`fit`, a generator
 over :class:`pyplay.train.Trainer` (the one training loop, with its divergence rule) and the
-objective of :mod:`pyplay.dynamic.objective`.
+objective of :mod:`pyplay.objectives.lddn`.
 
 .. math::
 
@@ -25,8 +25,8 @@ import numpy as np
 
 from pyplay._checks import check_array, check_int
 from pyplay.dynamic.lddn import LDDN
-from pyplay.dynamic.objective import Windows
 from pyplay.losses import mse as mean_squared_error
+from pyplay.objectives.lddn import Windows
 from pyplay.train import OPTIMIZERS, Trainer
 
 __all__ = ["OPTIMIZERS", "fit", "fit_trainer", "mse"]

@@ -42,7 +42,7 @@ the caption's loss :math:`L_b` standing in for every choice of the caption:
     \frac{\partial \log \alpha_{t,s_t}}{\partial e_{ti}} = [i = s_t] - \alpha_{ti},
 
 with a baseline :math:`b` (a running mean of the loss,
-:class:`~pyplay.models.captioner_objective.CaptionObjective`) that lowers the variance and
+:class:`~pyplay.objectives.caption.CaptionObjective`) that lowers the variance and
 keeps the estimate unbiased. The term reaches
 :math:`h_{t-1}` through :math:`e_t`, so it flows back through time like any other gradient.
 Left out of Xu et al.: the doubly stochastic regulariser :math:`\lambda \sum_i (1 - \sum_t

@@ -18,7 +18,10 @@ by the optimisers), and
   ``"seq2seq"`` a target sequence given a source, ``"pointer"`` positions of the source,
   ``"lddn"`` the mean squared error of a dynamic network over windows of a series, ``"tree"``
   the classes of the nodes of binary trees (a recursive network), ``"glimpse"`` one class per
-  sequence read by soft or hard attention (hard: the score-function gradient).
+  sequence read by soft or hard attention (hard: the score-function gradient), ``"ram"`` one
+  class per image read in glimpses at chosen places (the recurrent attention model),
+  ``"caption"`` a caption written while attending to an image. Each has its module in
+  :mod:`pyplay.objectives` and its entry in that package's table.
 
 :class:`ModelBase` gives ``config`` (read from the attributes named as the constructor's
 arguments), ``from_config``, ``num_parameters`` and ``load_params``; :class:`PerStepBase`
@@ -57,7 +60,7 @@ __all__ = [
     "recurrent",
 ]
 
-OBJECTIVES = ("per_step", "seq2seq", "pointer", "lddn", "tree", "glimpse")
+OBJECTIVES = ("per_step", "seq2seq", "pointer", "lddn", "tree", "glimpse", "ram", "caption")
 INPUT_KINDS = ("tokens", "real")
 _PLAIN = (str, int, float, bool, type(None))
 _NOT_CONFIG = ("self", "rng", "params")  # never read from, nor written to, a config

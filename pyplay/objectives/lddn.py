@@ -12,7 +12,12 @@ weight's gradient from :meth:`~pyplay.dynamic.lddn.LDDN.backward` (BPTT).
 
 :class:`Windows` is the task: N sequences (windows of a series, say) with their targets and
 initial conditions, of which each batch draws some without replacement (all of them, in order,
-when the batch asks for as many as there are).
+when the batch asks for as many as there are). Both are named in :mod:`pyplay.dynamic` too
+(``pyplay.dynamic.Windows``), which imports them from here: this module needs nothing of the
+dynamic package (the network is any model with the LDDN's ``forward(p, a0, p0)`` and
+``backward``).
+
+:func:`make_lddn` is the kind's factory: an LDDN takes none of the trainer's options.
 """
 
 from __future__ import annotations
@@ -24,8 +29,9 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_int
 from pyplay.losses import mse
+from pyplay.objectives.base import Options, check_step_options
 
-__all__ = ["LDDNObjective", "WindowBatch", "Windows"]
+__all__ = ["LDDNObjective", "WindowBatch", "Windows", "make_lddn"]
 
 
 @dataclass(frozen=True)
@@ -106,9 +112,7 @@ class LDDNObjective:
 
     def __init__(self, model: Any, task: Any) -> None:
         if not isinstance(task, Windows):
-            raise TypeError(
-                f"task must be a pyplay.dynamic.objective.Windows, got {type(task).__name__}"
-            )
+            raise TypeError(f"task must be a pyplay.dynamic.Windows, got {type(task).__name__}")
         expected = (*task.p.shape[:2], model.output_size)
         if task.p.shape[2] != model.input_size or task.targets.shape != expected:
             raise ValueError(
@@ -134,3 +138,11 @@ class LDDNObjective:
     def evaluate(self, task: Any, batch_size: int) -> dict[str, float]:
         """The mean squared error on a batch of ``task``."""
         return {"loss": self.loss(task.batch(min(batch_size, len(task))))[0]}
+
+
+def make_lddn(model: Any, task: Any, options: Options) -> LDDNObjective:
+    """:class:`LDDNObjective`; the options are refused as for a per-step model
+    (:func:`~pyplay.objectives.base.check_step_options`: an LDDN carries no state between
+    batches)."""
+    check_step_options(model, options)
+    return LDDNObjective(model, task)

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from pyplay.batch_objective import BatchObjective
 from pyplay.losses import cross_entropy
 from pyplay.models.score_function import RunningBaseline
+from pyplay.objectives.base import BatchObjective
 
 __all__ = ["GlimpseObjective"]
 

@@ -1,5 +1,6 @@
-r"""What one training step of a :class:`~pyplay.models.captioner.Captioner` computes, and how
-well a captioner does: words right, captions right, and whether it looks where the word is.
+r"""What one training step of a :class:`~pyplay.models.captioner.Captioner` computes (the
+strategy of :class:`pyplay.train.Trainer` for models whose ``objective`` is ``"caption"``), and
+how well a captioner does: words right, captions right, and whether it looks where the word is.
 
 The loss is the mean cross-entropy of the caption's words (teacher forcing, EOS counted, PAD
 not). For hard attention each caption's loss :math:`L_b` also weighs its choices' score
@@ -22,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from pyplay.batch_objective import BatchObjective
 from pyplay.losses import cross_entropy
 from pyplay.models.score_function import RunningBaseline
+from pyplay.objectives.base import BatchObjective
 from pyplay.optim import Adam
 from pyplay.optim.clip import clip_grad_norm
 from pyplay.tasks.scenes import COLOURS, SHAPES, regions_on_grid
@@ -62,7 +63,7 @@ def attention_on_words(
 class CaptionObjective(RunningBaseline, BatchObjective):
     """Teacher-forced cross-entropy of a captioner on a task of captioned scenes, with the
     running-mean baseline of the hard model (module docstring); the interface of
-    :class:`~pyplay.batch_objective.BatchObjective` (``step``, ``accept``, ``evaluate``)."""
+    :class:`~pyplay.objectives.base.BatchObjective` (``step``, ``accept``, ``evaluate``)."""
 
     def __init__(self, model: Any, task: Any) -> None:
         if getattr(task, "output_kind", None) != "caption":

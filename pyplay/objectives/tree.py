@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from pyplay.batch_objective import BatchObjective
 from pyplay.losses import cross_entropy
 from pyplay.models.recursive.tree import TreeBatch
+from pyplay.objectives.base import BatchObjective
 
 __all__ = ["TreeObjective", "tree_accuracy"]
 

@@ -3,8 +3,9 @@ al.'s hybrid of the cross-entropy of the class (backpropagation), REINFORCE for 
 locations with the reward :math:`R = [\arg\max y = \text{class}]` and the learned baseline's
 squared error (:mod:`pyplay.models.ram`).
 
-The objective has the interface of :class:`~pyplay.batch_objective.BatchObjective` (``step``,
-``accept``, ``evaluate``), so a loop over an optimiser trains the model::
+The objective has the interface of :class:`~pyplay.objectives.base.BatchObjective`
+(``step``, ``accept``, ``evaluate``), so :class:`~pyplay.train.Trainer` trains the model
+(``objective = "ram"``), and so does a loop over an optimiser::
 
     objective = RamObjective(model, task)
     optimizer = Adam(model.params, lr=3e-3)
@@ -24,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from pyplay.batch_objective import BatchObjective
 from pyplay.losses import cross_entropy
+from pyplay.objectives.base import BatchObjective
 
 __all__ = ["RamObjective", "on_target"]
 
