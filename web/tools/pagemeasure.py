@@ -14,7 +14,8 @@ benchmarks out (they are a developer's tool): :func:`install_bench` copies ``pyp
 into the page's Python first. ``python web/measure.py tabs``: the lesson tabs' figures alone
 (:func:`tabs_only`); ``python web/measure.py steps``: the step figures alone (:func:`steps_only`);
 ``python web/measure.py first``: a learner's first minute, cold, to a falling loss
-(:mod:`firstminute`).
+(:mod:`firstminute`); ``python web/measure.py memory [minutes]``: the memory of the page while
+a lesson trains (:mod:`memorymeasure`).
 Prints figures; asserts nothing (tests do the asserting).
 """
 
@@ -26,7 +27,10 @@ import re
 import statistics
 import sys
 import time
+from functools import partial
 from typing import Any
+
+import memorymeasure
 
 import livemeasure
 import sitebuild
@@ -308,7 +312,8 @@ def main() -> int:
     if not sitebuild.is_fresh():
         sitebuild.build()
     server, url = sitebuild.serve_in_thread()
-    only = {"live": live_only, "tabs": tabs_only, "steps": steps_only, "first": first_only}
+    only = {"live": live_only, "tabs": tabs_only, "steps": steps_only, "first": first_only,
+            "memory": partial(memorymeasure.memory_only, args=CHROMIUM_ARGS)}  # fmt: skip
     if sys.argv[1:2] and sys.argv[1] in only:
         try:
             return only[sys.argv[1]](url)
