@@ -78,10 +78,11 @@ def sample(page: Any, session: Any, pids: list[int]) -> dict[str, float]:
 
 
 def growth_per_minute(samples: list[tuple[float, dict[str, float]]], key: str) -> float:
-    """The least-squares slope of ``key`` per minute over the second half of ``samples``."""
+    """The least-squares slope of ``key`` per minute over the second half of ``samples`` (NaN
+    when that half holds fewer than two samples)."""
     half = samples[len(samples) // 2 :]
     if len(half) < 2:
-        return 0.0
+        return float("nan")  # too short a run to say
     ts = [t / 60 for t, _ in half]
     ys = [s[key] for _, s in half]
     mt, my = sum(ts) / len(ts), sum(ys) / len(ys)
