@@ -32,6 +32,7 @@ __all__ = [
     "batch_only",
     "check_step_options",
     "not_a_model",
+    "require_output_kind",
 ]
 
 
@@ -74,6 +75,13 @@ def not_a_model(model: Any) -> TypeError:
         "model must be a pyplay SequenceModel, TransformerModel, MemoryNet, AttendRNN or "
         f"EncoderDecoder (or an LDDN), got {type(model).__name__}"
     )
+
+
+def require_output_kind(task: Any, kind: str, what: str) -> None:
+    """Refuse a ``task`` whose ``output_kind`` is not ``kind`` (TypeError "task must be
+    ``what``, got <its class>"): the check of every objective made for one kind of task."""
+    if getattr(task, "output_kind", None) != kind:
+        raise TypeError(f"task must be {what}, got {type(task).__name__}")
 
 
 def check_step_options(model: Any, options: Options) -> None:

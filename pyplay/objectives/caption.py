@@ -25,7 +25,7 @@ import numpy as np
 
 from pyplay.losses import cross_entropy
 from pyplay.models.score_function import RunningBaseline
-from pyplay.objectives.base import BatchObjective
+from pyplay.objectives.base import BatchObjective, require_output_kind
 from pyplay.optim import Adam
 from pyplay.optim.clip import clip_grad_norm
 from pyplay.tasks.scenes import COLOURS, SHAPES, regions_on_grid
@@ -66,10 +66,7 @@ class CaptionObjective(RunningBaseline, BatchObjective):
     :class:`~pyplay.objectives.base.BatchObjective` (``step``, ``accept``, ``evaluate``)."""
 
     def __init__(self, model: Any, task: Any) -> None:
-        if getattr(task, "output_kind", None) != "caption":
-            raise TypeError(
-                f"task must be a captioning task (CaptionedScenes), got {type(task).__name__}"
-            )
+        require_output_kind(task, "caption", "a captioning task (CaptionedScenes)")
         sizes = (task.vocab_size, task.image_size)
         model_sizes = (model.vocab_size, model.image_size)
         super().__init__(model, task, sizes, model_sizes, "has {} words and {}-pixel images")

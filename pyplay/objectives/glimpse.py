@@ -18,7 +18,7 @@ import numpy as np
 
 from pyplay.losses import cross_entropy
 from pyplay.models.score_function import RunningBaseline
-from pyplay.objectives.base import BatchObjective
+from pyplay.objectives.base import BatchObjective, require_output_kind
 
 __all__ = ["GlimpseObjective"]
 
@@ -27,10 +27,7 @@ class GlimpseObjective(RunningBaseline, BatchObjective):
     """Cross-entropy of a glimpse task's targets (module docstring)."""
 
     def __init__(self, model: Any, task: Any) -> None:
-        if getattr(task, "output_kind", None) != "glimpse classes":
-            raise TypeError(
-                f"task must be a glimpse task (MarkedSymbol), got {type(task).__name__}"
-            )
+        require_output_kind(task, "glimpse classes", "a glimpse task (MarkedSymbol)")
         sizes = (task.input_size, task.num_classes)
         model_sizes = (model.input_size, model.num_classes)
         super().__init__(model, task, sizes, model_sizes, "has {} features and {} classes")

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from pyplay.losses import cross_entropy
-from pyplay.objectives.base import BatchObjective
+from pyplay.objectives.base import BatchObjective, require_output_kind
 
 __all__ = ["RamObjective", "on_target"]
 
@@ -43,11 +43,9 @@ class RamObjective(BatchObjective):
     """The hybrid loss of the recurrent attention model (module docstring)."""
 
     def __init__(self, model: Any, task: Any) -> None:
-        if getattr(task, "output_kind", None) != "image classes":
-            raise TypeError(
-                "task must be an image task (ClutteredGlyphs, output_kind 'image classes'), "
-                f"got {type(task).__name__}"
-            )
+        require_output_kind(
+            task, "image classes", "an image task (ClutteredGlyphs, output_kind 'image classes')"
+        )
         sizes = (task.channels, task.num_classes)
         model_sizes = (model.channels, model.num_classes)
         super().__init__(model, task, sizes, model_sizes, "has {} channels and {} classes")

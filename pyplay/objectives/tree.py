@@ -20,7 +20,7 @@ import numpy as np
 
 from pyplay.losses import cross_entropy
 from pyplay.models.recursive.tree import TreeBatch
-from pyplay.objectives.base import BatchObjective
+from pyplay.objectives.base import BatchObjective, require_output_kind
 
 __all__ = ["TreeObjective", "tree_accuracy"]
 
@@ -38,11 +38,7 @@ class TreeObjective(BatchObjective):
     """Cross-entropy of the counted nodes of a tree task's batches (module docstring)."""
 
     def __init__(self, model: Any, task: Any) -> None:
-        if getattr(task, "output_kind", None) != "tree classes":
-            raise TypeError(
-                "task must be a tree task (ExpressionTrees, SentimentTrees), got "
-                f"{type(task).__name__}"
-            )
+        require_output_kind(task, "tree classes", "a tree task (ExpressionTrees, SentimentTrees)")
         sizes = (len(task.vocab), task.num_classes)
         model_sizes = (model.vocab_size, model.num_classes)
         super().__init__(model, task, sizes, model_sizes, "has {} tokens and {} classes")
