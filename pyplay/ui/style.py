@@ -10,8 +10,9 @@ root (:func:`use_page_style` appends :data:`PAGE_CSS` there once). The rules:
 - text in ``<pre>`` (status lines, generated samples, decoded outputs) wraps at the window's
   edge, long words too;
 - a lesson page (:class:`~pyplay.ui.lesson_view.LessonView`, class ``pyplay-page``) puts its
-  controls column above its content when the window is narrower than
-  :data:`STACK_BELOW_PX` (a tablet), beside it otherwise; stacked, it is no wider than the
+  controls column above its content when its container (the page, or an embed's element;
+  :data:`CONTAINER`) is narrower than :data:`STACK_BELOW_PX` (a tablet), beside it otherwise;
+  stacked, it is no wider than the
   wider of the two (Bokeh would keep the two side by side's minimum width), and neither the
   app (``pyplay-app``), the tabs nor a lesson keeps a minimum width wider than a phone;
 - the workbench's gate maps (``pyplay-bench-maps``) come three to a row beside a lesson's
@@ -27,6 +28,7 @@ from __future__ import annotations
 import panel as pn
 
 __all__ = [
+    "CONTAINER",
     "FOCUS_CSS",
     "FOCUS_RING",
     "PAGE_CSS",
@@ -36,7 +38,11 @@ __all__ = [
     "use_page_style",
 ]
 
-STACK_BELOW_PX = 1000  # narrower windows stack a lesson's controls above its content
+STACK_BELOW_PX = 1000  # narrower containers stack a lesson's controls above its content
+# the container whose width decides (a CSS container query, not the window's width: an embed in
+# a 320 px column of a wide course page stacks like the page on a phone). The page's root and
+# every embed's element are this container (web/site/loader.css, web/site/embed.js).
+CONTAINER = "pyplay"
 LINE_MIN_PX = 280  # a line beside a button narrower than this goes under it (a phone)
 
 FOCUS_RING = "2px solid #1a5fb4"  # around what has the keyboard's focus
@@ -72,17 +78,22 @@ PAGE_CSS = f"""
   grid-template-columns: repeat(auto-fill, minmax(min(100%, 250px), 1fr)) !important;
 }}
 pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
+/* a section's title wraps in a narrow column instead of widening it */
+:host(.pyplay-section-header) .bk-btn {{ white-space: normal; text-align: left; height: auto; }}
 {READABLE_CSS}
 {FOCUS_CSS}
-@media (max-width: {STACK_BELOW_PX}px) {{
+@container {CONTAINER} (max-width: {STACK_BELOW_PX}px) {{
   :host(.pyplay-page) {{ flex-direction: column !important; }}
   /* Bokeh gives a row the sum of its children's minimum widths as its own, also when it is
      stacked here: a lesson would stay as wide as its controls and content side by side */
   :host(.pyplay-page), :host(.pyplay-lesson), :host(.pyplay-lesson-page),
-  :host(.pyplay-app), :host(.pyplay-section), :host(.pyplay-start),
-  :host(.pyplay-start-row), :host(.pyplay-try-this), :host(.pyplay-try-row) {{
+  :host(.pyplay-app), :host(.pyplay-widget), :host(.pyplay-section), :host(.pyplay-start),
+  :host(.pyplay-start-row), :host(.pyplay-try-this), :host(.pyplay-try-row), :host(.bk-Row),
+  :host(.bk-panel-models-layout-Column) {{
     min-width: 0 !important;
   }}
+  /* a lesson's controls column no wider than its container (a 320 px column) */
+  :host(.pyplay-bench-controls) {{ max-width: 100% !important; }}
 }}
 """
 
@@ -98,7 +109,7 @@ TABS_CSS = f"""
 .bk-header {{ flex-wrap: wrap !important; }}
 .bk-tab:focus-visible {{ outline: {FOCUS_RING} !important; outline-offset: -2px; }}
 :host > [style*="visibility: hidden"] {{ display: none !important; }}
-@media (max-width: {STACK_BELOW_PX}px) {{ :host {{ min-width: 0 !important; }} }}
+@container {CONTAINER} (max-width: {STACK_BELOW_PX}px) {{ :host {{ min-width: 0 !important; }} }}
 """
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -21,13 +22,35 @@ class PageLog:
         self.failures: list[str] = []
         self.errors: list[str] = []
 
-    def attach(self, page: Any) -> None:
-        page.on("request", lambda r: self.requests.append(r.url))
-        page.on(
-            "response", lambda r: r.status >= 400 and self.failures.append(f"{r.status} {r.url}")
+    def attach(self, page: Any) -> Callable[[], None]:
+        """Record what ``page`` does from now on; returns the function that stops it."""
+        handlers: list[tuple[str, Callable[[Any], Any]]] = [
+            ("request", lambda r: self.requests.append(r.url)),
+            (
+                "response",
+                lambda r: r.status >= 400 and self.failures.append(f"{r.status} {r.url}"),
+            ),
+            ("console", lambda m: m.type == "error" and self.errors.append(m.text)),
+            ("pageerror", lambda e: self.errors.append(str(e))),
+        ]
+        for event, handler in handlers:
+            page.on(event, handler)
+
+        def detach() -> None:
+            for event, handler in handlers:
+                page.remove_listener(event, handler)
+
+        return detach
+
+    def copy(self) -> PageLog:
+        """A new log that starts with what this one recorded so far."""
+        log = PageLog()
+        log.requests, log.failures, log.errors = (
+            list(self.requests),
+            list(self.failures),
+            list(self.errors),
         )
-        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        return log
 
     def external(self, origin: str) -> list[str]:
         return [u for u in self.requests if not u.startswith((origin, "blob:", "data:"))]
@@ -158,6 +181,26 @@ def open_lesson(page: Any, title: str = "Recurrent networks") -> None:
     built."""
     page.locator(".bk-tab", has_text=title).first.click()
     page.get_by_role("button", name="Reset", exact=True).first.wait_for(timeout=150_000)
+
+
+def settle(page: Any) -> None:
+    """Leave a page that a test used as the next test of its module expects to find it: no
+    lesson training (every visible, enabled Pause pressed), no notice over the page, the
+    course's first lesson open. Settings the test changed stay as they are: the tests of a
+    module that shares one page (``SHARED_PAGE = True``) are written not to depend on them."""
+    for _ in range(3):
+        pauses = page.get_by_role("button", name="Pause", exact=True).locator("visible=true")
+        enabled = [pauses.nth(k) for k in range(pauses.count()) if pauses.nth(k).is_enabled()]
+        if not enabled:
+            break
+        for button in enabled:
+            button.click()
+        time.sleep(0.5)
+    notice = page.locator("#pyplay-notice")
+    if notice.count():
+        notice.click()
+        notice.wait_for(state="detached", timeout=10_000)
+    open_lesson(page)
 
 
 def section_header(page: Any, title: str) -> Any:

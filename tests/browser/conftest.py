@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import sitebuild
-from browserkit import OPEN_SECTIONS, PageLog, open_lesson, wait_ready
+from browserkit import OPEN_SECTIONS, PageLog, open_lesson, settle, wait_ready
 from pagemeasure import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,8 +56,36 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+@pytest.fixture(scope="module")
+def module_page(browser: Any, site_url: str) -> Iterator[tuple[Any, PageLog]]:
+    """One playground loaded for a whole test module that says ``SHARED_PAGE = True`` (a
+    cold start costs 15-25 s on these machines), with the log of its loading."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.add_init_script(OPEN_SECTIONS)
+    p = ctx.new_page()
+    loading = PageLog()
+    stop = loading.attach(p)
+    p.goto(site_url)
+    wait_ready(p)
+    stop()
+    yield p, loading
+    ctx.close()
+
+
+def _shares_page(request: pytest.FixtureRequest) -> bool:
+    """Whether the test takes its module's shared page: it asks for ``ready_page`` in a module
+    that says ``SHARED_PAGE = True`` (a test that asks for ``page`` gets a fresh one)."""
+    return "ready_page" in request.fixturenames and bool(
+        getattr(request.module, "SHARED_PAGE", False)
+    )
+
+
 @pytest.fixture
-def page_log() -> PageLog:
+def page_log(request: pytest.FixtureRequest) -> PageLog:
+    """What the test's page did. On a module's shared page: what it did while loading, then
+    during this test (not during the module's earlier tests)."""
+    if _shares_page(request):
+        return request.getfixturevalue("module_page")[1].copy()
     return PageLog()
 
 
@@ -79,10 +107,24 @@ def page(context: Any, page_log: PageLog) -> Any:
 
 
 @pytest.fixture
-def ready_page(page: Any, site_url: str) -> Any:
+def ready_page(request: pytest.FixtureRequest, site_url: str, page_log: PageLog) -> Iterator[Any]:
     """The playground, loaded and interactive, with the recurrent-networks lesson open (the
-    page opens on it, the course's first)."""
-    page.goto(site_url)
-    wait_ready(page)
+    page opens on it, the course's first).
+
+    In a module that says ``SHARED_PAGE = True`` every test gets the module's one page
+    (:func:`module_page`), left by the test before as :func:`browserkit.settle` leaves it:
+    nothing training, no notice, the first lesson open; ``page_log`` records this test only.
+    """
+    if not _shares_page(request):
+        page = request.getfixturevalue("page")
+        page.goto(site_url)
+        wait_ready(page)
+        open_lesson(page)
+        yield page
+        return
+    page = request.getfixturevalue("module_page")[0]
+    stop = page_log.attach(page)
     open_lesson(page)
-    return page
+    yield page
+    stop()
+    settle(page)

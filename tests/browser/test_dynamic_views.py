@@ -11,6 +11,7 @@ import pytest
 from browserkit import FINGERPRINT, wait_for
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
 
 
 def pre(page, css: str) -> str:

@@ -5,9 +5,10 @@ iframe tells its parent page its height, which ``embed.js`` sets on the iframe (
 page shows the whole widget without a scrollbar).
 
 One host page holds the widgets (one Python runtime builds them all, as ``embed.js`` does for
-any page), in columns first 320 px then 600 px wide. The whole-lesson widgets are not in
-:data:`FITTING` yet: a lesson stacks its controls above its plots by the window's width (a
-media query), not its container's, so in a 320 px column of a wide page they stay wider.
+any page), in columns first 320 px then 600 px wide. A whole lesson stacks its controls above
+its plots by its container's width (a CSS container query, ``pyplay.ui.style.CONTAINER``), so
+it does in a 320 px column of a wide page too. Two widgets still need more than 320 px:
+:data:`WIDER`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from pyplay.ui.embed import WIDGETS
 
 pytestmark = pytest.mark.browser
 
-FITTING = ("gates", "gradient", "attention", "heads")  # the look-inside widgets
+# two widgets keep a legend beside a plot, which needs about 350 and 520 px
+WIDER = ("beam", "lecture_rnn")
+FITTING = tuple(name for name in WIDGETS if name not in WIDER)  # every other widget
 
 # widgets whose content is wider than its column, and by how much: widget -> px
 OVERFLOW = """(width) => {

@@ -8,6 +8,7 @@ import time
 import pytest
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
 
 IMAGE_ROWS = """() => {
   const out = [];

@@ -9,6 +9,7 @@ import pytest
 from browserkit import wait_for
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
 
 
 def pre(page, css: str) -> str:

@@ -11,6 +11,7 @@ import pytest
 from browserkit import wait_for
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
 
 MAP = """() => {
   for (const m of window.pyplay.document.all_models) {

@@ -18,6 +18,7 @@ import pytest
 from browserkit import FINGERPRINT, wait_for
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
 
 LIVE = {  # tab: (status line's class, look-inside columns)
     "Transformers": ("pyplay-transformer-status", ["weight"]),

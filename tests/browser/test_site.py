@@ -16,6 +16,7 @@ import pytest
 from browserkit import PageLog, wait_ready
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
 
 # the versions the site must ship, as pyproject.toml declares them (the one place)
 _PROJECT = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())

@@ -71,6 +71,8 @@
     for (const el of elements) {
       if (el.dataset.height) el.style.minHeight = el.dataset.height + "px";
       if (!el.style.width) el.style.width = "100%";
+      // a lesson stacks by this element's width, not the window's (pyplay.ui.style.CONTAINER)
+      el.style.container = "pyplay / inline-size";
     }
     say(elements, "pyplay: starting Python in your browser…", false);
     try {

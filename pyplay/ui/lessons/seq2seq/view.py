@@ -70,7 +70,11 @@ class Seq2SeqLesson(LessonView):
         self.baseline.visible = False
         self.attn_fig, self.attn_source = attention_figure(name="seq2seq-attention")
         self.source_box = pn.widgets.TextInput(
-            name="Source", value=self.state.example_source(), width=320
+            name="Source",
+            value=self.state.example_source(),
+            min_width=200,
+            max_width=320,
+            sizing_mode="stretch_width",  # 320 px, less in a narrow column
         )
         self.output = Text("", name="output", css_classes=["pyplay-output"])
         self.decoding: Decoding | None = None
