@@ -172,3 +172,23 @@ def test_concatenated_code_errors_name_the_argument() -> None:
         make_positional("concat", 8, 1)
     with pytest.raises(ValueError, match="tie_weights needs the embedding as wide as the model"):
         TransformerModel(5, 5, d_model=8, nhead=2, positional="concat", tie_weights=True)
+
+
+def test_slide_normalised_divides_by_the_sequence_pyplay_by_max_len() -> None:
+    """The IDSIA lecture's "divide count by maximum value" divides each sequence's count by its
+    own length (1, 2, 3, 4 -> 0.25, 0.5, 0.75, 1.0 for a sequence of 4); pyplay divides by
+    max_len, the same for every sequence, so a sequence of 4 in a model of max_len 8 gets
+    0.125 ... 0.5, and the docstrings say so."""
+    from pyplay.nn import positional
+    from pyplay.nn.positional import FixedPositionalEncoding, fixed_table
+
+    pe = FixedPositionalEncoding("normalised", max_len=8, d_model=3, dtype=np.float64)
+    out, _ = pe.forward(np.zeros((1, 4, 3)))
+    np.testing.assert_array_equal(out[0, :, 0], [0.125, 0.25, 0.375, 0.5])  # ours: i / max_len
+    lecture = np.arange(1, 5) / 4  # the slide's: i / (this sequence's length)
+    np.testing.assert_array_equal(lecture, [0.25, 0.5, 0.75, 1.0])
+    assert not np.array_equal(out[0, :, 0], lecture)
+    assert "The slide divides by the maximum of the sequence" in (positional.__doc__ or "")
+    assert "the IDSIA lecture divides by the length of the sequence" in " ".join(
+        (fixed_table.__doc__ or "").split()
+    )

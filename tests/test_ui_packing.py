@@ -12,7 +12,12 @@ import numpy as np
 import pytest
 
 from pyplay.nn.packing import compare_padding
-from pyplay.ui.lessons.rnn.packing_view import MAX_LENGTH, MAX_SEQUENCES, parse_lengths
+from pyplay.ui.lessons.rnn.packing_view import (
+    MAX_LENGTH,
+    MAX_SEQUENCES,
+    lecture_count,
+    parse_lengths,
+)
 from pyplay.ui.lessons.rnn.view import RecurrentLesson
 
 
@@ -109,3 +114,22 @@ def test_slide_problem_with_padding_first_second_third():
     assert (found.padded_steps, found.packed_steps) == (9, 6)
     assert found.packed.batch_sizes.tolist() == [3, 2, 1]
     assert found.packed_gap < 1e-6 < found.unmasked_gap
+
+
+def test_slide_problem_with_padding_counts_operations_and_the_page_says_so():
+    """The "Problem With Padding" slide of the NLP lecture: the padded (3, 3) batch times a
+    weight matrix is 3 x 3 = 9 multiplications and 3 x 2 = 6 additions (nrows x (n - 1) cols).
+    The page counts cell evaluations (9 padded, 6 real): beside its number it gives the
+    lecture's count for the typed lengths and says the two 6s are different quantities."""
+    text = lecture_count([3, 2, 1])
+    assert "B·T = 9 multiplications and B·(T − 1) = 6 additions" in text
+    assert text.startswith('Lecture 8 of an NLP course ("Problem With Padding")')
+    assert "equal here by coincidence" in text
+    other = lecture_count([6, 4, 4, 2, 1])
+    assert "30 multiplications" in other and "25 additions" in other and "ΣT_i = 17" in other
+    assert "coincidence" not in other
+    view = RecurrentLesson().packing
+    view.lengths.value = "3, 2, 1"
+    assert view.lecture_count.object == text
+    column = list(view.panel.objects)
+    assert column.index(view.lecture_count) == column.index(view.heading) + 1  # beside it

@@ -18,7 +18,10 @@ self-attention):
 
 ================  ================================================================
 ``"dot"``         :math:`q^\top k` (Luong)
-``"scaled_dot"``  :math:`q^\top k / \sqrt{D}` (Vaswani et al.)
+``"scaled_dot"``  :math:`q^\top k / \sqrt{D}` (Vaswani et al.; the IDSIA lecture), or with
+                  ``scale_by="source_length"`` :math:`q_i^\top k / \sqrt{n_i}`, :math:`n_i`
+                  the number of keys query ``i`` may look at (Schmidt's Table 1,
+                  :math:`\sqrt{n_{source}}`)
 ``"general"``     :math:`q^\top W_a k`, ``weight`` (Dq, Dk) (Luong)
 ``"additive"``    :math:`v^\top \tanh(W_q q + W_k k + b)` (Bahdanau; "concat" in Luong)
 ``"cosine"``      :math:`\beta\, \hat q^\top \hat k`, :math:`\hat x = x / \max(\|x\|, \epsilon)`
@@ -40,6 +43,7 @@ import numpy as np
 from pyplay._checks import (
     as_generator,
     check_array,
+    check_choice,
     check_dtype,
     check_float,
     check_int,
@@ -102,6 +106,14 @@ class _Attention:
     ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         raise NotImplementedError
 
+    def _score_masked(
+        self, Q: np.ndarray, K: np.ndarray, keep: np.ndarray | None
+    ) -> tuple[np.ndarray, tuple]:
+        """The scores given the keys each query may see (``keep`` (B, 1 or Tq, Tk) or None);
+        only a score that counts them (:class:`ScaledDotAttention` by source length) reads
+        ``keep``, the others are :meth:`_score`."""
+        return self._score(Q, K)
+
     def _uniform(self, gen: np.random.Generator, shape: tuple[int, ...], fan_in: int) -> Any:
         k = 1.0 / np.sqrt(fan_in)
         what = f"{type(self).__name__} weight {shape}"
@@ -145,7 +157,7 @@ class _Attention:
             keep = np.arange(Tk) < check_lengths(lengths, B, Tk)[:, None]  # (B, Tk)
         if keep is not None and keep.ndim == 2:
             keep = keep[:, None, :]  # (B, 1, Tk)
-        e, extra = self._score(Q, K)  # (B, Tq, Tk)
+        e, extra = self._score_masked(Q, K, keep)  # (B, Tq, Tk)
         w = masked_softmax(e, keep, "mask" if lengths is None else "lengths")
         return w @ V, w, AttentionCache(Q, K, V, w, extra)  # (B, Tq, Dv)
 
@@ -172,13 +184,49 @@ class DotAttention(_Attention):
 
 
 class ScaledDotAttention(DotAttention):
-    r""":math:`e_{ij} = q_i^\top k_j / \sqrt{D}` (Dq = Dk = D); no parameters."""
+    r""":math:`e_{ij} = q_i^\top k_j / \sqrt{n}` (Dq = Dk = D); no parameters.
+
+    ``scale_by`` chooses :math:`n`, where the lectures disagree:
+
+    ``"key_size"`` (default)
+        :math:`n = D`, the feature size, as in Vaswani et al. (2017) and the IDSIA lecture:
+        for unit-variance :math:`q, k` the dot product has variance :math:`D`, and dividing by
+        :math:`\sqrt{D}` keeps the softmax out of its flat, small-gradient ends.
+    ``"source_length"``
+        :math:`n = n_i = \sum_j m_{ij}`, the number of keys query ``i`` may look at (each
+        sequence's own source length with ``lengths`` or a (B, Tk) padding mask; Tk without a
+        mask), as Schmidt's Table 1 writes it, :math:`S_t^\top H_{t'} / \sqrt{n_{source}}`.
+
+    Either way the scale :math:`s_i = n_i^{-1/2}` is a constant of the forward pass, so
+    :math:`\partial e_{ij} / \partial q_i = s_i k_j` and
+    :math:`\partial e_{ij} / \partial k_j = s_i q_i`: the dot product's backward with
+    :math:`\partial L / \partial e_{ij}` scaled by :math:`s_i`.
+    """
+
+    SCALES = ("key_size", "source_length")
+
+    def __init__(self, dtype: Any = np.float32, scale_by: str = "key_size") -> None:
+        super().__init__(dtype)
+        self.scale_by = check_choice("scale_by", scale_by, self.SCALES)
 
     def _score(self, Q: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, tuple]:
-        return (Q @ _T(K)) * Q.shape[2] ** -0.5, ()  # (B, Tq, Tk); a float keeps float32
+        return self._score_masked(Q, K, None)
+
+    def _score_masked(
+        self, Q: np.ndarray, K: np.ndarray, keep: np.ndarray | None
+    ) -> tuple[np.ndarray, tuple]:
+        if self.scale_by == "key_size":
+            s: Any = Q.shape[2] ** -0.5  # a Python float keeps float32
+        elif keep is None:
+            s = K.shape[1] ** -0.5
+        else:
+            n = keep.sum(axis=2, keepdims=True)  # (B, 1 or Tq, 1) keys each query sees
+            s = (n**-0.5).astype(Q.dtype)
+        return (Q @ _T(K)) * s, (s,)  # (B, Tq, Tk)
 
     def _score_backward(self, de: np.ndarray, c: AttentionCache) -> Any:
-        return super()._score_backward(de * c.query.shape[2] ** -0.5, c)
+        (s,) = c.extra
+        return super()._score_backward(de * s, c)
 
 
 class GeneralAttention(_Attention):

@@ -100,7 +100,11 @@ def sinusoidal_table(max_len: int, d_model: int, base: float = 10000.0) -> np.nd
 
 def fixed_table(kind: str, max_len: int, d_model: int) -> np.ndarray:
     """The (max_len, d_model) float64 table of a parameter-free ``kind`` (one of ``FIXED``;
-    the module docstring gives each). ``"binary"`` needs d_model >= ceil(log2(max_len))."""
+    the module docstring gives each). ``"binary"`` needs d_model >= ceil(log2(max_len)).
+
+    ``"normalised"`` is :math:`P_{t,0} = (t + 1) / N` with :math:`N` = ``max_len`` for every
+    sequence, where the IDSIA lecture divides by the length of the sequence at hand
+    (a sequence of 4: 0.25, 0.5, 0.75, 1.0; here with ``max_len=8``: 0.125 ... 0.5)."""
     kind = check_choice("positional", kind, FIXED)
     if kind == "sinusoidal":
         return sinusoidal_table(max_len, d_model)

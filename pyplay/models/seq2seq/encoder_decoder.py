@@ -115,6 +115,10 @@ class EncoderDecoder(Seq2SeqBase):
     share_rnn : bool
         One recurrent net for encoder and decoder (see the module docstring); not with
         ``bidirectional_encoder``.
+    scale_by : {"key_size", "source_length"}
+        ``score="scaled_dot"`` divides by :math:`\\sqrt{K}` (default: Vaswani, IDSIA) or by
+        :math:`\\sqrt{n_{source}}`, the source's length (Schmidt's Table 1); older files load
+        with the default.
     dtype, rng : as everywhere in pyplay.
     """
 
@@ -130,6 +134,7 @@ class EncoderDecoder(Seq2SeqBase):
         wiring: str = "init",
         score: str | None = None,
         share_rnn: bool = False,
+        scale_by: str = "key_size",
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
     ) -> None:
@@ -182,12 +187,16 @@ class EncoderDecoder(Seq2SeqBase):
         else:
             score = "additive" if self.wiring == "bahdanau" else NO_ATTENTION_SCORE
         self.score = score
+        self.scale_by = scale_by  # checked by make_scorer, or here without attention
         if self.wiring == "attention":
-            self.attn = LuongAttention(H, K, score, dtype=self.dtype, rng=gen)
+            self.attn = LuongAttention(H, K, score, dtype=self.dtype, rng=gen, scale_by=scale_by)
         elif self.wiring == "bahdanau":
             self.bahdanau = BahdanauDecoder(
-                self.dec, make_scorer(score, H, K, None, 64, self.dtype, gen)
+                self.dec, make_scorer(score, H, K, None, 64, self.dtype, gen, scale_by)
             )
+        elif scale_by != "key_size":  # no scorer to check it
+            msg = f"wiring={self.wiring!r} has no attention: scale_by must be 'key_size'"
+            raise ValueError(f"{msg}, got scale_by={scale_by!r}")
         self.head = Linear(H, V_t, dtype=self.dtype, rng=gen)
         self.params: dict[str, np.ndarray] = gather_params(self._layers())
 

@@ -12,7 +12,9 @@ the real (not padded) source positions:
     \\tilde s_t = \\tanh(W_c [c_t; s_t]).
 
 The score is one of the modules of :mod:`pyplay.nn.attention` (``SCORES``): ``"dot"``
-:math:`s^\\top h` and ``"scaled_dot"`` (both need K = H), ``"general"`` :math:`s^\\top W_a h`,
+:math:`s^\\top h` and ``"scaled_dot"`` (both need K = H; the scaled one divides by
+:math:`\\sqrt{H}`, or with ``scale_by="source_length"`` by the square root of each source's
+length, as Schmidt's Table 1 writes it), ``"general"`` :math:`s^\\top W_a h`,
 ``"additive"`` (concatenation, Bahdanau) :math:`v^\\top \\tanh(W_q s + W_k h + b)`,
 ``"cosine"`` (content-based) and ``"location"`` (:math:`\\mathrm{softmax}(W_a s)` over
 positions, up to ``max_len`` source steps). Without input feeding every step's attention
@@ -52,13 +54,22 @@ def make_scorer(
     max_len: int = 64,
     dtype: Any = np.float32,
     rng: np.random.Generator | int | None = 0,
+    scale_by: str = "key_size",
 ) -> Any:
     """The scorer module named ``score`` (one of ``SCORES``) for ``query_size``-wide queries
     over ``key_size``-wide keys; ``attn_size`` (default ``query_size``) is the additive score's
-    hidden width, ``max_len`` the location score's number of positions."""
+    hidden width, ``max_len`` the location score's number of positions, ``scale_by`` what the
+    scaled dot product divides by (``"key_size"``: :math:`\\sqrt{D}`; ``"source_length"``:
+    :math:`\\sqrt{n_{source}}`; any other score takes only the default)."""
     H = check_int("query_size", query_size, min_value=1)
     K = check_int("key_size", key_size, min_value=1)
     score = check_choice("score", score, SCORES)
+    scale_by = check_choice("scale_by", scale_by, ScaledDotAttention.SCALES)
+    if score != "scaled_dot" and scale_by != "key_size":
+        raise ValueError(
+            f"scale_by chooses the scaled dot product's divisor: with score={score!r} leave it "
+            f"'key_size', got scale_by={scale_by!r}"
+        )
     if score in ("dot", "scaled_dot") and H != K:
         raise ValueError(
             f"score={score!r} needs key_size equal to query_size ({H}), got {K} "
@@ -69,7 +80,7 @@ def make_scorer(
     if score == "dot":
         return DotAttention(dtype=dtype)
     if score == "scaled_dot":
-        return ScaledDotAttention(dtype=dtype)
+        return ScaledDotAttention(dtype=dtype, scale_by=scale_by)
     if score == "cosine":
         return CosineAttention(dtype=dtype)
     if score == "general":
@@ -90,7 +101,7 @@ class LuongAttention:
     """Attention of ``query_size``-wide decoder states over ``key_size``-wide encoder states.
 
     Parameters: ``weight_c`` (H, K + H), and the scorer's own under ``score.`` (e.g.
-    ``score.weight`` for "general").
+    ``score.weight`` for "general"); ``scale_by`` as in :func:`make_scorer`.
     """
 
     def __init__(
@@ -102,13 +113,14 @@ class LuongAttention:
         max_len: int = 64,
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
+        scale_by: str = "key_size",
     ) -> None:
         H = check_int("query_size", query_size, min_value=1)
         K = check_int("key_size", key_size, min_value=1)
         self.score = check_choice("score", score, SCORES)
         self.dtype = check_dtype("dtype", dtype)
         gen = as_generator(rng)
-        self.scorer = make_scorer(self.score, H, K, attn_size, max_len, self.dtype, gen)
+        self.scorer = make_scorer(self.score, H, K, attn_size, max_len, self.dtype, gen, scale_by)
         k = 1.0 / np.sqrt(K + H)
         self.params: dict[str, np.ndarray] = {
             "weight_c": init.uniform(

@@ -49,8 +49,8 @@ LESSONS: tuple[LessonSpec, ...] = (
     ),
     LessonSpec(
         "seq2seq", "Sequence to sequence", "state:Seq2SeqState", "view:Seq2SeqLesson",
-        "task cell wiring score hidden_size num_layers bidirectional share_rnn lr batch_size "
-        "sampling reverse_source min_len max_len seed",
+        "task cell wiring score scale_by hidden_size num_layers bidirectional share_rnn lr "
+        "batch_size sampling reverse_source min_len max_len seed",
         exclude={"task": ("pairs",)},
         aliases={"task": {"reverse": "reversal", "copy": "copy_var", "sort": "sorting"}},
         source=True,

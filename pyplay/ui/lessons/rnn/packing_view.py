@@ -13,10 +13,11 @@ from bokeh.models import ColumnDataSource, HoverTool, Range1d
 from bokeh.plotting import figure
 
 from pyplay.nn.packing import compare_padding
+from pyplay.ui.lectures import lecture
 from pyplay.ui.plot_maps import integer_axis, label_axis
 from pyplay.ui.text import Text
 
-__all__ = ["MAX_LENGTH", "MAX_SEQUENCES", "PackingView", "parse_lengths"]
+__all__ = ["MAX_LENGTH", "MAX_SEQUENCES", "PackingView", "lecture_count", "parse_lengths"]
 
 MAX_SEQUENCES = 8  # rows of the ragged batch the view draws
 MAX_LENGTH = 24  # its longest sequence
@@ -55,6 +56,31 @@ def parse_lengths(text: str) -> list[int]:
     return lengths
 
 
+def lecture_count(lengths: list[int]) -> str:
+    """The count of the "Problem With Padding" slide for these lengths, beside the page's.
+
+    The slide multiplies the padded (B, T) batch with a weight matrix and counts the scalar
+    operations of one output column: :math:`B T` multiplications and :math:`B (T - 1)`
+    additions ("nrows x (n - 1) cols"); for its batch of 3, 2 and 1 words, 9 and 6. The page
+    counts cell evaluations, :math:`B T` padded and :math:`\\sum_i T_i` real; for 3, 2, 1 the
+    real ones are 6 too, another quantity that happens to be equal.
+    """
+    B, T, real = len(lengths), max(lengths), sum(lengths)
+    name = lecture("nlp")
+    adds = B * (T - 1)
+    same = (
+        f"; its {adds} additions and the {real} real steps are equal here by coincidence"
+        if adds == real
+        else ""
+    )
+    return (
+        f'{name[:1].upper()}{name[1:]} ("Problem With Padding") counts differently: the '
+        f"scalar operations of the padded ({B}, {T}) batch times one weight column, "
+        f"B·T = {B * T} multiplications and B·(T − 1) = {adds} additions. The page counts "
+        f"cell evaluations: B·T on the padded batch, ΣT_i = {real} on real tokens{same}."
+    )
+
+
 def _grid(lengths: list[int], sorted_indices: np.ndarray, batch_sizes: np.ndarray) -> dict:
     """The cells of the padded batch: position, colour, packed row (blank on padding)."""
     B, T = len(lengths), max(lengths)
@@ -82,6 +108,7 @@ class PackingView:
         self.lengths = pn.widgets.TextInput(name="Lengths", value=DEFAULT, width=220)
         self.note = Text("", visible=False, css_classes=["pyplay-packing-note"])
         self.heading = Text("", css_classes=["pyplay-packing-title"])
+        self.lecture_count = Text("", css_classes=["pyplay-packing-lecture"])
         self.summary = Text("", css_classes=["pyplay-packing-summary"], sizing_mode="stretch_width")
         self.source = ColumnDataSource(_grid([1], np.zeros(1, dtype=np.int64), np.ones(1)))
         self.fig = figure(
@@ -105,6 +132,7 @@ class PackingView:
             self.lengths,
             self.note,
             self.heading,
+            self.lecture_count,
             pn.pane.Bokeh(self.fig),
             self.summary,
             sizing_mode="stretch_width",
@@ -119,6 +147,7 @@ class PackingView:
             self.note.object, self.note.visible = str(err), True  # the last good batch stays
             return
         self.note.visible = False
+        self.lecture_count.object = lecture_count(lengths)
         model = getattr(self.state, "model", None)
         rnn = getattr(model, "rnn", None)
         if rnn is None:

@@ -47,6 +47,7 @@ class ComparisonSetting:
     steps: int = COMPARE_STEPS
     num_layers: int = 1
     wiring: str = "init"  # the lesson's wiring (used by the shared-RNN comparison)
+    scale_by: str = "key_size"  # the scaled dot product's divisor (√d or √n_source)
 
     @classmethod
     def of(cls, state: Any, steps: int = COMPARE_STEPS) -> ComparisonSetting:
@@ -57,7 +58,7 @@ class ComparisonSetting:
         return cls(
             task, int(state.min_len), int(state.max_len), state.cell, int(state.hidden_size),
             score, float(state.lr), int(state.batch_size), int(state.seed), int(steps),
-            int(state.num_layers), state.wiring,
+            int(state.num_layers), state.wiring, state.model_scale_by(),
         )  # fmt: skip
 
     @property
@@ -71,7 +72,8 @@ class ComparisonSetting:
         return (
             f"{what} of {self.min_len}-{self.max_len} letters, {layers}{self.cell.upper()} "
             f"cells of {self.hidden_size} units, {self.steps} steps of {self.batch_size} pairs "
-            f"(learning rate {self.lr:g}, seed {self.seed}, attention score {self.score})"
+            f"(learning rate {self.lr:g}, seed {self.seed}, attention score {self.score}"
+            f"{' by √n_source' if self.scale_by == 'source_length' else ''})"
         )
 
 
@@ -128,7 +130,8 @@ class LengthComparison(SideBySide):
         model = EncoderDecoder(
             V, V, embedding_dim=16, hidden_size=setting.hidden_size, cell=setting.cell,
             num_layers=setting.num_layers, wiring=wiring,
-            score=setting.score if wiring in ATTENDING else None, rng=setting.seed, **options,
+            score=setting.score if wiring in ATTENDING else None, rng=setting.seed,
+            scale_by=setting.scale_by if wiring in ATTENDING else "key_size", **options,
         )  # fmt: skip
         return Trainer(
             model, task, lr=setting.lr, batch_size=setting.batch_size, clip=1.0,

@@ -24,6 +24,8 @@ def _parts(state: Any) -> tuple[list[str], list[str]]:
         "score": state.score,
         "share_rnn": m.share_rnn,
     }
+    if m.scale_by != "key_size":  # the default goes unsaid
+        settings["scale_by"] = m.scale_by
     options: dict[str, Any] = {
         "sampling": float(state.sampling),
         "reverse_source": bool(state.reverse_source),

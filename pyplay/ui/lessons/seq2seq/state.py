@@ -7,7 +7,7 @@ trained or typed is lost.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -21,6 +21,7 @@ from pyplay.tasks.pairs import BOS, EOS, UserPairs
 from pyplay.tasks.seq2seq import PAIR_TASKS
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
+from pyplay.ui.checkpoint import LoadedFile
 from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
 from pyplay.ui.trainer_lesson import TrainerLesson
@@ -40,7 +41,7 @@ PAIR_LABELS = {
 }
 WIRING_LABELS = {"Luong": "attention", "Bahdanau": "bahdanau", "Init": "init", "Context": "context"}
 _REBUILD = (
-    "task", "cell", "wiring", "score", "hidden_size", "num_layers", "bidirectional",
+    "task", "cell", "wiring", "score", "scale_by", "hidden_size", "num_layers", "bidirectional",
     "share_rnn", "seed", "reverse_source", "min_len", "max_len",
 )  # fmt: skip
 LENGTH_TASKS = ("reversal", "copy_var")  # the tasks whose source lengths are settings
@@ -92,6 +93,11 @@ class Seq2SeqState(TrainerLesson, LessonBase):
     score = param.Selector(
         objects=["general", "dot", "scaled_dot", "additive", "cosine", "location"],
         default="general",
+    )
+    scale_by = param.Selector(
+        objects=["key_size", "source_length"],
+        default="key_size",
+        doc="what the scaled dot product divides by: √d (Vaswani) or √n_source (Schmidt)",
     )
     hidden_size = param.Integer(default=48, softbounds=(4, 128))
     num_layers = param.Integer(
@@ -155,8 +161,24 @@ class Seq2SeqState(TrainerLesson, LessonBase):
             wiring=self.wiring,
             score=self.score if self.wiring in ATTENDING else None,  # only attention scores
             share_rnn=self.share_rnn,
+            scale_by=self.model_scale_by(),
             rng=self.seed,
         )
+
+    def model_scale_by(self) -> str:
+        """``scale_by`` as the model takes it: the setting with the scaled dot product in an
+        attending wiring, else the default (no other score divides by anything)."""
+        uses = self.wiring in ATTENDING and self.score == "scaled_dot"
+        return str(self.scale_by) if uses else "key_size"
+
+    def read_file(self, data: Any) -> LoadedFile:
+        """As :meth:`~pyplay.ui.checkpoint.SavableLesson.read_file`; a lesson file saved before
+        ``scale_by`` existed divided the scaled dot product by √d, and its settings now say so
+        (rather than keeping the page's current choice, which its model would not fit)."""
+        loaded = super().read_file(data)
+        if not loaded.native and "scale_by" not in loaded.settings:
+            loaded = replace(loaded, settings={**loaded.settings, "scale_by": "key_size"})
+        return loaded
 
     def _make_trainer(self, model: EncoderDecoder, task: Any) -> Trainer:
         return Trainer(
@@ -172,9 +194,11 @@ class Seq2SeqState(TrainerLesson, LessonBase):
 
     def _built_message(self, task: Any, model: Any) -> str:
         n = sum(p.size for p in model.params.values())
+        divisor = {"key_size": " by √d", "source_length": " by √n_source"}[self.scale_by]
+        score = self.score + (divisor if self.score == "scaled_dot" else "")
         what = {
-            "attention": f"Luong attention ({self.score})",
-            "bahdanau": f"Bahdanau attention ({self.score})",
+            "attention": f"Luong attention ({score})",
+            "bahdanau": f"Bahdanau attention ({score})",
             "init": "no attention",
         }
         parts = [what.get(self.wiring, "context input")]

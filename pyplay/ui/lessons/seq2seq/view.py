@@ -20,6 +20,7 @@ from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
 from pyplay.ui.lessons.seq2seq.by_length_view import LengthSection
 from pyplay.ui.lessons.seq2seq.lexicon_view import LexiconExamples
+from pyplay.ui.lessons.seq2seq.scores import SCALE_LABELS, formula_markdown
 from pyplay.ui.lessons.seq2seq.shared_view import SharedSection
 from pyplay.ui.lessons.seq2seq.state import (
     LENGTH_TASKS,
@@ -39,8 +40,16 @@ from pyplay.ui.session import one_at_a_time
 from pyplay.ui.text import Text
 from pyplay.ui.training import int_sliders
 
-__all__ = ["Seq2SeqLesson", "attention_widget", "beam_widget"]
+__all__ = ["SCORES", "Seq2SeqLesson", "attention_widget", "beam_widget"]
 
+SCORES = {  # the score selector's labels
+    "general": "general",
+    "dot": "dot",
+    "scaled dot": "scaled_dot",
+    "additive (concat)": "additive",
+    "cosine (content)": "cosine",
+    "location": "location",
+}
 HELP = {
     "decode": "Type a source and **Translate** (greedy decoding). Each heatmap row is one "
     "output step, each column one source position; bright cells are where the decoder looked. "
@@ -216,18 +225,7 @@ class Seq2SeqLesson(LessonView):
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.wiring, name="Wiring", options=WIRING_LABELS
             ),
-            pn.widgets.Select.from_param(
-                s.param.score,
-                name="Attention score",
-                options={
-                    "general": "general",
-                    "dot": "dot",
-                    "scaled dot": "scaled_dot",
-                    "additive (concat)": "additive",
-                    "cosine (content)": "cosine",
-                    "location": "location",
-                },
-            ),
+            self.score_control(),
             pn.widgets.RadioButtonGroup.from_param(
                 s.param.cell, name="Cell", options={"GRU": "gru", "LSTM": "lstm", "RNN": "rnn"}
             ),
@@ -241,6 +239,25 @@ class Seq2SeqLesson(LessonView):
             *self.length_sliders(),
         ]
         return widgets
+
+    def score_control(self) -> pn.Column:
+        """The score selector with, beside it, the chosen score's formula in the notation of
+        Schmidt's Table 1 (:mod:`~pyplay.ui.lessons.seq2seq.scores`) and, for the scaled dot
+        product, the choice of its divisor, √d or √n_source; one control of the key four."""
+        s = self.state
+        select = pn.widgets.Select.from_param(s.param.score, name="Attention score", options=SCORES)
+        scale = pn.widgets.RadioButtonGroup.from_param(
+            s.param.scale_by,
+            name="Scaled dot divides by",
+            options=SCALE_LABELS,
+            visible=pn.bind(_is_scaled_dot, s.param.score),
+        )
+        self.formula = pn.pane.Markdown(
+            pn.bind(formula_markdown, s.param.score, s.param.scale_by),
+            css_classes=["pyplay-score-formula"],
+            sizing_mode="stretch_width",
+        )
+        return pn.Column(select, scale, self.formula, sizing_mode="stretch_width")
 
     def length_sliders(self) -> list[Any]:
         """The training lengths of reversal and copy (shown only for those tasks)."""
@@ -298,6 +315,10 @@ class Seq2SeqLesson(LessonView):
             pairs_box,
             pn.Row(use_pairs, upload),
         ]
+
+
+def _is_scaled_dot(score: str) -> bool:
+    return score == "scaled_dot"
 
 
 # ------------------------------------------------------------------ embedded parts
