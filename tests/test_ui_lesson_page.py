@@ -7,6 +7,7 @@ from __future__ import annotations
 import panel as pn
 import pytest
 
+from pyplay.ui.lectures import lecture
 from pyplay.ui.lesson_page import page_text
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons import LESSONS
@@ -47,8 +48,8 @@ def test_every_lesson_shows_its_heading_and_help_from_its_folder(spec) -> None:
     assert text.heading in shown and text.help in shown
     status = [t for t in page.select(Text) if view.status_css in t.css_classes]
     assert len(status) == 1
-    if isinstance(view, SubTabView):  # the note of where it departs from the lecture
-        assert text.departs.startswith("*Where the page departs from the lecture*")
+    if isinstance(view, SubTabView):  # the note of where it departs from its lecture
+        assert text.departs.startswith(f"*Where the page departs from {lecture(view.lecture_key)}*")
         assert text.departs in shown
     else:
         assert isinstance(view, LessonView) and text.departs == ""
