@@ -415,7 +415,7 @@ def test_a_run_that_blew_up_keeps_the_model_saved_before_it():
     saved, tasks = page()
     state = train_and_pause(saved, tasks, 80)
     (good,) = run(saved.store.list())
-    good_loss = saved.autosaver.entry_of("rnn").loss
+    good_loss = saved.autosaver.tracked["rnn"].entry.loss  # the loss it was saved at
     state.param.update(lr=10.0, optimizer="sgd", clip=0.0)
     state.running = True
     with np.errstate(all="ignore"):  # as in the page

@@ -164,7 +164,7 @@ def test_the_sub_tabs_are_lessons_with_their_settings_in_the_address() -> None:
     lesson.panel()
     assert SUBTABS[-len(PARTS) :] == (
         "Textbook seq2seq", "Adaptive filter", "Stability and memory", "RTRL and BPTT",
-        "LSTM and GRU (lecture)",
+        "LSTM and GRU (lecture 8)",
     )  # fmt: skip
     changes = {
         "adaptive": {"lr": 0.05, "n_taps": 1, "seed": 3},

@@ -1,4 +1,4 @@
-"""The "LSTM and GRU (lecture)" sub-tab of the dynamic networks lesson without a browser: what
+"""The "LSTM and GRU (lecture 8)" sub-tab of the dynamic networks lesson without a browser: what
 it shows is :class:`~pyplay.dynamic.book_lstm.BookLSTM` / :class:`~pyplay.dynamic.book_gru.BookGRU`
 for the chosen variant (compared with calling the core directly), the variants and the forget
 gate's bias reach the network, the read-out's gradient passes central differences, training
@@ -89,7 +89,7 @@ def test_variants_and_the_forget_bias_reach_the_network_equations_and_diagram() 
     np.testing.assert_array_equal(s.net.b[3], [3.0, 3.0])
     assert "b³ = 3 at the start" in s.status
     s.forget_bias = 0.5
-    assert "below the lecture's 1 or more" in s.status
+    assert "below lecture 8's 1 or more" in s.status
     s.peephole = True
     assert sorted(s.net.peephole) == [2, 3, 4] and "LW⁴˒⁵ a⁵(t)" in view.equations.object
     assert "LW²˒⁵ a⁵(t−1)" in view.equations.object
@@ -163,7 +163,7 @@ def test_bad_input_is_named_next_to_its_control_and_nothing_is_lost() -> None:
 def test_the_sub_tab_is_a_lesson_with_its_settings_in_the_address() -> None:
     lesson = DynamicLesson()
     lesson.panel()
-    assert SUBTABS[-1] == "LSTM and GRU (lecture)"
+    assert SUBTABS[-1] == "LSTM and GRU (lecture 8)"
     update = {
         "network": "gru", "hidden_size": 5, "forget_gate": False, "peephole": True,
         "forget_bias": 2.0, "signal": "sine", "steps": 30, "system": "narendra", "lr": 0.05,

@@ -1,6 +1,7 @@
 """The five lectures named once (:mod:`pyplay.ui.lectures`): the registry, the page's texts
-naming a lecture by its author instead of a course code, the ``{{lecture:KEY}}`` placeholder
-of the lessons' Markdown, and the About tab's list of references."""
+naming a lecture by its author instead of a course code or a bare "the lecture", the labels
+naming it in short, the ``{{lecture:KEY}}`` placeholder of the lessons' Markdown, and the About
+tab's list of references."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pyplay.ui.lectures import LECTURES, fill_lectures, lecture, reference_list
+from pyplay.ui.lectures import LECTURES, fill_lectures, lecture, lecture_label, reference_list
 from pyplay.ui.lesson_page import page_text
 from pyplay.ui.lessons import LESSONS
 
@@ -19,6 +20,9 @@ REGISTRY = UI / "lectures.py"  # the only place a course code or institution may
 # what the page said before the registry: a course code or institute in place of the author
 OLD = re.compile(r"TEK5040 lecture|IDSIA lecture|NLP lecture", re.IGNORECASE)
 CODES = re.compile(r"TEK5040|TEK9040|IDSIA")
+# a lecture left unnamed: "the lecture", "the lecture's" (across a line break too) or a label's
+# "(lecture)"; "the lectures", "Solberg's lecture" and "lecture 8" name them
+BARE = re.compile(r"\b[Tt]he\s+lecture\b(?!s)|\(lecture\)")
 # the texts that used to say "the TEK5040 lecture" (Solberg) or "the IDSIA lecture" (Wand)
 # and the lecture each names now
 NAMED = [
@@ -28,6 +32,20 @@ NAMED = [
     ("pyplay.ui.lessons.glimpse.view", "LECTURE", "solberg"),
     ("pyplay.ui.lessons.seq2seq.by_length_view", "HELP", "wand"),
     ("pyplay.ui.lessons.ctc.lattice_view", "PATHS_HELP", "wand"),
+    # and those that said "the lecture" without naming it
+    ("pyplay.ui.lessons.ctc.decoding_view", "DECODING_HELP", "wand"),
+    ("pyplay.ui.lessons.seq2seq.lexicon_view", "HELP", "wand"),
+    ("pyplay.ui.lessons.seq2seq.view", "HELP", "wand"),
+    ("pyplay.ui.lessons.transformer.view", "HELP", "wand"),
+    ("pyplay.ui.lessons.dynamic.book_view", "PYTORCH", "nlp"),
+    ("pyplay.ui.lessons.memory.view", "LOCATION_HELP", "solberg"),
+]
+# labels too short for the short form, and the lecture each names in brackets
+LABELLED = [
+    ("pyplay.ui.lessons.ctc.lattice_view", "LECTURE_BUTTON", "wand"),
+    ("pyplay.ui.lessons.dynamic.book_state", "NETWORKS", "nlp"),
+    ("pyplay.ui.lessons.memory.view", "FEEDBACK", "solberg"),
+    ("pyplay.ui.lessons.memory.view", "FORMS", "solberg"),
 ]
 
 
@@ -67,9 +85,12 @@ def test_the_registry_holds_the_five_lectures_each_once_with_a_reference():
     for entry in LECTURES:
         assert entry.short.strip() and len(entry.reference) > 40, entry.key
         assert lecture(entry.key) == entry.short
+        assert lecture_label(entry.key) == entry.label and len(entry.label) <= 10
+        assert entry.label.split()[0] in entry.short  # the label is the short form, shortened
         # a short form goes into $NAME-filled prose and must not read as a placeholder
         assert not {"$", "{", "}"} & set(entry.short), entry.key
     assert len({entry.short for entry in LECTURES}) == len(LECTURES)
+    assert len({entry.label for entry in LECTURES}) == len(LECTURES)
     references = {entry.key: entry.reference for entry in LECTURES}
     assert "Michael Wand" in references["wand"] and "IDSIA" in references["wand"]
     assert "2024" in references["wand"]
@@ -82,6 +103,8 @@ def test_the_registry_holds_the_five_lectures_each_once_with_a_reference():
 def test_an_unknown_lecture_key_is_a_value_error_naming_it():
     with pytest.raises(ValueError, match="'tek5040'"):
         lecture("tek5040")
+    with pytest.raises(ValueError, match="'tek5040'"):
+        lecture_label("tek5040")
 
 
 def test_the_placeholder_is_replaced_by_the_lectures_short_form():
@@ -162,13 +185,85 @@ def test_the_help_files_name_the_lectures_through_the_registry():
     loaded = {path.relative_to(UI).as_posix(): _loaded(path) for path in _markdown_files()}
     assert lecture("solberg") in loaded["lessons/ctc/help.md"]
     assert lecture("hagan") in loaded["lessons/textbook/help.md"]
+    assert lecture("schmidt") in loaded["lessons/pointer/help.md"]
+    assert lecture("nlp") in loaded["lessons/rnn/help.md"]
+    assert lecture("wand") in loaded["lessons/rnn/help.md"]
+    for part in ("adaptive", "book", "rtrl", "stability"):  # the sub-tabs of lecture 8
+        assert lecture("nlp") in loaded[f"lessons/dynamic/{part}_help.md"], part
     assert all("{{" not in text for text in loaded.values())
 
 
-@pytest.mark.parametrize(("module", "name", "key"), NAMED, ids=[m for m, _, _ in NAMED])
+@pytest.mark.parametrize(("module", "name", "key"), NAMED, ids=[f"{m}.{n}" for m, n, _ in NAMED])
 def test_the_views_name_the_lecture_they_quote(module, name, key):
-    text = getattr(__import__(module, fromlist=[name]), name)
+    text = str(getattr(__import__(module, fromlist=[name]), name))  # a text or a dict of them
     assert lecture(key) in text and not OLD.search(text) and not CODES.search(text)
+    assert not BARE.search(text)
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "key"), LABELLED, ids=[f"{m}.{n}" for m, n, _ in LABELLED]
+)
+def test_the_labels_name_their_lecture_in_short(module, name, key):
+    """A button, a sub-tab or an option says which lecture in brackets or before its
+    example ("LSTM and GRU (lecture 8)", "Wand's example: H EH L OU")."""
+    value = getattr(__import__(module, fromlist=[name]), name)
+    labels = list(value) if isinstance(value, dict) else [value]
+    named = [label for label in labels if lecture_label(key) in label]
+    assert named and not any(BARE.search(label) for label in labels), labels
+
+
+def test_the_sub_tab_titles_name_their_lecture():
+    from pyplay.ui.lessons import SPECS
+
+    assert SPECS["lecture_rnn"].title == f"LSTM and GRU ({lecture_label('nlp')})"
+    assert not any(BARE.search(spec.title) for spec in LESSONS)
+
+
+def test_the_scan_finds_a_bare_the_lecture_but_not_a_named_one():
+    """What the page said before (issue 36) is found; a named lecture is not."""
+    unnamed = [
+        "LSTM and GRU (lecture)",
+        "The lecture's example: H EH L OU",
+        "*Where the page departs from the lecture*: the lecture's text fixes",
+        "a gate; the\nlecture resets the delayed output",
+        "Where this departs from the lecture",
+    ]
+    assert [text for text in unnamed if not BARE.search(text)] == []
+    named = [
+        "**The lectures.** The lessons follow five texts",
+        f"Where this departs from {lecture('nlp')}",
+        f"LSTM and GRU ({lecture_label('nlp')})",
+        f"{lecture_label('wand')}'s example: H EH L OU",
+        f"the typical setup of {lecture('wand')}",
+        "a lecture's full reference",
+    ]
+    assert [text for text in named if BARE.search(text)] == []
+
+
+def test_no_help_text_or_label_says_the_lecture_without_naming_it():
+    """Every string the UI's code shows (docstrings aside), every Markdown file as loaded
+    (placeholders filled), every lesson's and sub-tab's title, its line and Try this, and the
+    About tab: a lecture is named (:func:`~pyplay.ui.lectures.lecture`, or
+    :func:`~pyplay.ui.lectures.lecture_label` in a label), never a bare "the lecture"."""
+    from pyplay.ui.app import ABOUT
+
+    found = []
+    for path in sorted(UI.rglob("*.py")):
+        for line, text in _shown_literals(path.read_text(encoding="utf-8")):
+            if BARE.search(text):
+                found.append(
+                    f"{path.relative_to(UI)}:{line}: {BARE.findall(text)} in {text[:60]!r}"
+                )
+    for path in _markdown_files():
+        for match in BARE.finditer(_loaded(path)):
+            found.append(f"{path.relative_to(UI)}: {match.group(0)!r}")
+    shown = [ABOUT]
+    for spec in LESSONS:
+        shown += [spec.title, spec.about, *(f"{e.label} {e.expect}" for e in spec.experiments)]
+        state = spec.state_class()
+        shown += [p.doc or "" for p in state.param.objects("existing").values()]
+    found += [text[:80] for text in shown if BARE.search(text)]
+    assert found == []
 
 
 def test_the_lesson_specs_and_settings_name_no_course_code():
@@ -197,5 +292,6 @@ def test_about_lists_every_lecture_with_its_reference():
     for item, entry in zip(items, LECTURES, strict=True):
         assert item.startswith("- **") and entry.reference in item
         assert entry.short[1:] in item  # the short form, its first letter in upper case
+        assert f"(*{entry.label}* in labels)" in item
     assert not OLD.search(ABOUT)
     assert not CODES.search(ABOUT.replace(listed, ""))  # codes in the references only

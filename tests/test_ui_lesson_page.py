@@ -7,6 +7,7 @@ from __future__ import annotations
 import panel as pn
 import pytest
 
+from pyplay.ui.lectures import lecture
 from pyplay.ui.lesson_page import page_text
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons import LESSONS
@@ -47,8 +48,8 @@ def test_every_lesson_shows_its_heading_and_help_from_its_folder(spec) -> None:
     assert text.heading in shown and text.help in shown
     status = [t for t in page.select(Text) if view.status_css in t.css_classes]
     assert len(status) == 1
-    if isinstance(view, SubTabView):  # the note of where it departs from the lecture
-        assert text.departs.startswith("*Where the page departs from the lecture*")
+    if isinstance(view, SubTabView):  # the note of where it departs from its lecture
+        assert text.departs.startswith(f"*Where the page departs from {lecture(view.lecture_key)}*")
         assert text.departs in shown
     else:
         assert isinstance(view, LessonView) and text.departs == ""
@@ -119,3 +120,27 @@ def test_int_sliders_take_their_labels_and_the_settings_ranges() -> None:
         assert (widget.start, widget.end, widget.value) == (low, high, getattr(state, name))
         widget.value = low
         assert getattr(state, name) == low  # the slider is the setting
+
+
+def _headings(layout: pn.layout.ListLike) -> list[str]:
+    """The first line of every Markdown heading in ``layout`` (deep), in page order."""
+    found = (str(text).lstrip() for text in _objects(layout))
+    return [text.splitlines()[0] for text in found if text.startswith("#")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "spec",
+    [s for s in LESSONS if s.parent is None and s.key != "dynamic"],
+    ids=[s.key for s in LESSONS if s.parent is None and s.key != "dynamic"],
+)
+def test_a_heading_in_the_workbench_is_an_h2(spec) -> None:
+    """The workbench opens the page (under the site's h1, before Try this's h2): a heading
+    there is an h2, so the headings go in order (axe's heading-order; the Time series
+    lesson's "Your data" was an h3). The dynamic networks lesson lays out its own page."""
+    view = spec.view_class()()
+    assert type(view).panel is LessonView.panel
+    bench = view.panel().objects[0]
+    assert all(h.startswith("## ") for h in _headings(bench)), _headings(bench)
+    if spec.key == "timeseries":
+        assert _headings(bench) == ["## Your data"]

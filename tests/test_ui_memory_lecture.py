@@ -79,7 +79,7 @@ def test_the_page_marks_the_drawn_cells_and_shows_the_lectures_equations() -> No
     assert lesson.read_fig.title.text == "Read weights, head 1 (□ the cell drawn)"
     text = lesson.equations.object
     assert "rᵗ = v(qᵗ, M) = Mⱼ` with probability `pⱼᵗ" in text and "REINFORCE" in text
-    assert "departs from the lecture" in text
+    assert "departs from Solberg's lecture" in text
     lesson.state.hard = "none"
     assert len(lesson.read_marks.data["y"]) == 0 and "□" not in lesson.read_fig.title.text
     assert "rᵗ = Σⱼ pⱼᵗ Mⱼ" in lesson.equations.object
@@ -87,7 +87,7 @@ def test_the_page_marks_the_drawn_cells_and_shows_the_lectures_equations() -> No
     assert "sᵗ = h(xᵗ, sᵗ⁻¹, yᵗ⁻¹, rᵗ⁻¹)" in lesson.equations.object
     lesson.state.model = "attend"
     assert "rᵗ = Σᵢ pᵢᵗ sⁱ" in lesson.equations.object
-    assert "departs from the lecture" in lesson.equations.object  # today's form: the read
+    assert "departs from Solberg's lecture" in lesson.equations.object  # today's form: the read
     lesson.state.attend_form = "state"
     assert "sᵗ = h(xᵗ, s̃ᵗ⁻¹, yᵗ⁻¹)" in lesson.equations.object
     assert "s̃ᵗ⁻¹ = Σᵢ pᵢᵗ sⁱ" in lesson.equations.object

@@ -16,7 +16,7 @@ from pyplay.ui.lessons.seq2seq.view import Seq2SeqLesson
 def test_training_lowers_the_loss_and_decoding_reverses() -> None:
     state = Seq2SeqState()
     assert state.trainer is not None and state.trainer.step_count == 0
-    state.step_once()
+    state.train(steps=1)  # what the page's Step button runs (TrainingSession.step)
     assert state.trainer.step_count == 1 and "Step 1" in state.status
     state.train(steps=400)
     losses = state.history["loss"]

@@ -60,7 +60,7 @@ def test_app_assembles_and_builds_each_lesson_when_first_opened():
 def test_step_advances_and_training_lowers_the_loss():
     state = LessonState()
     assert state.trainer is not None and state.trainer.step_count == 0
-    state.step_once()
+    state.train(steps=1)  # what the page's Step button runs (TrainingSession.step)
     assert state.trainer.step_count == 1 and len(state.history["loss"]) == 1
     state.train(steps=300)
     losses = state.history["loss"]

@@ -186,11 +186,6 @@ class Autosaver:
         if tracked is not None:
             tracked.entry.saved = (int(tracked.state.version), trained_steps(tracked.state))
 
-    def entry_of(self, key: str) -> Entry | None:
-        """The entry lesson ``key``'s current model is saved under."""
-        tracked = self.tracked.get(key)
-        return None if tracked is None else tracked.entry
-
     def renamed(self, snapshot_id: str, name: str | None) -> None:
         """The user renamed ``snapshot_id`` (``name``) or deleted it (None): later saves of
         that model keep the name, or start a new entry."""

@@ -1,11 +1,13 @@
 """The five lectures pyplay teaches, each named once: :data:`LECTURES`.
 
 The page names a lecture by its author and the kind of text, never by a course code a
-teacher elsewhere would not know: "Solberg's lecture", not "the TEK5040 lecture". Running
-text takes that short form from :func:`lecture`; the About tab lists every lecture's full
+teacher elsewhere would not know, and never as a bare "the lecture": "Solberg's lecture", not
+"the TEK5040 lecture". Running text takes that short form from :func:`lecture`; a label too
+short for it (a sub-tab's title, a button, an option) takes the author alone from
+:func:`lecture_label` ("LSTM and GRU (lecture 8)"). The About tab lists every lecture's full
 reference (author, title, institution or course, year where the text gives them) with the
-short form the page uses for it (:func:`reference_list`). Course codes and institutions appear
-in the references only.
+short form and the label the page uses for it (:func:`reference_list`). Course codes and
+institutions appear in the references only.
 
 Markdown read from disk (a lesson's ``help.md``, :func:`pyplay.ui.lesson_page.page_text`)
 writes ``{{lecture:KEY}}`` where the short form goes; :func:`fill_lectures` replaces it when
@@ -21,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["LECTURES", "Lecture", "fill_lectures", "lecture", "reference_list"]
+__all__ = ["LECTURES", "Lecture", "fill_lectures", "lecture", "lecture_label", "reference_list"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,9 @@ class Lecture:
     short : str
         How running text names it (Markdown), e.g. "Solberg's lecture"; written to stand
         inside a sentence (it may start in lower case).
+    label : str
+        How a label names it where the short form is too long, in brackets after the label:
+        the author's name ("Solberg"), or "lecture 8" for the lecture without one.
     reference : str
         Its full reference (Markdown): author, title, institution or course and year, as far
         as the lecture's text gives them.
@@ -45,6 +50,7 @@ class Lecture:
     key: str
     number: str
     short: str
+    label: str
     reference: str
 
 
@@ -53,6 +59,7 @@ LECTURES: tuple[Lecture, ...] = (
         "hagan",
         "000",
         "Hagan's *Neural Network Design*",
+        "Hagan",
         'Hagan et al., *Neural Network Design*, chapter "Dynamic Networks" (eq. 6.1-6.18; it '
         "builds on chapters 10 and 14 of the second edition, *NND2*)",
     ),
@@ -60,6 +67,7 @@ LECTURES: tuple[Lecture, ...] = (
         "nlp",
         "001",
         "lecture 8 of an NLP course",
+        "lecture 8",
         '"Recurrent Neural Network (RNN) LSTM & GRU", lecture 8 of a course on Natural '
         "Language Processing (the slides name no author, institution or year)",
     ),
@@ -67,6 +75,7 @@ LECTURES: tuple[Lecture, ...] = (
         "wand",
         "002",
         "Wand's lecture",
+        "Wand",
         'Michael Wand, "Neural Networks - Sequence Modeling and Advanced Architectures", '
         "Machine Learning course, Dalle Molle Institute for Artificial Intelligence Studies "
         "(IDSIA), USI-SUPSI, fall semester 2024",
@@ -75,6 +84,7 @@ LECTURES: tuple[Lecture, ...] = (
         "schmidt",
         "003",
         "Schmidt's overview",
+        "Schmidt",
         'Robin M. Schmidt, "Recurrent Neural Networks (RNNs): A gentle Introduction and '
         'Overview", Department of Computer Science, Eberhard-Karls-University Tübingen',
     ),
@@ -82,6 +92,7 @@ LECTURES: tuple[Lecture, ...] = (
         "solberg",
         "004",
         "Solberg's lecture",
+        "Solberg",
         'Eilif Solberg, "RNN extensions, Memory Addressing and Attention", a lecture of the '
         "course TEK5040/TEK9040",
     ),
@@ -108,6 +119,24 @@ def lecture(key: str) -> str:
     if key not in _BY_KEY:
         raise ValueError(f"unknown lecture {key!r}: expected one of {sorted(_BY_KEY)}")
     return _BY_KEY[key].short
+
+
+def lecture_label(key: str) -> str:
+    """How a label names lecture ``key`` where the short form is too long (the author:
+    "Solberg"; "lecture 8" for the NLP lecture, which names none).
+
+    Raises
+    ------
+    ValueError
+        ``key`` is not a lecture of :data:`LECTURES` (the message names it).
+
+    Examples
+    --------
+    >>> f"LSTM and GRU ({lecture_label('nlp')})"
+    'LSTM and GRU (lecture 8)'
+    """
+    lecture(key)  # an unknown key is a ValueError naming it
+    return _BY_KEY[key].label
 
 
 def fill_lectures(text: str, where: str = "text") -> str:
@@ -150,8 +179,12 @@ def fill_lectures(text: str, where: str = "text") -> str:
 
 def reference_list() -> str:
     """Every lecture as a Markdown list item: the short form the page uses (in bold, its
-    first letter in upper case), then its full reference."""
-    items = (f"- **{_capital(entry.short)}**: {entry.reference}." for entry in LECTURES)
+    first letter in upper case), the label's short name in brackets, then its full
+    reference."""
+    items = (
+        f"- **{_capital(entry.short)}** (*{entry.label}* in labels): {entry.reference}."
+        for entry in LECTURES
+    )
     return "\n".join(items)
 
 

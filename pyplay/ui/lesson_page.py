@@ -6,7 +6,7 @@
 - **Its heading and help**: prose, in a Markdown file beside the view's module, named as the
   module with its closing ``view`` turned into ``help`` (``ctc/view.py`` reads ``ctc/help.md``,
   ``dynamic/rtrl_view.py`` reads ``dynamic/rtrl_help.md``): its first line is the heading,
-  the rest the help, and for a sub-tab, after a line ``---``, where it departs from the
+  the rest the help, and for a sub-tab, after a line ``---``, where it departs from its
   lecture (:func:`page_text`); a number the code declares appears there as ``$NAME``, filled
   from the view's ``prose_values``, and a lecture as ``{{lecture:KEY}}``, filled from
   :data:`pyplay.ui.lectures.LECTURES` when the file is read.
@@ -43,7 +43,7 @@ __all__ = ["LessonPage", "PageText", "page_text"]
 @dataclass(frozen=True)
 class PageText:
     """A view's prose: its ``heading`` (a Markdown heading line), its ``help`` and, for a
-    sub-tab, ``departs``, the note of where the page departs from the lecture ("" when the
+    sub-tab, ``departs``, the note of where the page departs from its lecture ("" when the
     file has none)."""
 
     heading: str
@@ -73,7 +73,7 @@ def page_text(module: str) -> PageText:
 
     The file's first line is the heading (``## ...``); a blank line; then the help, in
     paragraphs separated by blank lines; then, for a sub-tab, a line ``---`` and the note of
-    where it departs from the lecture. A line break inside a paragraph is a space (the file
+    where it departs from its lecture. A line break inside a paragraph is a space (the file
     is wrapped for reading; the page gets each paragraph as one line). A value the code
     declares is written ``$NAME`` and filled from the view's ``prose_values``
     (:meth:`PageText.filled`); a lecture is written ``{{lecture:KEY}}`` and replaced here by

@@ -240,10 +240,6 @@ class TrainerLesson(StepLoop, SavableLesson):
             self.status = self._status_text()
         return records
 
-    def step_once(self) -> list[Any]:
-        """Train on exactly one batch."""
-        return self.train(steps=1)
-
     loss_name: ClassVar[str] = "loss"  # what the status line calls the loss
 
     def _status_text(self) -> str:

@@ -1,4 +1,4 @@
-"""The dynamic networks lesson's "LSTM and GRU (lecture)" sub-tab in the browser: each network
+"""The dynamic networks lesson's "LSTM and GRU (lecture 8)" sub-tab in the browser: each network
 is picked, its diagram and equations appear and follow the variant (peepholes, no forget gate),
 a bad forget-gate bias is named next to its control, a training step runs, and the console
 stays free of warnings and errors."""
@@ -38,7 +38,7 @@ def details(page) -> str:
 
 def test_lstm_and_gru_diagrams_and_equations_follow_the_variant(ready_page, page_log):
     page = ready_page
-    messages = open_part(page, "LSTM and GRU (lecture)", EQUATIONS)
+    messages = open_part(page, "LSTM and GRU (lecture 8)", EQUATIONS)
     # the LSTM: CEC, gates as layers, the Hadamard product, the forget gate's bias b3
     text = pre(page, EQUATIONS)
     assert "a⁵(t) = a³(t) ∘ [LW⁵˒⁵ a⁵(t−1)] + a²(t) ∘ a¹(t)" in text
@@ -76,8 +76,8 @@ def test_lstm_and_gru_diagrams_and_equations_follow_the_variant(ready_page, page
     page.get_by_role("button", name="Step", exact=True).locator("visible=true").first.click()
     wait_for(page, lambda: "Step 1: mean squared error" in pre(page, STATUS), "one step")
     # the GRU: reset gate before the input layer, update gate, differencing layer
-    page.locator("select:visible", has_text="LSTM (lecture notation)").select_option(
-        label="GRU (lecture notation)"
+    page.locator("select:visible", has_text="LSTM (lecture 8's notation)").select_option(
+        label="GRU (lecture 8's notation)"
     )
     wait_for(page, lambda: "differencing layer" in pre(page, EQUATIONS), "the GRU's equations")
     text = pre(page, EQUATIONS)
@@ -87,5 +87,7 @@ def test_lstm_and_gru_diagrams_and_equations_follow_the_variant(ready_page, page
     wait_for(page, lambda: "a¹ − a⁶(t−1)" in details(page), "the GRU's diagram")
     assert not page.get_by_text(PEEPHOLES, exact=True).first.is_visible()
     assert "BookGRU" in pre(page, STATUS)
-    assert page.get_by_text("The lecture's GRU is not PyTorch's").first.is_visible()
+    assert page.get_by_text(
+        "The GRU of lecture 8 of an NLP course is not PyTorch's"
+    ).first.is_visible()
     assert messages == [] and page_log.errors == []

@@ -90,8 +90,8 @@ def test_the_lattice_and_the_paths_of_a_typed_label(ready_page, page_log):
     note.filter(has_text="label must be at most 4 of the symbols").wait_for(timeout=30_000)
     assert "<b>" in note.inner_text()  # shown as typed, never as HTML
     assert "collapse to AB:" in listed.inner_text()  # the list stays
-    # the lecture's example in place of the list; typing a label brings the list back
-    page.get_by_role("button", name="The lecture's example: H EH L OU").click()
+    # Wand's example in place of the list; typing a label brings the list back
+    page.get_by_role("button", name="Wand's example: H EH L OU").click()
     lecture = page.locator(".pyplay-ctc-lecture-paths pre")
     lecture.filter(has_text="45 paths of 6 frames collapse to H EH L OU:").wait_for(timeout=30_000)
     text = lecture.inner_text()

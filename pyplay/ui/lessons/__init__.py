@@ -9,7 +9,7 @@ no lesson: classes are named as strings and imported when first needed.
 
 from __future__ import annotations
 
-from pyplay.ui.lectures import lecture
+from pyplay.ui.lectures import lecture, lecture_label
 from pyplay.ui.lessons.experiment import Experiment
 from pyplay.ui.lessons.spec import Embed, LessonSpec
 
@@ -149,7 +149,7 @@ LESSONS: tuple[LessonSpec, ...] = (
         "hidden_size seq_len lr seed", parent="dynamic", code=None,
     ),
     LessonSpec(
-        "lecture_rnn", "LSTM and GRU (lecture)", f"{_DYN}.book_state:BookRNNState",
+        "lecture_rnn", f"LSTM and GRU ({lecture_label('nlp')})", f"{_DYN}.book_state:BookRNNState",
         f"{_DYN}.book_view:BookRNNView",
         "network hidden_size forget_gate peephole forget_bias signal steps system lr seed",
         parent="dynamic", code=None,

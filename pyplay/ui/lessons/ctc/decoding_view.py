@@ -9,6 +9,7 @@ from typing import Any
 
 import panel as pn
 
+from pyplay.ui.lectures import lecture, lecture_label
 from pyplay.ui.lessons.ctc.decoding import SHOWN, Decodings
 from pyplay.ui.lessons.ctc.state import CTCState
 from pyplay.ui.text import Text
@@ -22,11 +23,12 @@ DECODING_HELP = (
     "class of each frame and collapses it: the log-probability is that of the one path. "
     "**Prefix beam search** keeps the likeliest prefixes frame by frame, each adding up all "
     "its paths (a blank or a repeat leaves it as it is): its log p(l|x) is the labelling's. "
-    "**Lexicon beam search** is the lecture's prefix-tree search: every prefix also carries "
-    "where it is in the tree of the words below, may only grow along the tree's edges (or, "
-    "at a word's end, start the next word), and only whole words count at the end. Where two "
-    "paths reach the same hypothesis the lecture keeps the better one; here they are added, "
-    "as CTC's p(l|x) does, so a wide beam gives the exact probabilities."
+    f"**Lexicon beam search** is the prefix-tree search of {lecture('wand')}: every prefix "
+    "also carries where it is in the tree of the words below, may only grow along the tree's "
+    "edges (or, at a word's end, start the next word), and only whole words count at the "
+    f"end. Where two paths reach the same hypothesis {lecture_label('wand')} keeps the better "
+    "one; here they are added, as CTC's p(l|x) does, so a wide beam gives the exact "
+    "probabilities."
 )
 
 

@@ -1,7 +1,7 @@
 """What the CTC lesson shows of the loss itself, for the example on screen (no Panel here):
 the forward-backward lattice over the extended labelling, and every frame-level path of a
 short label the learner types over the first frames, with the probabilities that the
-dynamic programme adds up without listing them; and the IDSIA lecture's example, the paths
+dynamic programme adds up without listing them; and the example of Wand's lecture, the paths
 that collapse to "H EH L OU" (hello) over six frames, under a fixed distribution of the
 page's own (the slide lists paths, no probabilities)."""
 
@@ -31,7 +31,7 @@ MAX_LABEL = 4  # symbols of a typed label
 MAX_PATH_FRAMES = 8  # frames of the listed paths
 SHOWN_PATHS = 30  # paths printed, likeliest first
 
-HELLO_CLASSES = ("-", "H", "EH", "L", "OU")  # the lecture's blank, then its phones
+HELLO_CLASSES = ("-", "H", "EH", "L", "OU")  # Wand's blank, then his phones
 HELLO_LABEL = ("H", "EH", "L", "OU")
 # y^t_k, one row per frame t = 1..6 over HELLO_CLASSES: the page's own illustrative numbers
 HELLO_PROBS = np.array(
@@ -122,13 +122,13 @@ def _listed(probs: np.ndarray, classes: Sequence[str], label: list[str], sep: st
 
 
 def lecture_paths() -> PathList:
-    """The IDSIA lecture's example: every path of six frames over (-, H, EH, L, OU) that
+    """The example of Wand's lecture: every path of six frames over (-, H, EH, L, OU) that
     collapses to H EH L OU, under :data:`HELLO_PROBS`."""
     return _listed(HELLO_PROBS, HELLO_CLASSES, list(HELLO_LABEL), " ")
 
 
 def lecture_text() -> str:
-    """The lecture's example as the page prints it: the distribution, every path, their sum
+    """Wand's example as the page prints it: the distribution, every path, their sum
     and the forward probability, and the repeated L that needs a blank between."""
     found = lecture_paths()
     head = "      " + "".join(f"{c:>6}" for c in HELLO_CLASSES)

@@ -9,7 +9,7 @@ from typing import Any
 
 import panel as pn
 
-from pyplay.ui.lectures import lecture
+from pyplay.ui.lectures import lecture, lecture_label
 from pyplay.ui.lessons.ctc.lattice import (
     MAX_LABEL,
     MAX_PATH_FRAMES,
@@ -24,6 +24,7 @@ from pyplay.ui.text import Text
 
 __all__ = ["LatticeViews"]
 
+LECTURE_BUTTON = f"{lecture_label('wand')}'s example: H EH L OU"  # the toggle; named in the help
 LATTICE_HELP = (
     "The lattice of the example above, over the **extended label** l′ = (_, l₁, _, l₂, …, _): "
     "from one frame to the next a path stays on its row or climbs one (two, over a blank "
@@ -38,13 +39,12 @@ PATHS_HELP = (
     "Every frame-level path of a short label over the first T frames, with the product of "
     "the model's probabilities along it: CTC's p(l|x) is their sum. The forward algorithm "
     "gets the same number without listing a single path, which is what makes the loss "
-    "affordable: the number of paths grows combinatorially with T. **The lecture's example** "
+    f"affordable: the number of paths grows combinatorially with T. **{LECTURE_BUTTON}** "
     f"lists the paths of six frames in {lecture('wand')} that collapse to the label H EH L OU "
     "(hello) over the classes -, H, EH, L, OU (blank first), each with its probability under "
     "a fixed distribution printed above them: the page's own numbers, for illustration (the "
     "slide gives none). Click it again, type a label or move T to return to your label's list."
 )
-LECTURE_BUTTON = "The lecture's example: H EH L OU"
 
 
 class LatticeViews:
@@ -112,7 +112,7 @@ class LatticeViews:
         self.paths.object = found.text()
 
     def _show_lecture(self) -> None:
-        """The lecture's example in place of the typed label's list while the toggle is on
+        """Wand's example in place of the typed label's list while the toggle is on
         (that list is kept, and still follows the model, hidden; the example's numbers are
         fixed: computed once)."""
         on = bool(self.lecture.value)
@@ -122,7 +122,7 @@ class LatticeViews:
         self.paths.visible = not on
 
     def _back_to_label(self) -> None:
-        """A typed label or a new T hides the lecture's example and lists its own paths."""
+        """A typed label or a new T hides Wand's example and lists its own paths."""
         self.lecture.value = False
         self.update_paths()
 

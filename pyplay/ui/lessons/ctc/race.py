@@ -1,5 +1,5 @@
 """The CTC lesson's comparison of future context: a one-way net, a time-delay net (its output
-for frame t read D frames later, the TEK5040 lecture's alternative) and a bidirectional net,
+for frame t read D frames later, the alternative in Solberg's lecture) and a bidirectional net,
 trained on the very same batches, with their losses and greedy label error rates. No Panel
 here: the lesson's view draws :attr:`DirectionRace.history`."""
 

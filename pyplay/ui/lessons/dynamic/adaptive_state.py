@@ -1,5 +1,5 @@
-r"""State of the "Adaptive filter" sub-tab of the dynamic networks lesson: the NLP lecture's
-adaptive filter, a tapped delay line read by one linear neuron,
+r"""State of the "Adaptive filter" sub-tab of the dynamic networks lesson: the
+adaptive filter of lecture 8 of an NLP course, a tapped delay line read by one linear neuron,
 
 .. math::
 

@@ -1,4 +1,4 @@
-"""The "Adaptive filter" sub-tab of the dynamic networks lesson: the lecture's tapped delay line
+"""The "Adaptive filter" sub-tab of the dynamic networks lesson: lecture 8's tapped delay line
 and linear neuron, its weights adapting by LMS while the noise-cancellation signal streams,
 the weight trajectory beside the Wiener solution and the error beside the clean signal drawn
 live; Run / Pause / Step / Reset as in the rest of the page (one step is one sample), and the

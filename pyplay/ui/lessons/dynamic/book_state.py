@@ -1,5 +1,6 @@
-r"""State of the "LSTM and GRU (lecture)" sub-tab of the dynamic networks lesson: the NLP
-lecture's LSTM and GRU built as layered networks in the book's notation
+r"""State of the "LSTM and GRU (lecture 8)" sub-tab of the dynamic networks lesson: the LSTM
+and GRU of lecture 8 of an NLP course (:mod:`pyplay.ui.lectures`) built as layered networks in
+the book's notation
 (:class:`~pyplay.dynamic.book_lstm.BookLSTM`, :class:`~pyplay.dynamic.book_gru.BookGRU`), with
 the read-out layer 7 of :mod:`pyplay.dynamic.book_output`, run on the lesson's input signal
 and trained, like the "Build and run" network, to imitate a reference system.
@@ -30,11 +31,16 @@ from pyplay.dynamic.signals import SYSTEMS, random_levels, signal
 from pyplay.optim import Adam
 from pyplay.train import StepRecord
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
+from pyplay.ui.lectures import lecture_label
 from pyplay.ui.lessons.dynamic.state import SYSTEM_LABELS, TRAIN_BATCH, TRAIN_STEPS
 
 __all__ = ["BIAS_RANGE", "NETWORKS", "BookRNNState", "BookRun"]
 
-NETWORKS = {"LSTM (lecture notation)": "lstm", "GRU (lecture notation)": "gru"}
+NETWORKS = {
+    f"{net} ({lecture_label('nlp')}'s notation)": key
+    for net, key in [("LSTM", "lstm"), ("GRU", "gru")]
+}
+_NLP = lecture_label("nlp")  # the lecture the sub-tab follows, as its labels name it
 BIAS_RANGE = (-10.0, 10.0)  # what the forget-gate bias control accepts
 _REBUILD = ["network", "hidden_size", "forget_gate", "peephole", "forget_bias", "seed"]
 
@@ -63,7 +69,7 @@ class BookRNNState(LessonBase):
     forget_bias = param.Number(
         default=1.0,
         softbounds=BIAS_RANGE,
-        doc="LSTM: the forget gate's bias b³ at the start (the lecture: 1 or more)",
+        doc=f"LSTM: the forget gate's bias b³ at the start ({lecture_label('nlp')}: 1 or more)",
     )
     signal = param.Selector(objects=["impulse", "step", "sine"], default="step")
     steps = param.Integer(default=20, bounds=(2, 60), doc="T, the length of the input signal")
@@ -153,7 +159,7 @@ class BookRNNState(LessonBase):
             parts.append("no forget gate (a³ = 1: the original 1997 LSTM)")
         else:
             b3 = float(net.b[3][0])
-            note = "" if b3 >= 1 else " (below the lecture's 1 or more: the gate starts half shut)"
+            note = "" if b3 >= 1 else f" (below {_NLP}'s 1 or more: the gate starts half shut)"
             parts.append(f"forget-gate bias b³ = {b3:g} at the start{note}")
         parts.append("peepholes LW²˒⁵, LW³˒⁵, LW⁴˒⁵" if net.peephole else "no peepholes")
         return "; ".join(parts) + "."

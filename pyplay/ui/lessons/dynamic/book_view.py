@@ -1,5 +1,5 @@
-"""The "LSTM and GRU (lecture)" sub-tab of the dynamic networks lesson: the NLP lecture's LSTM
-and GRU as six-layer networks in the book's notation, their diagram (drawn by
+"""The "LSTM and GRU (lecture 8)" sub-tab of the dynamic networks lesson: the LSTM and GRU of
+lecture 8 of an NLP course as six-layer networks in the book's notation, their diagram (drawn by
 :mod:`~pyplay.ui.lessons.dynamic.diagram_plot`, like the "Build and run" network) and
 equations for the chosen variant, every layer's output on the input signal from the network's
 own ``forward``, and training on a reference system with Train / Pause / Step / Reset.
@@ -15,6 +15,7 @@ import numpy as np
 import panel as pn
 
 from pyplay.ui.export_bar import curve_data
+from pyplay.ui.lectures import lecture, lecture_label
 from pyplay.ui.lessons.dynamic.book_state import NETWORKS, BookRNNState
 from pyplay.ui.lessons.dynamic.diagram_plot import diagram_figure, update_diagram
 from pyplay.ui.lessons.dynamic.state import SYSTEM_LABELS
@@ -26,16 +27,20 @@ from pyplay.ui.training import lr_input, seed_input, stream_losses, typed_number
 
 __all__ = ["PYTORCH", "BookRNNView"]
 
+_NLP = lecture_label("nlp")  # the lecture the sub-tab follows, as a label names it
+
+
 PYTORCH = (
-    "**The lecture's GRU is not PyTorch's.** Two differences (`pyplay.nn.GRU` follows PyTorch; "
-    "`BookGRU.from_torch` maps one onto the other). (1) *Where the reset gate acts*: the "
-    "lecture resets the delayed output before the weight, n¹ = IW¹˒¹ p + LW¹˒³ (a² ∘ a⁶(t−1)) "
+    f"**The GRU of {lecture('nlp')} is not PyTorch's.** Two differences (`pyplay.nn.GRU` "
+    "follows PyTorch; `BookGRU.from_torch` maps one onto the other). (1) *Where the reset "
+    "gate acts*: "
+    f"{_NLP} resets the delayed output before the weight, n¹ = IW¹˒¹ p + LW¹˒³ (a² ∘ a⁶(t−1)) "
     "+ b¹; PyTorch after it, n = W_in x + b_in + r ∘ (W_hn h + b_hn). The two agree only when "
     "W_hn is diagonal (a diagonal matrix commutes with ∘) and b_hn = 0; otherwise they "
     "differ, and the tests measure by how much. (2) *z and 1 − z*: PyTorch writes "
-    "h_t = (1 − z) ∘ n + z ∘ h_{t−1}, the lecture a⁶ = a⁴ ∘ a¹ + (1 − a⁴) ∘ a⁶(t−1), so the "
-    "lecture's update gate is a⁴ = 1 − z: the same network with the z weights and bias "
-    "negated, which maps exactly. The lecture's LSTM equals PyTorch's (`pyplay.nn.LSTM`) "
+    f"h_t = (1 − z) ∘ n + z ∘ h_{{t−1}}, {_NLP} a⁶ = a⁴ ∘ a¹ + (1 − a⁴) ∘ a⁶(t−1), so its "
+    "update gate is a⁴ = 1 − z: the same network with the z weights and bias "
+    f"negated, which maps exactly. The LSTM of {_NLP} equals PyTorch's (`pyplay.nn.LSTM`) "
     "to 1e-12 with the gates i, f, g, o as layers 2, 3, 1, 4, c as a⁵ and h as a⁶."
 )
 

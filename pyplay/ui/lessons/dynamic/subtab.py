@@ -1,16 +1,18 @@
 """What the dynamic-network lesson's small sub-tabs share (the adaptive filter, stability,
-RTRL, the lecture's LSTM and GRU): a settings column with the buttons beside a page of
-heading, help, status line, the view's own parts and a note of where the page departs from
-the lecture (heading, help and note are prose in the sub-tab's ``<name>_help.md``,
-:mod:`~pyplay.ui.lesson_page`); the view redraws whenever its state's ``version`` moves."""
+RTRL, the LSTM and GRU of lecture 8 of an NLP course): a settings column with the buttons
+beside a page of heading, help, status line, the view's own parts and a note of where the
+page departs from that lecture (:attr:`SubTabView.lecture_key`; heading, help and note are
+prose in the sub-tab's ``<name>_help.md``, :mod:`~pyplay.ui.lesson_page`); the view redraws
+whenever its state's ``version`` moves."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import panel as pn
 from bokeh.models import Plot
 
+from pyplay.ui.lectures import lecture
 from pyplay.ui.lesson_page import LessonPage
 from pyplay.ui.text import Text
 from pyplay.ui.training import message_alert
@@ -31,6 +33,9 @@ class SubTabView(LessonPage):
     first call and returns the same object after."""
 
     _page: pn.Column | None = None
+    # the lecture the sub-tabs follow (the adaptive filter, stability, RTRL and the LSTM and
+    # GRU are all lecture 8 of an NLP course), named in the title of the note on departures
+    lecture_key: ClassVar[str] = "nlp"
     key_controls = 4  # settings in sight; the rest under "More settings"
     controls_width = 320
 
@@ -78,7 +83,8 @@ class SubTabView(LessonPage):
             parts: list[Any] = [how]
             if self.text.departs:
                 departs = pn.pane.Markdown(self.text.departs)
-                parts.append(section("Where this departs from the lecture", departs))
+                title = f"Where this departs from {lecture(self.lecture_key)}"
+                parts.append(section(title, departs))
             self._page = pn.Column(bench, *parts, sizing_mode="stretch_width")
         return self._page
 

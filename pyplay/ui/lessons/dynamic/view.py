@@ -5,8 +5,8 @@ on a signal and train it; then the vanishing gradient of a first-order recurrent
 delay line of encoder states (:class:`~pyplay.ui.lessons.textbook.view.TextbookSeq2SeqView`);
 the adaptive filter trained by LMS (:mod:`~pyplay.ui.lessons.dynamic.adaptive_view`), the
 eigenvalues of LW¹˒¹ and what they do to memory (:mod:`~pyplay.ui.lessons.dynamic.stability_view`)
-RTRL beside BPTT (:mod:`~pyplay.ui.lessons.dynamic.rtrl_view`) and the lecture's LSTM and GRU
-as layered networks (:mod:`~pyplay.ui.lessons.dynamic.book_view`).
+RTRL beside BPTT (:mod:`~pyplay.ui.lessons.dynamic.rtrl_view`) and the LSTM and GRU of
+lecture 8 of an NLP course as layered networks (:mod:`~pyplay.ui.lessons.dynamic.book_view`).
 
 Rendering only: actions call :class:`~pyplay.ui.lessons.dynamic.state.LDDNLessonState` and
 :class:`~pyplay.ui.lessons.dynamic.lddn_gradient.VanishingGradientState`. The sub-tabs of
@@ -45,7 +45,7 @@ from pyplay.ui.workbench import INSET, controls_column, sections, workbench
 
 __all__ = ["LECTURE_RNN", "PARTS", "SUBTABS", "DynamicLesson"]
 
-LECTURE_RNN = "lecture_rnn"  # the lecture's LSTM and GRU
+LECTURE_RNN = "lecture_rnn"  # the LSTM and GRU of lecture 8 of an NLP course
 PARTS = ("textbook", "adaptive", "stability", "rtrl", LECTURE_RNN)  # lessons of their own
 SUBTABS = ("Build and run", "Vanishing gradient", *(SPECS[k].title for k in PARTS))
 CONTROLS_PX = 320  # the Build sub-tab's controls column (the palette's width too)

@@ -53,7 +53,7 @@ LECTURE = (
     "on j leaves the expectation unchanged (`Σⱼ ∇θ pⱼ = 0`); near `E[L]` it makes the estimate "
     "vary less. The page's `b` is a running mean of the batch losses, `b ← 0.9 b + 0.1 L̄` "
     "after each step (0 at first); with **Baseline** off the hard model uses `b = 0`.\n\n"
-    "**Where the page departs from the lecture:** the lecture's glimpses are crops of an "
+    f"**Where the page departs from {lecture('solberg')}:** its glimpses are crops of an "
     "image, τ of them chosen in turn by an RNN, and it says the glimpse policy is trained "
     '"with reinforcement learning (policy gradient)" without writing the gradient: the '
     "formula above is Williams' REINFORCE and the baseline a running mean, the page's "

@@ -1,10 +1,14 @@
-"""The Memory lesson's equations in the lecture's notation (TEK5040, "RNN example with external
+"""The Memory lesson's equations in the notation of Solberg's lecture ("RNN example with external
 memory" and "Attending to previous states II"), for the settings chosen, and where the page
-departs from the lecture. Plain text (Markdown); no Panel here."""
+departs from it. Plain text (Markdown); no Panel here."""
 
 from __future__ import annotations
 
+from pyplay.ui.lectures import lecture, lecture_label
+
 __all__ = ["lecture_equations"]
+
+_SOLBERG = lecture_label("solberg")  # the lecture the lesson follows, as a label names it
 
 SCORE = (
     "A drawn cell passes no gradient. Training adds the **score-function** (REINFORCE) term "
@@ -34,14 +38,15 @@ def _memnet(hard: str, feedback: str, update: str) -> list[str]:
         write = "`Mⱼᵗ = Mⱼᵗ⁻¹ + pⱼʷ wᵗ` (residual)"
     lines = [
         f"- controller: `{controller}`, output `yᵗ = f(sᵗ, rᵗ)`"
-        + ("" if feedback == "output" else " (the lecture's h also reads `yᵗ⁻¹`)"),
+        + ("" if feedback == "output" else f" ({_SOLBERG}'s h also reads `yᵗ⁻¹`)"),
         "- read: `qᵗ = Q⁽ʳ⁾(sᵗ)`, `αⱼᵗ = f(qᵗ, K⁽ʳ⁾(Mⱼ))`, `pᵗ = softmax(αᵗ)`, " + read,
         f"- write: `wᵗ = W(sᵗ)`, `pʷ` found as for a read with `Q⁽ʷ⁾, K⁽ʷ⁾`; {write}",
     ]
     if hard != "none":
         lines.append(f"- {SCORE}")
     lines.append(
-        "- Where the page departs from the lecture: the match `f` is a sharpened cosine, "
+        f"- Where the page departs from {lecture('solberg')}: the match `f` is a sharpened "
+        "cosine, "
         "`β cos(q, K(Mⱼ))`, not an inner product; a step writes before it reads, so `rᵗ` "
         "reads `Mᵗ`, not `Mᵗ⁻¹`"
         + (
@@ -60,28 +65,27 @@ def _attend(form: str) -> list[str]:
             "earlier states `i = 1 … t−1`",
             "- `sᵗ = h(xᵗ, s̃ᵗ⁻¹, yᵗ⁻¹)`: the attended state **replaces** the previous state; "
             "`yᵗ = f(sᵗ)`",
-            "- Choices the lecture leaves open: `Q(sᵗ⁻¹, xᵗ) = W_q hᵗ⁻¹ + U_q xᵗ + b`, "
+            f"- Choices {lecture('solberg')} leaves open: `Q(sᵗ⁻¹, xᵗ) = W_q hᵗ⁻¹ + U_q xᵗ + b`, "
             "`K(sⁱ) = hⁱ`, `f(q, k) = q·k/√H`; the LSTM's state is `s = (h, c)` and one `pᵗ` "
             "blends both; `yᵗ⁻¹` is the raw output (the logits).",
         ]
     return [
         "- `qᵗ = W_q sᵗ⁻¹ + b`, `αᵢᵗ = qᵗ·sⁱ/√H`, `pᵗ = softmax(αᵗ)`, `rᵗ = Σᵢ pᵢᵗ sⁱ`",
         "- `sᵗ = h(xᵗ, sᵗ⁻¹, rᵗ)`, `yᵗ = f(sᵗ, rᵗ)`",
-        "- Where the page departs from the lecture: here the read is an extra input and "
-        "`sᵗ⁻¹` is kept; the lecture's form, `sᵗ = h(xᵗ, s̃ᵗ⁻¹, yᵗ⁻¹)`, lets the attended "
+        f"- Where the page departs from {lecture('solberg')}: here the read is an extra input "
+        f"and `sᵗ⁻¹` is kept; {_SOLBERG}'s form, `sᵗ = h(xᵗ, s̃ᵗ⁻¹, yᵗ⁻¹)`, lets the attended "
         "state replace it (choose it under *Attending RNN*).",
     ]
 
 
 def lecture_equations(model: str, hard: str, feedback: str, update: str, form: str) -> str:
     """The equations of ``model`` ("memnet", "attend" or "lstm") with the lesson's settings,
-    in the lecture's notation (an empty string for the LSTM)."""
+    in the notation of Solberg's lecture (an empty string for the LSTM)."""
     if model == "memnet":
-        return "**This memory net in the lecture's notation**\n\n" + "\n".join(
+        return f"**This memory net in the notation of {lecture('solberg')}**\n\n" + "\n".join(
             _memnet(hard, feedback, update)
         )
     if model == "attend":
-        return "**Attending to previous states, in the lecture's notation**\n\n" + "\n".join(
-            _attend(form)
-        )
+        heading = f"**Attending to previous states, in the notation of {lecture('solberg')}**"
+        return heading + "\n\n" + "\n".join(_attend(form))
     return ""

@@ -14,6 +14,7 @@ import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, HoverTool
 
+from pyplay.ui.lectures import lecture, lecture_label
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.memory.equations import lecture_equations
 from pyplay.ui.lessons.memory.state import STAGES, MemoryLessonState
@@ -24,7 +25,8 @@ from pyplay.ui.training import int_sliders
 __all__ = ["MemoryLesson"]
 
 LOCATION_HELP = (
-    '**Addressing by location** (the lecture\'s *direct* addressing, "the content at cell 4", '
+    f'**Addressing by location** (the *direct* addressing of {lecture("solberg")}, "the '
+    'content at cell 4", '
     "made differentiable as in the Neural Turing Machine). From the state `sᵗ` a head emits a "
     "query `qᵗ` and `β` (content), a gate `g`, shift weights `σ` over −1, 0, +1 and `γ ≥ 1`; "
     "its weights over the cells go through four stages, the four columns above:\n\n"
@@ -39,8 +41,8 @@ LOCATION_HELP = (
 STAGE_AXIS = "content → gate → shift → sharpen"
 MODELS = {"Memory net": "memnet", "LSTM": "lstm", "Attending RNN": "attend"}
 HARD = {"Soft": "none", "Hard reads": "read", "Hard writes": "write", "Both hard": "both"}
-FEEDBACK = {"Controller reads x, r": "none", "x, y, r (lecture)": "output"}
-FORMS = {"Attend: read as input": "input", "s̃ replaces s (lecture)": "state"}
+FEEDBACK = {"Controller reads x, r": "none", f"x, y, r ({lecture_label('solberg')})": "output"}
+FORMS = {"Attend: read as input": "input", f"s̃ replaces s ({lecture_label('solberg')})": "state"}
 SIZES = dict(read_heads="Read heads", write_heads="Write heads", memory_size="Memory cells N",
              n_pairs="Pairs (recall)", seq_len="Symbols (copy)")  # fmt: skip
 DRAWN = " (□ the cell drawn)"

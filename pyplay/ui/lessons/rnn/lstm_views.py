@@ -1,10 +1,10 @@
 """The LSTM's variants in the "Recurrent networks" lesson: their controls, and the truncated
 gradient through the constant error carousel beside the true one.
 
-The lecture ("Variations of the LSTM", "LSTM Training"): the original LSTM had no forget gate;
-peepholes let the gates see the cell state; the forget gate's bias is best initialised to 1 or
-more; and the original LSTM was trained with an approximate gradient that flows back in time
-through the CEC only. Rendering only: the settings are
+Lecture 8 of an NLP course ("Variations of the LSTM", "LSTM Training"): the original LSTM
+had no forget gate; peepholes let the gates see the cell state; the forget gate's bias is best
+initialised to 1 or more; and the original LSTM was trained with an approximate gradient that
+flows back in time through the CEC only. Rendering only: the settings are
 :class:`~pyplay.ui.lessons.rnn.state.LessonState`'s parameters (in the address and the lesson's
 files through its spec), the gradients its :meth:`~LessonState.gradient_pair`.
 """

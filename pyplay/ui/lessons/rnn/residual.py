@@ -2,7 +2,7 @@
 trained twice, without and with residual connections between its layers, on the same batches
 (no Panel).
 
-The TEK5040 lecture (004, "Google's Neural Machine Translation system (2016)") says only that
+Solberg's lecture (004, "Google's Neural Machine Translation system (2016)") says only that
 GNMT has "plenty of residual connections in both encoder and decoder"; the form is Wu et al.'s
 (2016): layer ``l + 1`` adds its input to its output, :math:`x^{(l+1)}_t = \\mathrm{cell}_l
 (x^{(l)}_t, h^{(l)}_{t-1}) + x^{(l)}_t` (``residual=True`` of

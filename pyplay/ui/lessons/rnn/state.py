@@ -21,7 +21,7 @@ from pyplay.tasks import TASKS, CharLM, NumberSeries, make_task
 from pyplay.tasks.series import parse_numbers
 from pyplay.train import OPTIMIZERS, Trainer, task_loss
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
-from pyplay.ui.lectures import lecture
+from pyplay.ui.lectures import lecture, lecture_label
 from pyplay.ui.trainer_lesson import TrainerLesson
 
 __all__ = ["TASK_LABELS", "GradientPair", "Inspection", "LessonState"]
@@ -81,7 +81,8 @@ class LessonState(TrainerLesson, LessonBase):
     forget_bias = param.Number(
         default=0.0,
         softbounds=(-10.0, 10.0),
-        doc="LSTM: added to the forget gate's bias at initialisation (the lecture: 1 or more)",
+        doc="LSTM: added to the forget gate's bias at initialisation "
+        f"({lecture_label('nlp')}: 1 or more)",
     )
     hidden_size = param.Integer(default=32, softbounds=(2, 128))
     feedforward_layers = param.Integer(

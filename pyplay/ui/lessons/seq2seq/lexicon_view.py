@@ -1,4 +1,4 @@
-"""The lecture's beam search in a prefix tree, and DOCK BUYS MAN against DOG BITES MAN: two
+"""The beam search in a prefix tree of Wand's lecture, and DOCK BUYS MAN against DOG BITES MAN: two
 sections of the "Sequence to sequence" lesson (rendering only; the searches are
 :mod:`pyplay.ui.lessons.seq2seq.prefix_tree` and :mod:`pyplay.decode.lecture_examples`).
 
@@ -16,6 +16,7 @@ from bokeh.models import CategoricalColorMapper, ColumnDataSource, HoverTool, Ra
 from bokeh.plotting import figure
 
 from pyplay.decode.lecture_examples import PHONE_FRAMES
+from pyplay.ui.lectures import lecture, lecture_label
 from pyplay.ui.lessons.seq2seq.prefix_tree import (
     NODE_COLOURS,
     NODE_STATES,
@@ -31,7 +32,8 @@ from pyplay.ui.text import Text
 __all__ = ["LexiconExamples", "prefix_tree_figure"]
 
 HELP = {
-    "tree": "The lecture's speech example: the words are phone sequences in a **prefix tree** "
+    "tree": f"The speech example of {lecture('wand')}: the words are phone sequences in a "
+    "**prefix tree** "
     "(green rings: word ends, the slide's green nodes). The search starts at the root with "
     "probability 1.0; every **Step** is one frame of the decoder's softmax: each hypothesis "
     "moves to the successor nodes and its probability is multiplied by that phone's "
@@ -47,7 +49,8 @@ HELP = {
     "the tree never lets in), and frames 3 and 4 with EOS after the word ends, so that words "
     f"can finish within {PHONE_FRAMES} frames (ARTIST cannot). Every number in the tree is "
     "computed by pyplay's lexicon-constrained beam search from this table:",
-    "greedy": "The lecture's warning: a recogniser may settle on **DOCK BUYS MAN** although "
+    "greedy": f"A warning of {lecture('wand')}: a recogniser may settle on **DOCK BUYS MAN** "
+    "although "
     "only the end of the phrase shows that **DOG BITES MAN** was much more probable; beam "
     "search may miss the optimum when the beam is too narrow. The numbers here are the "
     "page's own (the slide gives none): DOCK sounds likelier than DOG and BUYS likelier "
@@ -154,7 +157,7 @@ class LexiconExamples:
 
     def sections(self) -> list[Any]:
         return [
-            "## Beam search in a prefix tree (the lecture's example)",
+            f"## Beam search in a prefix tree ({lecture_label('wand')}'s example)",
             pn.pane.Markdown(HELP["tree"]),
             pn.Row(self.tree_width),
             self.tree_buttons(),

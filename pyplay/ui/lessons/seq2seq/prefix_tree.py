@@ -1,4 +1,4 @@
-"""The lecture's prefix-tree search and its DOCK BUYS MAN example as the page shows them (no
+"""The prefix-tree search of Wand's lecture and its DOCK BUYS MAN example as the page shows them (no
 Panel here).
 
 :class:`PrefixTreeStepper` steps :func:`~pyplay.decode.lecture_examples.phone_search` frame by

@@ -1,7 +1,7 @@
 """State of the Sequence to sequence lesson's "One shared RNN" section: an encoder-decoder
 with separate encoder and decoder RNNs and one whose single RNN reads the source and goes on
-writing the target (``EncoderDecoder(share_rnn=True)``, the TEK5040 lecture's "encoder-decoder,
-shared RNN"), trained side by side on the same batches (no Panel).
+writing the target (``EncoderDecoder(share_rnn=True)``, the "encoder-decoder, shared
+RNN" of Solberg's lecture), trained side by side on the same batches (no Panel).
 
 It takes the lesson's settings when it starts (task if reversal or copy, else reversal; the
 training lengths, cell, hidden size, layers, wiring, attention score, learning rate, batch

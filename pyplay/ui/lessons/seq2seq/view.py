@@ -16,6 +16,7 @@ import panel as pn
 from pyplay.tasks.pairs import MAX_PAIR_CHARS, MAX_PAIRS, MAX_PAIRS_TEXT
 from pyplay.ui.embed import widget_head
 from pyplay.ui.embeddings_view import EmbeddingsView, pair_tables
+from pyplay.ui.lectures import lecture
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
 from pyplay.ui.lessons.seq2seq.by_length_view import LengthSection
@@ -61,8 +62,8 @@ HELP = {
     "(and why they were pruned); scores are log-probabilities divided by the length penalty "
     "((5 + length) / 6)^alpha, so alpha > 0 favours longer outputs. With **your pairs**, "
     "**Only words of your targets** constrains the search (and greedy) to a prefix tree of "
-    "the words your targets use, as a recogniser with a dictionary does (below: the "
-    "lecture's example).",
+    "the words your targets use, as a recogniser with a dictionary does (below: the example "
+    f"of {lecture('wand')}).",
     "pairs": "Paste or upload your own pairs, one per line: source, a tab, target (UTF-8, up to "
     f"{MAX_PAIRS:,} lines, {MAX_PAIR_CHARS} characters a side). They are read character by "
     "character.",
@@ -98,7 +99,7 @@ class Seq2SeqLesson(LessonView):
 
         self.embeddings = EmbeddingsView(lambda: pair_tables(self.state.model, self.state.task_obj))
         self.beam_lexicon = pn.widgets.Checkbox(name="Only words of your targets (lexicon)")
-        self.lexicon = LexiconExamples()  # the lecture's prefix tree and DOCK / DOG examples
+        self.lexicon = LexiconExamples()  # Wand's prefix tree and DOCK / DOG examples
         self.by_length = LengthSection(self)  # plain against attention by source length
         self.shared = SharedSection(self)  # separate against shared encoder-decoder RNNs
         one_at_a_time(self.session, self.by_length.session, self.shared.session)

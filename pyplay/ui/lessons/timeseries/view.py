@@ -117,7 +117,7 @@ class TimeSeriesLesson(LessonView):
         upload.param.watch(lambda e: e.new is not None and s.set_user_series(e.new), "value")
         bundled.on_click(lambda _: s.use_bundled())
         return [
-            "### Your data",
+            "## Your data",
             pn.pane.Markdown(DATA_HELP),
             text,
             cut,

@@ -20,6 +20,7 @@ from bokeh.plotting import figure
 from pyplay.nn.positional import POSITIONAL
 from pyplay.ui.embed import widget_head
 from pyplay.ui.embeddings_view import EmbeddingsView, model_tables
+from pyplay.ui.lectures import lecture, lecture_label
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.transformer.cost_plot import cost_figure, update_cost
 from pyplay.ui.lessons.transformer.pairs import ARCHS, PAIR_CHOICES
@@ -44,18 +45,20 @@ from pyplay.ui.text import Text
 
 __all__ = ["TransformerLesson", "heads_widget"]
 
+_WAND = lecture_label("wand")  # the lecture the positional encodings follow, in short
+
 HELP = {
     "heads": "Each heatmap row is a query position, each column a key position; bright cells are "
     "where that head looked. Pick a layer and head, or read the grid of all heads at once "
     "(rows: layers, columns: heads). Hover a cell for the two tokens and the weight.",
     "positions": "A transformer sees a set: the position of each token must be added to it. "
     "The table the model adds (left, position by dimension) and the dot products of two "
-    "positions' vectors (right). The lecture's steps: a **count** 1, 2, ... in one component "
-    "(badly scaled), the count **normalised** (the lecture divides by the sequence's own "
-    "length; the page by N, the longest sequence the model takes: see the note under the "
-    "table), a **binary** code (one "
+    f"positions' vectors (right). The steps of {lecture('wand')}: a **count** 1, 2, ... in one "
+    "component (badly scaled), the count **normalised** (Wand divides by the "
+    "sequence's own length; the page by N, the longest sequence the model takes: see the note "
+    "under the table), a **binary** code (one "
     "component per bit, -1 or +1: not continuous), and the **sinusoidal** encoding, whose dot "
-    "products depend only on the distance; or a **learned** table, or **none**. The lecture "
+    f"products depend only on the distance; or a **learned** table, or **none**. {_WAND} "
     "names the standard approach: the code as wide as the input and *added* to it; "
     "**concatenated** gives the (sinusoidal) code components of its own instead.",
     "cost": "Every position attends to every other: a layer of self-attention computes T x T "
@@ -114,7 +117,7 @@ POSITION_TEXT = {
     "count": ("Count (i = 1, 2, ... in component 0)", "The count grows without bound: far "
               "positions swamp the token's own values."),
     "normalised": ("Normalised (i / N in component 0)", "The count divided by N, the longest "
-                   "sequence the model takes (the lecture divides by the sequence's own "
+                   f"sequence the model takes ({_WAND} divides by the sequence's own "
                    "length, which changes a position's code with the length; a fixed N keeps "
                    "one code per position)."),
     "binary": ("Binary (one component per bit)", "Position t in binary, each bit as -1 or +1: "
