@@ -220,6 +220,27 @@ LESSONS: tuple[LessonSpec, ...] = (
         ),
     ),
     LessonSpec(
+        "images", "Attention over images", "state:ImagesLessonState", "view:ImagesLesson",
+        "task attention compare shapes hidden_size glimpses scales clutter lr seed",
+        about="a captioner looking at a grid of image features for each word it writes, soft "
+        "beside hard (REINFORCE with a baseline) on the same batches; a recurrent attention "
+        "model taking a few small glimpses of a cluttered canvas, its path learned by a policy "
+        "gradient",
+        experiments=(
+            Experiment("Soft attention beside hard", {}, 150,
+                       "the soft captioner's loss falls below 0.5 x baseline and its maps "
+                       "settle on the shape each word names; the hard one (dotted) follows "
+                       "more slowly", below=0.5, relative=True),
+            Experiment("Hard attention, by REINFORCE", {"attention": "hard"}, 300,
+                       "the hard captioner's loss falls below 0.9 x baseline: it learns from "
+                       "the cell it drew and how good the caption was", below=0.9,
+                       relative=True),
+            Experiment("Glimpses on cluttered digits", {"task": "cluttered"}, 600,
+                       "the loss falls below 0.9 x baseline (ln 10) as the glimpses learn "
+                       "to find the digit", below=0.9, relative=True),
+        ),
+    ),
+    LessonSpec(
         "pointer", "Pointer networks", "state:PointerLessonState", "view:PointerLesson",
         "task cell hidden_size min_len max_len lr batch_size seed",
         about="an encoder-decoder whose outputs are positions of its input: sorting digits and "
@@ -242,7 +263,7 @@ LESSONS: tuple[LessonSpec, ...] = (
 # "Start here" (the page opens on the first)
 COURSE: tuple[str, ...] = (
     "rnn", "timeseries", "dynamic", "ctc", "seq2seq", "pointer", "recursive", "memory",
-    "glimpse", "transformer",
+    "glimpse", "images", "transformer",
 )  # fmt: skip
 
 SPECS: dict[str, LessonSpec] = {spec.key: spec for spec in LESSONS}
