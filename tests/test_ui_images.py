@@ -93,6 +93,8 @@ def test_a_lit_scene_is_brightest_where_the_model_looked() -> None:
     red = rgba[..., 0].astype(int)
     assert red[5, 17] == red.max() > red[0, 0] == red.min()
     assert (rgba[..., 3] == 255).all()
+    spread = lit(image, np.full((6, 6), 1 / 36)).view(np.uint8).reshape(24, 24, 4)
+    assert spread[..., 0].max() < red.max() / 2  # a uniform map stays dim, not all lit
 
 
 @pytest.mark.slow

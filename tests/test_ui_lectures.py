@@ -28,6 +28,8 @@ NAMED = [
     ("pyplay.ui.lessons.glimpse.view", "LECTURE", "solberg"),
     ("pyplay.ui.lessons.seq2seq.by_length_view", "HELP", "wand"),
     ("pyplay.ui.lessons.ctc.lattice_view", "PATHS_HELP", "wand"),
+    ("pyplay.ui.lessons.images.view", "CAPTION_EQUATIONS", "wand"),
+    ("pyplay.ui.lessons.images.view", "GLIMPSE_EQUATIONS", "solberg"),
 ]
 
 
@@ -162,6 +164,8 @@ def test_the_help_files_name_the_lectures_through_the_registry():
     loaded = {path.relative_to(UI).as_posix(): _loaded(path) for path in _markdown_files()}
     assert lecture("solberg") in loaded["lessons/ctc/help.md"]
     assert lecture("hagan") in loaded["lessons/textbook/help.md"]
+    assert lecture("wand") in loaded["lessons/images/help.md"]
+    assert lecture("solberg") in loaded["lessons/images/help.md"]
     assert all("{{" not in text for text in loaded.values())
 
 

@@ -32,18 +32,20 @@ PER_ROW = 5  # words a row (a shape's four words and "and")
 GAP, ROW = 4, 10  # pixels between tiles; above each tile, room for its word
 LABEL = 34  # room on the left for the model's name
 DIM = 0.3  # brightness of the scene where the model does not look
+FULL = 0.2  # a cell with this weight or more is fully lit, whatever the largest weight
 
 
 def lit(image: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     """``image`` (S, S, 3) in [0, 1] lit by the attention map ``alpha`` (g_h, g_w): each
     pixel keeps ``DIM`` of its colour plus the rest and a white glow in proportion to its
-    cell's weight over the largest weight; RGBA bytes packed as (S, S) uint32, bottom row
-    first (Bokeh's images start at the bottom)."""
+    cell's weight over the largest weight, or over :data:`FULL` when the largest is smaller
+    (so that a map spread over the whole grid stays dim rather than all lit); RGBA bytes
+    packed as (S, S) uint32, bottom row first (Bokeh's images start at the bottom)."""
     S_h, S_w = image.shape[:2]
     g_h, g_w = alpha.shape
     rows = np.arange(S_h) * g_h // S_h  # (S,) the cell of each pixel row
     cols = np.arange(S_w) * g_w // S_w  # (S,)
-    w = alpha[rows][:, cols] / max(float(alpha.max()), 1e-12)  # (S, S) in [0, 1]
+    w = alpha[rows][:, cols] / max(float(alpha.max()), FULL)  # (S, S) in [0, 1]
     rgb = image * (DIM + (1 - DIM) * w[..., None]) + 0.45 * w[..., None]  # (S, S, 3)
     rgba = np.empty((S_h, S_w, 4), dtype=np.uint8)
     rgba[..., :3] = np.clip(rgb * 255, 0, 255).astype(np.uint8)
