@@ -107,6 +107,8 @@ def test_the_view_builds_and_follows_the_task() -> None:
     assert not view.settings["glimpses"].visible and view.settings["attention"].visible
     tiles, texts = view.caption_sources
     assert len(tiles.data["image"]) >= 2 and "soft" in texts.data["text"]
+    labels = [i.label.value for i in view.loss_plot.figures[0].legend[0].items if i.visible]
+    assert "soft attention" in labels and "hard attention, same batches" in labels
     records = view.state.train(steps=2)
     view._stream(records)
     assert list(view.loss_source.data["step"]) == [1, 2]
@@ -117,6 +119,8 @@ def test_the_view_builds_and_follows_the_task() -> None:
     assert len(view.glimpse_sources["canvas"].data["image"]) == 4
     assert len(view.glimpse_sources["centres"].data["x"]) == 4 * 3  # 4 canvases, tau = 3
     assert list(view.loss_source.data["step"]) == []  # a new model, a new curve
+    labels = [i.label.value for i in view.loss_plot.figures[0].legend[0].items if i.visible]
+    assert "glimpses" in labels and not any("same batches" in t for t in labels)
 
 
 @pytest.mark.slow

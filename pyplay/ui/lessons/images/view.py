@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import panel as pn
+from bokeh.core.properties import value
+from bokeh.models import LegendItem
 
 from pyplay.ui.lectures import lecture
 from pyplay.ui.lesson_view import LessonView
@@ -75,7 +77,7 @@ class ImagesLesson(LessonView):
     def build(self) -> None:
         self.loss_source.data = {"step": [], "loss": [], "beside": []}
         self.loss_plot.style_curve("model", MAIN)
-        self.loss_plot.add_curve("beside", "captioner beside (same batches)", OTHER)
+        self.loss_plot.add_curve("beside", "captioner beside", OTHER)
         self.caption_fig, *texts = caption_figure(IMAGE_SIZE)
         self.caption_sources = (texts[0], texts[1])
         self.glimpse_fig, self.glimpse_sources = glimpse_figure(CANVAS)
@@ -128,6 +130,7 @@ class ImagesLesson(LessonView):
         }  # fmt: skip
         captions = s.task == "scenes"
         self.loss_plot.style_curve(f"{s.attention} attention" if captions else "glimpses", MAIN)
+        self._name_beside(f"{other_attention(s.attention)} attention, same batches", s.beside)
         for name, widget in self.settings.items():
             if name in CAPTION_SETTINGS:
                 widget.visible = captions
@@ -135,6 +138,15 @@ class ImagesLesson(LessonView):
                 widget.visible = not captions
         self.caption_pane.visible = captions
         self.glimpse_pane.visible = not captions
+
+    def _name_beside(self, label: str, shown: Any) -> None:
+        """The legend's entry of the captioner beside: named after it, hidden without one."""
+        for fig in self.loss_plot.figures:
+            for item in fig.legend[0].items:
+                if not isinstance(item, LegendItem):
+                    continue
+                if any(getattr(r.glyph, "y", None) == "beside" for r in item.renderers):
+                    item.update(label=value(label), visible=shown is not None)
 
     def refresh(self, *_: Any) -> None:
         s = self.state
