@@ -21,7 +21,9 @@ from pyplay.models import (
     TransformerModel,
     TransformerSeq2Seq,
 )
+from pyplay.models.captioner import Captioner
 from pyplay.models.contract import OBJECTIVES, Backward, Model
+from pyplay.models.ram import RecurrentAttention
 from pyplay.models.recursive import batch_trees, parse
 from pyplay.models.registry import MODEL_CLASSES, REGISTERED
 
@@ -40,6 +42,18 @@ SMALL: dict[str, Callable[[], Any]] = {
     "PointerNetwork": lambda: PointerNetwork(9, embedding_dim=4, hidden_size=5, rng=1),
     "RecursiveNet": lambda: RecursiveNet(9, 3, hidden_size=5, rng=1),
     "GlimpseNet": lambda: GlimpseNet(5, 3, "soft", attn_size=3, hidden_size=4, rng=1),
+    "Captioner": lambda: Captioner(6, 12, "soft", 2, 3, 4, 5, 3, rng=1),
+    "RecurrentAttention": lambda: RecurrentAttention(
+        3,
+        glimpse_size=2,
+        scales=2,
+        glimpses=2,
+        rho_hidden=4,
+        loc_hidden=3,
+        glimpse_features=4,
+        hidden_size=5,
+        rng=1,
+    ),
 }
 
 
@@ -76,6 +90,11 @@ def _outputs_and_cache(model: Any) -> tuple[np.ndarray, Any]:
         out, cache = model.forward(src, np.array([3, 2]), ptr_in)
     elif model.objective == "glimpse":
         out, cache = model.forward(np.ones((2, 4, model.input_size), dtype=np.float32))
+    elif model.objective == "caption":
+        images = np.ones((2, 3, model.image_size, model.image_size), dtype=np.float32)
+        out, _, cache = model.forward(images, np.array([[1, 3], [1, 4]]))
+    elif model.objective == "ram":
+        out, cache = model.forward(np.ones((2, 1, 8, 8), dtype=np.float32))
     elif model.objective == "tree":
         trees = [parse("((a b) c)"), parse("(a + b)")]
         out, cache = model.forward(batch_trees(trees, {"a": 0, "b": 1, "c": 2, "+": 3}))

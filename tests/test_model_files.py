@@ -23,7 +23,9 @@ from pyplay.dynamic import (
 )
 from pyplay.io import Checkpoint, load, load_model, resume, save, save_model
 from pyplay.models import GlimpseNet, PointerNetwork, RecursiveNet, SequenceModel
+from pyplay.models.captioner import Captioner
 from pyplay.models.memory import AttendRNN, MemoryNet
+from pyplay.models.ram import RecurrentAttention
 from pyplay.models.registry import MODEL_CLASSES, describe_model, estimate_parameters
 from pyplay.models.seq2seq import WIRINGS, EncoderDecoder
 from pyplay.models.transformer.lm import TransformerModel
@@ -61,6 +63,8 @@ MODELS = {
     "recursive": lambda: RecursiveNet(12, 3, hidden_size=6, dtype=np.float64, rng=2),
     "pointer real": lambda: PointerNetwork(None, input_size=3, hidden_size=6, cell="gru", rng=4),
     "glimpse hard": lambda: GlimpseNet(9, 8, "hard", attn_size=4, hidden_size=5, rng=3),
+    "captioner hard": lambda: Captioner(8, 12, "hard", 2, 3, 4, 6, 3, rng=3),
+    "recurrent attention": lambda: RecurrentAttention(glimpse_size=3, scales=2, rng=3),
 }
 
 

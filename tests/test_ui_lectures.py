@@ -32,6 +32,8 @@ NAMED = [
     ("pyplay.ui.lessons.glimpse.view", "LECTURE", "solberg"),
     ("pyplay.ui.lessons.seq2seq.by_length_view", "HELP", "wand"),
     ("pyplay.ui.lessons.ctc.lattice_view", "PATHS_HELP", "wand"),
+    ("pyplay.ui.lessons.images.view", "CAPTION_EQUATIONS", "wand"),
+    ("pyplay.ui.lessons.images.view", "GLIMPSE_EQUATIONS", "solberg"),
     # and those that said "the lecture" without naming it
     ("pyplay.ui.lessons.ctc.decoding_view", "DECODING_HELP", "wand"),
     ("pyplay.ui.lessons.seq2seq.lexicon_view", "HELP", "wand"),
@@ -190,6 +192,8 @@ def test_the_help_files_name_the_lectures_through_the_registry():
     assert lecture("wand") in loaded["lessons/rnn/help.md"]
     for part in ("adaptive", "book", "rtrl", "stability"):  # the sub-tabs of lecture 8
         assert lecture("nlp") in loaded[f"lessons/dynamic/{part}_help.md"], part
+    assert lecture("wand") in loaded["lessons/images/help.md"]
+    assert lecture("solberg") in loaded["lessons/images/help.md"]
     assert all("{{" not in text for text in loaded.values())
 
 

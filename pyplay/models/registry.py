@@ -24,10 +24,12 @@ from pyplay import limits
 from pyplay.dynamic.book_seq2seq import TextbookSeq2Seq
 from pyplay.dynamic.lddn import LDDN
 from pyplay.dynamic.luong_seq2seq import LuongSeq2Seq
+from pyplay.models.captioner import Captioner
 from pyplay.models.contract import Model, config_kwargs, copy_params
 from pyplay.models.glimpse import GlimpseNet
 from pyplay.models.memory import AttendRNN, MemoryNet
 from pyplay.models.pointer import PointerNetwork
+from pyplay.models.ram import RecurrentAttention
 from pyplay.models.recursive import RecursiveNet
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.models.sequence import SequenceModel
@@ -58,6 +60,8 @@ REGISTERED: tuple[type[Model], ...] = (
     PointerNetwork,
     RecursiveNet,
     GlimpseNet,
+    Captioner,
+    RecurrentAttention,
 )
 MODEL_CLASSES: dict[str, type[Model]] = {cls.__name__: cls for cls in REGISTERED}  # key: class name
 _SLACK, _FLOOR = 4, 1_000_000  # a config may describe at most max(4 x the file, 1e6) numbers

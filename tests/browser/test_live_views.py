@@ -26,6 +26,7 @@ LIVE = {  # tab: (status line's class, look-inside columns)
     "Recurrent networks": ("pyplay-status", ["image", "norm"]),
     "Memory": ("pyplay-memory-status", ["image"]),
     "Soft and hard attention": ("pyplay-glimpse-status", ["weight"]),
+    "Attention over images": ("pyplay-images-status", ["image"]),
     "Pointer networks": ("pyplay-pointer-status", ["weight"]),
 }
 

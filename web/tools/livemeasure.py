@@ -21,7 +21,9 @@ import time
 from typing import Any
 
 # the lessons with look-inside views that follow training (keys; titles from their specs)
-LIVE_KEYS = ("rnn", "seq2seq", "transformer", "ctc", "memory", "recursive", "glimpse", "pointer")
+LIVE_KEYS = (
+    "rnn", "seq2seq", "transformer", "ctc", "memory", "recursive", "glimpse", "images", "pointer",
+)  # fmt: skip
 WINDOW_S = 8.0  # seconds of training per window
 ROUNDS = 2  # windows with live views on, and as many with them off, alternating
 

@@ -220,6 +220,30 @@ LESSONS: tuple[LessonSpec, ...] = (
         ),
     ),
     LessonSpec(
+        "images", "Attention over images", "state:ImagesLessonState", "view:ImagesLesson",
+        "task attention compare shapes hidden_size glimpses scales clutter lr seed",
+        about="a captioner looking at a grid of image features for each word it writes, soft "
+        "beside hard (REINFORCE with a baseline) on the same batches; a recurrent attention "
+        "model taking a few small glimpses of a cluttered canvas, its path learned by a policy "
+        "gradient",
+        experiments=(
+            Experiment("Soft attention beside hard", {}, 150,
+                       "the soft captioner's loss falls below 0.5 x baseline and its maps "
+                       "settle on the shape each word names; the hard one beside it (dotted), "
+                       "learning from draws, is still near the baseline", below=0.5,
+                       relative=True),
+            Experiment("Hard attention alone", {"attention": "hard", "compare": False}, 300,
+                       "the hard captioner's loss falls below 0.9 x baseline: learning where "
+                       "to look only from the cells it drew (REINFORCE), it is far slower "
+                       "than the soft one of the first experiment; its maps gather on a few "
+                       "cells", below=0.9, relative=True),
+            Experiment("Glimpses on cluttered digits", {"task": "cluttered"}, 600,
+                       "the loss falls below 0.9 x baseline (ln 10): the model learns to read "
+                       "the digit from a few crops; watch where the glimpses go", below=0.9,
+                       relative=True),
+        ),
+    ),
+    LessonSpec(
         "pointer", "Pointer networks", "state:PointerLessonState", "view:PointerLesson",
         "task cell hidden_size min_len max_len lr batch_size seed",
         about="an encoder-decoder whose outputs are positions of its input: sorting digits and "
@@ -242,7 +266,7 @@ LESSONS: tuple[LessonSpec, ...] = (
 # "Start here" (the page opens on the first)
 COURSE: tuple[str, ...] = (
     "rnn", "timeseries", "dynamic", "ctc", "seq2seq", "pointer", "recursive", "memory",
-    "glimpse", "transformer",
+    "glimpse", "images", "transformer",
 )  # fmt: skip
 
 SPECS: dict[str, LessonSpec] = {spec.key: spec for spec in LESSONS}
