@@ -142,14 +142,14 @@ def test_the_cost_of_attention_grows_with_the_square_of_the_length() -> None:
 
 
 def test_slide_normalised_position_the_page_says_it_divides_by_max_len_not_the_length() -> None:
-    """The IDSIA lecture divides the count by the sequence's own length; the model by N, its
+    """Wand's lecture divides the count by the sequence's own length; the model by N, its
     longest sequence: the help and the note beside the table both say so, and the help no
     longer gives the model's form as the lecture's."""
     from pyplay.ui.lessons.transformer.view import HELP, POSITION_TEXT
 
     note = POSITION_TEXT["normalised"][1]
     assert "the longest sequence the model takes" in note
-    assert "the lecture divides by the sequence's own length" in note
+    assert "Wand divides by the sequence's own length" in note
     help_text = " ".join(HELP["positions"].split())
-    assert "the lecture divides by the sequence's own length; the page by N" in help_text
+    assert "Wand divides by the sequence's own length; the page by N" in help_text
     assert "normalised** by the longest sequence" not in help_text
