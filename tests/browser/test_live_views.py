@@ -124,6 +124,7 @@ LESSONS = (
     "Memory",
     "Recursive networks",
     "Soft and hard attention",
+    "Attention over images",
     "Pointer networks",
 )
 
