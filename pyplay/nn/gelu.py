@@ -87,7 +87,10 @@ def normal_cdf(a: np.ndarray) -> np.ndarray:
     np.exp(e, out=e)
     tail *= e
     tail *= 0.5  # erfc(z) / 2 = Phi(-|a|)
-    np.subtract(1.0, tail, out=tail, where=x > 0)  # Phi(|a|) = 1 - Phi(-|a|)
+    flip = tail * -2.0  # Phi(|a|) = 1 - Phi(-|a|): add 1 - 2 Phi(-|a|) where a > 0
+    flip += 1.0
+    flip *= np.greater(x, 0.0).astype(a.dtype)  # (a masked ufunc, where=, is 5x slower)
+    tail += flip
     if low == 0.0:  # float32: done, within a unit in the last place
         return tail.astype(a.dtype, copy=False)  # (...)
     x2 = x * x
