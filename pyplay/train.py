@@ -35,7 +35,7 @@ import numpy as np
 from pyplay._checks import NonFiniteError, as_generator, check_choice, check_float, check_int
 from pyplay.models.contract import Model
 from pyplay.objectives import make_objective, task_loss
-from pyplay.optim import SGD, Adam, AdamW, RMSprop, clip_grad_norm, global_norm
+from pyplay.optim import SGD, Adam, AdamW, Optimizer, RMSprop, clip_grad_norm, global_norm
 from pyplay.tasks.base import MAX_BATCH
 
 __all__ = ["OPTIMIZERS", "StepRecord", "Trainer", "task_loss"]
@@ -225,7 +225,7 @@ class Trainer:
             return self._diverged(lr, loss, norm, time.perf_counter() - start)
         self._remember_good()  # these parameters gave a finite loss and gradient
         try:
-            if not self._update(grads, lr):
+            if not self._update(grads, lr, norm):
                 return self._diverged(lr, loss, norm, time.perf_counter() - start)
             if self.schedule is not None:
                 try:
@@ -241,11 +241,12 @@ class Trainer:
             raise
         return StepRecord(self.step_count, loss, norm, lr, time.perf_counter() - start, metrics)
 
-    def _update(self, grads: dict[str, np.ndarray], lr: float) -> bool:
-        """Clip and apply ``grads``; False (with :attr:`message` saying why) when the update
-        left a weight NaN or infinite, so that a step never reports ``ok`` with such weights."""
+    def _update(self, grads: dict[str, np.ndarray], lr: float, norm: float) -> bool:
+        """Clip (``norm``: the gradient's global norm) and apply ``grads``; False (with
+        :attr:`message` saying why) when the update left a weight NaN or infinite, so that a
+        step never reports ``ok`` with such weights."""
         if self.clip is not None:
-            clip_grad_norm(grads, self.clip)
+            clip_grad_norm(grads, self.clip, norm)
         with np.errstate(over="ignore", invalid="ignore"):
             self.optimizer.step(grads)
         bad = [name for name, p in self.model.params.items() if not np.isfinite(p).all()]
@@ -258,7 +259,10 @@ class Trainer:
         (with the learning rate ``lr`` instead of the optimiser's, when given)."""
         for name, value in self.model.params.items():
             np.copyto(self._good_params[name], value)
-        self._good_optim = self._copy_state(self.optimizer.state_dict())
+        state = self.optimizer.state_dict()  # pyplay's optimisers give copies already
+        self._good_optim = (
+            state if isinstance(self.optimizer, Optimizer) else self._copy_state(state)
+        )
         if lr is not None:
             self._good_optim["lr"] = lr
         self._good_step = self.step_count

@@ -97,3 +97,11 @@ def test_steps_are_timed_one_at_a_time_by_name():
     assert 0 < ms < 60_000
     with pytest.raises(ValueError, match=r"name must be one of the prepared steps .*'gru'"):
         report.time_once("gru")
+
+
+def test_transformer_lesson_step_trains_the_lesson():
+    from pyplay.bench import transformer
+
+    step = transformer.lesson_step(compare_lstm=False)
+    losses = [step() for _ in range(3)]
+    assert all(isinstance(v, float) and v == v for v in losses)

@@ -13,6 +13,8 @@ ratios measured in the same process, never absolute thresholds.
 - :mod:`pyplay.bench.recurrent`: the character-model cases (LSTM and GRU, B=32 and B=1,
   T=32, H=64, V=32, float32) and their steps;
 - :mod:`pyplay.bench.seq2seq`: the sequence-to-sequence cases;
+- :mod:`pyplay.bench.transformer`: the Transformers lesson's training step at its defaults, as
+  its Train button runs it (no PyTorch twin: compare versions of pyplay with it);
 - :mod:`pyplay.bench.report`: timing, peak memory, the table, the in-page figures
   (``page_figures``) and the command line.
 

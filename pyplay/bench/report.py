@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from pyplay.bench import seq2seq
+from pyplay.bench import seq2seq, transformer
 from pyplay.bench.recurrent import CASES, Case, pyplay_step, torch_step
 
 __all__ = [
@@ -99,10 +99,13 @@ def run(
 
 
 def seq2seq_rows(repeats: int = 30, rounds: int = 3) -> list[dict[str, object]]:
-    """The sequence-to-sequence cases (see :mod:`pyplay.bench.seq2seq`), rows like :func:`run`."""
+    """The sequence-to-sequence cases (see :mod:`pyplay.bench.seq2seq`) and the Transformers
+    lesson's step at its defaults (:mod:`pyplay.bench.transformer`), rows like :func:`run`."""
     cases = [
         ("seq2seq attn B=32 S=U=16 H=64", seq2seq.seq2seq_step(), seq2seq.torch_seq2seq_step()),
         ("beam search width 5, 20 steps", seq2seq.beam_decode(), None),
+        ("transformer lesson step", transformer.lesson_step(), None),
+        ("transformer lesson, no LSTM", transformer.lesson_step(compare_lstm=False), None),
     ]
     return [measure(*case, repeats, rounds, warmup=3) for case in cases]
 

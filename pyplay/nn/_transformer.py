@@ -6,7 +6,6 @@ incremental-decoding state (:class:`~pyplay.nn.kv_cache.LayerState`,
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ from pyplay._checks import as_generator, check_array, check_choice, check_float,
 from pyplay.limits import check_parameters
 from pyplay.nn.cell import check_flag
 from pyplay.nn.dropout import Dropout
+from pyplay.nn.gelu import ACTIVATIONS, activate
 from pyplay.nn.kv_cache import KVCache, LayerState, TransformerState
 from pyplay.nn.layernorm import LayerNorm, LayerNormCache
 from pyplay.nn.linear import Linear
@@ -25,18 +25,7 @@ from pyplay.nn.multihead import MultiheadAttention, MultiheadAttentionCache
 
 __all__ = ["ACTIVATIONS", "TransformerLayerCache", "TransformerStackCache"]
 
-ACTIVATIONS = ("relu", "gelu")
 Seed = np.random.Generator | int | None
-_erf = np.frompyfunc(math.erf, 1, 1)  # exact to double precision, elementwise
-
-
-def _activate(name: str, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(phi(a), phi'(a))`` for relu or the exact (erf) gelu."""
-    if name == "relu":
-        return np.maximum(a, 0.0), (a > 0.0).astype(a.dtype)
-    Phi = 0.5 * (1.0 + np.asarray(_erf(a * math.sqrt(0.5)), dtype=a.dtype))  # (..., F) normal CDF
-    varphi = np.exp(-0.5 * a * a) * (1.0 / math.sqrt(2.0 * math.pi))  # (..., F) normal density
-    return a * Phi, Phi + a * varphi
 
 
 # ------------------------------------------------------------------- shared layer pieces
@@ -214,7 +203,7 @@ class _LayerBase:
     def _ff(self, training: bool) -> Callable[[np.ndarray], tuple[np.ndarray, _FFCache]]:
         def block(u: np.ndarray) -> tuple[np.ndarray, _FFCache]:
             a, x1 = self.linear1.forward(u)  # (B, T, F)
-            g, dphi = _activate(self.activation, a)  # (B, T, F)
+            g, dphi = activate(self.activation, a)  # (B, T, F)
             g, m = self.dropout.forward(g, training)
             f, x2 = self.linear2.forward(g)  # (B, T, E)
             return f, _FFCache(x1, dphi, m, x2)
@@ -260,8 +249,8 @@ class _LayerBase:
     def _self_attn_backward(
         self, da: np.ndarray, c: MultiheadAttentionCache
     ) -> tuple[np.ndarray, dict, None]:
-        dq, dk, dv, g = self.self_attn.backward(da, c)  # (B, T, E) each
-        return dq + dk + dv, {f"self_attn.{k}": v for k, v in g.items()}, None
+        dx, g = self.self_attn.backward_self(da, c)  # (B, T, E): d query + d key + d value
+        return dx, {f"self_attn.{k}": v for k, v in g.items()}, None
 
     def _check_dout(self, dout: Any, cache: TransformerLayerCache) -> np.ndarray:
         if not isinstance(cache, TransformerLayerCache):

@@ -22,6 +22,7 @@ where the bars are means over the normalised axes and the sums run over the lead
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
@@ -94,6 +95,11 @@ class LayerNorm:
     def _axes(self) -> tuple[int, ...]:
         return tuple(range(-len(self.normalized_shape), 0))
 
+    @property
+    def _size(self) -> int:
+        """N, the number of elements normalised together."""
+        return math.prod(self.normalized_shape)
+
     def forward(self, x: Any) -> tuple[np.ndarray, LayerNormCache]:
         """``y`` (..., *normalized_shape) like ``x``, and the cache for :meth:`backward`."""
         x = check_array("x", x, dtype=self.dtype)
@@ -102,10 +108,12 @@ class LayerNorm:
             raise ValueError(
                 f"x must end with normalized_shape={self.normalized_shape}, got shape {x.shape}"
             )
-        axes = self._axes
-        mu = x.mean(axis=axes, keepdims=True)  # (..., 1, ..., 1)
+        axes, n = self._axes, self._size
+        mu = np.add.reduce(x, axis=axes, keepdims=True)  # (..., 1, ..., 1)
+        mu /= n  # the mean, as x.mean() (without its Python-level overhead)
         xc = x - mu  # (..., *S)
-        var = (xc * xc).mean(axis=axes, keepdims=True)  # (..., 1, ..., 1)
+        var = np.add.reduce(xc * xc, axis=axes, keepdims=True)  # (..., 1, ..., 1)
+        var /= n
         rstd = 1.0 / np.sqrt(var + self.eps)
         xhat = xc * rstd  # (..., *S)
         y = xhat
@@ -129,8 +137,10 @@ class LayerNorm:
             dxhat = dy * self.params["weight"]  # (..., *S)
         if "bias" in self.params:
             grads["bias"] = dy.sum(axis=lead)  # (*S,)
-        axes = self._axes
-        mean_d = dxhat.mean(axis=axes, keepdims=True)  # (..., 1, ..., 1)
-        mean_dx = (dxhat * xhat).mean(axis=axes, keepdims=True)  # (..., 1, ..., 1)
+        axes, n = self._axes, self._size
+        mean_d = np.add.reduce(dxhat, axis=axes, keepdims=True)  # (..., 1, ..., 1)
+        mean_d /= n
+        mean_dx = np.add.reduce(dxhat * xhat, axis=axes, keepdims=True)  # (..., 1, ..., 1)
+        mean_dx /= n
         dx = rstd * (dxhat - mean_d - xhat * mean_dx)  # (..., *S)
         return dx.astype(self.dtype, copy=False), grads

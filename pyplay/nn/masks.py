@@ -19,6 +19,7 @@ dtype and shape for every attention layer.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -52,10 +53,14 @@ def check_key_padding_mask(
     return kpm
 
 
+@functools.lru_cache(maxsize=256)
 def causal(Tq: int, Tk: int, P: int = 0) -> np.ndarray:
     """(Tq, Tk) True where key ``j <= P + i``: top-left aligned ``tril`` (torch's
-    ``is_causal``) with ``P = 0``; after ``P`` cached keys, ``P = Tk - Tq``."""
-    return np.tri(Tq, Tk, k=P, dtype=bool)  # (Tq, Tk)
+    ``is_causal``) with ``P = 0``; after ``P`` cached keys, ``P = Tk - Tq``. Made once per
+    shape and shared: read-only."""
+    tri = np.tri(Tq, Tk, k=P, dtype=bool)  # (Tq, Tk)
+    tri.flags.writeable = False
+    return tri
 
 
 def keep_mask(

@@ -51,6 +51,7 @@ class MultiheadAttentionCache:
     value: np.ndarray  # (B, Tk, vdim)
     heads: np.ndarray  # (B, Tq, E) concatenated head outputs
     attend: SDPACache  # per head, (B, h, T, d)
+    packed: bool = False  # self-attention: query, key and value the same array, one product
 
     @property
     def weights(self) -> np.ndarray:
@@ -142,10 +143,14 @@ class MultiheadAttention(MultiheadProjections):
         keep = keep_mask(
             key_padding_mask, attn_mask, B, self.num_heads, Tq, Tk, is_causal, mask_names
         )  # (B or 1, h or 1, Tq or 1, Tk)
-        q, k, v = (
-            self._project(x, W, b)
-            for x, (W, b) in zip((X_q, X_k, X_v), self._projections(), strict=True)
-        )  # (B, h, T, d) each
+        packed = query is key and key is value and self.same_embed_dim  # self-attention
+        if packed:
+            q, k, v = self._project_packed(X_q)  # (B, h, T, d) each, one product
+        else:
+            q, k, v = (
+                self._project(x, W, b)
+                for x, (W, b) in zip((X_q, X_k, X_v), self._projections(), strict=True)
+            )  # (B, h, T, d) each
         masks = ((key_padding_mask, mask_names[0]), (attn_mask, mask_names[1]))
         given = [name for m, name in masks if m is not None] + ["is_causal"] * is_causal
         O, w, attend = scaled_dot_product_attention(
@@ -156,7 +161,7 @@ class MultiheadAttention(MultiheadProjections):
         weights = None
         if need_weights:
             weights = w.mean(axis=1) if average_attn_weights else w  # (B, Tq, Tk) or (B, h, ...)
-        cache = MultiheadAttentionCache(X_q, X_k, X_v, heads, attend)
+        cache = MultiheadAttentionCache(X_q, X_k, X_v, heads, attend, packed)
         return out, weights, cache
 
     # ------------------------------------------------------------ incremental decoding
@@ -171,17 +176,8 @@ class MultiheadAttention(MultiheadProjections):
         The three input gradients are returned separately; for self-attention (the same array
         passed as query, key and value) the caller sums them.
         """
+        dqkv, grads = self._heads_backward(dout, cache)  # (B, h, T, d) each
         E, p = self.embed_dim, self.params
-        dY = check_array("dout", dout, dtype=self.dtype)
-        if dY.shape != cache.heads.shape:
-            raise ValueError(f"dout must have shape {cache.heads.shape}, got {dY.shape}")
-        B, Tq, _ = dY.shape
-        dY2 = dY.reshape(-1, E)  # (B*Tq, E)
-        grads = {"out_proj.weight": matmul(dY2.T, cache.heads.reshape(-1, E))}  # (E, E)
-        if "out_proj.bias" in p:
-            grads["out_proj.bias"] = dY2.sum(axis=0)  # (E,)
-        dO = self._split(matmul(dY2, p["out_proj.weight"]).reshape(B, Tq, E))  # (B, h, Tq, d)
-        dqkv = scaled_dot_product_attention_backward(dO, cache.attend)  # (B, h, T, d) each
         dWs, dbs, dxs = [], [], []
         for x, d_heads, (W, _) in zip(
             (cache.query, cache.key, cache.value), dqkv, self._projections(), strict=True
@@ -197,3 +193,42 @@ class MultiheadAttention(MultiheadProjections):
         if "in_proj_bias" in p:
             grads["in_proj_bias"] = np.concatenate(dbs)  # (3E,)
         return dxs[0], dxs[1], dxs[2], {name: grads[name] for name in p}
+
+    def backward_self(
+        self, dout: Any, cache: MultiheadAttentionCache
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Self-attention's ``(dx, grads)``: :meth:`backward` with its three input gradients
+        summed, :math:`\\delta X = \\delta Q W_q + \\delta K W_k + \\delta V W_v`. After a
+        packed forward (query, key and value one array) the three projections' gradients come
+        from one product each: :math:`[\\delta Q; \\delta K; \\delta V]` (B*T, 3E) times
+        ``in_proj_weight`` gives the sum, its transpose times :math:`X` the (3E, E) gradient."""
+        if not cache.packed:
+            dq, dk, dv, grads = self.backward(dout, cache)
+            return dq + dk + dv, grads
+        dqkv, grads = self._heads_backward(dout, cache)  # (B, h, T, d) each
+        x, p = cache.query, self.params
+        B, T, E = x.shape
+        dy = np.stack(dqkv, axis=2)  # (B, h, 3, T, d)
+        dy = dy.transpose(0, 3, 2, 1, 4).reshape(B * T, 3 * E)  # (B*T, 3E) rows [dq dk dv]
+        grads["in_proj_weight"] = matmul(dy.T, x.reshape(-1, E))  # (3E, E)
+        if "in_proj_bias" in p:
+            grads["in_proj_bias"] = dy.sum(axis=0)  # (3E,)
+        dx = matmul(dy, p["in_proj_weight"]).reshape(x.shape)  # (B, T, E)
+        return dx, {name: grads[name] for name in p}
+
+    def _heads_backward(
+        self, dout: Any, cache: MultiheadAttentionCache
+    ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], dict[str, np.ndarray]]:
+        """Through the output projection and the attend step: ``(dq, dk, dv)`` (B, h, T, d)
+        and the output projection's gradients."""
+        E, p = self.embed_dim, self.params
+        dY = check_array("dout", dout, dtype=self.dtype)
+        if dY.shape != cache.heads.shape:
+            raise ValueError(f"dout must have shape {cache.heads.shape}, got {dY.shape}")
+        B, Tq, _ = dY.shape
+        dY2 = dY.reshape(-1, E)  # (B*Tq, E)
+        grads = {"out_proj.weight": matmul(dY2.T, cache.heads.reshape(-1, E))}  # (E, E)
+        if "out_proj.bias" in p:
+            grads["out_proj.bias"] = dY2.sum(axis=0)  # (E,)
+        dO = self._split(matmul(dY2, p["out_proj.weight"]).reshape(B, Tq, E))  # (B, h, Tq, d)
+        return scaled_dot_product_attention_backward(dO, cache.attend), grads

@@ -9,9 +9,11 @@ Given scores :math:`e_{ij}` of queries ``i`` against keys ``j`` and a mask :math
     \alpha_{ij} = \frac{m_{ij} \exp(e_{ij} - \mu_i)}{\sum_l m_{il} \exp(e_{il} - \mu_i)}, \quad
     c_i = \sum_j \alpha_{ij} v_j .
 
-Masked exponentials are never evaluated (set to exactly 0), so no ``-inf`` arithmetic and no
-overflow warnings; a query with no key to look at is refused with a ``ValueError``
-(:func:`masked_softmax`). Backward (:func:`attend_backward`), with :math:`\delta\alpha`
+Masked scores become :math:`-\infty` before the row's maximum is subtracted, so their
+exponentials are exactly 0 and nothing overflows or warns (a query with no key to look at, whose
+row would be all :math:`-\infty`, is refused first with a ``ValueError``, see
+:func:`masked_softmax`); no masked ufunc (``where=``), whose NumPy loops are several times
+slower than plain ones. Backward (:func:`attend_backward`), with :math:`\delta\alpha`
 optionally augmented by a loss on the weights themselves:
 
 .. math::
@@ -35,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import check_array, check_float
-from pyplay.nn.masks import check_bool_mask
+from pyplay.nn.masks import causal, check_bool_mask
 
 __all__ = [
     "SDPACache",
@@ -58,17 +60,16 @@ def masked_softmax(e: np.ndarray, keep: np.ndarray | None, name: str = "mask") -
         z = e - e.max(axis=-1, keepdims=True)  # (..., Tq, Tk)
         np.exp(z, out=z)
     else:
+        empty = ~keep.any(axis=-1)  # before broadcasting: the same rows, fewer of them
         keep = np.broadcast_to(keep, e.shape)  # (..., Tq, Tk)
-        empty = ~keep.any(axis=-1)
         if empty.any():
             raise ValueError(
                 f"{name} must leave every query at least one key to attend to, got "
-                f"{int(empty.sum())} query row(s) with every key masked"
+                f"{int((~keep.any(axis=-1)).sum())} query row(s) with every key masked"
             )
-        mu = np.max(e, axis=-1, keepdims=True, where=keep, initial=-np.inf)  # (..., Tq, 1)
-        z = np.zeros_like(e)
-        np.subtract(e, mu, out=z, where=keep)
-        np.exp(z, out=z, where=keep)  # masked entries stay 0
+        z = np.where(keep, e, e.dtype.type(-np.inf))  # (..., Tq, Tk) masked scores -inf
+        z -= z.max(axis=-1, keepdims=True)  # every row has a finite max: -inf stays -inf
+        np.exp(z, out=z)  # exp(-inf) = 0 exactly, no warning
     z /= z.sum(axis=-1, keepdims=True)
     return z
 
@@ -159,7 +160,7 @@ def scaled_dot_product_attention(
     if attn_mask is not None:
         keep = check_bool_mask("attn_mask", attn_mask, (*q.shape[:-1], Tk), "(..., Tq, Tk)")
     if is_causal:
-        tri = np.tri(Tq, Tk, dtype=bool)  # (Tq, Tk) True where j <= i
+        tri = causal(Tq, Tk)  # (Tq, Tk) True where j <= i
         keep = tri if keep is None else keep & tri
     e = (q @ swap_last_axes(k)) * s  # (..., Tq, Tk)
     w = masked_softmax(e, keep, mask_name if attn_mask is not None else "is_causal")

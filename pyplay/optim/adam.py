@@ -9,6 +9,12 @@
 
 Adam adds ``weight_decay * p`` to the gradient (L2); AdamW instead shrinks
 ``p <- p (1 - lr * weight_decay)`` before the step (decoupled decay).
+
+The moments of all parameters live side by side in one flat buffer per slot (each parameter's
+``state`` a view of its part): without weight decay a step copies the gradients into one flat
+buffer and runs each operation of the update once over all of them (about 15 NumPy calls plus
+one copy and one subtraction per parameter, instead of 13 calls per parameter); the per-parameter
+:meth:`Adam._update` is the same arithmetic, element for element, and the tests compare the two.
 """
 
 from __future__ import annotations
@@ -49,11 +55,64 @@ class Adam(Optimizer):
         self.eps = check_float("eps", eps, min_value=0.0)
         self.amsgrad = bool(amsgrad)
         self._scratch: dict[str, np.ndarray] = {}  # per-parameter work buffers (not state)
+        self._flat = self._flatten()
 
-    def _update(self, name: str, p: np.ndarray, g: np.ndarray) -> None:
+    def _flatten(self) -> dict[str, Any] | None:
+        """One flat buffer per slot, the gradient and the update, each parameter's state a
+        view of its part (so ``state_dict`` and ``load_state_dict`` are unchanged); None when
+        the parameters mix dtypes (then every step takes the per-parameter path)."""
+        dtypes = {p.dtype for p in self.params.values()}
+        if len(dtypes) != 1:
+            return None
+        dtype = dtypes.pop()
+        n = sum(p.size for p in self.params.values())
+        flat = {k: np.zeros(n, dtype=dtype) for k in (*self.slots, "grad", "update")}
+        views: dict[str, dict[str, np.ndarray]] = {k: {} for k in flat}
+        start = 0
+        for name, p in self.params.items():
+            for k, buf in flat.items():
+                views[k][name] = buf[start : start + p.size].reshape(p.shape)
+            start += p.size
+        for slot in self.slots:
+            self.state[slot] = views[slot]  # zeros, as the base class made them
+        return {"flat": flat, "grad": views["grad"], "update": views["update"]}
+
+    def step(self, grads: Mapping[str, np.ndarray]) -> None:
+        """Update every parameter in place from ``grads``: without weight decay, the update
+        of all parameters at once on the flat buffers (:meth:`_update` on each parameter's
+        slice, in one call per operation); with it, :meth:`_update` per parameter."""
+        self._check_grads(grads)
+        self.step_count += 1
+        if self._flat is None or self.weight_decay:
+            self._update_each(grads)
+            return
+        for name, g in self._flat["grad"].items():
+            np.copyto(g, grads[name], casting="unsafe")  # (n,) all gradients side by side
+        flat = self._flat["flat"]
+        self._adam(flat["exp_avg"], flat["exp_avg_sq"], flat["max_exp_avg_sq"],
+                   flat["grad"], flat["update"])  # fmt: skip
+        for name, p in self.params.items():
+            p -= self._flat["update"][name]
+
+    def state_dict(self) -> dict[str, Any]:
+        """As :meth:`Optimizer.state_dict` (copies); with the flat buffers, one copy per slot
+        and each parameter's entry a view of its part of that copy."""
+        if self._flat is None:
+            return super().state_dict()
+        out: dict[str, Any] = {"lr": float(self.lr), "step": int(self.step_count)}
+        for slot in self.slots:
+            flat, start = self._flat["flat"][slot].copy(), 0  # (n,)
+            for name, p in self.params.items():
+                out[f"{slot}.{name}"] = flat[start : start + p.size].reshape(p.shape)
+                start += p.size
+        return out
+
+    def _adam(
+        self, m: np.ndarray, v: np.ndarray, vmax: np.ndarray, g: np.ndarray, buf: np.ndarray
+    ) -> None:
+        """The moments ``m``, ``v`` (and ``vmax``) after gradient ``g``, and the step to take
+        (to subtract from the parameters) into ``buf``; every array the same shape."""
         b1, b2 = self.betas
-        m, v = self.state["exp_avg"][name], self.state["exp_avg_sq"][name]
-        buf = self._buffer(name, g)  # scratch of g's shape, reused every step
         m *= b1
         np.multiply(g, 1 - b1, out=buf)
         m += buf
@@ -63,7 +122,6 @@ class Adam(Optimizer):
         v += buf
         t = self.step_count
         if self.amsgrad:
-            vmax = self.state["max_exp_avg_sq"][name]
             np.maximum(vmax, v, out=vmax)
             v = vmax
         np.sqrt(v, out=buf)
@@ -71,6 +129,13 @@ class Adam(Optimizer):
         buf += self.eps  # denominator
         np.divide(m, buf, out=buf)
         buf *= self.lr / (1 - b1**t)
+
+    def _update(self, name: str, p: np.ndarray, g: np.ndarray) -> None:
+        """One parameter's update (the plain path: weight decay, mixed dtypes; the flat path of
+        :meth:`step` does the same operations on all parameters at once)."""
+        st = self.state
+        buf = self._buffer(name, g)  # scratch of g's shape, reused every step
+        self._adam(st["exp_avg"][name], st["exp_avg_sq"][name], st["max_exp_avg_sq"][name], g, buf)
         p -= buf
 
     def _buffer(self, name: str, g: np.ndarray) -> np.ndarray:

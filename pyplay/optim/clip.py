@@ -22,14 +22,17 @@ def global_norm(grads: Mapping[str, np.ndarray]) -> float:
     return float(np.sqrt(sum(float(np.vdot(g, g)) for g in grads.values())))
 
 
-def clip_grad_norm(grads: Mapping[str, np.ndarray], max_norm: float) -> float:
+def clip_grad_norm(
+    grads: Mapping[str, np.ndarray], max_norm: float, total: float | None = None
+) -> float:
     """Scale ``grads`` in place so their global norm is at most ``max_norm``.
 
     Returns the norm before clipping (as torch does). Non-finite norms are returned untouched
-    so the caller can report them.
+    so the caller can report them. ``total``: their norm (:func:`global_norm`), when the
+    caller has it already.
     """
     max_norm = check_float("max_norm", max_norm, min_value=0.0, min_inclusive=False)
-    total = global_norm(grads)
+    total = global_norm(grads) if total is None else float(total)
     if np.isfinite(total):
         coef = max_norm / (total + 1e-6)
         if coef < 1.0:

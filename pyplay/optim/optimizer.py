@@ -54,6 +54,12 @@ class Optimizer(abc.ABC):
 
     def step(self, grads: Mapping[str, np.ndarray]) -> None:
         """Update every parameter in place from ``grads`` (same keys and shapes as params)."""
+        self._check_grads(grads)
+        self.step_count += 1
+        self._update_each(grads)
+
+    def _check_grads(self, grads: Mapping[str, np.ndarray]) -> None:
+        """Refuse ``grads`` without exactly the keys and shapes of :attr:`params`."""
         if not isinstance(grads, Mapping):
             raise TypeError(f"grads must be a dict of name -> ndarray, got {type(grads).__name__}")
         missing = [k for k in self.params if k not in grads]
@@ -67,7 +73,9 @@ class Optimizer(abc.ABC):
             g = grads[name]
             if np.shape(g) != p.shape:
                 raise ValueError(f"grads[{name!r}] must have shape {p.shape}, got {np.shape(g)}")
-        self.step_count += 1
+
+    def _update_each(self, grads: Mapping[str, np.ndarray]) -> None:
+        """One update of every parameter, one :meth:`_update` each (after the weight decay)."""
         decay = self.weight_decay
         for name, p in self.params.items():
             g = np.asarray(grads[name], dtype=p.dtype)
