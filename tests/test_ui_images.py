@@ -1,4 +1,4 @@
-"""The "Attention over images" lesson's state and view, without a browser: two captioners train
+"""The "Image attention" lesson's state and view, without a browser: two captioners train
 step for step on the same batches; each word's attention map over a scene changes as they
 learn; the glimpse model's path has one point per glimpse inside the canvas; the view follows
 the task; files keep the model; the script reproduces the lesson; and, with fixed seeds, the

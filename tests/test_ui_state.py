@@ -35,7 +35,7 @@ def test_app_assembles_and_builds_each_lesson_when_first_opened():
         "Recursive networks",
         "Memory",
         "Soft and hard attention",
-        "Attention over images",
+        "Image attention",
         "Transformers",
         "About",
         "Saved work",

@@ -107,6 +107,8 @@ pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
 # (client.js leaves Python's older tab change out).
 TABS_CSS = f"""
 .bk-header {{ flex-wrap: wrap !important; }}
+/* narrower than Bokeh's 8 px a side: every tab in one row at 1280 px */
+.bk-tab {{ padding-left: 5px !important; padding-right: 5px !important; }}
 .bk-tab:focus-visible {{ outline: {FOCUS_RING} !important; outline-offset: -2px; }}
 :host > [style*="visibility: hidden"] {{ display: none !important; }}
 @container {CONTAINER} (max-width: {STACK_BELOW_PX}px) {{ :host {{ min-width: 0 !important; }} }}

@@ -4,8 +4,10 @@ with nothing wider than it; no loading line stays once they are drawn; and an ``
 iframe tells its parent page its height, which ``embed.js`` sets on the iframe (so a course
 page shows the whole widget without a scrollbar).
 
-One host page holds the widgets (one Python runtime builds them all, as ``embed.js`` does for
-any page), in columns first 320 px then 600 px wide. A whole lesson stacks its controls above
+One host page holds the view widgets (one Python runtime builds them all, as ``embed.js`` does
+for any page), a second one the whole lessons (a view widget such as ``gates`` shares its
+lesson's view, so the two are not put on one page here), in columns first 320 px then 600 px
+wide. A whole lesson stacks its controls above
 its plots by its container's width (a CSS container query, ``pyplay.ui.style.CONTAINER``), so
 it does in a 320 px column of a wide page too. Two widgets still need more than 320 px:
 :data:`WIDER`.
@@ -20,12 +22,16 @@ import pytest
 
 from browserkit import START_TIMEOUT_MS
 from pyplay.ui.embed import WIDGETS
+from pyplay.ui.lessons import SPECS
 
 pytestmark = pytest.mark.browser
 
 # two widgets keep a legend beside a plot, which needs about 350 and 520 px
 WIDER = ("beam", "lecture_rnn")
 FITTING = tuple(name for name in WIDGETS if name not in WIDER)  # every other widget
+# the whole lessons, on a page of their own: a view widget (gates) shares its lesson's view
+LESSONS = tuple(name for name in FITTING if name in SPECS)
+VIEWS = tuple(name for name in FITTING if name not in SPECS)
 
 # widgets whose content is wider than its column, and by how much: widget -> px
 OVERFLOW = """(width) => {
@@ -59,19 +65,23 @@ def host_page(folder: Path, names: list[str]) -> Path:
     return page
 
 
+def _load(page: Any, url: str, page_file: Path) -> None:
+    page.set_viewport_size({"width": 1000, "height": 900})
+    page.goto(url + page_file.name)
+    page.wait_for_function(
+        "() => document.documentElement.dataset.pyplayEmbedReady === 'true'",
+        timeout=START_TIMEOUT_MS * 2,
+    )
+    page.wait_for_timeout(3000)
+
+
 def test_the_view_widgets_fit_a_narrow_column_and_an_iframe_says_its_height(site, page):
     dist, url = site
-    names = list(FITTING)
+    names = list(VIEWS)
     assert set(names) <= set(WIDGETS)
     page_file = host_page(dist, names)  # served beside the site's own files
     try:
-        page.set_viewport_size({"width": 1000, "height": 900})
-        page.goto(url + page_file.name)
-        page.wait_for_function(
-            "() => document.documentElement.dataset.pyplayEmbedReady === 'true'",
-            timeout=START_TIMEOUT_MS * 2,
-        )
-        page.wait_for_timeout(3000)
+        _load(page, url, page_file)
         count = page.locator("[data-pyplay-widget] .pyplay-widget, [data-pyplay-widget]")
         assert count.count() >= len(names)
         left = page.evaluate(
@@ -90,4 +100,22 @@ def test_the_view_widgets_fit_a_narrow_column_and_an_iframe_says_its_height(site
         inner: Any = page.frames[1].evaluate("document.documentElement.scrollWidth")
         assert inner <= 320
     finally:
+        page_file.unlink()
+
+
+def test_the_whole_lessons_fit_a_narrow_column(site, browser):
+    """Each lesson, as it opens (its sections closed), stacks its controls above its plots in
+    a 320 px column of a 1,000 px page (its container's width decides, not the window's) and
+    fits it, and a 600 px one. (Opened, some sections of four lessons are still wider than
+    320 px: the closing note of issue 36 lists them.)"""
+    dist, url = site
+    page_file = host_page(dist, list(LESSONS))
+    context = browser.new_context()  # without browserkit.OPEN_SECTIONS
+    try:
+        page = context.new_page()
+        _load(page, url, page_file)
+        assert page.evaluate(OVERFLOW, 320) == {}
+        assert page.evaluate(OVERFLOW, 600) == {}
+    finally:
+        context.close()
         page_file.unlink()

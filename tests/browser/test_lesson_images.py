@@ -1,4 +1,4 @@
-"""The "Attention over images" lesson in the browser: train the two captioners, the attention
+"""The "Image attention" lesson in the browser: train the two captioners, the attention
 maps over the scene (one lit copy per word) change while training runs, no click in between;
 switch to glimpses, train, and the glimpse path moves; the console stays free of warnings and
 errors."""
@@ -33,7 +33,7 @@ def test_train_and_watch_where_each_word_looks_then_the_glimpses(ready_page, pag
     page = ready_page
     warnings: list[str] = []
     page.on("console", lambda m: m.type == "warning" and warnings.append(m.text))
-    page.get_by_text("Attention over images", exact=True).first.click()
+    page.get_by_text("Image attention", exact=True).first.click()
     page.locator(f".{CSS} pre").wait_for(timeout=60_000)
     tiles = page.evaluate(SOURCE, "images-captions")
     assert tiles is not None and len(tiles["x"]) >= 2  # a tile per word, two captioners

@@ -9,7 +9,6 @@ import pytest
 from browserkit import wait_for
 
 pytestmark = pytest.mark.browser
-SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
 
 IMAGE_ROWS = """() => {
   const out = [];

@@ -13,7 +13,6 @@ from test_lesson_rnn_variants import set_checkbox  # Bokeh's checkbox, seen in t
 from browserkit import settled_step, show_character_table, source_columns, wait_for, wait_step
 
 pytestmark = pytest.mark.browser
-SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
 
 # read what Bokeh draws: lengths of data columns in the page's document
 COLUMNS = """(name) => {

@@ -12,7 +12,6 @@ import pytest
 from browserkit import show_character_table, source_columns, wait_for
 
 pytestmark = pytest.mark.browser
-SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
 
 CELLS = """() => {
   const out = [];

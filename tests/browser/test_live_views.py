@@ -18,7 +18,6 @@ import pytest
 from browserkit import FINGERPRINT, wait_for
 
 pytestmark = pytest.mark.browser
-SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
 
 LIVE = {  # tab: (status line's class, look-inside columns)
     "Transformers": ("pyplay-transformer-status", ["weight"]),
@@ -26,7 +25,7 @@ LIVE = {  # tab: (status line's class, look-inside columns)
     "Recurrent networks": ("pyplay-status", ["image", "norm"]),
     "Memory": ("pyplay-memory-status", ["image"]),
     "Soft and hard attention": ("pyplay-glimpse-status", ["weight"]),
-    "Attention over images": ("pyplay-images-status", ["image"]),
+    "Image attention": ("pyplay-images-status", ["image"]),
     "Pointer networks": ("pyplay-pointer-status", ["weight"]),
 }
 
@@ -124,7 +123,7 @@ LESSONS = (
     "Memory",
     "Recursive networks",
     "Soft and hard attention",
-    "Attention over images",
+    "Image attention",
     "Pointer networks",
 )
 

@@ -33,7 +33,7 @@ LESSONS = {  # tab: its status line's class
     "Memory": "pyplay-memory-status",
     "Recursive networks": "pyplay-recursive-status",
     "Soft and hard attention": "pyplay-glimpse-status",
-    "Attention over images": "pyplay-images-status",
+    "Image attention": "pyplay-images-status",
     "Pointer networks": "pyplay-pointer-status",
     "Time series": "pyplay-narx-status",
     "Dynamic networks": "pyplay-lddn-status",

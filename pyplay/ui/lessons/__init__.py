@@ -220,7 +220,7 @@ LESSONS: tuple[LessonSpec, ...] = (
         ),
     ),
     LessonSpec(
-        "images", "Attention over images", "state:ImagesLessonState", "view:ImagesLesson",
+        "images", "Image attention", "state:ImagesLessonState", "view:ImagesLesson",
         "task attention compare shapes hidden_size glimpses scales clutter lr seed",
         about="a captioner looking at a grid of image features for each word it writes, soft "
         "beside hard (REINFORCE with a baseline) on the same batches; a recurrent attention "

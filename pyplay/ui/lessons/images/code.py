@@ -1,4 +1,4 @@
-"""The "show as code" script of the "Attention over images" lesson: the task (captioned scenes
+"""The "show as code" script of the "Image attention" lesson: the task (captioned scenes
 or cluttered digits), the model (``Captioner`` or ``RecurrentAttention``) with its settings and
 its ``Trainer``; for captions with a captioner beside, that one too, trained on the same batches
 (:func:`pyplay.ui.export.trainer_script`)."""

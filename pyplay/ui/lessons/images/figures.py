@@ -1,4 +1,4 @@
-"""The figures of the "Attention over images" lesson, drawn in image pixels: each captioner's
+"""The figures of the "Image attention" lesson, drawn in image pixels: each captioner's
 greedy caption, one small copy of the scene per word, lit where the model looked as it wrote
 that word (Xu et al.'s picture); the glimpse model's path over a few cluttered canvases, each
 glimpse's crops as squares numbered in order, the digit's box dashed; both models' batch

@@ -1,4 +1,4 @@
-"""State of the "Attention over images" lesson: two models that look at parts of an image.
+"""State of the "Image attention" lesson: two models that look at parts of an image.
 
 - **Captions** (task ``"scenes"``): a :class:`~pyplay.models.captioner.Captioner` (Show, Attend
   and Tell) writes the caption of a picture of coloured shapes while it attends over the 6 x 6

@@ -1,4 +1,4 @@
-"""The "Attention over images" lesson: captions written while attending over a grid of image
+"""The "Image attention" lesson: captions written while attending over a grid of image
 features (soft beside hard, on the same batches, each word's attention map live), and a
 recurrent attention model taking glimpses of a cluttered canvas (its path live).
 
@@ -68,7 +68,7 @@ GLIMPSE_EQUATIONS = (
 
 
 class ImagesLesson(LessonView):
-    """Builds the "Attention over images" lesson around an :class:`ImagesLessonState`."""
+    """Builds the "Image attention" lesson around an :class:`ImagesLessonState`."""
 
     state_class = ImagesLessonState
     curve = ("step", "loss", "beside")
