@@ -116,9 +116,7 @@ def lecture(key: str) -> str:
     >>> lecture("wand")
     "Wand's lecture"
     """
-    if key not in _BY_KEY:
-        raise ValueError(f"unknown lecture {key!r}: expected one of {sorted(_BY_KEY)}")
-    return _BY_KEY[key].short
+    return _entry(key).short
 
 
 def lecture_label(key: str) -> str:
@@ -135,8 +133,14 @@ def lecture_label(key: str) -> str:
     >>> f"LSTM and GRU ({lecture_label('nlp')})"
     'LSTM and GRU (lecture 8)'
     """
-    lecture(key)  # an unknown key is a ValueError naming it
-    return _BY_KEY[key].label
+    return _entry(key).label
+
+
+def _entry(key: str) -> Lecture:
+    """The registry's entry of lecture ``key``; a ValueError naming it if there is none."""
+    if key not in _BY_KEY:
+        raise ValueError(f"unknown lecture {key!r}: expected one of {sorted(_BY_KEY)}")
+    return _BY_KEY[key]
 
 
 def fill_lectures(text: str, where: str = "text") -> str:
