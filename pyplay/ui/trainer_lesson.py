@@ -80,6 +80,17 @@ class StepLoop:
         return records
 
 
+def step_beside(trainer: Trainer | None) -> tuple[float, float]:
+    """One step of a model trained beside a lesson's own, on the same batches: its (loss,
+    accuracy), both NaN when there is none or its step diverged."""
+    if trainer is None:
+        return float("nan"), float("nan")
+    record = next(iter(trainer.run(1)))
+    if record.status != "ok":
+        return float("nan"), float("nan")
+    return record.loss, record.metrics["accuracy"]
+
+
 def carry_over(old: Trainer, new: Trainer) -> Trainer:
     """``new`` (new training settings, same model) continuing ``old``: its step count, and the
     optimiser's moments when the optimiser kind is the same (with the new learning rate)."""

@@ -23,7 +23,7 @@ from pyplay.tasks.glimpse import MarkedSymbol
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
 from pyplay.ui.checkpoint import LoadedFile, same_model
-from pyplay.ui.trainer_lesson import TrainerLesson, carry_over
+from pyplay.ui.trainer_lesson import TrainerLesson, carry_over, step_beside
 
 __all__ = ["EXAMPLES", "REPEATS", "VARIANCE_EVERY", "GlimpseExample", "GlimpseLessonState"]
 
@@ -190,11 +190,7 @@ class GlimpseLessonState(TrainerLesson, LessonBase):
         """One hard step done (called by :meth:`run_trainer` as it runs): its loss, then one
         soft step on the same batch (NaN if it diverged), then the measurement when due."""
         super()._record(step, loss, seconds)
-        soft_loss, accuracy = float("nan"), float("nan")
-        if self.soft_trainer is not None:
-            soft = next(iter(self.soft_trainer.run(1)))
-            if soft.status == "ok":
-                soft_loss, accuracy = soft.loss, soft.metrics["accuracy"]
+        soft_loss, accuracy = step_beside(self.soft_trainer)
         self.history["soft"].append(soft_loss)
         self.history["soft_accuracy"].append(accuracy)
         if step % VARIANCE_EVERY == 0:

@@ -33,7 +33,7 @@ from pyplay.tasks.scenes import CaptionedScenes
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
 from pyplay.ui.checkpoint import LoadedFile
-from pyplay.ui.trainer_lesson import TrainerLesson
+from pyplay.ui.trainer_lesson import TrainerLesson, step_beside
 
 __all__ = [
     "CANVAS",
@@ -195,11 +195,7 @@ class ImagesLessonState(TrainerLesson, LessonBase):
         """One main step done: its loss, then one step of the captioner beside (NaN when
         there is none or its step diverged)."""
         super()._record(step, loss, seconds)
-        loss_b, accuracy_b = float("nan"), float("nan")
-        if self.beside is not None:
-            record = next(iter(self.beside.run(1)))
-            if record.status == "ok":
-                loss_b, accuracy_b = record.loss, record.metrics["accuracy"]
+        loss_b, accuracy_b = step_beside(self.beside)
         self.history["beside"].append(loss_b)
         self.history["beside_accuracy"].append(accuracy_b)
 
