@@ -61,6 +61,7 @@ from pyplay.ui.workbench import (
     INSET,
     Section,
     controls_column,
+    fit_width,
     section,
     sections,
     workbench,
@@ -220,7 +221,7 @@ class LessonView(LessonPage):
         bar and the lesson's sections."""
         box = try_box(self)
         bench = workbench(self.controls_column(box), [self.loss_pane(), *self.inside()])
-        return pn.Column(
+        page = pn.Column(
             bench,
             *self.about(),
             *([] if box is None else [box.panel()]),
@@ -230,3 +231,5 @@ class LessonView(LessonPage):
             sizing_mode="stretch_width",
             css_classes=["pyplay-lesson-page"],
         )
+        fit_width(page)  # the sections' figures too fit a phone (the workbench's already do)
+        return page

@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 MORE_SETTINGS = "More settings"
-PHONE_PX = 360  # a figure wider than this shrinks to fit a phone (fit_width)
+PHONE_PX = 280  # a figure wider than this shrinks to fit a phone or a 320 px column (fit_width)
 SECTION_CSS = ["pyplay-section"]
 INSET = 12  # px: a section's body's inset, and room for a widget's own margin
 
