@@ -138,7 +138,7 @@ def test_beam_tree_nodes_show_their_tokens_and_only_they_have_a_hover():
         hover.tooltips
     )
     (legend,) = fig.select(Legend)
-    assert legend in fig.right
+    assert legend in fig.below and legend.orientation == "vertical"  # fits 320 px
     assert [item.label.value for item in legend.items] == list(BEAM_STATUSES)
     assert fig.xaxis[0].ticker.min_interval == 1 and fig.yaxis[0].ticker.min_interval == 1
 

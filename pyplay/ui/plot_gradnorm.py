@@ -63,7 +63,7 @@ class GradNormPlot:
         # (its columns are named like the curve's: the log ticks read every column but step)
         self._reach = ColumnDataSource({"step": [0.0], "clip": [1.0]})
         fig.scatter("step", "clip", source=self._reach, visible=False, name="clip-range")
-        self._legend = legend_outside(fig)
+        self._legend = legend_outside(fig, "below", stacked=True)  # a long label
         self._legend.items = [
             LegendItem(label="||g|| of each step", renderers=[line, legend_key(fig, line)]),
             LegendItem(label=self.clip_label(1.0), renderers=[key]),

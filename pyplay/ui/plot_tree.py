@@ -2,7 +2,7 @@
 
 What every tree or node diagram of the page shares: :func:`tree_frame` (a page-wide figure with
 an edge from every node to its parent), :func:`node_labels` (a text per node at its (x, y))
-and :func:`key_legend` (a legend beside the plot whose samples are drawn before any data).
+and :func:`key_legend` (a legend under the plot whose samples are drawn before any data).
 The beam-search tree: one dot per hypothesis at (step, slot), coloured by what happened to it,
 labelled with the token it added, an edge to its parent; hovering a dot shows the whole
 hypothesis, its score and its fate."""
@@ -77,22 +77,23 @@ def node_labels(fig: figure, nodes: ColumnDataSource, text: str, **style: Any) -
 
 
 def key_legend(fig: figure, entries: Sequence[tuple[str, dict[str, Any]]]) -> Legend:
-    """A legend beside the plot, an entry per (label, scatter style) of ``entries``. Each
-    sample is one NaN point in that style, which draws nothing in the plot (an empty
+    """A legend under the plot, an entry per (label, scatter style) of ``entries``, one under
+    the other (beside the plot, its long labels made the figure wider than a 320 px column).
+    Each sample is one NaN point in that style, which draws nothing in the plot (an empty
     renderer would draw no legend sample either, bokeh/bokeh#11193)."""
     items = [
         LegendItem(label=label, renderers=[fig.scatter([np.nan], [np.nan], **style)])
         for label, style in entries
     ]
     legend = Legend(items=items, label_text_font_size="9pt", spacing=1)
-    fig.add_layout(legend, "right")
+    fig.add_layout(legend, "below")
     return legend
 
 
 def beam_tree_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
     """The tree figure, its node source (columns :data:`NODE_COLUMNS`) and its edge source
-    (x0, y0, x1, y1). Steps and slots are whole numbers on their axes; the legend lists every
-    status beside the plot."""
+    (x0, y0, x1, y1). Steps and slots are whole numbers on their axes; the legend under the
+    plot lists every status."""
     nodes = ColumnDataSource(dict(EMPTY_NODES))
     fig, edges = tree_frame(
         "#999999", 1, height=320, title="Beam search tree", x_axis_label="step",

@@ -162,14 +162,18 @@ def set_title(fig: figure, text: str) -> None:
         title.text = text
 
 
-def legend_outside(fig: figure, side: Literal["right", "below"] = LEGEND_SIDE) -> Legend:
+def legend_outside(
+    fig: figure, side: Literal["right", "below"] = LEGEND_SIDE, stacked: bool = False
+) -> Legend:
     """A legend beside the plot area (``side``: "right" or "below"), never over the data;
-    glyphs added later with ``legend_label`` join it."""
+    glyphs added later with ``legend_label`` join it. Below the plot its entries stand in a
+    row, or one under the other if ``stacked`` (long labels: the figure then needs no more
+    width than its widest label, so it fits a 320 px column)."""
     legends = list(fig.legend)
     legend = legends[0] if legends else Legend()
     for panel in ("center", "left", "right", "above", "below"):
         setattr(fig, panel, [obj for obj in getattr(fig, panel) if obj is not legend])
-    if side == "below":
+    if side == "below" and not stacked:
         legend.orientation = "horizontal"
     legend.click_policy = "hide"
     legend.label_text_font_size = "9pt"

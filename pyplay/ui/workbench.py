@@ -46,7 +46,9 @@ __all__ = [
 ]
 
 MORE_SETTINGS = "More settings"
-PHONE_PX = 280  # a figure wider than this shrinks to fit a phone or a 320 px column (fit_width)
+PHONE_PX = 360  # a figure or widget wider than this shrinks to fit a phone (fit_width)
+# (narrower figures keep their size: those in a grid of maps, 250-300 px, wrap as cells)
+WIDGET_PX = 280  # a widget wider than this stretches to its container, up to its width
 SECTION_CSS = ["pyplay-section"]
 INSET = 12  # px: a section's body's inset, and room for a widget's own margin
 
@@ -206,17 +208,25 @@ def controls_column(
 
 def fit_width(part: Any) -> None:
     """Every fixed-width figure in ``part`` wider than :data:`PHONE_PX` keeps its shape and
-    shrinks to fit a narrower place (a phone): it scales with the width it is given, up to
-    its own width."""
+    shrinks to fit a narrower place (a phone, a 320 px column): it scales with the width it is
+    given, up to its own width. A widget wider than :data:`WIDGET_PX` (a text box, a select)
+    stretches to the width it is given, up to its own."""
     found = part.select(pn.pane.Bokeh) if hasattr(part, "select") else []
     for pane in found:
         fig = pane.object
         width = getattr(fig, "width", None)
         fixed = getattr(fig, "sizing_mode", None) in (None, "fixed")
-        if width is None or width <= PHONE_PX or not fixed:
+        framed = getattr(fig, "frame_width", None) is not None  # its plot area fixed: wider
+        if width is None or (width <= PHONE_PX and not framed) or not fixed:
             continue
+        if framed:  # the plot area scales with the figure instead
+            fig.update(frame_width=None, frame_height=None)
         fig.update(sizing_mode="scale_width", max_width=width)
         pane.param.update(sizing_mode="scale_width", max_width=width)
+    for widget in part.select(pn.widgets.Widget) if hasattr(part, "select") else []:
+        width = widget.width
+        if width is not None and width > WIDGET_PX and widget.sizing_mode in (None, "fixed"):
+            widget.param.update(width=None, sizing_mode="stretch_width", max_width=width)
 
 
 def until_drawn(view: Any, sources: Sequence[Any], line: str) -> pn.Column:

@@ -9,8 +9,7 @@ for any page), a second one the whole lessons (a view widget such as ``gates`` s
 lesson's view, so the two are not put on one page here), in columns first 320 px then 600 px
 wide. A whole lesson stacks its controls above
 its plots by its container's width (a CSS container query, ``pyplay.ui.style.CONTAINER``), so
-it does in a 320 px column of a wide page too. Two widgets still need more than 320 px:
-:data:`WIDER`.
+it does in a 320 px column of a wide page too.
 """
 
 from __future__ import annotations
@@ -26,9 +25,7 @@ from pyplay.ui.lessons import SPECS
 
 pytestmark = pytest.mark.browser
 
-# two widgets keep a legend beside a plot, which needs about 350 and 520 px
-WIDER = ("beam", "lecture_rnn")
-FITTING = tuple(name for name in WIDGETS if name not in WIDER)  # every other widget
+FITTING = tuple(WIDGETS)  # every widget (beam and lecture_rnn too: their legends stand under)
 # the whole lessons, on a page of their own: a view widget (gates) shares its lesson's view
 LESSONS = tuple(name for name in FITTING if name in SPECS)
 VIEWS = tuple(name for name in FITTING if name not in SPECS)
@@ -106,8 +103,7 @@ def test_the_view_widgets_fit_a_narrow_column_and_an_iframe_says_its_height(site
 def test_the_whole_lessons_fit_a_narrow_column(site, browser):
     """Each lesson, as it opens (its sections closed), stacks its controls above its plots in
     a 320 px column of a 1,000 px page (its container's width decides, not the window's) and
-    fits it, and a 600 px one. (Opened, some sections of four lessons are still wider than
-    320 px: the closing note of issue 36 lists them.)"""
+    fits it, and a 600 px one."""
     dist, url = site
     page_file = host_page(dist, list(LESSONS))
     context = browser.new_context()  # without browserkit.OPEN_SECTIONS

@@ -72,6 +72,8 @@ class DecodingViews:
         return [
             "## Decoding: best path, beam, lexicon",
             pn.pane.Markdown(DECODING_HELP),
-            pn.Row(self.beam_width, pn.Column(self.lexicon, self.problem)),
+            self.beam_width,
+            self.lexicon,
+            self.problem,
             pn.Row(*self.columns.values()),  # the page's rows wrap: one under the other
         ]

@@ -34,7 +34,7 @@ def cost_figure() -> tuple[figure, ColumnDataSource]:
         y_axis_type="log",
         tools="pan,wheel_zoom,reset,save",
     )
-    legend_outside(fig)
+    legend_outside(fig, "below", stacked=True)  # long labels
     lines: list[Any] = [
         fig.line(
             "T", key, source=source, line_width=2, color=colour, line_dash=dash, legend_label=label
