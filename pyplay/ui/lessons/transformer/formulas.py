@@ -38,7 +38,17 @@ import numpy as np
 
 from pyplay.ui.lectures import lecture
 
-__all__ = ["SOLBERG", "WAND", "formulas_markdown", "solberg_terms", "wand_terms"]
+__all__ = [
+    "SOLBERG",
+    "VALUE_LABELS",
+    "WAND",
+    "formulas_markdown",
+    "solberg_terms",
+    "wand_terms",
+]
+
+# the lesson's value-function setting: its options' labels and values
+VALUE_LABELS = {"learned, V(x) = W_v x + b_v": "linear", "none, V(x) = x": "identity"}
 
 # (the equation as the page shows it, the key of what it computes in *_terms)
 WAND = (

@@ -33,16 +33,16 @@ from pyplay.ui.checkpoint import LoadedFile, same_model
 from pyplay.ui.lessons.rnn.state import TASK_LABELS
 from pyplay.ui.lessons.seq2seq.state import pair_task
 from pyplay.ui.lessons.transformer import pairs
+from pyplay.ui.lessons.transformer.formulas import VALUE_LABELS
 from pyplay.ui.trainer_lesson import TrainerLesson
 
-__all__ = ["TASKS", "VALUE_LABELS", "HeadView", "TransformerLessonState"]
+__all__ = ["TASKS", "HeadView", "TransformerLessonState"]
 
 TASKS = {label: name for label, name in TASK_LABELS.items() if name != "series"}
 _REBUILD = (
     "arch", "task", "pair_task", "d_model", "nhead", "num_layers", "positional", "causal",
     "seq_len", "seed", "value_function",
 )  # fmt: skip
-VALUE_LABELS = {"learned, V(x) = W_v x + b_v": "linear", "none, V(x) = x": "identity"}
 
 
 @dataclass(frozen=True)

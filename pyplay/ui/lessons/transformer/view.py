@@ -23,7 +23,7 @@ from pyplay.ui.embeddings_view import EmbeddingsView, model_tables
 from pyplay.ui.lectures import lecture, lecture_label
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.transformer.cost_plot import cost_figure, update_cost
-from pyplay.ui.lessons.transformer.formulas import formulas_markdown
+from pyplay.ui.lessons.transformer.formulas import VALUE_LABELS, formulas_markdown
 from pyplay.ui.lessons.transformer.pairs import ARCHS, PAIR_CHOICES
 from pyplay.ui.lessons.transformer.pairs_view import (
     PairsPanel,
@@ -31,12 +31,7 @@ from pyplay.ui.lessons.transformer.pairs_view import (
     follow_heads,
     head_menus,
 )
-from pyplay.ui.lessons.transformer.state import (
-    TASKS,
-    VALUE_LABELS,
-    HeadView,
-    TransformerLessonState,
-)
+from pyplay.ui.lessons.transformer.state import TASKS, HeadView, TransformerLessonState
 from pyplay.ui.plot_maps import fixed_ticks
 from pyplay.ui.plots import (
     attention_figure,
