@@ -152,6 +152,8 @@ class _LayerBase:
         bias: bool = True,
         dtype: Any = np.float32,
         rng: Seed = 0,
+        *,
+        value_function: str = "linear",
     ) -> None:
         E = self.d_model = check_int("d_model", d_model, min_value=1)
         h = self.nhead = check_int("nhead", nhead, min_value=1)
@@ -166,7 +168,10 @@ class _LayerBase:
         self.norm_first = check_flag("norm_first", norm_first)
         bias = check_flag("bias", bias)
         gen = as_generator(rng)
-        self.self_attn = MultiheadAttention(E, h, bias=bias, dtype=dtype, rng=gen)
+        self.self_attn = MultiheadAttention(
+            E, h, bias=bias, dtype=dtype, rng=gen, value_function=value_function
+        )  # "identity": no value function in self-attention (V = X)
+        self.value_function = self.self_attn.value_function
         self.dtype = self.self_attn.dtype
         self._norms = [LayerNorm(E, eps, bias=bias, dtype=dtype) for _ in range(self._n_norms)]
         self.linear1 = Linear(E, F, bias=bias, dtype=dtype, rng=gen)
@@ -291,16 +296,22 @@ class _Stack:
         norm: bool | LayerNorm | None = None,
         dtype: Any = np.float32,
         rng: Seed = 0,
+        *,
+        value_function: str = "linear",
     ) -> None:
         L = self.num_layers = check_int("num_layers", num_layers, min_value=1)
         gen = as_generator(rng)
         args = (dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias, dtype)
-        first = self._layer_class(d_model, nhead, *args, rng=gen)
+        first = self._layer_class(d_model, nhead, *args, rng=gen, value_function=value_function)
         per = sum(v.size for v in first.params.values())  # parameters of one layer
         check_parameters(
             f"{type(self).__name__}(num_layers={L:,}) of {per:,}-parameter layers", L * per
         )
-        rest = [self._layer_class(d_model, nhead, *args, rng=gen) for _ in range(L - 1)]
+        rest = [
+            self._layer_class(d_model, nhead, *args, rng=gen, value_function=value_function)
+            for _ in range(L - 1)
+        ]
+        self.value_function = first.value_function
         self.layers = [first, *rest]
         self.d_model, self.dtype = self.layers[0].d_model, self.layers[0].dtype
         self.norm = self._final_norm(norm, layer_norm_eps, bias)

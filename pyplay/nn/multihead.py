@@ -75,6 +75,11 @@ class MultiheadAttention(MultiheadProjections):
     rng : numpy.random.Generator or int seed
         Initialisation as torch: Xavier-uniform input projections, U(-1/sqrt(E), 1/sqrt(E)) for
         ``out_proj.weight``, zero biases.
+    value_function : {"linear", "identity"}
+        ``"linear"`` (torch's): :math:`V = X_v W_v^\\top + b_v`. ``"identity"``: no value
+        projection, :math:`V = X_v` (Solberg's TEK5040 lecture's attention without a value
+        function, :math:`z^i = \\sum_j p_{i,j} x^j`); head ``n`` takes the n-th block of ``d``
+        features of :math:`X_v`, and ``vdim`` must be ``embed_dim``. No torch counterpart.
 
     Attributes
     ----------
@@ -82,7 +87,9 @@ class MultiheadAttention(MultiheadProjections):
         torch's names, shapes and order: ``in_proj_weight`` (3E, E) (rows q, k, v) when kdim and
         vdim equal E, else ``q_proj_weight`` (E, E), ``k_proj_weight`` (E, kdim),
         ``v_proj_weight`` (E, vdim); then ``in_proj_bias`` (3E,), ``out_proj.weight`` (E, E),
-        ``out_proj.bias`` (E,) (biases only with ``bias=True``).
+        ``out_proj.bias`` (E,) (biases only with ``bias=True``). Without a value function the
+        value rows are absent: ``in_proj_weight`` (2E, E), ``in_proj_bias`` (2E,), no
+        ``v_proj_weight``.
     """
 
     def forward(
@@ -183,15 +190,19 @@ class MultiheadAttention(MultiheadProjections):
             (cache.query, cache.key, cache.value), dqkv, self._projections(), strict=True
         ):
             dy = self._merge(d_heads).reshape(-1, E)  # (B*T, E)
+            if W is None:  # no value function: V = X_v, dX_v = dV
+                dxs.append(dy.reshape(x.shape))  # (B, T, E)
+                continue
             dWs.append(matmul(dy.T, x.reshape(-1, x.shape[2])))  # (E, F)
             dbs.append(dy.sum(axis=0))  # (E,)
             dxs.append(matmul(dy, W).reshape(x.shape))  # (B, T, F)
         if self.same_embed_dim:
-            grads["in_proj_weight"] = np.concatenate(dWs)  # (3E, E)
+            grads["in_proj_weight"] = np.concatenate(dWs)  # (3E, E), or (2E, E) without V
         else:
-            grads.update(zip(("q_proj_weight", "k_proj_weight", "v_proj_weight"), dWs, strict=True))
+            names = ("q_proj_weight", "k_proj_weight", "v_proj_weight")[: len(dWs)]
+            grads.update(zip(names, dWs, strict=True))
         if "in_proj_bias" in p:
-            grads["in_proj_bias"] = np.concatenate(dbs)  # (3E,)
+            grads["in_proj_bias"] = np.concatenate(dbs)  # (3E,) or (2E,)
         return dxs[0], dxs[1], dxs[2], {name: grads[name] for name in p}
 
     def backward_self(
@@ -201,19 +212,23 @@ class MultiheadAttention(MultiheadProjections):
         summed, :math:`\\delta X = \\delta Q W_q + \\delta K W_k + \\delta V W_v`. After a
         packed forward (query, key and value one array) the three projections' gradients come
         from one product each: :math:`[\\delta Q; \\delta K; \\delta V]` (B*T, 3E) times
-        ``in_proj_weight`` gives the sum, its transpose times :math:`X` the (3E, E) gradient."""
+        ``in_proj_weight`` gives the sum, its transpose times :math:`X` the (3E, E) gradient
+        (without a value function: :math:`[\\delta Q; \\delta K]` and (2E, E), plus
+        :math:`\\delta V` itself)."""
         if not cache.packed:
             dq, dk, dv, grads = self.backward(dout, cache)
             return dq + dk + dv, grads
         dqkv, grads = self._heads_backward(dout, cache)  # (B, h, T, d) each
-        x, p = cache.query, self.params
+        x, p, n = cache.query, self.params, self._n_proj
         B, T, E = x.shape
-        dy = np.stack(dqkv, axis=2)  # (B, h, 3, T, d)
-        dy = dy.transpose(0, 3, 2, 1, 4).reshape(B * T, 3 * E)  # (B*T, 3E) rows [dq dk dv]
-        grads["in_proj_weight"] = matmul(dy.T, x.reshape(-1, E))  # (3E, E)
+        dy = np.stack(dqkv[:n], axis=2)  # (B, h, n, T, d)
+        dy = dy.transpose(0, 3, 2, 1, 4).reshape(B * T, n * E)  # (B*T, nE) rows [dq dk (dv)]
+        grads["in_proj_weight"] = matmul(dy.T, x.reshape(-1, E))  # (nE, E)
         if "in_proj_bias" in p:
-            grads["in_proj_bias"] = dy.sum(axis=0)  # (3E,)
+            grads["in_proj_bias"] = dy.sum(axis=0)  # (nE,)
         dx = matmul(dy, p["in_proj_weight"]).reshape(x.shape)  # (B, T, E)
+        if n == 2:  # no value function: V = X
+            dx += self._merge(dqkv[2])
         return dx, {name: grads[name] for name in p}
 
     def _heads_backward(

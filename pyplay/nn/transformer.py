@@ -86,6 +86,11 @@ class TransformerEncoderLayer(_LayerBase):
     rng : numpy.random.Generator or int seed
         Initialisation as torch's (attention as :class:`MultiheadAttention`, linear layers as
         :class:`Linear`, norms ones and zeros); also drives dropout.
+    value_function : {"linear", "identity"}
+        The self-attention's value function (keyword only): torch's linear projection, or
+        none, :math:`V = X` (Solberg's TEK5040 lecture; see
+        :class:`~pyplay.nn.multihead.MultiheadAttention`). Without one the layer has no value
+        rows in ``self_attn.in_proj_weight`` and no torch counterpart.
 
     Attributes
     ----------
@@ -205,6 +210,9 @@ class TransformerEncoder(_Stack):
     rng : numpy.random.Generator or int seed
         Each layer draws its own initial weights (torch deep-copies one layer, so its layers
         start equal).
+    value_function : {"linear", "identity"}
+        Every layer's self-attention value function (keyword only), as
+        :class:`TransformerEncoderLayer`.
 
     Attributes
     ----------

@@ -105,6 +105,10 @@ class TransformerModel(PerStepBase):
         The head reuses the token embedding (tokens in and out, same size).
     dropout : float
     dtype, rng : as everywhere in pyplay.
+    value_function : {"linear", "identity"}
+        The blocks' self-attention value function: torch's :math:`V = X W_v^\\top + b_v`, or
+        none, :math:`V = X` (Solberg's TEK5040 lecture: the output is a weighted sum of the
+        inputs themselves; :class:`~pyplay.nn.multihead.MultiheadAttention`).
     """
 
     def __init__(
@@ -125,6 +129,7 @@ class TransformerModel(PerStepBase):
         dropout: float = 0.0,
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
+        value_function: str = "linear",
     ) -> None:
         self._set_io(input_size, output_size, input_kind, dtype)
         D = self.d_model = check_int("d_model", d_model, min_value=1)
@@ -159,8 +164,9 @@ class TransformerModel(PerStepBase):
         self.max_len = self.pos.max_len
         self.encoder = TransformerEncoder(
             D, nhead, num_layers, F, dropout, activation, norm_first=norm_first,
-            norm=norm_first, dtype=self.dtype, rng=gen,
+            norm=norm_first, dtype=self.dtype, rng=gen, value_function=value_function,
         )  # fmt: skip
+        self.value_function = self.encoder.value_function
         self.nhead, self.num_layers = nhead, num_layers
         self.dim_feedforward, self.activation, self.dropout = F, activation, float(dropout)
         self.head = Linear(D, self.output_size, dtype=self.dtype, rng=gen)

@@ -85,6 +85,10 @@ class TransformerSeq2Seq(Seq2SeqBase):
     activation : {"gelu", "relu"}
     dropout : float
     dtype, rng : as everywhere in pyplay.
+    value_function : {"linear", "identity"}
+        The self-attention's value function in every encoder and decoder layer (the
+        cross-attention keeps its own): ``"identity"`` has none, :math:`V = X` (Solberg's
+        TEK5040 lecture; :class:`~pyplay.nn.multihead.MultiheadAttention`).
     """
 
     def __init__(
@@ -103,6 +107,7 @@ class TransformerSeq2Seq(Seq2SeqBase):
         dropout: float = 0.0,
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
+        value_function: str = "linear",
     ) -> None:
         self._set_vocabs(src_vocab_size, tgt_vocab_size, dtype)
         D = self.d_model = check_int("d_model", d_model, min_value=1)
@@ -121,10 +126,11 @@ class TransformerSeq2Seq(Seq2SeqBase):
         self.norm_first, self.activation, self.dropout = norm_first, activation, float(dropout)
         kw: dict[str, Any] = dict(
             dim_feedforward=F, dropout=dropout, activation=activation, norm_first=norm_first,
-            norm=norm_first, dtype=self.dtype, rng=gen,
+            norm=norm_first, dtype=self.dtype, rng=gen, value_function=value_function,
         )  # fmt: skip
         self.encoder = TransformerEncoder(D, nhead, num_encoder_layers, **kw)
         self.decoder = TransformerDecoder(D, nhead, num_decoder_layers, **kw)
+        self.value_function = self.encoder.value_function
         self.head = Linear(D, self.tgt_vocab_size, dtype=self.dtype, rng=gen)
         self.params: dict[str, np.ndarray] = gather_params(
             [

@@ -72,7 +72,7 @@ LESSONS: tuple[LessonSpec, ...] = (
     LessonSpec(
         "transformer", "Transformers", "state:TransformerLessonState", "view:TransformerLesson",
         "arch task pair_task d_model nhead num_layers positional causal seq_len lr seed "
-        "compare_lstm",
+        "compare_lstm value_function",
         aliases={"arch": {"encoder-decoder": "encoder_decoder", "seq2seq": "encoder_decoder"},
                  "pair_task": {"reverse": "reversal", "copy": "copy_var", "sort": "sorting"}},
         widgets=(Embed("heads", "Every attention head", "view:heads_widget"),),
@@ -90,6 +90,12 @@ LESSONS: tuple[LessonSpec, ...] = (
                         "positional": "none"}, 150,
                        "the loss stays above 0.5 x baseline: without positions attention "
                        "cannot tell which step is which", above=0.5, relative=True),
+            Experiment("Copy without a value function",
+                       {"num_layers": 1, "seq_len": 6, "compare_lstm": False,
+                        "value_function": "identity"}, 150,
+                       "the loss still falls below 0.1 x baseline: each output is a weighted "
+                       "sum of the inputs themselves (Solberg's first form), and copying "
+                       "needs no more", below=0.1, relative=True),
             Experiment("Reversal, encoder-decoder",
                        {"arch": "encoder_decoder", "num_layers": 1, "seq_len": 6}, 200,
                        "the transformer's loss falls below 0.3 (the LSTM with attention beside "

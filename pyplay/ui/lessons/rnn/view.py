@@ -243,6 +243,7 @@ class RecurrentLesson(LessonView):
 
     def sections(self) -> list[Any]:
         from pyplay.ui.lessons.rnn.data_views import data_panel, sampling_panel
+        from pyplay.ui.lessons.rnn.schmidt import schmidt_markdown
 
         s = self.state
         return [
@@ -254,6 +255,11 @@ class RecurrentLesson(LessonView):
             pn.Row(self.compare_button(), self.every_layer),
             pn.pane.Bokeh(self.grad_fig, sizing_mode="stretch_width"),
             self.cec.panel,
+            "## Backpropagation through time in Schmidt's notation",
+            pn.pane.Markdown(
+                schmidt_markdown(), css_classes=["pyplay-schmidt-bptt"], sizing_mode="stretch_width"
+            ),
+            pn.widgets.Select.from_param(s.param.nonlinearity, name="φₕ (RNN cell)", width=200),
             "## Gradient norm and clipping",
             pn.pane.Markdown(HELP["norm"]),
             pn.pane.Bokeh(self.norms.fig, sizing_mode="stretch_width"),

@@ -30,6 +30,7 @@ def _parts(state: Any) -> tuple[list[str], list[str]]:
     settings = {
         "d_model": m.d_model, "nhead": m.nhead, **layers, "positional": m.positional,
         **({} if state.encoder_decoder else {"causal": m.causal}), "max_len": m.max_len,
+        **({"value_function": m.value_function} if m.value_function != "linear" else {}),
     }  # fmt: skip
     return [f"from pyplay.models.{module}"], [
         *call_lines(

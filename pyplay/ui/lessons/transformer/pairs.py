@@ -63,13 +63,20 @@ class PairView:
 
 
 def pair_model(
-    task: Any, d_model: int, nhead: int, num_layers: int, positional: str, seed: int
+    task: Any,
+    d_model: int,
+    nhead: int,
+    num_layers: int,
+    positional: str,
+    seed: int,
+    value_function: str = "linear",
 ) -> TransformerSeq2Seq:
-    """The transformer for ``task``: ``num_layers`` encoder and as many decoder layers."""
+    """The transformer for ``task``: ``num_layers`` encoder and as many decoder layers
+    (``value_function``: their self-attention's, see :class:`TransformerSeq2Seq`)."""
     return TransformerSeq2Seq(
         len(task.src_vocab), len(task.tgt_vocab), d_model=d_model, nhead=nhead,
         num_encoder_layers=num_layers, num_decoder_layers=num_layers, positional=positional,
-        max_len=MAX_LEN, rng=seed,
+        max_len=MAX_LEN, rng=seed, value_function=value_function,
     )  # fmt: skip
 
 

@@ -12,7 +12,7 @@ trained models stay as they were.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,7 @@ from pyplay.ui.checkpoint import LoadedFile, same_model
 from pyplay.ui.lessons.rnn.state import TASK_LABELS
 from pyplay.ui.lessons.seq2seq.state import pair_task
 from pyplay.ui.lessons.transformer import pairs
+from pyplay.ui.lessons.transformer.formulas import VALUE_LABELS
 from pyplay.ui.trainer_lesson import TrainerLesson
 
 __all__ = ["TASKS", "HeadView", "TransformerLessonState"]
@@ -40,7 +41,7 @@ __all__ = ["TASKS", "HeadView", "TransformerLessonState"]
 TASKS = {label: name for label, name in TASK_LABELS.items() if name != "series"}
 _REBUILD = (
     "arch", "task", "pair_task", "d_model", "nhead", "num_layers", "positional", "causal",
-    "seq_len", "seed",
+    "seq_len", "seed", "value_function",
 )  # fmt: skip
 
 
@@ -70,6 +71,11 @@ class TransformerLessonState(TrainerLesson, LessonBase):
     num_layers = param.Integer(default=2, softbounds=(1, 3))
     positional = param.Selector(objects=list(POSITIONAL), default="sinusoidal")
     causal = param.Boolean(default=True)
+    value_function = param.Selector(
+        objects=list(VALUE_LABELS.values()), default="linear",
+        doc="the self-attention's value function: learned (W_v), or none, so each output is "
+        "a weighted sum of the inputs themselves (Solberg's lecture, single-head attention)",
+    )  # fmt: skip
     seq_len = param.Integer(default=10, softbounds=(4, 40))
     lr = lr_param(0.003)
     seed = seed_param()
@@ -134,9 +140,10 @@ class TransformerLessonState(TrainerLesson, LessonBase):
             )
             return True
         mask = "causal" if self.causal else "NOT causal (every step sees the future)"
+        values = ", no value function (V(x) = x)" if self.value_function == "identity" else ""
         self.notify(
             f"New transformer: {self.num_layers} layers x {self.nhead} heads, d_model "
-            f"{self.d_model}, {self.positional} positions, {mask}; "
+            f"{self.d_model}, {self.positional} positions, {mask}{values}; "
             f"{model.num_parameters():,} parameters (LSTM beside it: "
             f"{lstm.num_parameters():,}). " + task.describe().split(". ")[0] + ".",
             "info",
@@ -146,13 +153,24 @@ class TransformerLessonState(TrainerLesson, LessonBase):
     def _build_model(self, task: Any) -> TransformerModel | TransformerSeq2Seq:
         if self.encoder_decoder:
             return pairs.pair_model(
-                task, self.d_model, self.nhead, self.num_layers, self.positional, self.seed
-            )
+                task, self.d_model, self.nhead, self.num_layers, self.positional, self.seed,
+                value_function=self.value_function,
+            )  # fmt: skip
         return TransformerModel.for_task(
             task, d_model=self.d_model, nhead=self.nhead, num_layers=self.num_layers,
             positional=self.positional, causal=self.causal,
             max_len=max(256, 2 * self.seq_len), rng=self.seed,
+            value_function=self.value_function,
         )  # fmt: skip
+
+    def read_file(self, data: Any) -> LoadedFile:
+        """As :meth:`~pyplay.ui.checkpoint.SavableLesson.read_file`; a lesson file saved before
+        ``value_function`` existed has learned value functions, and its settings now say so
+        (rather than keeping the page's current choice, which its model would not fit)."""
+        loaded = super().read_file(data)
+        if not loaded.native and "value_function" not in loaded.settings:
+            loaded = replace(loaded, settings={**loaded.settings, "value_function": "linear"})
+        return loaded
 
     def _make_trainer(self, model: Any, task: Any) -> Trainer:
         return Trainer(model, task, lr=self.lr, batch_size=32, clip=1.0)

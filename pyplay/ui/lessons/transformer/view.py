@@ -23,6 +23,7 @@ from pyplay.ui.embeddings_view import EmbeddingsView, model_tables
 from pyplay.ui.lectures import lecture, lecture_label
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.transformer.cost_plot import cost_figure, update_cost
+from pyplay.ui.lessons.transformer.formulas import VALUE_LABELS, formulas_markdown
 from pyplay.ui.lessons.transformer.pairs import ARCHS, PAIR_CHOICES
 from pyplay.ui.lessons.transformer.pairs_view import (
     PairsPanel,
@@ -319,6 +320,12 @@ class TransformerLesson(LessonView):
                 options={POSITION_TEXT[k][0].split(" (")[0]: k for k in POSITIONAL},
             ),
             causal,
+            pn.widgets.Select.from_param(
+                s.param.value_function,
+                name="Value function",
+                options=VALUE_LABELS,
+                description=s.param.value_function.doc,
+            ),
             pn.widgets.IntSlider.from_param(s.param.seq_len, name="Sequence length"),
             pn.widgets.Checkbox.from_param(s.param.compare_lstm, name="Train an LSTM beside it"),
         ]
@@ -340,6 +347,7 @@ class TransformerLesson(LessonView):
         return [heads, maps]
 
     def sections(self) -> list[Any]:
+        s = self.state
         generate = pn.widgets.Button(name="Generate", button_type="primary", width=100)
         generate.on_click(self.generate)
         heads = pn.Column(
@@ -358,9 +366,16 @@ class TransformerLesson(LessonView):
         self.decoder_only += [heads, sample]
         self.with_pairs.append(pairs)
         self._show_mode()
+        self.formulas = pn.pane.Markdown(
+            pn.bind(formulas_markdown, s.param.value_function, s.param.nhead),
+            css_classes=["pyplay-attention-formulas"],
+            sizing_mode="stretch_width",
+        )
         return [
             heads,
             pairs,
+            "## Self-attention in the lectures' notation",
+            self.formulas,
             "## Positional encodings",
             pn.pane.Markdown(HELP["positions"]),
             self.pe_note,
