@@ -155,3 +155,20 @@ def test_the_core_imports_neither_the_page_nor_its_libraries() -> None:
         if any(name == p or name.startswith(f"{p}.") for p in PAGE_ONLY)
     ]
     assert not upward, "\n".join(upward)
+
+
+def test_the_data_sits_below_the_decoders_and_the_models() -> None:
+    """The arrows of issue 37 that ran back up: a task imported a decoder (the CTC task's loss
+    and best path, while a decoder module scored pair tasks) and a model (the tree tasks' trees).
+    Decoders import no task, tasks no model."""
+    graph = _graph()
+    below = {"pyplay.decode": ("pyplay.tasks",), "pyplay.tasks": ("pyplay.models",)}
+    upward = [
+        f"{module} imports {target}"
+        for part, above in below.items()
+        for module in MODULES
+        if module == part or module.startswith(f"{part}.")
+        for target in sorted(graph[module])
+        if target.startswith(above)
+    ]
+    assert not upward, "\n".join(upward)
