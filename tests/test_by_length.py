@@ -1,4 +1,4 @@
-"""Accuracy by source length (pyplay.decode.by_length) and fixed-length pairs of the pair tasks:
+"""Accuracy by source length (pyplay.tasks.by_length) and fixed-length pairs of the pair tasks:
 an oracle scores 1.0, shapes, errors, and the classic result that attention holds up on long
 sources where a plain encoder-decoder does not."""
 
@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pyplay.decode.by_length import LengthCurve, accuracy_by_length, check_lengths_range
 from pyplay.models.seq2seq import EncoderDecoder
+from pyplay.tasks.by_length import LengthCurve, accuracy_by_length, check_lengths_range
 from pyplay.tasks.pairs import EOS, PairBatch, output_scores
 from pyplay.tasks.seq2seq import DateFormat, Reversal, Sorting, VariableCopy
 from pyplay.train import Trainer

@@ -1,4 +1,4 @@
-"""NARX networks, open and closed loop; preparets; the identification task; training.
+"""NARX networks, open and closed loop; preparets; the bundled identification series; training.
 
 The learning test: a NARX network (delays 1, 2 on u and y, 10 tansig neurons) trained in open
 loop (series-parallel) on windows of the bundled Narendra series, then closed (parallel) and run
@@ -21,7 +21,19 @@ from pyplay.dynamic.networks import closeloop, narxnet, openloop, preparets, tim
 from pyplay.dynamic.spec import parse_spec, to_dict
 from pyplay.dynamic.train import fit, mse
 from pyplay.optim import SGD
-from pyplay.tasks.sysid import PlantIdentification, SysIdWindows, load_narendra, narendra_series
+from pyplay.tasks.sysid import load_narendra, narendra_series
+
+HELD_OUT = 500  # the last samples of the bundled series, as in the Time series lesson
+
+
+def _windows(length: int, batch: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``batch`` seeded windows ``u``, ``y`` (batch, length, 1) of the bundled series, drawn
+    from its training stretch only (the Time series lesson's recipe)."""
+    u, y = load_narendra()
+    n_train = u.size - HELD_OUT
+    starts = np.random.default_rng(seed).integers(0, n_train - length + 1, size=batch)
+    idx = starts[:, None] + np.arange(length)[None, :]  # (batch, length)
+    return u[idx][..., None], y[idx][..., None]
 
 
 def test_closeloop_shares_the_weights_and_openloop_inverts_it() -> None:
@@ -90,27 +102,11 @@ def test_bundled_series_matches_its_recipe() -> None:
     assert 0.5 < float(np.mean(np.diff(u) == 0)) < 0.95  # held levels: the input has memory
 
 
-def test_task_windows_are_seeded_and_never_reach_the_test_stretch() -> None:
-    a = PlantIdentification(seq_len=30, test_len=400, rng=7)
-    b = PlantIdentification(seq_len=30, test_len=400, rng=7)
-    wa, wb = a.windows(500, history=2), b.windows(500, history=2)
-    np.testing.assert_array_equal(wa.u, wb.u)
-    assert wa.u.shape == wa.y.shape == (500, 32, 1)
-    assert a.n_train == 2600
-    # every window is a piece of the training stretch
-    pieces = np.lib.stride_tricks.sliding_window_view(a.u[:2600], 32)  # (2569, 32)
-    for k in range(0, 500, 50):
-        start = int(np.flatnonzero((pieces == wa.u[k, :, 0]).all(axis=1))[0])
-        np.testing.assert_array_equal(wa.y[k, :, 0], a.y[start : start + 32])
-    assert 0.3 < a.baseline_loss() < 0.7 and "2600 training samples" in a.describe()
-
-
 # ------------------------------------------------------------------------ training
 def test_fit_yields_decreasing_losses_and_accepts_an_optimiser() -> None:
-    task = PlantIdentification(seq_len=20, rng=0)
-    w = task.windows(16, history=1)
+    wu, wy = _windows(21, 16, seed=0)  # 20 steps after one of history
     net = timedelaynet((0, 1), (3,), rng=0)
-    pr = preparets(net, w.u, w.y)
+    pr = preparets(net, wu, wy)
     before = mse(net, pr.p, pr.targets, p0=pr.p0)
     run = fit(net, pr.p, pr.targets, 200, lr=0.02, p0=pr.p0, rng=0)
     losses = list(run)
@@ -124,10 +120,12 @@ def test_fit_yields_decreasing_losses_and_accepts_an_optimiser() -> None:
 @pytest.mark.slow
 def test_narx_closed_loop_beats_a_static_network_on_multistep_prediction() -> None:
     start = time.perf_counter()
-    task = PlantIdentification(seq_len=40, test_len=500, rng=0)
-    w = task.windows(128, history=2)
-    lo = task.n_train - 2  # the held-out stretch after its two initial conditions
-    test = SysIdWindows(task.u[None, lo:, None], task.y[None, lo:, None])  # (1, 502, 1) each
+    wu, wy = _windows(42, 128, seed=0)  # 40 steps after two of history
+    u, y = load_narendra()
+    n_train = u.size - HELD_OUT
+    lo = n_train - 2  # the held-out stretch after its two initial conditions
+    tu, ty = u[None, lo:, None], y[None, lo:, None]  # (1, 502, 1) each
+    mean_predictor = float(np.mean((y[n_train:] - y[:n_train].mean()) ** 2))
 
     def train(net: LDDN, p: np.ndarray, y: np.ndarray, p0: np.ndarray) -> None:
         for lr, steps in ((0.01, 2000), (0.002, 1000)):  # Adam, then a smaller step
@@ -135,23 +133,23 @@ def test_narx_closed_loop_beats_a_static_network_on_multistep_prediction() -> No
                 pass
 
     op = narxnet((1, 2), (1, 2), (10,), rng=0)
-    pr = preparets(op, w.u, w.y)
+    pr = preparets(op, wu, wy)
     train(op, pr.p, pr.targets, pr.p0)
     cl = closeloop(op)
-    pc = preparets(cl, test.u, test.y)  # y only supplies the two initial conditions
+    pc = preparets(cl, tu, ty)  # y only supplies the two initial conditions
     narx = mse(cl, pc.p, pc.targets, pc.a0, pc.p0)
 
     static = timedelaynet((0,), (10,), rng=0)  # a(t) from u(t) only
-    ps = preparets(static, w.u[:, 2:], w.y[:, 2:])
+    ps = preparets(static, wu[:, 2:], wy[:, 2:])
     train(static, ps.p, ps.targets, ps.p0)
-    pt = preparets(static, test.u[:, 2:], test.y[:, 2:])
+    pt = preparets(static, tu[:, 2:], ty[:, 2:])
     base = mse(static, pt.p, pt.targets)
     seconds = time.perf_counter() - start
     print(
         f"\n[narx] closed-loop MSE {narx:.2e}, static {base:.3e}, ratio {base / narx:.0f}, "
-        f"mean predictor {task.baseline_loss():.3f}, {seconds:.1f} s"
+        f"mean predictor {mean_predictor:.3f}, {seconds:.1f} s"
     )
-    assert base < 0.8 * task.baseline_loss()  # the static net did learn the average map
+    assert base < 0.8 * mean_predictor  # the static net did learn the average map
     assert narx < 0.01
     assert narx * 20 < base
 

@@ -22,8 +22,7 @@ from scripts import printed_losses, run_script
 import pyplay.io
 from pyplay.dynamic import distdelaynet, to_dict
 from pyplay.optim import SGD
-from pyplay.ui.export import EMBED_LIMIT
-from pyplay.ui.export_dynamic import as_code_dynamic
+from pyplay.ui.export import EMBED_LIMIT, as_code
 from pyplay.ui.lessons.dynamic.state import LDDNLessonState
 from pyplay.ui.lessons.timeseries.state import NARXState
 
@@ -98,7 +97,7 @@ def check_model_file(path: Path, state: Any) -> None:
 @pytest.mark.parametrize("case", list(TIMESERIES))
 def test_the_time_series_script_reproduces_the_lesson(case: str, tmp_path: Path):
     state = TIMESERIES[case]()
-    code = as_code_dynamic("timeseries", state, steps=STEPS, log_every=1)
+    code = as_code("timeseries", state, steps=STEPS, log_every=1)
     ast.parse(code)
     assert code.startswith('"""The "Time series" lesson of the pyplay playground')
     assert re.search(r"^STEPS = 4\nLOG_EVERY = 1\nSEED = \d+$", code, flags=re.M)
@@ -121,7 +120,7 @@ def test_the_dynamic_network_script_reproduces_the_lesson(case: str, tmp_path: P
     state = DYNAMIC[case]()
     assert state.message_kind != "danger", state.message
     equations = state.equations()
-    code = as_code_dynamic("dynamic", state, steps=STEPS, log_every=1)
+    code = as_code("dynamic", state, steps=STEPS, log_every=1)
     tree = ast.parse(code)
     assert code.startswith('"""The "Dynamic networks" lesson of the pyplay playground')
     described = next(n.value for n in tree.body if isinstance(n, ast.Assign)
@@ -142,9 +141,9 @@ def test_the_dynamic_network_script_reproduces_the_lesson(case: str, tmp_path: P
 
 
 def test_weights_are_written_only_when_the_seed_does_not_draw_them():
-    elman = as_code_dynamic("dynamic", LDDNLessonState(preset="elman"), steps=1, log_every=1)
+    elman = as_code("dynamic", LDDNLessonState(preset="elman"), steps=1, log_every=1)
     assert "WEIGHTS = {}" in elman
-    average = as_code_dynamic("dynamic", LDDNLessonState(), steps=1, log_every=1)
+    average = as_code("dynamic", LDDNLessonState(), steps=1, log_every=1)
     assert "'IW1,1': [[[0.3333333333333333]], [[0.3333333333333333]]" in average
 
 
@@ -153,7 +152,7 @@ def test_a_trained_network_is_written_with_its_weights_as_they_are_now(tmp_path:
     state = LDDNLessonState(preset="tdnn", system="first order")
     state.train(steps=3)
     state.lr = 0.02  # the page starts a new optimiser from the trained weights
-    code = as_code_dynamic("dynamic", state, steps=STEPS, log_every=1)
+    code = as_code("dynamic", state, steps=STEPS, log_every=1)
     assert "after 3 steps in the page" in code
     out = run_script(code, tmp_path)
     state.train(steps=STEPS)
@@ -164,7 +163,7 @@ def test_a_trained_network_is_written_with_its_weights_as_they_are_now(tmp_path:
 def test_a_trained_time_series_script_starts_from_the_seed(tmp_path: Path):
     state = NARXState(hidden_size=5)
     state.train(steps=3)
-    out = run_script(as_code_dynamic("timeseries", state, steps=STEPS, log_every=2), tmp_path)
+    out = run_script(as_code("timeseries", state, steps=STEPS, log_every=2), tmp_path)
     state.reset()  # what the script rebuilds: the network after Reset
     state.train(steps=STEPS)
     assert printed_losses(out) == pytest.approx(state.history["loss"][1::2], abs=2e-6)
@@ -178,7 +177,7 @@ def test_a_model_saved_by_the_script_loads_into_the_page(lesson: str, tmp_path: 
         page: Any = NARXState()
     else:
         source, page = LDDNLessonState(preset="elman", system="narendra"), LDDNLessonState()
-    run_script(as_code_dynamic(lesson, source, steps=STEPS, log_every=1), tmp_path)
+    run_script(as_code(lesson, source, steps=STEPS, log_every=1), tmp_path)
     assert page.load_bytes((tmp_path / "pyplay-model.npz").read_bytes()), page.message
     source.train(steps=STEPS)
     assert page._step == STEPS and page.history["loss"] == pytest.approx(source.history["loss"])
@@ -198,7 +197,7 @@ def test_the_script_can_continue_a_saved_model(lesson: str, tmp_path: Path):
     state: Any = NARXState(hidden_size=4) if lesson == "timeseries" else LDDNLessonState()
     state.train(steps=5)
     (tmp_path / "saved.npz").write_bytes(state.save_bytes().read())
-    code = as_code_dynamic(lesson, state, steps=2, log_every=1)
+    code = as_code(lesson, state, steps=2, log_every=1)
     out = run_script(code.replace("CHECKPOINT = None", 'CHECKPOINT = "saved.npz"'), tmp_path)
     assert re.findall(r"^step (\d+):", out, flags=re.M) == ["6", "7"]
     assert pyplay.io.load(tmp_path / "pyplay-model.npz").meta["step"] == 7
@@ -217,7 +216,7 @@ def no_system_call(code: str, text: str) -> None:
 def test_pasted_text_that_looks_like_code_is_data(tmp_path: Path):
     text = one_column(header=EVIL)  # a header line: the page skips it
     state = narx_with(text)
-    code = as_code_dynamic("timeseries", state, steps=2, log_every=1)
+    code = as_code("timeseries", state, steps=2, log_every=1)
     no_system_call(code, text)
     out = run_script(code, tmp_path)
     assert "PWNED" not in out
@@ -228,22 +227,22 @@ def test_pasted_text_that_looks_like_code_is_data(tmp_path: Path):
 @pytest.mark.slow
 def test_typed_numbers_that_look_like_code_are_data_or_refused(tmp_path: Path):
     state = LDDNLessonState(signal="impulse", typed=EVIL)  # not the signal in use: kept as text
-    code = as_code_dynamic("dynamic", state, steps=1, log_every=1)
+    code = as_code("dynamic", state, steps=1, log_every=1)
     no_system_call(code, EVIL)
     assert "PWNED" not in run_script(code, tmp_path)
     state.signal = "typed"  # the page reads a first line that is not numbers as a header
     with pytest.raises(ValueError, match=r"the typed input is not usable: .* at least one"):
-        as_code_dynamic("dynamic", state, steps=1, log_every=1)
+        as_code("dynamic", state, steps=1, log_every=1)
     state.typed = "1, 2\n" + EVIL
     with pytest.raises(ValueError, match=r"the typed input is not usable: line 2: .* not a num"):
-        as_code_dynamic("dynamic", state, steps=1, log_every=1)
+        as_code("dynamic", state, steps=1, log_every=1)
 
 
 @pytest.mark.slow
 def test_long_pasted_data_is_read_from_a_file_next_to_the_script(tmp_path: Path):
     text = two_columns(EMBED_LIMIT // 10)
     state = narx_with(text, hidden_size=3)
-    code = as_code_dynamic("timeseries", state, steps=2, log_every=1)
+    code = as_code("timeseries", state, steps=2, log_every=1)
     assert len(code) < 10_000 and 'Path("my_series.csv")' in code
     (tmp_path / "my_series.csv").write_text(text, encoding="utf-8")
     out = run_script(code, tmp_path)
@@ -252,29 +251,29 @@ def test_long_pasted_data_is_read_from_a_file_next_to_the_script(tmp_path: Path)
 
 
 def test_bad_requests_are_refused_clearly():
-    with pytest.raises(ValueError, match="lesson must be one of timeseries, dynamic"):
-        as_code_dynamic("rnn", NARXState(), steps=1, log_every=1)
+    with pytest.raises(ValueError, match=r"lesson must be one of .*timeseries"):
+        as_code("narx", NARXState(), steps=1, log_every=1)
     for lesson in ("timeseries", "dynamic"):
         with pytest.raises(ValueError, match="no model yet"):
-            as_code_dynamic(lesson, SimpleNamespace(net=None), steps=1, log_every=1)
+            as_code(lesson, SimpleNamespace(net=None), steps=1, log_every=1)
     state = LDDNLessonState()
     fake = SimpleNamespace(**{k: getattr(state, k) for k in state.param}, net=state.net)
     fake.lr = float("nan")
     with pytest.raises(ValueError, match="the learning rate must be a finite number"):
-        as_code_dynamic("dynamic", fake, steps=1, log_every=1)
+        as_code("dynamic", fake, steps=1, log_every=1)
     fake.lr, fake.seed = 0.01, "0; import os"
     with pytest.raises(ValueError, match="the seed must be a whole number"):
-        as_code_dynamic("dynamic", fake, steps=1, log_every=1)
+        as_code("dynamic", fake, steps=1, log_every=1)
     fake.seed, fake.system = 0, "rm -rf"
     with pytest.raises(ValueError, match="the system must be one of moving average"):
-        as_code_dynamic("dynamic", fake, steps=1, log_every=1)
+        as_code("dynamic", fake, steps=1, log_every=1)
     fake.system, fake._optimizer = "first order", SGD(state.net.params, lr=0.1)
     with pytest.raises(ValueError, match="the optimiser must be Adam, got SGD"):
-        as_code_dynamic("dynamic", fake, steps=1, log_every=1)
+        as_code("dynamic", fake, steps=1, log_every=1)
     assert state.apply_description(json.dumps({**json.loads(state.description), "inputs": [2]}))
     with pytest.raises(ValueError, match="one-input, one-output networks only"):
-        as_code_dynamic("dynamic", state, steps=1, log_every=1)
+        as_code("dynamic", state, steps=1, log_every=1)
     narx = NARXState()
     narx.y = narx.y + 1.0  # a series the script could not rebuild
     with pytest.raises(ValueError, match="neither the bundled one nor the pasted text"):
-        as_code_dynamic("timeseries", narx, steps=1, log_every=1)
+        as_code("timeseries", narx, steps=1, log_every=1)

@@ -24,8 +24,8 @@ from pyplay.models import (
 from pyplay.models.captioner import Captioner
 from pyplay.models.contract import OBJECTIVES, Backward, Model
 from pyplay.models.ram import RecurrentAttention
-from pyplay.models.recursive import batch_trees, parse
 from pyplay.models.registry import MODEL_CLASSES, REGISTERED
+from pyplay.tasks.binary_tree import batch_trees, parse
 
 SMALL: dict[str, Callable[[], Any]] = {
     "SequenceModel": lambda: SequenceModel(

@@ -9,14 +9,8 @@ import pytest
 
 from gradcheck import assert_grad_close, numeric_grad
 from pyplay.losses import cross_entropy
-from pyplay.models.recursive import (
-    RecursiveNet,
-    Tree,
-    batch_trees,
-    parse,
-    parse_expression,
-    reference_forward,
-)
+from pyplay.models.recursive import RecursiveNet, reference_forward
+from pyplay.tasks.binary_tree import Tree, batch_trees, parse, parse_expression
 from pyplay.tasks.trees import ExpressionTrees, SentimentTrees
 from pyplay.train import Trainer
 

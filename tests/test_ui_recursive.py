@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pyplay.models.recursive import parse
+from pyplay.tasks.binary_tree import parse
 from pyplay.tasks.trees import SentimentTrees
 from pyplay.ui.lessons.recursive.state import EXAMPLES, RecursiveLessonState
 

@@ -70,8 +70,6 @@ __all__ = [
     "ConcatPositionalEncoding",
     "FixedPositionalEncoding",
     "LearnedPositionalEmbedding",
-    "NoPositionalEncoding",
-    "SinusoidalPositionalEncoding",
     "concat_width",
     "fixed_table",
     "input_width",
@@ -187,13 +185,6 @@ class FixedPositionalEncoding(_Positional):
         return self._P
 
 
-class SinusoidalPositionalEncoding(FixedPositionalEncoding):
-    """Fixed sin/cos encodings (no parameters)."""
-
-    def __init__(self, max_len: int, d_model: int, dtype: Any = np.float32) -> None:
-        super().__init__("sinusoidal", max_len, d_model, dtype)
-
-
 class LearnedPositionalEmbedding(_Positional):
     """A trained vector per position, parameter ``weight`` (max_len, D)."""
 
@@ -223,13 +214,6 @@ class LearnedPositionalEmbedding(_Positional):
         dW = np.zeros_like(self.params["weight"])  # (max_len, D)
         dW[off : off + T] = dY.sum(axis=0)
         return dY, {"weight": dW}
-
-
-class NoPositionalEncoding(FixedPositionalEncoding):
-    """No position information (the identity)."""
-
-    def __init__(self, max_len: int, d_model: int, dtype: Any = np.float32) -> None:
-        super().__init__("none", max_len, d_model, dtype)
 
 
 def concat_width(d_model: int) -> int:

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from pyplay.losses import cross_entropy
-from pyplay.models.recursive.tree import TreeBatch
 from pyplay.objectives.base import BatchObjective, require_output_kind
+from pyplay.tasks.binary_tree import TreeBatch
 
 __all__ = ["TreeObjective", "tree_accuracy"]
 

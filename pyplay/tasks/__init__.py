@@ -1,4 +1,9 @@
-"""Toy tasks with seeded generators: each a small class with a docstring saying what it tests."""
+"""Toy tasks with seeded generators: each a small class with a docstring saying what it tests.
+
+Beside them, the data they hand a model and how a model is scored on them: the batches
+(:mod:`.base`, the pairs and pointer batches of :mod:`.pairs`, the binary trees of
+:mod:`.binary_tree`) and a sequence-to-sequence model's accuracy by source length
+(:mod:`.by_length`). The package imports no model: the models import it."""
 
 from __future__ import annotations
 

@@ -26,28 +26,23 @@ Data file ``pyplay/tasks/data/narendra.csv``
 
     (the tests check that the file still matches this recipe).
 
-Task
-    :class:`PlantIdentification` splits the series into a training stretch (the first
-    ``3000 - test_len`` samples) and a held-out test stretch (the last ``test_len``), and draws
-    seeded training windows from the training stretch only.
+The Time series lesson (:mod:`pyplay.ui.lessons.timeseries`) loads it with :func:`load_narendra`,
+holds out its last 500 samples and trains on windows of the rest; a series of your own is read
+by :func:`parse_columns`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib import resources
 from io import StringIO
-from typing import Any
 
 import numpy as np
 
-from pyplay._checks import as_generator, check_int
+from pyplay._checks import check_int
 
 __all__ = [
     "DATA_FILE",
     "MAX_ROWS",
-    "PlantIdentification",
-    "SysIdWindows",
     "load_narendra",
     "narendra_series",
     "parse_columns",
@@ -75,71 +70,6 @@ def load_narendra() -> tuple[np.ndarray, np.ndarray]:
     text = resources.files("pyplay.tasks").joinpath(DATA_FILE).read_text("utf-8")
     data = np.loadtxt(StringIO(text), delimiter=",", skiprows=1)  # (3000, 2)
     return data[:, 0].copy(), data[:, 1].copy()  # (3000,), (3000,)
-
-
-@dataclass(frozen=True)
-class SysIdWindows:
-    """Aligned stretches of the plant's input and output, batch-first.
-
-    ``u`` (B, L, 1) and ``y`` (B, L, 1); ``y[:, t]`` is the plant's output at the time of
-    ``u[:, t]``. Cut them into initial conditions, inputs and targets for a given network with
-    :func:`pyplay.dynamic.networks.preparets`.
-    """
-
-    u: np.ndarray
-    y: np.ndarray
-
-
-class PlantIdentification:
-    """Identify the Narendra plant from its bundled input/output record.
-
-    Parameters
-    ----------
-    seq_len : int
-        Steps of a training window (before the ``history`` steps that precede it).
-    test_len : int
-        Samples held out at the end of the record.
-    rng : numpy.random.Generator or int seed
-        For the window positions.
-
-    Trivial baseline: predicting the training mean of ``y``; its mean squared error on the test
-    stretch is :meth:`baseline_loss`.
-    """
-
-    name = "sysid"
-
-    def __init__(
-        self, seq_len: int = 50, test_len: int = 500, rng: np.random.Generator | int | None = 0
-    ) -> None:
-        u, y = load_narendra()
-        self.seq_len = check_int("seq_len", seq_len, min_value=1, max_value=1000)
-        self.test_len = check_int("test_len", test_len, min_value=1, max_value=u.size // 2)
-        self.rng = as_generator(rng)
-        self.config: dict[str, Any] = {"seq_len": self.seq_len, "test_len": self.test_len}
-        self.u, self.y = u, y  # (N,), (N,)
-        self.n_train = u.size - self.test_len
-
-    def windows(self, batch_size: int, history: int = 0) -> SysIdWindows:
-        """``batch_size`` random windows of ``history + seq_len`` steps of the training stretch
-        (never reaching into the test stretch)."""
-        B = check_int("batch_size", batch_size, min_value=1, max_value=65536)
-        L = check_int("history", history, min_value=0, max_value=100) + self.seq_len
-        starts = self.rng.integers(0, self.n_train - L + 1, size=B)  # (B,)
-        idx = starts[:, None] + np.arange(L)[None, :]  # (B, L)
-        return SysIdWindows(self.u[idx][..., None], self.y[idx][..., None])  # (B, L, 1) each
-
-    def baseline_loss(self) -> float:
-        """Mean squared error on the test stretch of predicting the training mean of ``y``."""
-        mean = float(self.y[: self.n_train].mean())
-        return float(np.mean((self.y[self.n_train :] - mean) ** 2))
-
-    def describe(self) -> str:
-        """A paragraph for a help text."""
-        return (
-            "System identification: the plant y(t+1) = y(t)/(1+y(t)^2) + u(t)^3 driven by a "
-            f"held random input; {self.n_train} training samples, the last {self.test_len} "
-            f"held out. Predicting the mean scores {self.baseline_loss():.3f}."
-        )
 
 
 MAX_ROWS = 20_000

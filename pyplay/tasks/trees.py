@@ -13,7 +13,7 @@
     *X but Y* is *Y*, *X and Y* is their polarity when they agree and neutral when not. The
     sentiment treebank in miniature (Socher et al. 2013), labels on every phrase.
 
-``form="tree"`` (the default) yields :class:`~pyplay.models.recursive.tree.TreeBatch` for a
+``form="tree"`` (the default) yields :class:`~pyplay.tasks.binary_tree.TreeBatch` for a
 :class:`~pyplay.models.recursive.network.RecursiveNet`; ``form="chain"`` yields the same kind of
 examples as a :class:`~pyplay.tasks.base.Batch` of token ids of the bracketed text with the
 root's class as the target of its last step, for a chain :class:`~pyplay.models.SequenceModel`.
@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_choice, check_int
-from pyplay.models.recursive.tree import Tree, batch_trees
 from pyplay.tasks.base import MAX_BATCH, Batch
+from pyplay.tasks.binary_tree import Tree, batch_trees
 
 __all__ = ["ExpressionTrees", "SentimentTrees", "TreeTask"]
 

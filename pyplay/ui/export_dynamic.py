@@ -21,7 +21,6 @@ __all__ = [
     "LOOP",
     "RESUME",
     "SAVE",
-    "as_code_dynamic",
     "data_literal",
     "dict_block",
     "fit_head",
@@ -29,7 +28,6 @@ __all__ = [
     "text_constant",
 ]
 
-FIT_LESSONS = ("timeseries", "dynamic")  # the lessons trained by pyplay.dynamic.fit
 
 # ------------------------------------------------------------------ the fixed parts
 RESUME = """\
@@ -130,22 +128,3 @@ def fit_head(spec: Any, state: Any, steps: int, log_every: int, imports: str) ->
         'OPTIMIZER = "adam"',
         f"LR = {number(state.lr, 'the learning rate')}",
     ]
-
-
-def as_code_dynamic(lesson: str, state: Any, *, steps: int, log_every: int) -> str:
-    """The script of ``lesson`` ("timeseries" or "dynamic": the lessons trained by
-    :func:`pyplay.dynamic.fit`), written by its ``code.py``; see
-    :func:`pyplay.ui.export.as_code`, which checks ``steps`` and ``log_every`` first.
-
-    Raises
-    ------
-    ValueError
-        Unknown lesson, no model, a network the lesson cannot train, or a value that is not
-        plain (the message names it).
-    """
-    from pyplay.ui.lessons import SPECS
-
-    if lesson not in FIT_LESSONS:
-        raise ValueError(f"lesson must be one of {', '.join(FIT_LESSONS)}, got {lesson!r}")
-    spec = SPECS[lesson]
-    return str(spec.code_function()(spec, state, steps=steps, log_every=log_every))

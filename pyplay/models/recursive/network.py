@@ -27,7 +27,7 @@ Backpropagation through structure runs the same recursion backwards, parents bef
         + \sum_{\text{nodes } v:\, o(v) = w} \delta^a_v
 
 The kernel (:meth:`RecursiveNet.forward`, :meth:`RecursiveNet.backward`) runs a
-:class:`~pyplay.models.recursive.tree.TreeBatch` level by level (every node of one height at
+:class:`~pyplay.tasks.binary_tree.TreeBatch` level by level (every node of one height at
 once); :func:`reference_forward` is the same recursion written node by node, which the tests
 compare the kernel against.
 """
@@ -42,8 +42,8 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_dtype, check_int
 from pyplay.models.contract import Backward, ModelBase, check_model_size, config_int
-from pyplay.models.recursive.tree import Tree, TreeBatch
 from pyplay.nn import init
+from pyplay.tasks.binary_tree import Tree, TreeBatch
 
 __all__ = ["RecursiveCache", "RecursiveNet", "reference_forward"]
 

@@ -3,7 +3,7 @@
 Each lesson's :class:`~pyplay.ui.lessons.spec.LessonSpec` lists its experiments. The page
 shows one button per experiment (:mod:`pyplay.ui.try_this`), which sets the lesson up with
 :func:`set_up`; the tests (``tests/test_ui_experiments.py``) set each one up the same way,
-train it natively for its budget and check its promise with :func:`outcome`. No Panel here.
+train it natively for its budget and check its promise (``below``, ``above``). No Panel here.
 """
 
 from __future__ import annotations
@@ -12,11 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-__all__ = ["WINDOW", "Experiment", "Outcome", "outcome", "set_up"]
-
-WINDOW = 20  # the promise is checked on the mean loss of the last WINDOW steps
+__all__ = ["Experiment", "set_up"]
 
 
 @dataclass(frozen=True)
@@ -35,8 +31,8 @@ class Experiment:
     expect : str
         What the learner will see, in words (shown beside the button).
     below, above : float, optional
-        The promise: the mean loss of the last :data:`WINDOW` steps ends below ``below``
-        and/or stays above ``above``.
+        The promise: the mean loss of the last 20 steps ends below ``below`` and/or stays
+        above ``above``.
     relative : bool
         ``below`` and ``above`` are multiples of the task's baseline loss (the loss of the
         trivial predictor, the dashed line of the loss curve).
@@ -55,26 +51,6 @@ class Experiment:
             raise ValueError(f"experiment {self.label!r} promises nothing: give below or above")
         if self.steps < 1:
             raise ValueError(f"steps must be at least 1, got {self.steps}")
-
-    def promise(self) -> str:
-        """The promise in words, e.g. "loss below 0.2 x baseline after 300 steps"."""
-        unit = " x baseline" if self.relative else ""
-        parts = []
-        if self.below is not None:
-            parts.append(f"below {self.below:g}{unit}")
-        if self.above is not None:
-            parts.append(f"above {self.above:g}{unit}")
-        return f"loss {' and '.join(parts)} after {self.steps:,} steps"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a trained experiment reached: the mean recent ``loss``, the ``baseline`` it is
-    measured against (1.0 for absolute thresholds) and whether the promise holds."""
-
-    loss: float
-    baseline: float
-    kept: bool
 
 
 def set_up(state: Any, params: tuple[str, ...], experiment: Experiment) -> None:
@@ -95,18 +71,3 @@ def set_up(state: Any, params: tuple[str, ...], experiment: Experiment) -> None:
     if changed:
         state.param.update(**changed)
     state.reset()
-
-
-def outcome(state: Any, experiment: Experiment) -> Outcome:
-    """Whether ``state``, trained, keeps ``experiment``'s promise."""
-    losses = state.history["loss"][-WINDOW:]
-    loss = float(np.mean(losses)) if losses else float("nan")
-    baseline = 1.0
-    if experiment.relative:
-        baseline = float(state.task_obj.baseline_loss())
-    kept = bool(np.isfinite(loss))
-    if experiment.below is not None:
-        kept = kept and loss < experiment.below * baseline
-    if experiment.above is not None:
-        kept = kept and loss > experiment.above * baseline
-    return Outcome(loss, baseline, kept)

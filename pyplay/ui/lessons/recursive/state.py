@@ -13,7 +13,8 @@ import param
 
 from pyplay.losses import cross_entropy, softmax
 from pyplay.models import SequenceModel
-from pyplay.models.recursive import RecursiveNet, Tree, batch_trees, parse, parse_expression
+from pyplay.models.recursive import RecursiveNet
+from pyplay.tasks.binary_tree import Tree, batch_trees, parse, parse_expression
 from pyplay.tasks.trees import ExpressionTrees, SentimentTrees, TreeTask
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param

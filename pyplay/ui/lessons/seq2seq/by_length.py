@@ -7,7 +7,7 @@ reversal; the training lengths, cell, hidden size, layers, attention score, lear
 batch size and seed) and trains models of its own: the lesson's model is never touched. It trains in
 slices (:meth:`LengthComparison.train`, the same protocol as a lesson state's, so the shared
 :class:`~pyplay.ui.session.TrainingSession` loop drives it) for :data:`COMPARE_STEPS` steps, and
-evaluates both models by length (:func:`pyplay.decode.by_length.accuracy_by_length`) on fresh
+evaluates both models by length (:func:`pyplay.tasks.by_length.accuracy_by_length`) on fresh
 sources from the shortest training length to twice the longest.
 """
 
@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pyplay.decode.by_length import LengthCurve, accuracy_by_length
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.models.seq2seq.encoder_decoder import ATTENDING
+from pyplay.tasks.by_length import LengthCurve, accuracy_by_length
 from pyplay.tasks.seq2seq import PAIR_TASKS
 from pyplay.train import Trainer
 from pyplay.ui.comparison import SideBySide
