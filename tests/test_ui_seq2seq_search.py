@@ -96,3 +96,25 @@ def test_per_node_prunes_are_named_in_the_listing() -> None:
     statuses = {h.status for rec in beam.search.history for h in rec.pruned}
     assert "per_node" in statuses
     assert "pruned: its node is full (per node)" in set(beam.tree().nodes["status"])
+
+
+def test_word_history_section_follows_the_count_per_node() -> None:
+    from pyplay.decode.word_histories import FRAMES
+    from pyplay.ui.lessons.seq2seq.word_history_view import (
+        HELP,
+        WordHistorySection,
+        frames_markdown,
+    )
+
+    section = WordHistorySection()
+    assert section.text.object.endswith("result: DOG BITES MAN  p = 0.0004761")
+    assert "[start] after DOCK BUYS 0.003075, after DOG BITES 0.0008062" in section.text.object
+    section.per_node.value = 1
+    assert "dropped at [start]: after DOG BITES 0.0008062 (node full)" in section.text.object
+    assert section.text.object.endswith("result: DOCK BUYS MAN  p = 0.0002018")
+    table = frames_markdown()
+    assert table.count("\n| ") == len(FRAMES) and "| 4 | ␣ 0.4, K 0.5 |" in table
+    assert "Wand's lecture" in HELP
+    lesson = Seq2SeqLesson()
+    headings = [s for s in lesson.lexicon.sections() if isinstance(s, str)]
+    assert "## Word histories and a language model in the prefix tree" in headings
