@@ -24,6 +24,7 @@ from pyplay.ui.lessons.seq2seq.by_length_view import LengthSection
 from pyplay.ui.lessons.seq2seq.lexicon_view import LexiconExamples
 from pyplay.ui.lessons.seq2seq.scores import SCALE_LABELS, formula_markdown
 from pyplay.ui.lessons.seq2seq.search_space import PRUNING_HELP, search_space_text
+from pyplay.ui.lessons.seq2seq.sentence_map_view import SentenceMapSection
 from pyplay.ui.lessons.seq2seq.shared_view import SharedSection
 from pyplay.ui.lessons.seq2seq.state import (
     LENGTH_TASKS,
@@ -110,6 +111,8 @@ class Seq2SeqLesson(LessonView):
         self.by_length = LengthSection(self)  # plain against attention by source length
         self.shared = SharedSection(self)  # separate against shared encoder-decoder RNNs
         one_at_a_time(self.session, self.by_length.session, self.shared.session)
+        self.sentences = SentenceMapSection(self._map_inputs)  # the encoder's sentence vectors
+        self.sentences.clear()
         self.states = StatesSection()  # every layer's and direction's states
         self.states.follow_model(self.state.model)
         self.show_search_space()
@@ -127,8 +130,13 @@ class Seq2SeqLesson(LessonView):
         update_beam_tree(self.tree_nodes, self.tree_edges, None)
         self.states.follow_model(self.state.model)
         self.states.update(None)
+        self.sentences.clear()
         self.show_search_space()
         self.new_example()
+
+    def _map_inputs(self) -> tuple[Any, Any, str, bool]:
+        s = self.state
+        return s.model, s.task_obj, self.source_text(), bool(s.reverse_source)
 
     def show_search_space(self) -> None:
         """M^T for the current task's target vocabulary (Wand's count of paths)."""
@@ -335,6 +343,7 @@ class Seq2SeqLesson(LessonView):
             pn.pane.Bokeh(self.tree_fig, sizing_mode="stretch_width"),
             *self.lexicon.sections(),
             self.embeddings.panel,
+            *self.sentences.panel(),
             "## Your pairs",
             pn.pane.Markdown(HELP["pairs"]),
             pairs_box,
