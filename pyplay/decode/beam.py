@@ -27,19 +27,20 @@ extended by every token; the :math:`N V` candidates are ranked by the stable key
 * at step ``max_length`` a candidate without EOS finishes truncated (it takes a slot);
 * otherwise it becomes live, until ``beam_width`` slots are taken ("outside_beam" after);
 * a candidate is pruned as "cannot_beat_finished" once ``n_best`` hypotheses have finished and
-  even its best reachable final score is below the worst of them;
-* with a :class:`~pyplay.decode.pruning.Pruning`, a candidate scoring more than its threshold
-  below the step's best is "below_threshold", and one that would become live at a node that
-  already holds ``per_node`` live hypotheses is "per_node". For a live hypothesis of
+  even its best reachable final score is below the worst of them. For a live hypothesis of
   length :math:`t` that bound is :math:`\\log p / \\mathrm{lp}(\\text{max\\_length})` (further
   tokens only lower :math:`\\log p \\le 0`, and with :math:`\\alpha \\ge 0` the penalty grows
-  with the length), so the pruning never loses an n-best result.
+  with the length), so this pruning never loses an n-best result;
+* with a :class:`~pyplay.decode.pruning.Pruning`, a candidate scoring more than its threshold
+  below the step's best is "below_threshold", and one that would become live at a node that
+  already holds ``per_node`` live hypotheses is "per_node" (these may lose the best result, as
+  a narrow beam may).
 
 The search stops when no live hypothesis is left or after ``max_length`` steps: then no
-hypothesis that was dropped by the last rule could have entered the n-best, and a beam at least
+hypothesis dropped as "cannot_beat_finished" could have entered the n-best, and a beam at least
 as wide as the number of sequences (and no :class:`~pyplay.decode.pruning.Pruning`) returns
-exactly the best ones. Every step is recorded
-(:class:`BeamStep`) with the fate of each candidate, for a UI that steps back and draws the tree.
+exactly the best ones. Every step is recorded (:class:`BeamStep`) with the fate of each
+candidate, for a UI that steps back and draws the tree.
 """
 
 from __future__ import annotations
