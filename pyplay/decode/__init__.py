@@ -20,6 +20,7 @@ from pyplay.decode.ctc_lattice import Lattice, ctc_lattice, ctc_paths, path_log_
 from pyplay.decode.ctc_lexicon import ctc_lexicon_beam_search
 from pyplay.decode.greedy import GreedyResult, greedy_decode
 from pyplay.decode.lexicon import LexiconConstraint, PrefixTree, WordSequences
+from pyplay.decode.pruning import Pruning
 from pyplay.decode.step import Constraint, Reorder, StepFunction, reorder_rows
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "Lattice",
     "LexiconConstraint",
     "PrefixTree",
+    "Pruning",
     "Reorder",
     "StepFunction",
     "WordSequences",

@@ -30,12 +30,17 @@ extended by every token; the :math:`N V` candidates are ranked by the stable key
   even its best reachable final score is below the worst of them. For a live hypothesis of
   length :math:`t` that bound is :math:`\\log p / \\mathrm{lp}(\\text{max\\_length})` (further
   tokens only lower :math:`\\log p \\le 0`, and with :math:`\\alpha \\ge 0` the penalty grows
-  with the length), so the pruning never loses an n-best result.
+  with the length), so this pruning never loses an n-best result;
+* with a :class:`~pyplay.decode.pruning.Pruning`, a candidate scoring more than its threshold
+  below the step's best is "below_threshold", and one that would become live at a node that
+  already holds ``per_node`` live hypotheses is "per_node" (these may lose the best result, as
+  a narrow beam may).
 
 The search stops when no live hypothesis is left or after ``max_length`` steps: then no
-hypothesis that was dropped by the last rule could have entered the n-best, and a beam at least
-as wide as the number of sequences returns exactly the best ones. Every step is recorded
-(:class:`BeamStep`) with the fate of each candidate, for a UI that steps back and draws the tree.
+hypothesis dropped as "cannot_beat_finished" could have entered the n-best, and a beam at least
+as wide as the number of sequences (and no :class:`~pyplay.decode.pruning.Pruning`) returns
+exactly the best ones. Every step is recorded (:class:`BeamStep`) with the fate of each
+candidate, for a UI that steps back and draws the tree.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import check_float, check_int
+from pyplay.decode.pruning import PRUNING_FATES, Pruning, node_of
 from pyplay.decode.step import (
     Constraint,
     Reorder,
@@ -76,8 +82,10 @@ FATES = (
     "disallowed",  # masked by the constraint
     "zero_probability",  # the step function gave log-probability -inf
     "incomplete",  # truncated where the constraint says a hypothesis cannot end
+    *PRUNING_FATES,  # the limits of a Pruning: "per_node", "below_threshold"
 )
-_LIVE, _EOS, _MAXLEN, _OUTSIDE, _CANNOT, _DISALLOWED, _ZERO, _INCOMPLETE = range(len(FATES))
+_LIVE, _EOS, _MAXLEN, _OUTSIDE, _CANNOT, _DISALLOWED, _ZERO, _INCOMPLETE = range(8)
+_PER_NODE, _BELOW = FATES.index("per_node"), FATES.index("below_threshold")
 
 
 def length_penalty(length: int, alpha: float) -> float:
@@ -200,6 +208,8 @@ class BeamSearch:
         V, to check ``bos``/``eos`` at once (else after the first step).
     check_normalised : bool
         Refuse log-prob rows whose logsumexp is not 0.
+    pruning : Pruning, optional
+        A count per node and a score threshold besides the width (:mod:`~pyplay.decode.pruning`).
     """
 
     def __init__(
@@ -216,6 +226,7 @@ class BeamSearch:
         constraint: Constraint | None = None,
         vocab_size: int | None = None,
         check_normalised: bool = True,
+        pruning: Pruning | None = None,
     ) -> None:
         if not callable(step):
             raise TypeError(f"step must be callable, got {type(step).__name__}")
@@ -229,6 +240,9 @@ class BeamSearch:
         self.bos, self.eos = check_token("bos", bos, V), check_token("eos", eos, V)
         self.constraint = constraint
         self.check_normalised = bool(check_normalised)
+        if pruning is not None and not isinstance(pruning, Pruning):
+            raise TypeError(f"pruning must be a Pruning, got {type(pruning).__name__}")
+        self.pruning = pruning if pruning is not None else Pruning()
         self._step, self._reorder = step, reorder if reorder is not None else reorder_rows
         root = Hypothesis((), 0.0, 0.0, -1, self.bos, 0.0, 0, "live", 0.0, -math.inf)
         self._live: tuple[Hypothesis, ...] = (root,)
@@ -319,6 +333,9 @@ class BeamSearch:
         live_idx: list[int] = []
         live_c: list[Any] = []
         filled = 0
+        cut = self.pruning.cut(float(score[ranked[0]])) if ranked.size else -math.inf
+        per_node = self.pruning.per_node
+        at_node: dict[Any, int] = {}  # node -> live hypotheses there
         for pos, f in enumerate(ranked.tolist()):
             if filled == self.beam_width:
                 break
@@ -330,14 +347,21 @@ class BeamSearch:
                     fate[rest], threshold[rest] = _CANNOT, thr
                     break
                 continue
+            if score[f] < cut:  # every later candidate scores lower: all are below it
+                fate[ranked[pos:]], threshold[ranked[pos:]] = _BELOW, thr
+                break
             if token[f] == eos:
                 fate[f] = _EOS
             elif t < self.max_length:
+                c = None if cons is None else cons.advance(self._cstates[parent[f]], int(token[f]))
+                node = node_of(int(token[f]), c)
+                if per_node is not None and at_node.get(node, 0) == per_node:
+                    fate[f] = _PER_NODE
+                    continue
+                at_node[node] = at_node.get(node, 0) + 1
                 fate[f] = _LIVE
                 live_idx.append(f)
-                live_c.append(
-                    None if cons is None else cons.advance(self._cstates[parent[f]], int(token[f]))
-                )
+                live_c.append(c)
                 filled += 1
                 continue
             elif cons is not None and not cons.can_end(

@@ -12,6 +12,7 @@ from typing import Any
 import panel as pn
 
 from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.ctc.assumptions_view import AssumptionsSection
 from pyplay.ui.lessons.ctc.decoding_view import DecodingViews
 from pyplay.ui.lessons.ctc.lattice_view import LatticeViews
 from pyplay.ui.lessons.ctc.race_view import RaceViews
@@ -37,6 +38,7 @@ class CTCLesson(LessonView):
         self.lattice = LatticeViews()
         self.decoding = DecodingViews(self.state)
         self.race = RaceViews(self.state)
+        self.assumptions = AssumptionsSection()
         self.state.param.watch(lambda e: self.race.update(), "compare")
         self.delay = pn.widgets.IntSlider.from_param(
             self.state.param.delay, name="Time delay: future frames (one-way net)"
@@ -90,4 +92,5 @@ class CTCLesson(LessonView):
             *self.decoding.sections(),
             *self.race.sections(),
             *self.lattice.sections(),
+            *self.assumptions.sections(),
         ]

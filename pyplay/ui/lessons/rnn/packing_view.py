@@ -14,6 +14,7 @@ from bokeh.plotting import figure
 
 from pyplay.nn.packing import compare_padding
 from pyplay.ui.lectures import lecture
+from pyplay.ui.lessons.rnn.lecture8_docs import Lecture8Docs
 from pyplay.ui.plot_maps import integer_axis, label_axis
 from pyplay.ui.text import Text
 
@@ -126,6 +127,7 @@ class PackingView:
         self.fig.grid.visible = False
         integer_axis(self.fig.xaxis[0])
         self.lengths.param.watch(lambda *_: self.refresh(), "value")
+        self.docs = Lecture8Docs()  # the lecture's own three documents, step by step
         self.panel = pn.Column(
             "## Padding and packing",
             pn.pane.Markdown(HELP),
@@ -135,6 +137,7 @@ class PackingView:
             self.lecture_count,
             pn.pane.Bokeh(self.fig),
             self.summary,
+            *self.docs.items(),
             sizing_mode="stretch_width",
         )
         self.refresh()

@@ -21,10 +21,13 @@ import numpy as np
 from pyplay.decode.beam import BeamSearch, BeamStep
 from pyplay.decode.greedy import greedy_decode
 from pyplay.decode.lexicon import LexiconConstraint
+from pyplay.decode.pruning import Pruning
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.tasks.pairs import BOS, EOS, Vocab
 
-__all__ = ["BeamStepper", "TreeData"]
+__all__ = ["BEAM_MAX_LENGTH", "BeamStepper", "TreeData"]
+
+BEAM_MAX_LENGTH = 30  # the most tokens the page's beam search writes (EOS included)
 
 REASONS = {
     "live": "in the beam",
@@ -35,6 +38,8 @@ REASONS = {
     "disallowed": "pruned: not allowed",
     "zero_probability": "pruned: probability 0",
     "incomplete": "pruned: incomplete",
+    "per_node": "pruned: its node is full (per node)",
+    "below_threshold": "pruned: below the threshold",
 }
 
 
@@ -57,8 +62,9 @@ class BeamStepper:
         src: np.ndarray,
         beam_width: int = 3,
         length_penalty: float = 0.0,
-        max_length: int = 30,
+        max_length: int = BEAM_MAX_LENGTH,
         lexicon: LexiconConstraint | None = None,
+        pruning: Pruning | None = None,
     ) -> None:
         lengths = np.array([src.shape[1]])
         model = copy.deepcopy(model)  # frozen: the optimiser updates the lesson's in place
@@ -74,6 +80,7 @@ class BeamStepper:
             reorder=model.reorder,
             vocab_size=len(tgt_vocab),
             constraint=lexicon,
+            pruning=pruning,
         )
         (greedy,) = greedy_decode(
             model.step, model.start(src, lengths), BOS, EOS, max_length,
@@ -107,6 +114,8 @@ class BeamStepper:
         lines = [f"Step {self.search.step} of at most {self.search.max_length}"]
         if self.lexicon is not None:
             lines[0] += f", only the {len(self.lexicon.tree):,} words of the targets (lexicon)"
+        if self.search.pruning.active:
+            lines[0] += f"; beam width {self.width}, {self.search.pruning.describe()}"
         lines.append(f"greedy: {self.greedy_text!r}  log p = {self.greedy_log_prob:.3f}")
         if not history:
             lines.append("(press Step to expand the start token)")

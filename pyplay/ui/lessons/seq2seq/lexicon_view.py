@@ -26,6 +26,7 @@ from pyplay.ui.lessons.seq2seq.prefix_tree import (
     sentence_table_markdown,
     tree_words_text,
 )
+from pyplay.ui.lessons.seq2seq.word_history_view import WordHistorySection
 from pyplay.ui.plot_tree import key_legend, node_labels, tree_frame
 from pyplay.ui.text import Text
 
@@ -123,6 +124,7 @@ class LexiconExamples:
         )
         self.sentence_width.param.watch(lambda e: self.show_sentences(), "value")
         self.sentence_text = Text("", css_classes=["pyplay-dock-dog"])
+        self.histories = WordHistorySection()
         self.show_tree()
         self.show_sentences()
 
@@ -170,4 +172,5 @@ class LexiconExamples:
             self.sentence_width,
             self.sentence_text,
             pn.pane.Markdown(sentence_table_markdown(), css_classes=["pyplay-given"]),
+            *self.histories.sections(),
         ]

@@ -14,6 +14,7 @@ import numpy as np
 import param
 
 from pyplay.decode.lexicon import LexiconConstraint, PrefixTree
+from pyplay.decode.pruning import Pruning
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.models.seq2seq.encoder_decoder import ATTENDING
 from pyplay.objectives import reverse_sources
@@ -290,10 +291,15 @@ class Seq2SeqState(TrainerLesson, LessonBase):
         return LexiconConstraint(tree, len(vocab), EOS, space)
 
     def start_beam(
-        self, text: str, beam_width: int = 3, length_penalty: float = 0.0, lexicon: bool = False
+        self,
+        text: str,
+        beam_width: int = 3,
+        length_penalty: float = 0.0,
+        lexicon: bool = False,
+        pruning: Pruning | None = None,
     ) -> BeamStepper | None:
         """A beam search over ``text`` to step through (only the targets' words when
-        ``lexicon``), or None with a message."""
+        ``lexicon``; ``pruning``'s limits beside the width), or None with a message."""
         if self.model is None or self.task_obj is None:
             return None
         parsed = self._source_ids(text, "Cannot search")
@@ -303,7 +309,7 @@ class Seq2SeqState(TrainerLesson, LessonBase):
             words = self.target_lexicon() if lexicon else None
             return BeamStepper(
                 self.model, self.task_obj.tgt_vocab, parsed[1], beam_width, length_penalty,
-                lexicon=words,
+                lexicon=words, pruning=pruning,
             )  # fmt: skip
         except (ValueError, TypeError) as err:
             self.notify(f"Cannot search: {err}", "warning")

@@ -13,15 +13,18 @@ from typing import Any
 
 import panel as pn
 
+from pyplay.decode.pruning import Pruning
 from pyplay.tasks.pairs import MAX_PAIR_CHARS, MAX_PAIRS, MAX_PAIRS_TEXT
 from pyplay.ui.embed import widget_head
 from pyplay.ui.embeddings_view import EmbeddingsView, pair_tables
 from pyplay.ui.lectures import lecture
 from pyplay.ui.lesson_view import LessonView
-from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
+from pyplay.ui.lessons.seq2seq.beam_stepper import BEAM_MAX_LENGTH, BeamStepper
 from pyplay.ui.lessons.seq2seq.by_length_view import LengthSection
 from pyplay.ui.lessons.seq2seq.lexicon_view import LexiconExamples
 from pyplay.ui.lessons.seq2seq.scores import SCALE_LABELS, formula_markdown
+from pyplay.ui.lessons.seq2seq.search_space import PRUNING_HELP, search_space_text
+from pyplay.ui.lessons.seq2seq.sentence_map_view import SentenceMapSection
 from pyplay.ui.lessons.seq2seq.shared_view import SharedSection
 from pyplay.ui.lessons.seq2seq.state import (
     LENGTH_TASKS,
@@ -95,6 +98,11 @@ class Seq2SeqLesson(LessonView):
         self.alpha = pn.widgets.FloatSlider(
             name="Length penalty alpha", start=0.0, end=2.0, step=0.1, value=0.0
         )
+        self.per_node = pn.widgets.IntSlider(name="Per node (0: no limit)", start=0, end=8, value=0)
+        self.threshold = pn.widgets.FloatSlider(
+            name="Threshold below the best score (0: off)", start=0.0, end=10.0, step=0.5, value=0.0
+        )
+        self.search_space = pn.pane.Markdown("", css_classes=["pyplay-search-space"])
         self.beam_text = Text("", css_classes=["pyplay-beam"])
 
         self.embeddings = EmbeddingsView(lambda: pair_tables(self.state.model, self.state.task_obj))
@@ -103,8 +111,11 @@ class Seq2SeqLesson(LessonView):
         self.by_length = LengthSection(self)  # plain against attention by source length
         self.shared = SharedSection(self)  # separate against shared encoder-decoder RNNs
         one_at_a_time(self.session, self.by_length.session, self.shared.session)
+        self.sentences = SentenceMapSection(self._map_inputs)  # the encoder's sentence vectors
+        self.sentences.clear()
         self.states = StatesSection()  # every layer's and direction's states
         self.states.follow_model(self.state.model)
+        self.show_search_space()
         self.state.param.watch(self._on_version, "version")
 
     # ------------------------------------------------------------------ training
@@ -119,7 +130,19 @@ class Seq2SeqLesson(LessonView):
         update_beam_tree(self.tree_nodes, self.tree_edges, None)
         self.states.follow_model(self.state.model)
         self.states.update(None)
+        self.sentences.clear()
+        self.show_search_space()
         self.new_example()
+
+    def _map_inputs(self) -> tuple[Any, Any, str, bool]:
+        s = self.state
+        return s.model, s.task_obj, self.source_text(), bool(s.reverse_source)
+
+    def show_search_space(self) -> None:
+        """M^T for the current task's target vocabulary (Wand's count of paths)."""
+        task = self.state.task_obj
+        if task is not None:
+            self.search_space.object = search_space_text(len(task.tgt_vocab), BEAM_MAX_LENGTH)
 
     # ------------------------------------------------------------------ decoding
     def _decode(self) -> Decoding | None:
@@ -189,8 +212,14 @@ class Seq2SeqLesson(LessonView):
             int(self.beam_width.value or 1),
             float(self.alpha.value or 0.0),
             bool(self.beam_lexicon.value),
+            self.pruning(),
         )
         self._show_beam()
+
+    def pruning(self) -> Pruning:
+        """The limits chosen beside the width (0 on a slider: that limit off)."""
+        per_node, threshold = int(self.per_node.value or 0), float(self.threshold.value or 0.0)
+        return Pruning(per_node or None, threshold or None)
 
     def beam_move(self, how: str) -> None:
         if self.beam is None:
@@ -303,14 +332,18 @@ class Seq2SeqLesson(LessonView):
             *self.by_length.panel(),
             *self.shared.panel(),
             "## Beam search, step by step",
+            self.search_space,
             pn.pane.Markdown(HELP["beam"]),
             pn.Row(self.beam_width, self.alpha),
+            pn.pane.Markdown(PRUNING_HELP),
+            pn.Row(self.per_node, self.threshold),
             self.beam_lexicon,
             self.beam_buttons(),
             self.beam_text,
             pn.pane.Bokeh(self.tree_fig, sizing_mode="stretch_width"),
             *self.lexicon.sections(),
             self.embeddings.panel,
+            *self.sentences.panel(),
             "## Your pairs",
             pn.pane.Markdown(HELP["pairs"]),
             pairs_box,
