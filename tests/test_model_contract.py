@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pyplay.dynamic import LuongSeq2Seq, TextbookSeq2Seq, narxnet
+from pyplay.dynamic import TextbookSeq2Seq, narxnet
 from pyplay.models import (
     AttendRNN,
     EncoderDecoder,
@@ -38,7 +38,6 @@ SMALL: dict[str, Callable[[], Any]] = {
     "AttendRNN": lambda: AttendRNN(7, 5, hidden_size=6, rng=1),
     "LDDN": lambda: narxnet((0, 1), (1, 2), (4,), rng=1),
     "TextbookSeq2Seq": lambda: TextbookSeq2Seq(9, 8, "concat", hidden_size=5, D=3),
-    "LuongSeq2Seq": lambda: LuongSeq2Seq(9, 8, "concat", embedding_dim=4, hidden_size=5),
     "PointerNetwork": lambda: PointerNetwork(9, embedding_dim=4, hidden_size=5, rng=1),
     "RecursiveNet": lambda: RecursiveNet(9, 3, hidden_size=5, rng=1),
     "GlimpseNet": lambda: GlimpseNet(5, 3, "soft", attn_size=3, hidden_size=4, rng=1),

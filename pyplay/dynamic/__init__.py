@@ -22,25 +22,12 @@
   noise-cancellation setting.
 - :mod:`~pyplay.dynamic.stability`: eigenvalues / spectral radius of LW^{1,1}, impulse
   response, gradient through time.
-- :mod:`~pyplay.dynamic.luong_attention`, :mod:`~pyplay.dynamic.luong_seq2seq`: Luong's form
-  in the same notation (scored with :math:`a^2(t)`, an extra layer), on a library
-  :class:`pyplay.models.seq2seq.EncoderDecoder`; earlier textbook model files load as it.
 """
 
 from pyplay.dynamic.book_gru import BookGRU
 from pyplay.dynamic.book_lstm import BookLSTM
 from pyplay.dynamic.book_seq2seq import BOOK_CHOICES, TEXTBOOK_FORMS, TextbookSeq2Seq
 from pyplay.dynamic.lddn import LDDN, LDDNCache, LDDNGrads
-from pyplay.dynamic.luong_attention import LuongTDLAttention, source_order
-from pyplay.dynamic.luong_seq2seq import (
-    LUONG_FORMS,
-    LuongSeq2Seq,
-    LuongStep,
-    LuongTrace,
-    luong_form,
-    luong_seq2seq,
-    luong_trace,
-)
 from pyplay.dynamic.networks import (
     Prepared,
     closeloop,
@@ -66,7 +53,6 @@ from pyplay.objectives.lddn import LDDNObjective, WindowBatch, Windows
 __all__ = [
     "BOOK_CHOICES",
     "LDDN",
-    "LUONG_FORMS",
     "TDL",
     "TEXTBOOK_FORMS",
     "TRANSFERS",
@@ -77,10 +63,6 @@ __all__ = [
     "LDDNGrads",
     "LDDNObjective",
     "LDDNSpec",
-    "LuongSeq2Seq",
-    "LuongStep",
-    "LuongTDLAttention",
-    "LuongTrace",
     "Prepared",
     "TDL_hstack",
     "TextbookSeq2Seq",
@@ -94,15 +76,11 @@ __all__ = [
     "fit",
     "get_transfer",
     "layrecnet",
-    "luong_form",
-    "luong_seq2seq",
-    "luong_trace",
     "mse",
     "narxnet",
     "openloop",
     "parse_spec",
     "preparets",
-    "source_order",
     "textbook_seq2seq",
     "textbook_trace",
     "timedelaynet",

@@ -156,24 +156,9 @@ class TextbookSeq2Seq(Seq2SeqBase):
     @classmethod
     def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
         """An upper estimate of the parameter count ``config`` describes (without building)."""
-        if "embedding_dim" in config or "cell" in config:  # an earlier file: Luong's form
-            from pyplay.dynamic.luong_seq2seq import LuongSeq2Seq
-
-            return LuongSeq2Seq.estimate_parameters(config)
         H = config_int(config, "hidden_size", 32)
         Vs, Vt = config_int(config, "src_vocab_size", 4), config_int(config, "tgt_vocab_size", 4)
         return (H + 1) * (Vs + 2 * Vt + 5 * H + 4)  # concat's attention, the largest
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0) -> Any:
-        """As :meth:`ModelBase.from_config`; a file saved before this class was the book's
-        network (its config has ``embedding_dim`` and ``cell``) holds Luong's form and loads as
-        :class:`~pyplay.dynamic.luong_seq2seq.LuongSeq2Seq`."""
-        if isinstance(config, dict) and ("embedding_dim" in config or "cell" in config):
-            from pyplay.dynamic.luong_seq2seq import LuongSeq2Seq
-
-            return LuongSeq2Seq.from_config(config, rng)
-        return super().from_config(config, rng)
 
     # ------------------------------------------------------------------ encoder, one step
     def encode(self, src: Any, src_lengths: Any) -> tuple[np.ndarray, BookState]:

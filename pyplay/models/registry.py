@@ -4,7 +4,9 @@ A model file (see :func:`pyplay.io.save_model`) records its model as
 ``{"class": key, "config": {...}}``: ``key`` is the name of one of the classes of
 :data:`REGISTERED`, a fixed list written here (:data:`MODEL_CLASSES` maps the names to the
 classes), and ``config`` the constructor arguments (each class's ``config`` property).
-Loading never imports a name read from a file: the key only selects a class of the list.
+Loading never imports a name read from a file: the key only selects a class of the list. Files
+of the textbook lesson's earlier model (``"LuongSeq2Seq"``) load as the :class:`EncoderDecoder`
+they were, their config converted (:mod:`pyplay.models.seq2seq.earlier`).
 
 Before a model is built its size is estimated from the config (each class's
 ``estimate_parameters``, :mod:`pyplay.models.contract`): a config describing far more
@@ -23,7 +25,6 @@ import numpy as np
 from pyplay import limits
 from pyplay.dynamic.book_seq2seq import TextbookSeq2Seq
 from pyplay.dynamic.lddn import LDDN
-from pyplay.dynamic.luong_seq2seq import LuongSeq2Seq
 from pyplay.models.captioner import Captioner
 from pyplay.models.contract import Model, config_kwargs, copy_params
 from pyplay.models.glimpse import GlimpseNet
@@ -32,6 +33,7 @@ from pyplay.models.pointer import PointerNetwork
 from pyplay.models.ram import RecurrentAttention
 from pyplay.models.recursive import RecursiveNet
 from pyplay.models.seq2seq import EncoderDecoder
+from pyplay.models.seq2seq.earlier import earlier_entry
 from pyplay.models.sequence import SequenceModel
 from pyplay.models.transformer import TransformerModel, TransformerSeq2Seq
 
@@ -56,7 +58,6 @@ REGISTERED: tuple[type[Model], ...] = (
     AttendRNN,
     LDDN,
     TextbookSeq2Seq,
-    LuongSeq2Seq,
     PointerNetwork,
     RecursiveNet,
     GlimpseNet,
@@ -98,6 +99,7 @@ def build_model(entry: Any, params: Mapping[str, np.ndarray]) -> Any:
     config much larger than the arrays, arrays that do not fit."""
     if not isinstance(entry, dict) or set(entry) != {"class", "config"}:
         raise ValueError('the model entry must be {"class": ..., "config": {...}}')
+    entry = earlier_entry(entry)  # the textbook lesson's earlier model: an EncoderDecoder
     cls = model_class(entry["class"])
     config = entry["config"]
     if not isinstance(config, dict):
