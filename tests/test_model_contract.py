@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pyplay.dynamic import TextbookSeq2Seq, narxnet
+from pyplay.dynamic import narxnet
 from pyplay.models import (
     AttendRNN,
     EncoderDecoder,
@@ -26,6 +26,7 @@ from pyplay.models.contract import OBJECTIVES, Backward, Model
 from pyplay.models.ram import RecurrentAttention
 from pyplay.models.recursive import batch_trees, parse
 from pyplay.models.registry import MODEL_CLASSES, REGISTERED
+from pyplay.models.textbook import TextbookSeq2Seq
 
 SMALL: dict[str, Callable[[], Any]] = {
     "SequenceModel": lambda: SequenceModel(

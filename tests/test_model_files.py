@@ -11,12 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pyplay.dynamic import (
-    TextbookSeq2Seq,
-    narxnet,
-    textbook_seq2seq,
-    textbook_trace,
-)
+from pyplay.dynamic import narxnet
 from pyplay.io import Checkpoint, load, load_model, resume, save, save_model
 from pyplay.models import GlimpseNet, PointerNetwork, RecursiveNet, SequenceModel
 from pyplay.models.captioner import Captioner
@@ -24,6 +19,7 @@ from pyplay.models.memory import AttendRNN, MemoryNet
 from pyplay.models.ram import RecurrentAttention
 from pyplay.models.registry import MODEL_CLASSES, describe_model, estimate_parameters
 from pyplay.models.seq2seq import WIRINGS, EncoderDecoder
+from pyplay.models.textbook import TextbookSeq2Seq, textbook_seq2seq, textbook_trace
 from pyplay.models.transformer.lm import TransformerModel
 from pyplay.models.transformer.seq2seq import TransformerSeq2Seq
 from pyplay.tasks import make_task

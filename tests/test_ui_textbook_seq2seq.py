@@ -13,9 +13,9 @@ pytest.importorskip("panel")
 
 import panel as pn
 
-from pyplay.dynamic import TextbookSeq2Seq, textbook_seq2seq, textbook_trace
 from pyplay.io import load_model, save_model
 from pyplay.models.seq2seq import EncoderDecoder
+from pyplay.models.textbook import TextbookSeq2Seq, textbook_seq2seq, textbook_trace
 from pyplay.ui.embed import widget_view
 from pyplay.ui.lessons.dynamic.state import LDDNLessonState
 from pyplay.ui.lessons.dynamic.view import DynamicLesson
@@ -72,7 +72,7 @@ def test_step_list_matches_the_model(form: str) -> None:
     logits, weights, _ = model.forward(np.array([ids]), [4], [[1, *out]])
     np.testing.assert_allclose(e.trace.logits, logits[0], atol=1e-12)
     text = view.steps.object
-    assert "a¹(4)" in text and "code : pyplay.dynamic.book_seq2seq.TextbookSeq2Seq" in text
+    assert "a¹(4)" in text and "code : pyplay.models.textbook.seq2seq.TextbookSeq2Seq" in text
     assert "a²(5) =" in text and "a²(6) =" not in text  # only decoder step 1, book time T+1
     if e.trace.logits.shape[0] >= 2:
         view.step_slider.value = 2
@@ -115,7 +115,7 @@ def test_format_value_and_steps_text() -> None:
     assert e is not None
     text = steps_text(e, 1)
     assert text.startswith("source a b c") and "n⁴(4) = [A¹(3)]ᵀ a²(3)   (6.9)" in text
-    assert "book_attention.attend" in text and "largest difference" in text
+    assert "textbook.attention.attend" in text and "largest difference" in text
     assert "choices the book leaves open" in text and "W_a = L_a L_aᵀ + εI" in text
 
 

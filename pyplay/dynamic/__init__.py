@@ -11,10 +11,6 @@
   objective (mean squared error) for :class:`pyplay.train.Trainer`: named here, they live in
   :mod:`pyplay.objectives.lddn` with the other objectives.
 - :mod:`~pyplay.dynamic.train`: :func:`fit`, a generator of losses over the trainer.
-- :mod:`~pyplay.dynamic.book_attention`, :mod:`~pyplay.dynamic.book_seq2seq`,
-  :mod:`~pyplay.dynamic.textbook_seq2seq`: the book's seq2seq exactly as eq. 6.5-6.18 write
-  it (context; dot / general / concat attention over a TDL of D encoder states, queried with
-  the decoder's previous output), and its equation-by-equation trace.
 - :mod:`~pyplay.dynamic.book_lstm`, :mod:`~pyplay.dynamic.book_gru`: the lecture's LSTM and
   GRU as six-layer networks (CEC, gates, differencing layer), mapped from ``pyplay.nn``.
 - :mod:`~pyplay.dynamic.rtrl`: real-time recurrent learning beside BPTT, and their costs.
@@ -26,7 +22,6 @@
 
 from pyplay.dynamic.book_gru import BookGRU
 from pyplay.dynamic.book_lstm import BookLSTM
-from pyplay.dynamic.book_seq2seq import BOOK_CHOICES, TEXTBOOK_FORMS, TextbookSeq2Seq
 from pyplay.dynamic.lddn import LDDN, LDDNCache, LDDNGrads
 from pyplay.dynamic.networks import (
     Prepared,
@@ -40,21 +35,13 @@ from pyplay.dynamic.networks import (
 )
 from pyplay.dynamic.spec import LDDNSpec, parse_spec, to_dict
 from pyplay.dynamic.tdl import TDL, Delay, TDL_hstack
-from pyplay.dynamic.textbook_seq2seq import (
-    TextbookStep,
-    TextbookTrace,
-    textbook_seq2seq,
-    textbook_trace,
-)
 from pyplay.dynamic.train import fit, mse
 from pyplay.dynamic.transfer import TRANSFERS, Transfer, get_transfer
 from pyplay.objectives.lddn import LDDNObjective, WindowBatch, Windows
 
 __all__ = [
-    "BOOK_CHOICES",
     "LDDN",
     "TDL",
-    "TEXTBOOK_FORMS",
     "TRANSFERS",
     "BookGRU",
     "BookLSTM",
@@ -65,9 +52,6 @@ __all__ = [
     "LDDNSpec",
     "Prepared",
     "TDL_hstack",
-    "TextbookSeq2Seq",
-    "TextbookStep",
-    "TextbookTrace",
     "Transfer",
     "WindowBatch",
     "Windows",
@@ -81,8 +65,6 @@ __all__ = [
     "openloop",
     "parse_spec",
     "preparets",
-    "textbook_seq2seq",
-    "textbook_trace",
     "timedelaynet",
     "to_dict",
 ]

@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from pyplay import limits
-from pyplay.dynamic.book_seq2seq import TextbookSeq2Seq
 from pyplay.dynamic.lddn import LDDN
 from pyplay.models.captioner import Captioner
 from pyplay.models.contract import Model, config_kwargs, copy_params
@@ -35,6 +34,7 @@ from pyplay.models.recursive import RecursiveNet
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.models.seq2seq.earlier import earlier_entry
 from pyplay.models.sequence import SequenceModel
+from pyplay.models.textbook import TextbookSeq2Seq
 from pyplay.models.transformer import TransformerModel, TransformerSeq2Seq
 
 __all__ = [
