@@ -62,6 +62,40 @@ def test_the_registry_is_a_list_of_classes_keyed_by_their_names() -> None:
     assert set(SMALL) == set(MODEL_CLASSES)
 
 
+def test_the_dynamic_package_registers_the_lddn_from_above_the_models() -> None:
+    """pyplay.models.registry imports nothing of pyplay.dynamic (which sits above the models):
+    importing pyplay.dynamic registers the LDDN; before that, a file naming it says what to
+    import. Registering again changes nothing; another class under a taken name is refused."""
+    import subprocess
+    import sys
+
+    import pyplay.models.registry as registry
+    from pyplay.dynamic import LDDN
+
+    assert registry.PROVIDED_BY == {"LDDN": "pyplay.dynamic"}
+    assert registry.MODEL_CLASSES["LDDN"] is LDDN and REGISTERED.count(LDDN) == 1
+    assert registry.register(LDDN) is LDDN and REGISTERED.count(LDDN) == 1
+    impostor = type("LDDN", (LDDN,), {})
+    with pytest.raises(ValueError, match="another class is registered as 'LDDN'"):
+        registry.register(impostor)
+    with pytest.raises(TypeError, match="cls must be a model class"):
+        registry.register(dict)  # type: ignore[arg-type]
+    code = (
+        "import sys, pyplay.io, pyplay.models.registry as r\n"
+        "assert 'pyplay.dynamic' not in sys.modules\n"
+        "try:\n    r.model_class('LDDN')\nexcept ValueError as e:\n    print(e)\n"
+        "import pyplay.dynamic\nprint(r.model_class('LDDN').__name__)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.splitlines()
+    assert out == [
+        "the model class LDDN is registered by pyplay.dynamic: import pyplay.dynamic before "
+        "loading this file",
+        "LDDN",
+    ]
+
+
 @pytest.mark.parametrize("name", list(SMALL))
 def test_every_registered_class_satisfies_the_protocol(name: str) -> None:
     model = SMALL[name]()

@@ -18,6 +18,9 @@
   noise-cancellation setting.
 - :mod:`~pyplay.dynamic.stability`: eigenvalues / spectral radius of LW^{1,1}, impulse
   response, gradient through time.
+
+Importing the package registers :class:`LDDN` with :func:`pyplay.models.registry.register`, so
+that :func:`pyplay.io.load_model` rebuilds an LDDN from its file.
 """
 
 from pyplay.dynamic.book_gru import BookGRU
@@ -37,7 +40,10 @@ from pyplay.dynamic.spec import LDDNSpec, parse_spec, to_dict
 from pyplay.dynamic.tdl import TDL, Delay, TDL_hstack
 from pyplay.dynamic.train import fit, mse
 from pyplay.dynamic.transfer import TRANSFERS, Transfer, get_transfer
+from pyplay.models.registry import register
 from pyplay.objectives.lddn import LDDNObjective, WindowBatch, Windows
+
+register(LDDN)  # model files may name it (pyplay.io.load_model)
 
 __all__ = [
     "LDDN",
