@@ -2,8 +2,9 @@
 :mod:`pyplay.dynamic.book_gru`), held to :class:`pyplay.nn.LSTM` / :class:`pyplay.nn.GRU`.
 
 - ``BookLSTM.from_torch`` computes the library LSTM's outputs and final states (float64, 1e-12)
-  for the plain cell, without forget gate, with peepholes and with ``forget_bias``; its
-  hand-written BPTT equals the library's backward (1e-10) and central differences;
+  for the plain cell, without forget gate, with peepholes and with ``forget_bias``; its BPTT
+  (the core kernel's, named the book's way) equals the library's backward (1e-10) and central
+  differences;
 - ``BookGRU.from_torch`` equals the library GRU when ``W_hn`` is diagonal and ``b_hn = 0``, and
   differs (by more than 1e-3) otherwise: the reset gate's placement;
 - the slide's identities on the trace; argument errors.
