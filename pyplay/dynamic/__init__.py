@@ -12,10 +12,10 @@
   :mod:`pyplay.objectives.lddn` with the other objectives.
 - :mod:`~pyplay.dynamic.train`: :func:`fit`, a generator of losses over the trainer.
 - :mod:`~pyplay.dynamic.book_lstm`, :mod:`~pyplay.dynamic.book_gru`: the lecture's LSTM and
-  GRU as six-layer networks (CEC, gates, differencing layer): the LSTM a view of
-  :class:`pyplay.nn.LSTM` (its parameters and record under the book's names), the slide's GRU
-  (reset before :math:`LW^{1,3}`, unlike the core's) computed here; ``book_output`` their
-  read-out layer 7 and loss.
+  GRU as six-layer networks (CEC, gates, differencing layer), views of :class:`pyplay.nn.LSTM`
+  and :class:`pyplay.nn.GRU` (``reset_after=False``, the slide's reset before
+  :math:`LW^{1,3}`): the core's parameters and record under the book's names, the core's BPTT;
+  ``book_output`` their read-out layer 7 and loss.
 - :mod:`~pyplay.dynamic.rtrl`: real-time recurrent learning beside BPTT, and their costs.
 - :mod:`~pyplay.dynamic.adaptive`: the adaptive filter (a TDL adapting online by LMS) and the
   noise-cancellation setting.

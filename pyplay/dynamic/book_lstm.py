@@ -131,34 +131,6 @@ class BookGrads:
     p: np.ndarray
     a0: dict[int, np.ndarray]
 
-    def add_layer_step(
-        self, m: int, t: int, d: np.ndarray, p_t: np.ndarray, source: np.ndarray, IW: np.ndarray
-    ) -> None:
-        r"""Add layer m's share at step t, from :math:`d^m(t) = \partial F / \partial n^m(t)`
-        ``d`` (B, S), the input ``p_t`` (B, R), what :math:`LW^m` multiplies ``source`` (B, S)
-        and :math:`IW^{m,1}` ``IW`` (S, R): :math:`\partial F / \partial p(t) \mathrel{+}=
-        d^m IW^{m,1}`, :math:`g_{IW} \mathrel{+}= {d^m}^\top p(t)`, :math:`g_{LW} \mathrel{+}=
-        {d^m}^\top \mathrm{source}`, :math:`g_b \mathrel{+}= \sum_{rows} d^m`."""
-        self.p[:, t] += d @ IW  # (B, R)
-        self.IW[m] += d.T @ p_t  # (S, R)
-        self.LW[m] += d.T @ source  # (S, S)
-        self.b[m] += d.sum(axis=0)  # (S,)
-
-
-def zero_grads(
-    net: Any, p: np.ndarray, peephole: Mapping[int, np.ndarray] | None = None
-) -> BookGrads:
-    """Zero gradients keyed like ``net``'s weights (``IW[m]`` (S, R), ``LW[m]`` (S, S),
-    ``b[m]`` and ``peephole[m]`` (S,)), ``p`` like the input (B, T, R) and no ``a0`` yet: what a
-    backward pass adds into, step by step."""
-
-    def zeros(weights: Mapping[int, np.ndarray]) -> dict[int, np.ndarray]:
-        return {m: np.zeros_like(w) for m, w in weights.items()}
-
-    return BookGrads(
-        zeros(net.IW), zeros(net.LW), zeros(net.b), zeros(peephole or {}), np.zeros_like(p), {}
-    )
-
 
 def check_layers(
     name: str, value: Any, layers: tuple[int, ...], shape: tuple[int | None, ...], layout: str
