@@ -2,10 +2,12 @@
 :mod:`pyplay.dynamic.book_gru`), held to :class:`pyplay.nn.LSTM` / :class:`pyplay.nn.GRU`.
 
 - ``BookLSTM.from_torch`` computes the library LSTM's outputs and final states (float64, 1e-12)
-  for the plain cell, without forget gate, with peepholes and with ``forget_bias``; its
-  hand-written BPTT equals the library's backward (1e-10) and central differences;
+  for the plain cell, without forget gate, with peepholes and with ``forget_bias``; its BPTT
+  (the core kernel's, named the book's way) equals the library's backward (1e-10) and central
+  differences;
 - ``BookGRU.from_torch`` equals the library GRU when ``W_hn`` is diagonal and ``b_hn = 0``, and
-  differs (by more than 1e-3) otherwise: the reset gate's placement;
+  differs (by more than 1e-3) otherwise: the reset gate's placement (the book's GRU runs the
+  core GRU with ``reset_after=False``); every layer is the slide's equation of its inputs;
 - the slide's identities on the trace; argument errors.
 
 Run with ``-s`` to see the largest differences measured.
@@ -202,6 +204,15 @@ def test_gru_output_is_the_slides_weighted_average_and_differencing_layer() -> N
     np.testing.assert_allclose(tr.a[6], a4 * (a1 - a6_prev) + a6_prev, rtol=0, atol=1e-14)
     np.testing.assert_array_equal(tr.a[5], a1 - a6_prev)  # LW^{5,1} = I, LW^{5,6} = -I
     np.testing.assert_array_equal(tr.a[3], tr.a[2] * a6_prev)  # reset before layer 1
+    # each layer is the slide's equation of its inputs: the reset acts before LW^{1,3}
+    IW, LW, b = book.IW, book.LW, book.b
+
+    def logsig(n: np.ndarray) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-n))
+
+    np.testing.assert_allclose(a1, np.tanh(p @ IW[1].T + tr.a[3] @ LW[1].T + b[1]), atol=1e-14)
+    np.testing.assert_allclose(tr.a[2], logsig(p @ IW[2].T + a6_prev @ LW[2].T + b[2]), atol=1e-14)
+    np.testing.assert_allclose(a4, logsig(p @ IW[4].T + a6_prev @ LW[4].T + b[4]), atol=1e-14)
 
 
 def test_cec_keeps_a5_constant_with_the_forget_gate_open_and_input_gate_closed() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from pyplay.dynamic import LDDN, closeloop, narxnet, timedelaynet
 from pyplay.dynamic.notation import delay_text, diagram, equations, sup
-from pyplay.dynamic.signals import SYSTEMS, random_levels, signal
+from pyplay.tasks.signals import SYSTEMS, random_levels, signal
 from pyplay.tasks.sysid import narendra_series, parse_columns
 
 

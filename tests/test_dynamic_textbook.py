@@ -83,6 +83,30 @@ def test_eq_6_2_tdl_hstack_is_the_books_S_by_D_matrix() -> None:
     np.testing.assert_array_equal(TDL_hstack.vec(A)[0, 4], np.concatenate([a[4], a[3], a[2]]))
 
 
+@pytest.mark.parametrize("D", [1, 3, 7])
+def test_the_textbook_models_delay_line_is_tdl_hstack_read_at_the_last_step(D: int) -> None:
+    """Eq. 6.8: the book's seq2seq gathers A^1(T) (pyplay.models.textbook.attention.delay_line)
+    as TDL_hstack would give it at each source's last step T, zeros before t = 1; and its
+    backward is TDL_hstack's backward of a gradient at step T only."""
+    from pyplay.models.textbook.attention import delay_line, delay_line_backward
+
+    rng = np.random.default_rng(0)
+    B, S, H = 3, 5, 2
+    a1 = rng.standard_normal((B, S, H))
+    L = np.array([5, 2, 4])
+    A, keep = delay_line(a1, L, D)  # (B, H, D)
+    full = TDL_hstack(H, D).forward(a1)  # (B, S, H, D)
+    rows = np.arange(B)
+    np.testing.assert_array_equal(A, full[rows, L - 1])
+    np.testing.assert_array_equal(keep, np.arange(D)[None, :] < L[:, None])
+    dA = rng.standard_normal((B, H, D))
+    dz = np.zeros((B, S, H, D))
+    dz[rows, L - 1] = dA
+    np.testing.assert_allclose(
+        delay_line_backward(dA, L, S), TDL_hstack(H, D).backward(dz)[0], rtol=0, atol=1e-15
+    )
+
+
 def test_first_order_recurrent_net_step_response() -> None:
     net = linear_net([0.5], [0], lw=0.5)
     a = run(net, np.ones(20))

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pyplay.dynamic import LuongSeq2Seq, TextbookSeq2Seq, narxnet
+from pyplay.dynamic import narxnet
 from pyplay.models import (
     AttendRNN,
     EncoderDecoder,
@@ -25,6 +25,7 @@ from pyplay.models.captioner import Captioner
 from pyplay.models.contract import OBJECTIVES, Backward, Model
 from pyplay.models.ram import RecurrentAttention
 from pyplay.models.registry import MODEL_CLASSES, REGISTERED
+from pyplay.models.textbook import TextbookSeq2Seq
 from pyplay.tasks.binary_tree import batch_trees, parse
 
 SMALL: dict[str, Callable[[], Any]] = {
@@ -38,7 +39,6 @@ SMALL: dict[str, Callable[[], Any]] = {
     "AttendRNN": lambda: AttendRNN(7, 5, hidden_size=6, rng=1),
     "LDDN": lambda: narxnet((0, 1), (1, 2), (4,), rng=1),
     "TextbookSeq2Seq": lambda: TextbookSeq2Seq(9, 8, "concat", hidden_size=5, D=3),
-    "LuongSeq2Seq": lambda: LuongSeq2Seq(9, 8, "concat", embedding_dim=4, hidden_size=5),
     "PointerNetwork": lambda: PointerNetwork(9, embedding_dim=4, hidden_size=5, rng=1),
     "RecursiveNet": lambda: RecursiveNet(9, 3, hidden_size=5, rng=1),
     "GlimpseNet": lambda: GlimpseNet(5, 3, "soft", attn_size=3, hidden_size=4, rng=1),
@@ -60,6 +60,40 @@ SMALL: dict[str, Callable[[], Any]] = {
 def test_the_registry_is_a_list_of_classes_keyed_by_their_names() -> None:
     assert list(MODEL_CLASSES) == [cls.__name__ for cls in REGISTERED]
     assert set(SMALL) == set(MODEL_CLASSES)
+
+
+def test_the_dynamic_package_registers_the_lddn_from_above_the_models() -> None:
+    """pyplay.models.registry imports nothing of pyplay.dynamic (which sits above the models):
+    importing pyplay.dynamic registers the LDDN; before that, a file naming it says what to
+    import. Registering again changes nothing; another class under a taken name is refused."""
+    import subprocess
+    import sys
+
+    import pyplay.models.registry as registry
+    from pyplay.dynamic import LDDN
+
+    assert registry.PROVIDED_BY == {"LDDN": "pyplay.dynamic"}
+    assert registry.MODEL_CLASSES["LDDN"] is LDDN and REGISTERED.count(LDDN) == 1
+    assert registry.register(LDDN) is LDDN and REGISTERED.count(LDDN) == 1
+    impostor = type("LDDN", (LDDN,), {})
+    with pytest.raises(ValueError, match="another class is registered as 'LDDN'"):
+        registry.register(impostor)
+    with pytest.raises(TypeError, match="cls must be a model class"):
+        registry.register(dict)  # type: ignore[arg-type]
+    code = (
+        "import sys, pyplay.io, pyplay.models.registry as r\n"
+        "assert 'pyplay.dynamic' not in sys.modules\n"
+        "try:\n    r.model_class('LDDN')\nexcept ValueError as e:\n    print(e)\n"
+        "import pyplay.dynamic\nprint(r.model_class('LDDN').__name__)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.splitlines()
+    assert out == [
+        "the model class LDDN is registered by pyplay.dynamic: import pyplay.dynamic before "
+        "loading this file",
+        "LDDN",
+    ]
 
 
 @pytest.mark.parametrize("name", list(SMALL))

@@ -11,16 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pyplay.dynamic import (
-    LuongSeq2Seq,
-    TextbookSeq2Seq,
-    luong_form,
-    luong_seq2seq,
-    luong_trace,
-    narxnet,
-    textbook_seq2seq,
-    textbook_trace,
-)
+from pyplay.dynamic import narxnet
 from pyplay.io import Checkpoint, load, load_model, resume, save, save_model
 from pyplay.models import GlimpseNet, PointerNetwork, RecursiveNet, SequenceModel
 from pyplay.models.captioner import Captioner
@@ -28,6 +19,7 @@ from pyplay.models.memory import AttendRNN, MemoryNet
 from pyplay.models.ram import RecurrentAttention
 from pyplay.models.registry import MODEL_CLASSES, describe_model, estimate_parameters
 from pyplay.models.seq2seq import WIRINGS, EncoderDecoder
+from pyplay.models.textbook import TextbookSeq2Seq, textbook_seq2seq, textbook_trace
 from pyplay.models.transformer.lm import TransformerModel
 from pyplay.models.transformer.seq2seq import TransformerSeq2Seq
 from pyplay.tasks import make_task
@@ -56,8 +48,12 @@ MODELS = {
     "memory net": lambda: MemoryNet(9, 9, hidden_size=8, memory_size=5, memory_width=4),
     "attend rnn": lambda: AttendRNN(9, 9, hidden_size=8),
     "narx": lambda: narxnet(range(1, 3), range(1, 3), (5,), rng=1),
-    "luong context": lambda: LuongSeq2Seq(9, 9, "context", embedding_dim=6, hidden_size=8),
-    "luong concat lstm": lambda: luong_seq2seq(9, 10, "concat", hidden_size=8, cell="lstm"),
+    "seq2seq context rnn float64": lambda: EncoderDecoder(
+        9, 9, 16, 16, cell="rnn", wiring="context", dtype=np.float64
+    ),
+    "seq2seq additive lstm float64": lambda: EncoderDecoder(
+        9, 10, 16, 8, wiring="attention", score="additive", dtype=np.float64
+    ),
     "textbook general": lambda: TextbookSeq2Seq(9, 10, "general", hidden_size=6, D=3),
     "textbook concat": lambda: textbook_seq2seq(9, 9, "concat", hidden_size=5, D=9),
     "recursive": lambda: RecursiveNet(12, 3, hidden_size=6, dtype=np.float64, rng=2),
@@ -195,26 +191,6 @@ def test_a_step_count_that_is_not_whole_is_refused_and_nothing_changes(step: obj
 
 
 @pytest.mark.parametrize("form", ["context", "dot", "general", "concat"])
-def test_the_luong_model_loads_as_itself_and_traces_the_same(form: str, tmp_path: Path):
-    model = luong_seq2seq(9, 9, form, hidden_size=6, rng=2)
-    for p in model.params.values():
-        p += 0.05
-    path = tmp_path / f"{form}.npz"
-    save_model(path, model)
-    entry = load(path).meta
-    assert entry["class"] == "LuongSeq2Seq" and entry["config"]["form"] == form
-    loaded = load_model(path)
-    assert type(loaded) is LuongSeq2Seq and luong_form(loaded) == form
-    assert loaded.dtype == np.float64 and loaded.wiring == model.wiring
-    first, second = (
-        luong_trace(model, [3, 4, 5], [6, 7]),
-        luong_trace(loaded, [3, 4, 5], [6, 7]),
-    )
-    np.testing.assert_array_equal(first.logits, second.logits)
-    assert [s.text for s in first.steps] == [s.text for s in second.steps]
-
-
-@pytest.mark.parametrize("form", ["context", "dot", "general", "concat"])
 def test_the_books_model_loads_as_itself_and_traces_the_same(form: str, tmp_path: Path):
     model = textbook_seq2seq(9, 9, form, hidden_size=6, D=2, rng=2)
     for p in model.params.values():
@@ -230,19 +206,6 @@ def test_the_books_model_loads_as_itself_and_traces_the_same(form: str, tmp_path
     second = textbook_trace(loaded, [3, 4, 5], [6, 7])
     np.testing.assert_array_equal(first.logits, second.logits)
     assert [s.text for s in first.steps] == [s.text for s in second.steps]
-
-
-def test_a_file_of_the_earlier_textbook_model_loads_as_luongs_form(tmp_path: Path):
-    """Files saved when the sub-lesson trained Luong's form name the class TextbookSeq2Seq with
-    a config holding embedding_dim and cell: they load as LuongSeq2Seq, the same numbers."""
-    old = luong_seq2seq(9, 9, "general", hidden_size=6, rng=2)
-    buf = io.BytesIO()
-    save(buf, old.params, meta={"class": "TextbookSeq2Seq", "config": old.config})
-    loaded = load_model(buf.getvalue())
-    assert type(loaded) is LuongSeq2Seq and luong_form(loaded) == "general"
-    np.testing.assert_array_equal(
-        luong_trace(old, [3, 4], [5]).logits, luong_trace(loaded, [3, 4], [5]).logits
-    )
 
 
 @pytest.mark.parametrize(

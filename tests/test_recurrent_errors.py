@@ -272,3 +272,9 @@ def test_bad_backward_record_flag() -> None:
 )
 def test_bad_pad_sequences(seqs: Any, kwargs: dict, exc: type[Exception], name: str) -> None:
     _raises(exc, name, lambda: pad_sequences(seqs, **kwargs))
+
+
+def test_gru_reset_after_must_be_a_flag() -> None:
+    with pytest.raises(TypeError, match="reset_after must be True or False, got 1"):
+        GRU(3, 4, reset_after=1)  # type: ignore[arg-type]
+    assert GRU(3, 4).reset_after and not GRU(3, 4, reset_after=False).reset_after

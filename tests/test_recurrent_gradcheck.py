@@ -30,6 +30,7 @@ CELLS: dict[str, Callable[..., Any]] = {
     "lstm-noforget": lambda **kw: LSTM(F, H, forget_gate=False, **kw),
     "lstm-noforget-peephole": lambda **kw: LSTM(F, H, forget_gate=False, peephole=True, **kw),
     "gru": lambda **kw: GRU(F, H, **kw),
+    "gru-reset-before": lambda **kw: GRU(F, H, reset_after=False, **kw),
 }
 
 

@@ -37,6 +37,7 @@ LAYERS = {
         F, H, dtype=np.float64, rng=5, forget_gate=False, peephole=True, **kw
     ),
     "gru": lambda **kw: GRU(F, H, dtype=np.float64, rng=3, **kw),
+    "gru-reset-before": lambda **kw: GRU(F, H, dtype=np.float64, rng=6, reset_after=False, **kw),
 }
 GATES = {
     "lstm": ("i", "f", "g", "o"),
@@ -44,6 +45,7 @@ GATES = {
     "lstm-noforget": ("i", "g", "o"),
     "lstm-noforget-peephole": ("i", "g", "o"),
     "gru": "rzn",
+    "gru-reset-before": "rzn",
 }
 
 
@@ -54,6 +56,8 @@ def _weights(layer: Any, suffix: str) -> dict[str, Any]:
         w["peepholes"] = tuple(p.get(k + suffix) for k in PEEPHOLES)  # no weight_cf without f
     if not getattr(layer, "forget_gate", True):
         w["forget_gate"] = False
+    if not getattr(layer, "reset_after", True):
+        w["reset_after"] = False
     return w
 
 
@@ -179,7 +183,8 @@ def test_lstm_reference_backward_passes_a_gradient_check(peephole: bool, forget_
         assert_grad_close(analytic, numeric_grad(loss, value), k)
 
 
-def test_gru_reference_backward_passes_a_gradient_check() -> None:
+@pytest.mark.parametrize("reset_after", [True, False])
+def test_gru_reference_backward_passes_a_gradient_check(reset_after: bool) -> None:
     rng = np.random.default_rng(12)
     x, h = rng.standard_normal((2, F)), rng.standard_normal((2, H))
     w = {
@@ -191,9 +196,9 @@ def test_gru_reference_backward_passes_a_gradient_check() -> None:
     R_h = rng.standard_normal((2, H))
 
     def loss() -> float:
-        return float(np.sum(gru_step(x, h, **w)[0] * R_h))
+        return float(np.sum(gru_step(x, h, **w, reset_after=reset_after)[0] * R_h))
 
-    g = gru_step_backward(R_h, gru_step(x, h, **w)[1])
+    g = gru_step_backward(R_h, gru_step(x, h, **w, reset_after=reset_after)[1])
     checks = {"x": (x, g.dx), "h": (h, g.dh)} | {k: (v, g.grads[k]) for k, v in w.items()}
     for k, (value, analytic) in checks.items():
         assert_grad_close(analytic, numeric_grad(loss, value), k)

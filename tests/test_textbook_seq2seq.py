@@ -1,5 +1,5 @@
-"""Hagan's seq2seq exactly as the chapter writes it (pyplay.dynamic.book_seq2seq,
-book_attention, textbook_seq2seq): each test is named after the equation or figure it checks."""
+"""Hagan's seq2seq exactly as the chapter writes it (pyplay.models.textbook.seq2seq,
+attention, trace): each test is named after the equation or figure it checks."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from gradcheck import assert_grad_close, numeric_grad
-from pyplay.dynamic import TEXTBOOK_FORMS, TextbookSeq2Seq, textbook_seq2seq, textbook_trace
-from pyplay.dynamic.book_attention import EPS_PD, general_weight
+from pyplay.models.textbook import TEXTBOOK_FORMS, TextbookSeq2Seq, textbook_seq2seq, textbook_trace
+from pyplay.models.textbook.attention import EPS_PD, general_weight
 from pyplay.tasks.pairs import BOS
 from pyplay.tasks.seq2seq import Reversal
 from pyplay.train import Trainer
@@ -174,7 +174,9 @@ def test_bad_arguments_name_the_argument() -> None:
         TextbookSeq2Seq(9, 9, "additive")
     with pytest.raises(ValueError, match="D must be >= 1, got 0"):
         TextbookSeq2Seq(9, 9, "dot", D=0)
-    with pytest.raises(TypeError, match=r"model must be a pyplay\.dynamic\.TextbookSeq2Seq"):
+    with pytest.raises(
+        TypeError, match=r"model must be a pyplay\.models\.textbook\.TextbookSeq2Seq"
+    ):
         textbook_trace("model", [3], [4])
     model = textbook_seq2seq(11, 11, "dot", hidden_size=4)
     with pytest.raises(ValueError, match=r"source must hold symbol ids 3\.\.10, got .* max 11"):

@@ -14,7 +14,7 @@ import pytest
 from gradcheck import assert_grad_close, numeric_grad
 from pyplay.dynamic import BookGRU, BookLSTM
 from pyplay.dynamic.book_output import book_network, named_params, output_loss
-from pyplay.dynamic.signals import SYSTEMS, signal
+from pyplay.tasks.signals import SYSTEMS, signal
 from pyplay.ui.lessons.dynamic.book_state import BookRNNState
 from pyplay.ui.lessons.dynamic.book_view import PYTORCH, BookRNNView
 from pyplay.ui.lessons.dynamic.view import LECTURE_RNN, SUBTABS, DynamicLesson

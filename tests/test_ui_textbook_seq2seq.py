@@ -4,6 +4,7 @@ model files (export bar), its sub-tab in the dynamic lesson and its embed widget
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,9 +13,9 @@ pytest.importorskip("panel")
 
 import panel as pn
 
-from pyplay.dynamic import TextbookSeq2Seq, luong_seq2seq, textbook_seq2seq, textbook_trace
-from pyplay.io import load_model, save, save_model
+from pyplay.io import load_model, save_model
 from pyplay.models.seq2seq import EncoderDecoder
+from pyplay.models.textbook import TextbookSeq2Seq, textbook_seq2seq, textbook_trace
 from pyplay.ui.embed import widget_view
 from pyplay.ui.lessons.dynamic.state import LDDNLessonState
 from pyplay.ui.lessons.dynamic.view import DynamicLesson
@@ -71,7 +72,7 @@ def test_step_list_matches_the_model(form: str) -> None:
     logits, weights, _ = model.forward(np.array([ids]), [4], [[1, *out]])
     np.testing.assert_allclose(e.trace.logits, logits[0], atol=1e-12)
     text = view.steps.object
-    assert "a¹(4)" in text and "code : pyplay.dynamic.book_seq2seq.TextbookSeq2Seq" in text
+    assert "a¹(4)" in text and "code : pyplay.models.textbook.seq2seq.TextbookSeq2Seq" in text
     assert "a²(5) =" in text and "a²(6) =" not in text  # only decoder step 1, book time T+1
     if e.trace.logits.shape[0] >= 2:
         view.step_slider.value = 2
@@ -114,7 +115,7 @@ def test_format_value_and_steps_text() -> None:
     assert e is not None
     text = steps_text(e, 1)
     assert text.startswith("source a b c") and "n⁴(4) = [A¹(3)]ᵀ a²(3)   (6.9)" in text
-    assert "book_attention.attend" in text and "largest difference" in text
+    assert "textbook.attention.attend" in text and "largest difference" in text
     assert "choices the book leaves open" in text and "W_a = L_a L_aᵀ + εI" in text
 
 
@@ -158,16 +159,14 @@ def test_bad_and_foreign_files_are_messages_and_nothing_changes() -> None:
     lddn.train(steps=1)
     library = io.BytesIO()  # the library's own EncoderDecoder, not the textbook class
     save_model(library, EncoderDecoder(9, 9, 16, 8, cell="rnn", wiring="attention", score="dot"))
-    earlier = io.BytesIO()  # a file of the earlier (Luong's form) textbook model
-    old = luong_seq2seq(9, 9, "dot", hidden_size=8)
-    save(earlier, old.params, meta={"class": "TextbookSeq2Seq", "config": old.config})
+    earlier = (Path(__file__).parent / "data" / "luong" / "textbook_general_rnn.npz").read_bytes()
     for data, words in (
         (b"junk", "not a zip archive"),
         (lddn.save_bytes().getvalue(), "a model of the Dynamic networks lesson, not of the "
                                        "Textbook seq2seq lesson"),
         (library.getvalue(), "its model is a EncoderDecoder; with these settings the lesson "
                              "trains a TextbookSeq2Seq"),
-        (earlier.getvalue(), "its model is a LuongSeq2Seq; with these settings the lesson "
+        (earlier, "its model is a EncoderDecoder; with these settings the lesson "
                              "trains a TextbookSeq2Seq"),
     ):  # fmt: skip
         assert view.export.load(data) is False

@@ -11,36 +11,24 @@
   objective (mean squared error) for :class:`pyplay.train.Trainer`: named here, they live in
   :mod:`pyplay.objectives.lddn` with the other objectives.
 - :mod:`~pyplay.dynamic.train`: :func:`fit`, a generator of losses over the trainer.
-- :mod:`~pyplay.dynamic.book_attention`, :mod:`~pyplay.dynamic.book_seq2seq`,
-  :mod:`~pyplay.dynamic.textbook_seq2seq`: the book's seq2seq exactly as eq. 6.5-6.18 write
-  it (context; dot / general / concat attention over a TDL of D encoder states, queried with
-  the decoder's previous output), and its equation-by-equation trace.
 - :mod:`~pyplay.dynamic.book_lstm`, :mod:`~pyplay.dynamic.book_gru`: the lecture's LSTM and
-  GRU as six-layer networks (CEC, gates, differencing layer), mapped from ``pyplay.nn``.
+  GRU as six-layer networks (CEC, gates, differencing layer), views of :class:`pyplay.nn.LSTM`
+  and :class:`pyplay.nn.GRU` (``reset_after=False``, the slide's reset before
+  :math:`LW^{1,3}`): the core's parameters and record under the book's names, the core's BPTT;
+  ``book_output`` their read-out layer 7 and loss.
 - :mod:`~pyplay.dynamic.rtrl`: real-time recurrent learning beside BPTT, and their costs.
 - :mod:`~pyplay.dynamic.adaptive`: the adaptive filter (a TDL adapting online by LMS) and the
   noise-cancellation setting.
 - :mod:`~pyplay.dynamic.stability`: eigenvalues / spectral radius of LW^{1,1}, impulse
   response, gradient through time.
-- :mod:`~pyplay.dynamic.luong_attention`, :mod:`~pyplay.dynamic.luong_seq2seq`: Luong's form
-  in the same notation (scored with :math:`a^2(t)`, an extra layer), on a library
-  :class:`pyplay.models.seq2seq.EncoderDecoder`; earlier textbook model files load as it.
+
+Importing the package registers :class:`LDDN` with :func:`pyplay.models.registry.register`, so
+that :func:`pyplay.io.load_model` rebuilds an LDDN from its file.
 """
 
 from pyplay.dynamic.book_gru import BookGRU
 from pyplay.dynamic.book_lstm import BookLSTM
-from pyplay.dynamic.book_seq2seq import BOOK_CHOICES, TEXTBOOK_FORMS, TextbookSeq2Seq
 from pyplay.dynamic.lddn import LDDN, LDDNCache, LDDNGrads
-from pyplay.dynamic.luong_attention import LuongTDLAttention, source_order
-from pyplay.dynamic.luong_seq2seq import (
-    LUONG_FORMS,
-    LuongSeq2Seq,
-    LuongStep,
-    LuongTrace,
-    luong_form,
-    luong_seq2seq,
-    luong_trace,
-)
 from pyplay.dynamic.networks import (
     Prepared,
     closeloop,
@@ -53,22 +41,16 @@ from pyplay.dynamic.networks import (
 )
 from pyplay.dynamic.spec import LDDNSpec, parse_spec, to_dict
 from pyplay.dynamic.tdl import TDL, Delay, TDL_hstack
-from pyplay.dynamic.textbook_seq2seq import (
-    TextbookStep,
-    TextbookTrace,
-    textbook_seq2seq,
-    textbook_trace,
-)
 from pyplay.dynamic.train import fit, mse
 from pyplay.dynamic.transfer import TRANSFERS, Transfer, get_transfer
+from pyplay.models.registry import register
 from pyplay.objectives.lddn import LDDNObjective, WindowBatch, Windows
 
+register(LDDN)  # model files may name it (pyplay.io.load_model)
+
 __all__ = [
-    "BOOK_CHOICES",
     "LDDN",
-    "LUONG_FORMS",
     "TDL",
-    "TEXTBOOK_FORMS",
     "TRANSFERS",
     "BookGRU",
     "BookLSTM",
@@ -77,15 +59,8 @@ __all__ = [
     "LDDNGrads",
     "LDDNObjective",
     "LDDNSpec",
-    "LuongSeq2Seq",
-    "LuongStep",
-    "LuongTDLAttention",
-    "LuongTrace",
     "Prepared",
     "TDL_hstack",
-    "TextbookSeq2Seq",
-    "TextbookStep",
-    "TextbookTrace",
     "Transfer",
     "WindowBatch",
     "Windows",
@@ -94,17 +69,11 @@ __all__ = [
     "fit",
     "get_transfer",
     "layrecnet",
-    "luong_form",
-    "luong_seq2seq",
-    "luong_trace",
     "mse",
     "narxnet",
     "openloop",
     "parse_spec",
     "preparets",
-    "source_order",
-    "textbook_seq2seq",
-    "textbook_trace",
     "timedelaynet",
     "to_dict",
 ]

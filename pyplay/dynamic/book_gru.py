@@ -39,8 +39,26 @@ so :meth:`BookGRU.from_torch` maps it exactly only in a special case:
    :math:`b^1 = b_{in} + b_{hn}` (exact when the reset gate is fully open, :math:`r = 1`),
    and the outputs differ; ``from_torch(gru, strict=True)`` refuses such a GRU.
 
-BPTT: with :math:`g^6(t) = \partial F / \partial a^6(t)` (from the error and from step
-:math:`t + 1`) and :math:`d^m = \partial F / \partial n^m`,
+**A view of the core's GRU.** :class:`BookGRU` computes nothing itself: it runs a one-layer
+:class:`pyplay.nn.GRU` with ``reset_after=False`` (the reset gate before :math:`W_{hn}`, this
+slide's form; its equations are :func:`pyplay.nn.reference.gru_step`'s), float64, whose
+parameters it writes from the book's before every ``forward``:
+
+========================================  ===================================================
+the book                                  :class:`pyplay.nn.GRU` (``reset_after=False``)
+========================================  ===================================================
+:math:`IW^{2,1}, LW^{2,6}, b^2`           the ``r`` rows of ``weight_ih``, ``weight_hh``,
+                                          ``bias_ih``
+:math:`IW^{4,1}, LW^{4,6}, b^4`           the ``z`` rows, negated (:math:`a^4 = 1 - z`)
+:math:`IW^{1,1}, LW^{1,3}, b^1`           the ``n`` rows (``bias_hh`` held at 0)
+:math:`a^2, a^4, a^1, a^6`                the recorded ``r``, :math:`1 - z`, ``n``, ``h``
+:math:`a^3 = a^2 \circ a^6(t-1)`,         named from those (the fixed layers)
+:math:`a^5 = a^1 - a^6(t-1)`
+========================================  ===================================================
+
+:meth:`BookGRU.backward` is the core's BPTT, its gradients named the same way. In the book's
+notation, with :math:`g^6(t) = \partial F / \partial a^6(t)` (from the error and from step
+:math:`t + 1`) and :math:`d^m = \partial F / \partial n^m`, it computes
 
 .. math::
 
@@ -56,7 +74,6 @@ BPTT: with :math:`g^6(t) = \partial F / \partial a^6(t)` (from the error and fro
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -70,15 +87,14 @@ from pyplay.dynamic.book_lstm import (
     check_layers,
     check_one_layer,
     check_trace,
-    zero_grads,
 )
-from pyplay.dynamic.transfer import logsig, tansig
 from pyplay.nn.cell import check_flag
 
 __all__ = ["BookGRU"]
 
 _F64 = np.dtype(np.float64)
 _LAYERS = (1, 2, 4)  # the layers with trained weights
+_CORE = ((2, 1.0), (4, -1.0), (1, 1.0))  # the core's r, z, n rows: (layer, sign)
 
 
 class BookGRU:
@@ -93,13 +109,36 @@ class BookGRU:
         ``LW[2]`` and ``LW[4]`` are :math:`LW^{2,6}`, :math:`LW^{4,6}` (from :math:`a^6(t-1)`).
     b : dict of int to array (S,)
         :math:`b^1, b^2, b^4`.
+
+    Attributes
+    ----------
+    gru : pyplay.nn.GRU
+        The network that computes (``reset_after=False``, float64); ``forward`` writes ``IW``,
+        ``LW``, ``b`` into its parameters (module docstring), so they may be changed in place.
     """
 
     def __init__(self, IW: Any, LW: Any, b: Any) -> None:
+        from pyplay.nn import GRU
+
         self.IW = check_input_weights(IW, _LAYERS)
         self.S, self.R = self.IW[1].shape
         self.LW = check_layers("LW", LW, _LAYERS, (self.S, self.S), "(S, S)")
         self.b = check_layers("b", b, _LAYERS, (self.S,), "(S,)")
+        self.gru = GRU(self.R, self.S, dtype=_F64, rng=0, reset_after=False)
+        self._to_core()
+
+    def _to_core(self) -> None:
+        """Write the book's weights into the core GRU (r, z, n rows; ``bias_hh`` zero)."""
+        P = self.gru.params
+        for name, book in (("weight_ih_l0", self.IW), ("weight_hh_l0", self.LW)):
+            P[name][...] = np.concatenate([sign * book[m] for m, sign in _CORE])  # (3S, ...)
+        P["bias_ih_l0"][...] = np.concatenate([sign * self.b[m] for m, sign in _CORE])  # (3S,)
+        P["bias_hh_l0"][...] = 0.0
+
+    def _from_core(self, x: np.ndarray) -> dict[int, np.ndarray]:
+        """The core's r, z, n rows of ``x`` (3S, ...) as the book's layers 2, 4, 1."""
+        S = self.S
+        return {m: sign * x[k * S : (k + 1) * S] for k, (m, sign) in enumerate(_CORE)}
 
     @classmethod
     def from_torch(cls, gru: Any, *, strict: bool = False) -> BookGRU:
@@ -136,7 +175,7 @@ class BookGRU:
         )
 
     def forward(self, p: Any, a6_0: Any = None) -> BookTrace:
-        """Run the network over ``p`` (B, T, R).
+        """Run the network over ``p`` (B, T, R): the core GRU's forward, its record named.
 
         Parameters
         ----------
@@ -150,23 +189,21 @@ class BookGRU:
             ``a[1]`` .. ``a[6]`` (B, T, S) each; the output is ``a[6]``.
         """
         p = check_input(p, self.R)
-        B, T, _ = p.shape
-        a0 = {6: check_initial("a6_0", a6_0, B, self.S)}
-        a = {m: np.empty((B, T, self.S)) for m in range(1, 7)}  # (B, T, S) each
-        IW, LW, b = self.IW, self.LW, self.b
-        a6 = a0[6]  # (B, S) the delayed output a^6(t-1)
-        for t in range(T):
-            p_t = p[:, t]  # (B, R)
-            a[2][:, t] = logsig(p_t @ IW[2].T + a6 @ LW[2].T + b[2])  # reset gate
-            a[3][:, t] = a[2][:, t] * a6  # reset before the input layer
-            a[1][:, t] = tansig(p_t @ IW[1].T + a[3][:, t] @ LW[1].T + b[1])  # candidate
-            a[4][:, t] = logsig(p_t @ IW[4].T + a6 @ LW[4].T + b[4])  # update gate
-            a[5][:, t] = a[1][:, t] - a6  # differencing: LW^{5,1} = I, LW^{5,6} = -I
-            a6 = a[6][:, t] = a[4][:, t] * a[5][:, t] + a6
-        return BookTrace(p, a, a0, self)
+        a0 = {6: check_initial("a6_0", a6_0, p.shape[0], self.S)}
+        self._to_core()
+        _, _, cache = self.gru.forward(p, a0[6][None], record=True)  # h_0 (1, B, S)
+        assert cache.record is not None  # asked for with record=True
+        rec = cache.record["l0"]  # (B, T, S) each: r, z, n, h
+        a6 = np.array(rec["h"])  # (B, T, S)
+        a6_prev = np.concatenate([a0[6][:, None], a6[:, :-1]], axis=1)  # a^6(t-1), (B, T, S)
+        a = {1: np.array(rec["n"]), 2: np.array(rec["r"]), 4: 1.0 - rec["z"], 6: a6}
+        a[3] = a[2] * a6_prev  # the reset delayed output, LW^{1,3}'s input
+        a[5] = a[1] - a6_prev  # differencing: LW^{5,1} = I, LW^{5,6} = -I
+        return BookTrace(p, dict(sorted(a.items())), a0, self, cache)
 
     def backward(self, da6: Any, cache: BookTrace) -> BookGrads:
-        """Backpropagation through time (the module docstring's equations).
+        """Backpropagation through time: the core GRU's backward (the module docstring's
+        equations), its gradients named the book's way.
 
         Parameters
         ----------
@@ -182,19 +219,12 @@ class BookGRU:
             peepholes; ``p`` (B, T, R); ``a0[6]`` (B, S).
         """
         da6 = check_trace(cache, self, da6, self.S)
-        p, a, a0 = cache.p, cache.a, cache.a0
-        T = p.shape[1]
-        g = zero_grads(self, p)
-        g6_next = np.zeros_like(a0[6])  # dF/da^6(t) from step t + 1, (B, S)
-        for t in reversed(range(T)):
-            a1, a2, a3, a4, a5 = (a[m][:, t] for m in range(1, 6))  # (B, S) each
-            a6_prev = a[6][:, t - 1] if t > 0 else a0[6]  # (B, S)
-            g6 = da6[:, t] + g6_next
-            d = {4: g6 * a5 * a4 * (1.0 - a4), 1: g6 * a4 * (1.0 - a1 * a1)}  # (B, S) each
-            g3 = d[1] @ self.LW[1]  # dF/da^3(t), (B, S)
-            d[2] = g3 * a6_prev * a2 * (1.0 - a2)
-            g6_next = (1.0 - a4) * g6 + a2 * g3 + d[2] @ self.LW[2] + d[4] @ self.LW[4]
-            source = {1: a3, 2: a6_prev, 4: a6_prev}  # what LW[m] multiplies, (B, S)
-            for m in _LAYERS:
-                g.add_layer_step(m, t, d[m], p[:, t], source[m], self.IW[m])
-        return replace(g, a0={6: g6_next})
+        dp, dh0, g = self.gru.backward(da6, None, cache.core)
+        return BookGrads(
+            self._from_core(g["weight_ih_l0"]),
+            self._from_core(g["weight_hh_l0"]),
+            self._from_core(g["bias_ih_l0"]),
+            {},
+            dp,
+            {6: dh0[0]},
+        )

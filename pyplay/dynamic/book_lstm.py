@@ -30,14 +30,30 @@ Which numbers are the lecture's: it pins the CEC as layer 5 (:math:`LW^{5,5} = I
 :math:`a^5(t)`, which the peepholes feed back) and the forget-gate bias as :math:`b^3` (so the
 forget gate is layer 3). The slide's figure is not in the text, so the other numbers are this
 module's choice: 1 the input layer (tansig), 2 the input gate, 4 the output gate, 6 the gated
-output (fed back with one delay to layers 1-4). :class:`pyplay.nn.LSTM`'s gates map
-``i -> 2, f -> 3, g -> 1, o -> 4``, its cell state :math:`c_t` is :math:`a^5(t)` and its
-hidden state :math:`h_t` is :math:`a^6(t)` (:meth:`BookLSTM.from_torch`).
+output (fed back with one delay to layers 1-4).
 
-BPTT in the same notation, with :math:`\partial F / \partial a^m(t)` the total derivative
-(from the error at ``t`` and from step ``t + 1``), :math:`\dot F^m` the transfer derivatives
-(:math:`1 - (a^1)^2` for tansig, :math:`a (1 - a)` for logsig) and :math:`d^m(t) = \partial F /
-\partial n^m(t)`:
+**A view of the core's LSTM.** :class:`BookLSTM` computes nothing itself: it *is* a one-layer
+:class:`pyplay.nn.LSTM` (float64) seen through the book's names. The map, in both directions:
+
+=================================  ==============================================================
+the book                           :class:`pyplay.nn.LSTM` (gate rows ``i, f, g, o``)
+=================================  ==============================================================
+:math:`IW^{m,1}`, :math:`LW^{m,6}`  rows of ``weight_ih_l0``, ``weight_hh_l0``: ``i -> 2``,
+                                   ``f -> 3``, ``g -> 1``, ``o -> 4`` (``i, g, o`` without ``f``)
+:math:`b^m`                        the same rows of ``bias_ih_l0`` (``bias_hh_l0`` held at 0;
+                                   :meth:`from_torch` adds a network's two biases)
+:math:`LW^{2,5}, LW^{3,5}, LW^{4,5}` ``weight_ci_l0``, ``weight_cf_l0``, ``weight_co_l0``
+:math:`a^1 .. a^4(t)`               the recorded gates ``g, i, f, o`` (``forward(record=True)``)
+:math:`a^5(t)`, :math:`a^6(t)`      the cell state :math:`c_t` and the output :math:`h_t`
+=================================  ==============================================================
+
+``IW[m]``, ``LW[m]``, ``b[m]`` and ``peephole[m]`` are views of the LSTM's own arrays: writing
+``net.b[3][:] = 40.0`` writes the forget gate's bias. :meth:`BookLSTM.forward` runs the kernel
+(:mod:`pyplay.nn.lstm_cell`, whose equations :func:`pyplay.nn.reference.lstm_step` writes out)
+and names its record; :meth:`BookLSTM.backward` is the kernel's BPTT, its gradients named the
+same way. In the book's notation, with :math:`\partial F / \partial a^m(t)` the total
+derivative, :math:`\dot F^m` the transfer derivatives and :math:`d^m(t) = \partial F / \partial
+n^m(t)`, that BPTT is
 
 .. math::
 
@@ -55,19 +71,20 @@ BPTT in the same notation, with :math:`\partial F / \partial a^m(t)` the total d
 
 and :math:`\partial F / \partial IW^{m,1} = \sum_t d^m(t)\, p(t)^T`, :math:`\partial F /
 \partial LW^{m,6} = \sum_t d^m(t)\, a^6(t-1)^T`, :math:`\partial F / \partial b^m = \sum_t
-d^m(t)`.
+d^m(t)`. ``tests/test_book_lstm_gru.py`` holds the view to the slide's identities (the CEC
+keeps :math:`a^5` with the forget gate open and the input gate closed) and to central
+differences.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from pyplay._checks import check_array, check_shape
-from pyplay.dynamic.transfer import logsig, tansig
 from pyplay.nn.cell import check_flag
 
 __all__ = ["BookGrads", "BookLSTM", "BookTrace"]
@@ -90,12 +107,16 @@ class BookTrace:
         the LSTM ``a0[5]`` is :math:`a^5(0)`).
     owner : object
         The network whose ``forward`` made this trace.
+    core : object, optional
+        The core network's own cache, when the book's network is a view of one (its
+        ``backward`` reads it).
     """
 
     p: np.ndarray
     a: dict[int, np.ndarray]
     a0: dict[int, np.ndarray]
     owner: object
+    core: Any = None
 
 
 @dataclass(frozen=True)
@@ -109,34 +130,6 @@ class BookGrads:
     peephole: dict[int, np.ndarray]
     p: np.ndarray
     a0: dict[int, np.ndarray]
-
-    def add_layer_step(
-        self, m: int, t: int, d: np.ndarray, p_t: np.ndarray, source: np.ndarray, IW: np.ndarray
-    ) -> None:
-        r"""Add layer m's share at step t, from :math:`d^m(t) = \partial F / \partial n^m(t)`
-        ``d`` (B, S), the input ``p_t`` (B, R), what :math:`LW^m` multiplies ``source`` (B, S)
-        and :math:`IW^{m,1}` ``IW`` (S, R): :math:`\partial F / \partial p(t) \mathrel{+}=
-        d^m IW^{m,1}`, :math:`g_{IW} \mathrel{+}= {d^m}^\top p(t)`, :math:`g_{LW} \mathrel{+}=
-        {d^m}^\top \mathrm{source}`, :math:`g_b \mathrel{+}= \sum_{rows} d^m`."""
-        self.p[:, t] += d @ IW  # (B, R)
-        self.IW[m] += d.T @ p_t  # (S, R)
-        self.LW[m] += d.T @ source  # (S, S)
-        self.b[m] += d.sum(axis=0)  # (S,)
-
-
-def zero_grads(
-    net: Any, p: np.ndarray, peephole: Mapping[int, np.ndarray] | None = None
-) -> BookGrads:
-    """Zero gradients keyed like ``net``'s weights (``IW[m]`` (S, R), ``LW[m]`` (S, S),
-    ``b[m]`` and ``peephole[m]`` (S,)), ``p`` like the input (B, T, R) and no ``a0`` yet: what a
-    backward pass adds into, step by step."""
-
-    def zeros(weights: Mapping[int, np.ndarray]) -> dict[int, np.ndarray]:
-        return {m: np.zeros_like(w) for m, w in weights.items()}
-
-    return BookGrads(
-        zeros(net.IW), zeros(net.LW), zeros(net.b), zeros(peephole or {}), np.zeros_like(p), {}
-    )
 
 
 def check_layers(
@@ -206,8 +199,21 @@ def check_trace(trace: Any, owner: object, da: Any, S: int) -> np.ndarray:
     return da
 
 
+def _rows(x: np.ndarray, order: tuple[int, ...], S: int) -> dict[int, np.ndarray]:
+    """The gate rows of ``x`` (len(order) * S, ...) as views, keyed by the book's layers."""
+    return {m: x[k * S : (k + 1) * S] for k, m in enumerate(order)}
+
+
+def _peephole_names(gates: tuple[int, ...]) -> dict[int, str]:
+    """The core's peephole of each gate layer: 2 -> ``weight_ci``, 3 -> ``weight_cf``, 4 ->
+    ``weight_co`` (``_l0``)."""
+    names = {2: "weight_ci_l0", 3: "weight_cf_l0", 4: "weight_co_l0"}
+    return {m: names[m] for m in gates}
+
+
 class BookLSTM:
-    """The lecture's LSTM: layers 1-6 in Hagan's notation (see the module docstring).
+    """The lecture's LSTM: layers 1-6 in Hagan's notation, a view of a one-layer
+    :class:`pyplay.nn.LSTM` (see the module docstring).
 
     Parameters
     ----------
@@ -224,6 +230,12 @@ class BookLSTM:
         forget gate): 2 and 3 see :math:`a^5(t-1)`, 4 sees :math:`a^5(t)`.
     forget_gate : bool
         False: the original LSTM, :math:`a^3 = 1`.
+
+    Attributes
+    ----------
+    lstm : pyplay.nn.LSTM
+        The network itself (float64); ``IW``, ``LW``, ``b``, ``peephole`` are views of its
+        ``params``, copied in from the arguments.
     """
 
     def __init__(
@@ -234,20 +246,40 @@ class BookLSTM:
         peephole: Any = None,
         forget_gate: bool = True,
     ) -> None:
+        from pyplay.nn import LSTM
+
         self.forget_gate = check_flag("forget_gate", forget_gate)
         self.layers = (1, 2, 3, 4) if self.forget_gate else (1, 2, 4)  # layers with weights
         self.gates = self.layers[1:]  # the logsig gates, the peepholes' layers
-        self.IW = check_input_weights(IW, self.layers)
-        self.S, self.R = self.IW[1].shape
-        self.LW = check_layers("LW", LW, self.layers, (self.S, self.S), "(S, S)")
-        self.b = check_layers("b", b, self.layers, (self.S,), "(S,)")
+        IW = check_input_weights(IW, self.layers)
+        self.S, self.R = S, R = IW[1].shape
+        LW = check_layers("LW", LW, self.layers, (S, S), "(S, S)")
+        b = check_layers("b", b, self.layers, (S,), "(S,)")
+        if peephole is not None:
+            peephole = check_layers("peephole", peephole, self.gates, (S,), "(S,)")
+        self.lstm = LSTM(
+            R, S, dtype=_F64, rng=0, peephole=peephole is not None, forget_gate=self.forget_gate
+        )
+        P, order = self.lstm.params, self._order
+        P["bias_hh_l0"][:] = 0.0  # b^m is the whole bias: it lives in bias_ih
+        self.IW = _rows(P["weight_ih_l0"], order, S)  # views (S, R)
+        self.LW = _rows(P["weight_hh_l0"], order, S)  # views (S, S)
+        self.b = _rows(P["bias_ih_l0"], order, S)  # views (S,)
         self.peephole: dict[int, np.ndarray] = {}
         if peephole is not None:
-            self.peephole = check_layers("peephole", peephole, self.gates, (self.S,), "(S,)")
+            self.peephole = {m: P[name] for m, name in _peephole_names(self.gates).items()}
+        for mine, given in ((self.IW, IW), (self.LW, LW), (self.b, b), (self.peephole, peephole)):
+            for m, view in mine.items():
+                view[...] = given[m]
+
+    @property
+    def _order(self) -> tuple[int, ...]:
+        """The book's layer of each of the core's gate blocks ``i, f, g, o`` (``i, g, o``)."""
+        return (2, 3, 1, 4) if self.forget_gate else (2, 1, 4)
 
     @classmethod
     def from_torch(cls, lstm: Any) -> BookLSTM:
-        """The book's layers of a one-layer, one-direction :class:`pyplay.nn.LSTM`.
+        """The book's layers of a one-layer, one-direction :class:`pyplay.nn.LSTM` (copied).
 
         Gate rows ``i, f, g, o`` (``i, g, o`` without a forget gate) go to layers 2, 3, 1, 4;
         :math:`b^m` is ``bias_ih + bias_hh`` of the gate (so ``forget_bias`` lands in
@@ -259,25 +291,21 @@ class BookLSTM:
         P = {k: v.astype(_F64) for k, v in lstm.params.items()}
         order = (2, 3, 1, 4) if lstm.forget_gate else (2, 1, 4)  # torch's rows -> layers
         H, G = lstm.hidden_size, len(order) * lstm.hidden_size
-
-        def rows(x: np.ndarray) -> dict[int, np.ndarray]:
-            return {m: x[k * H : (k + 1) * H] for k, m in enumerate(order)}  # (S, ...) each
-
         bias = P["bias_ih_l0"] + P["bias_hh_l0"] if lstm.bias else np.zeros(G)  # (G,)
         peep = None
         if lstm.peephole:
-            names = {2: "weight_ci_l0", 3: "weight_cf_l0", 4: "weight_co_l0"}
-            peep = {m: P[names[m]] for m in order if m != 1}
+            gates = tuple(m for m in (2, 3, 4) if m in order)
+            peep = {m: P[name] for m, name in _peephole_names(gates).items()}
         return cls(
-            rows(P["weight_ih_l0"]), rows(P["weight_hh_l0"]), rows(bias), peep, lstm.forget_gate
+            _rows(P["weight_ih_l0"], order, H),
+            _rows(P["weight_hh_l0"], order, H),
+            _rows(bias, order, H),
+            peep,
+            lstm.forget_gate,
         )
 
-    def _n(self, m: int, p_t: np.ndarray, a6: np.ndarray) -> np.ndarray:
-        """:math:`n^m(t) = IW^{m,1} p(t) + LW^{m,6} a^6(t-1) + b^m`, (B, S)."""
-        return p_t @ self.IW[m].T + a6 @ self.LW[m].T + self.b[m]  # (B, S)
-
     def forward(self, p: Any, a6_0: Any = None, a5_0: Any = None) -> BookTrace:
-        """Run the network over ``p`` (B, T, R).
+        """Run the network over ``p`` (B, T, R): the core LSTM's forward, its record named.
 
         Parameters
         ----------
@@ -293,23 +321,18 @@ class BookLSTM:
         p = check_input(p, self.R)
         B, T, _ = p.shape
         a0 = {6: check_initial("a6_0", a6_0, B, self.S), 5: check_initial("a5_0", a5_0, B, self.S)}
-        a = {m: np.empty((B, T, self.S)) for m in range(1, 7)}  # (B, T, S) each
-        a[3].fill(1.0)  # stays 1 without a forget gate
-        a6, a5 = a0[6], a0[5]  # (B, S) the delayed outputs a^6(t-1), a^5(t-1)
-        pk = self.peephole
-        for t in range(T):
-            p_t = p[:, t]  # (B, R)
-            a[1][:, t] = tansig(self._n(1, p_t, a6))
-            a[2][:, t] = logsig(self._n(2, p_t, a6) + (pk[2] * a5 if pk else 0.0))
-            if self.forget_gate:
-                a[3][:, t] = logsig(self._n(3, p_t, a6) + (pk[3] * a5 if pk else 0.0))
-            a5 = a[5][:, t] = a[3][:, t] * a5 + a[2][:, t] * a[1][:, t]  # the CEC
-            a[4][:, t] = logsig(self._n(4, p_t, a6) + (pk[4] * a5 if pk else 0.0))
-            a6 = a[6][:, t] = a[4][:, t] * tansig(a5)
-        return BookTrace(p, a, a0, self)
+        state = (a0[6][None], a0[5][None])  # (1, B, S) each, h_0 and c_0
+        _, _, cache = self.lstm.forward(p, state, record=True)
+        assert cache.record is not None  # asked for with record=True
+        rec = cache.record["l0"]  # (B, T, S) each: i, f, g, o, c, h
+        ones = np.ones((B, T, self.S))  # a^3 = 1 without a forget gate
+        names = {1: "g", 2: "i", 3: "f", 4: "o", 5: "c", 6: "h"}
+        a = {m: np.array(rec[k]) if k in rec else ones for m, k in names.items()}
+        return BookTrace(p, a, a0, self, cache)
 
     def backward(self, da6: Any, cache: BookTrace) -> BookGrads:
-        """Backpropagation through time (the module docstring's equations).
+        """Backpropagation through time: the core LSTM's backward (the module docstring's
+        equations), its gradients named the book's way.
 
         Parameters
         ----------
@@ -326,30 +349,14 @@ class BookLSTM:
             ``a0[5]`` (B, S), the gradients of the initial conditions.
         """
         da6 = check_trace(cache, self, da6, self.S)
-        p, a, a0 = cache.p, cache.a, cache.a0
-        T = p.shape[1]
-        g = zero_grads(self, p, self.peephole)
-        g6_next = np.zeros_like(a0[6])  # dF/da^6(t) from step t + 1, (B, S)
-        g5_next = np.zeros_like(a0[5])  # dF/da^5(t) from step t + 1, (B, S)
-        pk = self.peephole
-        for t in reversed(range(T)):
-            a1, a2, a3, a4, a5 = (a[m][:, t] for m in range(1, 6))  # (B, S) each
-            a5_prev = a[5][:, t - 1] if t > 0 else a0[5]  # (B, S)
-            a6_prev = a[6][:, t - 1] if t > 0 else a0[6]  # (B, S)
-            g6 = da6[:, t] + g6_next
-            ta5 = tansig(a5)
-            d = {4: g6 * ta5 * a4 * (1.0 - a4)}  # d^m(t) = dF/dn^m(t), (B, S)
-            g5 = g5_next + g6 * a4 * (1.0 - ta5 * ta5) + (pk[4] * d[4] if pk else 0.0)
-            d[1] = g5 * a2 * (1.0 - a1 * a1)
-            d[2] = g5 * a1 * a2 * (1.0 - a2)
-            g5_next = g5 * a3 + (pk[2] * d[2] if pk else 0.0)
-            if self.forget_gate:
-                d[3] = g5 * a5_prev * a3 * (1.0 - a3)
-                g5_next = g5_next + (pk[3] * d[3] if pk else 0.0)
-            g6_next = np.zeros_like(g6)
-            for m in self.layers:
-                g6_next += d[m] @ self.LW[m]  # (B, S)
-                g.add_layer_step(m, t, d[m], p[:, t], a6_prev, self.IW[m])
-            for m in g.peephole:  # 2, 3 see a^5(t-1); 4 sees a^5(t)
-                g.peephole[m] += np.sum(d[m] * (a5 if m == 4 else a5_prev), axis=0)  # (S,)
-        return replace(g, a0={6: g6_next, 5: g5_next})
+        dp, (dh0, dc0), g = self.lstm.backward(da6, None, cache.core)
+        order, S = self._order, self.S
+        peep = {m: g[name] for m, name in _peephole_names(tuple(self.peephole)).items()}
+        return BookGrads(
+            _rows(g["weight_ih_l0"], order, S),
+            _rows(g["weight_hh_l0"], order, S),
+            _rows(g["bias_ih_l0"], order, S),
+            peep,
+            dp,
+            {6: dh0[0], 5: dc0[0]},
+        )

@@ -13,7 +13,8 @@ and the loss is the mean squared error :math:`F = \frac{1}{BT} \sum (a^7(t) - y(
 :func:`book_network` draws the weights ("other weights and biases are set to small random
 numbers") with the forget gate's bias :math:`b^3` set to the learner's value (the lecture:
 "all ones or larger values", which turns the gate on). :func:`output_loss` runs the network's
-own ``forward`` and ``backward`` (its hand-written BPTT) and adds layer 7's gradients.
+own ``forward`` and ``backward`` (its BPTT: the core kernel's) and adds layer 7's
+gradients.
 :func:`named_params` gives every trained weight a name in the book's notation (``"IW2,1"``,
 ``"LW2,6"``, ``"LW2,5"`` for a peephole, ``"b3"``, ``"LW7,6"``), the arrays themselves, so an
 optimiser updates the network in place.

@@ -19,19 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from pyplay.dynamic.lddn import LDDN
 from pyplay.dynamic.spec import LDDNSpec, WeightSpec, parse_spec, simulation_order
+from pyplay.models.textbook.trace import sup  # the book's superscripts, written once
 
-__all__ = ["Diagram", "Edge", "Node", "TraceStep", "delay_text", "diagram", "equations", "sup"]
-
-_SUP = str.maketrans("0123456789,-", "⁰¹²³⁴⁵⁶⁷⁸⁹˒⁻")
-
-
-def sup(text: object) -> str:
-    """``text`` in superscript digits: ``sup("1,2") == "¹˒²"``."""
-    return str(text).translate(_SUP)
+__all__ = ["Diagram", "Edge", "Node", "delay_text", "diagram", "equations", "sup"]
 
 
 def _at(symbol: str, d: int) -> str:
@@ -186,41 +178,3 @@ def diagram(description: Any) -> Diagram:
     ]
     rows = max([len(spec.inputs), *per_column.values()])
     return Diagram(tuple(nodes), tuple(edges), 1 + max(column.values()), rows)
-
-
-@dataclass(frozen=True)
-class TraceStep:
-    """One quantity of a step-by-step trace (the textbook's and Luong's seq2seq): its
-    ``symbol`` (e.g. "a⁴(7)", "α(3)"), the decoder step ``t`` = 1, 2, ... (None on the encoder
-    side), the equation in LaTeX and in plain Unicode, the library ``code`` that computes the
-    same number, and its ``value``."""
-
-    symbol: str
-    t: int | None
-    latex: str
-    text: str
-    code: str
-    value: np.ndarray
-
-
-@dataclass(frozen=True)
-class Seq2SeqTrace:
-    """Every quantity of one source/target pair of a traced seq2seq (the textbook's and
-    Luong's; arrays without the batch axis): ``a1`` the encoder outputs :math:`a^1`, ``a2``
-    the decoder outputs :math:`a^2`, ``A`` the memory of encoder states (None for "context"),
-    ``n`` and ``alpha`` the scores and weights over its columns, ``weights`` the same weights
-    in source order, ``c`` the context of every decoder step, ``logits`` and ``probs`` the
-    output layer, ``steps`` every quantity in order (:class:`TraceStep`). Each trace's class
-    gives the shapes and the book's layer numbers."""
-
-    form: str
-    a1: np.ndarray
-    a2: np.ndarray
-    A: np.ndarray | None
-    n: np.ndarray | None
-    alpha: np.ndarray | None
-    weights: np.ndarray | None
-    c: np.ndarray
-    logits: np.ndarray
-    probs: np.ndarray
-    steps: list[TraceStep]

@@ -14,6 +14,11 @@ gradients are the sums of the steps':
     \delta b_{hh} = \sum_t [\delta a_r, \delta a_z, \delta u_t], \qquad
     \delta W_{ih} = \sum_t [\delta a_r, \delta a_z, \delta a_n]^\top x_t.
 
+With ``reset_after=False`` (:class:`GRU`'s option, the reference's too) the reset gate acts
+before :math:`W_{hn}`: :math:`u_t = r_t \odot h_{t-1}`, :math:`n_t = \tanh(W_{in} x_t + b_{in} +
+W_{hn} u_t + b_{hn})`; the n rows of :math:`\delta W_{hh}` are then :math:`\sum_t \delta
+a_n^\top u_t` (:meth:`GRUCell._before_pass`).
+
 Unlike the reference, the kernel adds :math:`b_{hr}, b_{hz}` to the input projection of all
 steps at once, folds the activation scale of :mod:`pyplay.nn._ops` into the ``r, z`` rows,
 computes the factors multiplying :math:`\delta h_t` and :math:`\delta a_n` for all steps before
@@ -28,7 +33,7 @@ from typing import Any, final
 import numpy as np
 
 from pyplay.nn._ops import activate_gates, for_matmul, gate_mode, gate_scale, matmul
-from pyplay.nn.cell import BackwardPass, Cell, CellGrads, Projection
+from pyplay.nn.cell import BackwardPass, Cell, CellGrads, Projection, check_flag
 from pyplay.nn.recurrent import Recurrent
 from pyplay.nn.sequences import Ends
 
@@ -41,12 +46,13 @@ class _Weights:
     Ws_T: np.ndarray  # (H, 3H) r, z rows scaled, transposed for the forward matmul
     b_hn: np.ndarray  # (H,)
     mode: str  # gate activation mode of _ops
+    reset_after: bool = True
 
 
 @dataclass(frozen=True)
 class _Cache:
     Z: np.ndarray  # (T, B, 3, H) r, z, n
-    U: np.ndarray  # (T, B, H) u_t = W_hn h_{t-1} + b_hn
+    U: np.ndarray  # (T, B, H) u_t = W_hn h_{t-1} + b_hn (reset_after=False: r_t h_{t-1})
     hs: np.ndarray  # (T+1, B, H) hs[0] = h0
     w: _Weights
 
@@ -59,17 +65,23 @@ class GRUCell(Cell):
     n_gates = 3
     recorded: tuple[str, ...] = ("r", "z", "n", "h")
 
+    def __init__(self, reset_after: bool = True) -> None:
+        self.reset_after = reset_after
+
     def pack(self, p: dict[str, np.ndarray], B: int) -> tuple[Projection, _Weights]:
-        """``b_hr, b_hz`` join the input projection; ``b_hn`` stays inside ``r * (...)``."""
+        """``b_hr, b_hz`` join the input projection; ``b_hn`` stays inside ``r * (...)`` (joins
+        it too with ``reset_after=False``)."""
         W_hh, b_hh = p["weight_hh"], p["bias_hh"]  # (3H, H), (3H,)
         H = W_hh.shape[1]
         mode = gate_mode(B * 2 * H)
         s = gate_scale(2 * H, 0, mode, W_hh.dtype, n_plain=H)  # (3H,) n is activated later
-        b = p["bias_ih"] + np.concatenate([b_hh[: 2 * H], np.zeros(H, W_hh.dtype)])  # (3H,)
+        keep = 0.0 if self.reset_after else 1.0  # b_hn into the projection?
+        b = p["bias_ih"] + b_hh * np.repeat([1.0, 1.0, keep], H).astype(W_hh.dtype)  # (3H,)
         W_x = p["weight_ih"].copy()  # (3H, F) the weights this forward used, for backward
         proj = Projection(W_fwd=W_x * s[:, None], b_fwd=b * s, W=W_x)
         Ws_T = np.ascontiguousarray((W_hh * s[:, None]).T)  # (H, 3H)
-        return proj, _Weights(W_hh.copy(), Ws_T, b_hh[2 * H :].copy(), mode)
+        b_hn = b_hh[2 * H :].copy()
+        return proj, _Weights(W_hh.copy(), Ws_T, b_hn, mode, self.reset_after)
 
     def forward(
         self, XP: np.ndarray, w: _Weights, h0: np.ndarray, c0: np.ndarray | None
@@ -86,15 +98,22 @@ class GRUCell(Cell):
         ru = np.empty((B, H), dtype=XP.dtype)
         hW_rz, hW_n = hW[:, : 2 * H], hW[:, 2 * H :]  # (B, 2H), (B, H) views
         Ws_T, b_hn, mode = w.Ws_T, w.b_hn, w.mode
+        Ws_rz, W_n = Ws_T[:, : 2 * H], Ws_T[:, 2 * H :]  # (H, 2H), (H, H) views
         for t in range(T):
-            matmul(hs[t], Ws_T, out=hW)  # (B, 3H)
             rz = XP[t, :, : 2 * H]  # (B, 2H)
-            rz += hW_rz
-            activate_gates(rz, 2 * H, mode)  # r, z
             r, z, n, u = Z[t, :, 0], Z[t, :, 1], Z[t, :, 2], U[t]  # (B, H) each
-            np.add(hW_n, b_hn, out=u)  # u_t
-            np.multiply(r, u, out=ru)
-            n += ru
+            if not w.reset_after:  # u_t = r_t h_{t-1}, then W_hn u_t
+                rz += hs[t] @ Ws_rz
+                activate_gates(rz, 2 * H, mode)  # r, z
+                np.multiply(r, hs[t], out=u)
+                n += u @ W_n  # (B, H)
+            else:
+                matmul(hs[t], Ws_T, out=hW)  # (B, 3H)
+                rz += hW_rz
+                activate_gates(rz, 2 * H, mode)  # r, z
+                np.add(hW_n, b_hn, out=u)  # u_t
+                np.multiply(r, u, out=ru)
+                n += ru
             np.tanh(n, out=n)  # n_t
             h = hs[t + 1]
             np.subtract(hs[t], n, out=h)
@@ -106,6 +125,8 @@ class GRUCell(Cell):
         self, kc: _Cache, dH: np.ndarray, dc_T: np.ndarray | None, ends: Ends, full: bool
     ) -> BackwardPass:
         """BPTT (see the module docstring); the true gradient only (``full`` is always True)."""
+        if not kc.w.reset_after:
+            return self._before_pass(kc)
         Z, U, hs, w = kc.Z, kc.U, kc.hs, kc.w
         T, B, _, H = Z.shape
         r, z, n = Z[:, :, 0], Z[:, :, 1], Z[:, :, 2]  # (T, B, H) each
@@ -146,6 +167,39 @@ class GRUCell(Cell):
 
         return BackwardPass(dHH, step, finish)
 
+    def _before_pass(self, kc: _Cache) -> BackwardPass:
+        r"""BPTT with ``reset_after=False``: :math:`\delta u_t = \delta a_n W_{hn}`,
+        :math:`\delta a_r = \delta u_t\, h_{t-1} r_t (1 - r_t)`, :math:`\delta h_{t-1} = \delta
+        h_t z_t + \delta u_t r_t + [\delta a_r, \delta a_z] [W_{hr}; W_{hz}]` (as
+        :func:`pyplay.nn.reference.gru_step_backward`)."""
+        Z, U, hs, w = kc.Z, kc.U, kc.hs, kc.w
+        T, B, _, H = Z.shape
+        r, z, n = Z[:, :, 0], Z[:, :, 1], Z[:, :, 2]  # (T, B, H) each
+        K_n = (1.0 - z) * (1.0 - n * n)  # (T, B, H) delta a_n = dh K_n
+        K = np.empty((T, B, 3, H), dtype=Z.dtype)  # r, z slots; the n slot stays 0 here
+        K[:, :, 0] = r * (1.0 - r) * hs[:-1]  # delta a_r = delta u K_r
+        K[:, :, 1] = (hs[:-1] - n) * z * (1.0 - z)  # delta a_z = dh K_z
+        K[:, :, 2] = 0.0  # W_hn reads u_t, not h_{t-1}: its gradient is added in finish
+        W_rz, W_n = for_matmul(w.W[: 2 * H]), for_matmul(w.W[2 * H :])  # (2H, H), (H, H)
+        du = np.empty((B, H), dtype=Z.dtype)
+
+        def step(t: int, dh: np.ndarray, dh_rec: np.ndarray) -> None:
+            K_n[t] *= dh  # delta a_n
+            da = K[t]  # (B, 3, H)
+            matmul(K_n[t], W_n, out=du)  # delta u
+            da[:, 0] *= du  # delta a_r
+            da[:, 1] *= dh  # delta a_z
+            matmul(da[:, :2].reshape(B, 2 * H), W_rz, out=dh_rec)  # (B, H)
+            dh_rec += du * r[t] + dh * z[t]
+
+        def finish(dW_hh: np.ndarray, dh0: np.ndarray) -> CellGrads:
+            K[:, :, 2] = K_n  # now dXP: every bias sits in the input projection
+            dXP = K.reshape(T, B, 3 * H)  # (T, B, 3H)
+            dW_hh[2 * H :] = matmul(K_n.reshape(T * B, H).T, U.reshape(T * B, H))  # (H, H)
+            return CellGrads(dXP, dW_hh, dXP.reshape(T * B, 3 * H).sum(axis=0), {}, dh0, None)
+
+        return BackwardPass(K, step, finish)
+
     def to_params(self, dW_ih: np.ndarray, db_ih: np.ndarray, g: CellGrads) -> dict[str, Any]:
         """Already in torch's layout."""
         return {"weight_ih": dW_ih, "weight_hh": g.dW_hh, "bias_ih": db_ih, "bias_hh": g.db_hh}
@@ -167,6 +221,11 @@ class GRU(Recurrent[np.ndarray]):
     ----------
     input_size, hidden_size, num_layers, bias, dropout, bidirectional, dtype, rng
         As :class:`~pyplay.nn.recurrent.Recurrent` (``torch.nn.GRU``'s, always ``batch_first``).
+    reset_after : bool, keyword only
+        True (torch's): the reset gate multiplies :math:`W_{hn} h_{t-1} + b_{hn}`. False: it
+        multiplies :math:`h_{t-1}` before :math:`W_{hn}` (Cho et al. 2014, Keras's
+        ``reset_after=False``, lecture 8's GRU, :class:`pyplay.dynamic.BookGRU`). No torch
+        counterpart.
 
     Attributes
     ----------
@@ -176,5 +235,9 @@ class GRU(Recurrent[np.ndarray]):
         order r, z, n. Updated in place by optimisers.
     """
 
+    def __init__(self, *args: Any, reset_after: bool = True, **kwargs: Any) -> None:
+        self.reset_after = check_flag("reset_after", reset_after)  # read by _make_cell
+        super().__init__(*args, **kwargs)
+
     def _make_cell(self) -> GRUCell:
-        return GRUCell()
+        return GRUCell(self.reset_after)

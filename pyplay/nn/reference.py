@@ -181,6 +181,7 @@ def gru_step(
     weight_hh: np.ndarray,
     bias_ih: np.ndarray,
     bias_hh: np.ndarray,
+    reset_after: bool = True,
 ) -> tuple[np.ndarray, dict[str, Any]]:
     r"""One GRU step, PyTorch's variant (the reset gate multiplies :math:`W_{hn} h + b_{hn}`).
 
@@ -192,6 +193,10 @@ def gru_step(
         n_t &= \tanh\big(W_{in} x_t + b_{in} + r_t \odot (W_{hn} h_{t-1} + b_{hn})\big) \\
         h_t &= (1 - z_t) \odot n_t + z_t \odot h_{t-1}
         \end{aligned}
+
+    With ``reset_after=False`` the reset gate acts *before* :math:`W_{hn}` (Cho et al. 2014's
+    first form, Keras's ``reset_after=False``, the lecture's GRU):
+    :math:`n_t = \tanh(W_{in} x_t + b_{in} + W_{hn} (r_t \odot h_{t-1}) + b_{hn})`.
 
     Parameters
     ----------
@@ -212,11 +217,15 @@ def gru_step(
     b_hr, b_hz, b_hn = np.split(bias_hh, 3)  # (H,) each
     r = _sigmoid(x @ W_ir.T + b_ir + h @ W_hr.T + b_hr)  # (B, H)
     z = _sigmoid(x @ W_iz.T + b_iz + h @ W_hz.T + b_hz)  # (B, H)
-    u = h @ W_hn.T + b_hn  # (B, H) the reset gate's operand
-    n = np.tanh(x @ W_in.T + b_in + r * u)  # (B, H)
+    if reset_after:
+        u = h @ W_hn.T + b_hn  # (B, H) the reset gate's operand
+        n = np.tanh(x @ W_in.T + b_in + r * u)  # (B, H)
+    else:
+        u = r * h  # (B, H) the reset delayed state W_hn reads
+        n = np.tanh(x @ W_in.T + b_in + u @ W_hn.T + b_hn)  # (B, H)
     h_t = (1.0 - z) * n + z * h
     cache = {
-        "x": x, "h": h, "r": r, "z": z, "n": n, "u": u,
+        "x": x, "h": h, "r": r, "z": z, "n": n, "u": u, "reset_after": reset_after,
         "weight_ih": weight_ih, "weight_hh": weight_hh,
     }  # fmt: skip
     return h_t, cache
@@ -242,10 +251,30 @@ def gru_step_backward(dh_t: np.ndarray, cache: dict[str, Any]) -> StepGrads:
     and :math:`\delta W_{ih} = [\delta a_r, \delta a_z, \delta a_n]^\top x_t`,
     :math:`\delta W_{hh} = [\delta a_r, \delta a_z, \delta u_t]^\top h_{t-1}`, the biases the
     sums of the same rows over the batch.
+
+    With ``reset_after=False`` (:math:`u_t = r_t \odot h_{t-1}`, read by :math:`W_{hn}`):
+    :math:`\delta u_t = \delta a_n W_{hn}`, :math:`\delta a_r = \delta u_t \odot h_{t-1}\,
+    r_t (1 - r_t)`, :math:`\delta W_{hn} = \delta a_n^\top u_t`, :math:`\delta b_{hn} =
+    \sum \delta a_n`, and :math:`\delta h_{t-1} = \delta h_t \odot z_t + \delta u_t \odot r_t
+    + [\delta a_r, \delta a_z] [W_{hr}; W_{hz}]`.
     """
     x, h, r, z, n, u = (cache[k] for k in ("x", "h", "r", "z", "n", "u"))
     da_n = dh_t * (1.0 - z) * (1.0 - n**2)
     da_z = dh_t * (h - n) * z * (1.0 - z)
+    if not cache["reset_after"]:
+        W_h = cache["weight_hh"]  # (3H, H)
+        H = W_h.shape[1]
+        du = da_n @ W_h[2 * H :]  # (B, H)
+        da_r = du * h * r * (1.0 - r)
+        da_i = np.concatenate([da_r, da_z, da_n], axis=1)  # (B, 3H) both sides
+        grads = {
+            "weight_ih": da_i.T @ x,
+            "weight_hh": np.concatenate([da_i[:, : 2 * H].T @ h, da_n.T @ u]),
+            "bias_ih": da_i.sum(axis=0),
+            "bias_hh": da_i.sum(axis=0),
+        }
+        dh = dh_t * z + du * r + da_i[:, : 2 * H] @ W_h[: 2 * H]
+        return StepGrads(da_i @ cache["weight_ih"], dh, None, grads)
     da_r = da_n * u * r * (1.0 - r)
     du = da_n * r
     da_i = np.concatenate([da_r, da_z, da_n], axis=1)  # (B, 3H) input side

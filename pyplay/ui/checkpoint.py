@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+import pyplay.dynamic  # noqa: F401  registers the LDDN: every lesson's file reader knows it
 from pyplay.io import Checkpoint, load, model_entry, save_model, whole_step
 from pyplay.models.registry import build_model
 from pyplay.ui.lessons import spec_of

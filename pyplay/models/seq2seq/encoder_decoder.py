@@ -13,7 +13,7 @@ training: :math:`y_0` is BOS), followed by a linear head over the target vocabul
     :math:`s_t = f([E y_{t-1}; c], s_{t-1})` with :math:`c` the top layer's :math:`h^{enc}_S`,
     in the book's notation :math:`a^2(t) = \\mathrm{tansig}(IW^{2,2} p^2(t) + LW^{2,1} c
     + LW^{2,2} a^2(t-1) + b^2)` with :math:`c = a^1(S)` and :math:`p^2(t)` the embedded
-    previous target (:func:`pyplay.dynamic.textbook_seq2seq.textbook_trace` writes out every
+    previous target (:func:`pyplay.models.textbook.trace.textbook_trace` writes out every
     term).
 ``wiring="attention"`` (Luong et al. 2015)
     As "init", and every decoder state attends over all encoder states

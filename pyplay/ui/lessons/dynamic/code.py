@@ -30,7 +30,7 @@ import numpy as np
 
 from pyplay.dynamic import LDDN, fit
 from pyplay.dynamic.notation import equations
-from pyplay.dynamic.signals import SYSTEMS, random_levels, signal
+from pyplay.tasks.signals import SYSTEMS, random_levels, signal
 from pyplay.dynamic.train import OPTIMIZERS
 from pyplay.io import load, load_model, save_model"""
 
@@ -84,8 +84,8 @@ def _weights(state: Any) -> list[str]:
 def as_code(spec: Any, state: Any, *, steps: int, log_every: int) -> str:
     """The lesson's script (see :func:`pyplay.ui.export.as_code`)."""
     require_model(state, "net", trainer=False)
-    from pyplay.dynamic.signals import SIGNALS, SYSTEMS, signal
     from pyplay.dynamic.spec import to_dict
+    from pyplay.tasks.signals import SIGNALS, SYSTEMS, signal
     from pyplay.ui.lessons.dynamic.state import TRAIN_BATCH, TRAIN_STEPS
 
     net, head = state.net, fit_head(spec, state, steps, log_every, _DYN_IMPORTS)

@@ -27,7 +27,7 @@ import param
 
 from pyplay.dynamic import LDDN, layrecnet
 from pyplay.dynamic.rtrl import CostFigures, bptt_gradient, cost_figures, rtrl_gradient
-from pyplay.dynamic.signals import SYSTEMS, random_levels
+from pyplay.tasks.signals import SYSTEMS, random_levels
 from pyplay.ui.base_state import LessonBase, seed_param
 
 __all__ = ["COST_S", "COST_T", "Comparison", "RTRLState", "cost_table"]

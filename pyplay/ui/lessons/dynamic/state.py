@@ -17,10 +17,10 @@ import param
 
 from pyplay.dynamic import LDDN, layrecnet, timedelaynet
 from pyplay.dynamic.notation import Diagram, diagram, equations
-from pyplay.dynamic.signals import SYSTEMS, random_levels, signal
 from pyplay.dynamic.spec import to_dict
 from pyplay.dynamic.train import OPTIMIZERS
 from pyplay.dynamic.transfer import TRANSFERS
+from pyplay.tasks.signals import SYSTEMS, random_levels, signal
 from pyplay.train import StepRecord
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
 from pyplay.ui.checkpoint import LoadedFile

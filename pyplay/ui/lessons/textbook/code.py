@@ -1,5 +1,5 @@
 """The "show as code" script of the "Textbook seq2seq" sub-lesson: the pair task, the book's
-sequence-to-sequence network in the chosen form (:func:`pyplay.dynamic.textbook_seq2seq`)
+sequence-to-sequence network in the chosen form (:func:`pyplay.models.textbook.trace`)
 and its ``Trainer`` (:func:`pyplay.ui.export.trainer_script`)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def _parts(state: Any) -> tuple[list[str], list[str]]:
         *keyword_args({"hidden_size": c["hidden_size"], "D": c["D"]}, "model setting"),
         "rng=SEED",
     ]
-    return ["from pyplay.dynamic.textbook_seq2seq import textbook_seq2seq"], [
+    return ["from pyplay.models.textbook import textbook_seq2seq"], [
         *call_lines("model = textbook_seq2seq", args),
         *trainer_lines(state, {}, seeded=True),
     ]

@@ -1,5 +1,5 @@
 """State of the "Textbook seq2seq" sub-lesson (in the dynamic networks lesson): the book's
-sequence-to-sequence network (eq. 6.5-6.18, :class:`~pyplay.dynamic.TextbookSeq2Seq`), with
+sequence-to-sequence network (eq. 6.5-6.18, :class:`~pyplay.models.textbook.TextbookSeq2Seq`), with
 the context as a constant decoder input or with dot / general / concatenation attention over a
 TDL of ``D`` encoder states, trained on reversal; a typed
 source is decoded greedily and every textbook quantity is listed beside the library code that
@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import param
 
-from pyplay.dynamic.book_seq2seq import TextbookSeq2Seq
-from pyplay.dynamic.textbook_seq2seq import TextbookTrace, textbook_seq2seq, textbook_trace
+from pyplay.models.textbook.seq2seq import TextbookSeq2Seq
+from pyplay.models.textbook.trace import TextbookTrace, textbook_seq2seq, textbook_trace
 from pyplay.tasks.seq2seq import Reversal
 from pyplay.train import Trainer
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param

@@ -1,8 +1,9 @@
 r"""The attention layers of Hagan's seq2seq (eq. 6.9-6.18), one decoder step, batched.
 
 The memory is the book's matrix :math:`A^1(T) = [a^1(T)\; a^1(T-1)\; \cdots\; a^1(T-D+1)]`
-(:math:`S^1 \times D`, eq. 6.8, read from a :class:`~pyplay.dynamic.tdl.TDL_hstack` at the
-source's last step :math:`T`); the query is the decoder's **previous** output
+(:math:`S^1 \times D`, eq. 6.8: the tapped delay line of encoder states, Hagan's
+:class:`~pyplay.dynamic.tdl.TDL_hstack`, read at the source's last step :math:`T`, which
+:func:`delay_line` gathers directly); the query is the decoder's **previous** output
 :math:`a^2(t-1)` (:math:`S^2 = S^1`). The three forms:
 
 ``"dot"`` (eq. 6.9-6.11, Figure 6.5)
@@ -46,11 +47,58 @@ __all__ = [
     "attend",
     "attend_backward",
     "attention_params",
+    "delay_line",
+    "delay_line_backward",
     "general_weight",
 ]
 
 ATTENTION_FORMS = ("dot", "general", "concat")
 EPS_PD = 1e-3  # W_a = L_a L_a^T + EPS_PD I: the smallest eigenvalue W_a can have
+
+
+def _taps(lengths: np.ndarray, D: int) -> tuple[np.ndarray, np.ndarray]:
+    """The source index of every column, :math:`T - 1 - k` (B, D), and whether it is a real
+    state (index >= 0, ``keep``), for sources of ``lengths`` (B,)."""
+    idx = lengths[:, None] - 1 - np.arange(D)[None, :]  # (B, D)
+    return idx, idx >= 0
+
+
+def delay_line(a1: np.ndarray, lengths: np.ndarray, D: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""The memory :math:`A^1(T) = [a^1(T)\; a^1(T-1)\; \cdots\; a^1(T-D+1)]` (eq. 6.8).
+
+    Parameters
+    ----------
+    a1 : ndarray (B, S, S1)
+        The encoder outputs :math:`a^1(1..S)`.
+    lengths : ndarray of int (B,)
+        Each source's length :math:`T` (at least 1).
+    D : int
+        The columns of the delay line.
+
+    Returns
+    -------
+    A : ndarray (B, S1, D)
+        Column ``k`` is :math:`a^1(T - k)`; zero (the delay line's initial condition) where
+        :math:`T - k < 1`. Equal to ``TDL_hstack(S1, D).forward(a1)[b, T - 1]`` of
+        :mod:`pyplay.dynamic.tdl` (``tests/test_dynamic_textbook.py``).
+    keep : ndarray of bool (B, D)
+        Which columns are encoder states.
+    """
+    idx, keep = _taps(lengths, D)
+    rows = np.arange(a1.shape[0])[:, None]  # (B, 1)
+    A = a1[rows, np.maximum(idx, 0)] * keep[:, :, None]  # (B, D, S1)
+    return A.transpose(0, 2, 1), keep  # (B, S1, D)
+
+
+def delay_line_backward(dA: np.ndarray, lengths: np.ndarray, S: int) -> np.ndarray:
+    """The gradient (B, S, S1) of :func:`delay_line`'s ``a1`` from ``dA`` (B, S1, D): column
+    ``k`` goes back to step :math:`T - k`."""
+    B, H, D = dA.shape
+    idx, keep = _taps(lengths, D)
+    da1 = np.zeros((B, S, H), dtype=dA.dtype)  # (B, S, S1)
+    b, k = np.nonzero(keep)
+    np.add.at(da1, (b, idx[b, k]), dA[b, :, k])
+    return da1
 
 
 def general_weight(L: np.ndarray) -> np.ndarray:

@@ -1,5 +1,6 @@
 r"""The lecture's LSTM and GRU in the book's notation: their equations as text and their
-diagram as plain data, for the variant a network is (forget gate or not, peepholes or not).
+diagram as plain data, for the variant a network is (forget gate or not, peepholes or not);
+the text of the lesson's LSTM-and-GRU sub-tab (:mod:`.book_state`), nothing the core computes.
 
 :func:`book_equations` writes one line per layer in the order the network computes them
 (:meth:`BookLSTM.forward <pyplay.dynamic.book_lstm.BookLSTM.forward>`,

@@ -19,7 +19,7 @@ output. Eq. 6.6-6.7 with the context :math:`c(t)`:
 where ``form`` "context" has :math:`c = a^1(T)` through :math:`LW^{2,1}` (eq. 6.6, Figure
 6.4), "dot" and "general" the context :math:`a^5(t)` of eq. 6.11 through :math:`LW^{2,5}`
 (Figure 6.6), "concat" the context :math:`a^6(t)` of eq. 6.18 through :math:`LW^{2,6}`; the
-attention (:mod:`pyplay.dynamic.book_attention`) scores the TDL of encoder states
+attention (:mod:`pyplay.models.textbook.attention`) scores the TDL of encoder states
 :math:`A^1(T)` (``D`` columns, set by the caller) with the decoder's *previous* output
 :math:`a^2(t-1)`. There is no extra layer after the decoder.
 
@@ -51,16 +51,17 @@ import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_int, check_lengths
 from pyplay.decode.greedy import greedy_decode
-from pyplay.dynamic.book_attention import (
+from pyplay.limits import MAX_DELAY, MAX_STEPS
+from pyplay.losses import log_softmax
+from pyplay.models.contract import Backward, Seq2SeqBase, check_model_size, config_int
+from pyplay.models.textbook.attention import (
     ATTENTION_FORMS,
     attend,
     attend_backward,
     attention_params,
+    delay_line,
+    delay_line_backward,
 )
-from pyplay.dynamic.tdl import TDL_hstack
-from pyplay.limits import MAX_DELAY, MAX_STEPS
-from pyplay.losses import log_softmax
-from pyplay.models.contract import Backward, Seq2SeqBase, check_model_size, config_int
 from pyplay.nn import init
 from pyplay.tasks.pairs import BOS, EOS
 
@@ -156,24 +157,9 @@ class TextbookSeq2Seq(Seq2SeqBase):
     @classmethod
     def estimate_parameters(cls, config: Mapping[str, Any]) -> int:
         """An upper estimate of the parameter count ``config`` describes (without building)."""
-        if "embedding_dim" in config or "cell" in config:  # an earlier file: Luong's form
-            from pyplay.dynamic.luong_seq2seq import LuongSeq2Seq
-
-            return LuongSeq2Seq.estimate_parameters(config)
         H = config_int(config, "hidden_size", 32)
         Vs, Vt = config_int(config, "src_vocab_size", 4), config_int(config, "tgt_vocab_size", 4)
         return (H + 1) * (Vs + 2 * Vt + 5 * H + 4)  # concat's attention, the largest
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any], rng: np.random.Generator | int | None = 0) -> Any:
-        """As :meth:`ModelBase.from_config`; a file saved before this class was the book's
-        network (its config has ``embedding_dim`` and ``cell``) holds Luong's form and loads as
-        :class:`~pyplay.dynamic.luong_seq2seq.LuongSeq2Seq`."""
-        if isinstance(config, dict) and ("embedding_dim" in config or "cell" in config):
-            from pyplay.dynamic.luong_seq2seq import LuongSeq2Seq
-
-            return LuongSeq2Seq.from_config(config, rng)
-        return super().from_config(config, rng)
 
     # ------------------------------------------------------------------ encoder, one step
     def encode(self, src: Any, src_lengths: Any) -> tuple[np.ndarray, BookState]:
@@ -190,8 +176,7 @@ class TextbookSeq2Seq(Seq2SeqBase):
         for t in range(S):
             prev = np.tanh(x[:, t] + prev @ p["LW1,1"].T + p["b1"])  # (B, S1) eq. 6.5
             a1[:, t] = prev
-        A = TDL_hstack(self.hidden_size, self.D).forward(a1)[np.arange(B), L - 1]  # (B, S1, D)
-        keep = np.arange(self.D)[None, :] < L[:, None]  # (B, D) taps at t >= 1
+        A, keep = delay_line(a1, L, self.D)  # (B, S1, D) eq. 6.8, (B, D) taps at t >= 1
         aT = a1[np.arange(B), L - 1]  # (B, S1) a^1(T)
         return a1, BookState(aT.copy(), aT, A, keep, L)
 
@@ -278,9 +263,7 @@ class TextbookSeq2Seq(Seq2SeqBase):
                     g[k] += v
         daT += carry  # a^2(T) = a^1(T)
         L, rows = cache.lengths, np.arange(B)
-        dz = np.zeros((B, S, self.hidden_size, self.D), dtype=self.dtype)  # (B, S, S1, D)
-        dz[rows, L - 1] = dA
-        da1, _ = TDL_hstack(self.hidden_size, self.D).backward(dz)  # (B, S, S1)
+        da1 = delay_line_backward(dA, L, S)  # (B, S, S1)
         da1[rows, L - 1] += daT
         a1, prev_d = cache.a1, np.zeros_like(daT)
         for t in reversed(range(S)):

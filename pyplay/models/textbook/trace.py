@@ -1,13 +1,15 @@
-r"""The book's seq2seq (:class:`~pyplay.dynamic.book_seq2seq.TextbookSeq2Seq`) traced equation
+r"""The book's seq2seq (:class:`~pyplay.models.textbook.seq2seq.TextbookSeq2Seq`) traced equation
 by equation, with the book's layer numbers and symbols.
 
 :func:`textbook_trace` recomputes one source/target pair from the chapter's equations alone:
 one sequence, explicit one-hot vectors :math:`p(t)` and :math:`a^3(t-1)`, matrix-vector
-products, :math:`A^1(T)` read from a :class:`~pyplay.dynamic.tdl.TDL_hstack`, in the book's
-time (encoder :math:`t = 1..T`, decoder :math:`t = T+1, \dots`, from :math:`a^2(T) = a^1(T)`).
+products, :math:`A^1(T)` read from the delay line of encoder states (Hagan's
+:class:`~pyplay.dynamic.tdl.TDL_hstack`, gathered by
+:func:`~pyplay.models.textbook.attention.delay_line`), in the book's time (encoder
+:math:`t = 1..T`, decoder :math:`t = T+1, \dots`, from :math:`a^2(T) = a^1(T)`).
 Every quantity comes with its equation (numbered as in the chapter), the library code that
 computes the same number in the batched model, and its value; the choices the book leaves open
-are listed in :data:`~pyplay.dynamic.book_seq2seq.BOOK_CHOICES` (``trace.choices``).
+are listed in :data:`~pyplay.models.textbook.seq2seq.BOOK_CHOICES` (``trace.choices``).
 
 ======================  ==========================================================  ======
 form                    score and context                                           eq.
@@ -27,12 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from pyplay.dynamic.book_attention import EPS_PD, general_weight
-from pyplay.dynamic.book_seq2seq import BOOK_CHOICES, CONTEXT_LAYER, TEXTBOOK_FORMS
-from pyplay.dynamic.book_seq2seq import TextbookSeq2Seq as TextbookSeq2Seq
-from pyplay.dynamic.notation import Seq2SeqTrace, TraceStep, sup
-from pyplay.dynamic.tdl import TDL_hstack
 from pyplay.losses import softmax
+from pyplay.models.textbook.attention import EPS_PD, delay_line, general_weight
+from pyplay.models.textbook.seq2seq import BOOK_CHOICES, CONTEXT_LAYER, TEXTBOOK_FORMS
+from pyplay.models.textbook.seq2seq import TextbookSeq2Seq as TextbookSeq2Seq
 from pyplay.tasks.pairs import BOS, trace_ids
 
 __all__ = [
@@ -44,8 +44,14 @@ __all__ = [
     "textbook_trace",
 ]
 
-_MODEL = "pyplay.dynamic.book_seq2seq.TextbookSeq2Seq"
-_ATTEND = "pyplay.dynamic.book_attention.attend"
+_MODEL = "pyplay.models.textbook.seq2seq.TextbookSeq2Seq"
+_ATTEND = "pyplay.models.textbook.attention.attend"
+_SUP = str.maketrans("0123456789,-", "⁰¹²³⁴⁵⁶⁷⁸⁹˒⁻")
+
+
+def sup(text: object) -> str:
+    """``text`` in superscript digits: ``sup("1,2") == "¹˒²"``."""
+    return str(text).translate(_SUP)
 
 
 def textbook_seq2seq(
@@ -56,11 +62,22 @@ def textbook_seq2seq(
     return TextbookSeq2Seq(src_vocab_size, tgt_vocab_size, form, **kwargs)
 
 
-TextbookStep = TraceStep  # one quantity of the trace (pyplay.dynamic.notation)
+@dataclass(frozen=True)
+class TextbookStep:
+    """One quantity of the trace: its ``symbol`` (e.g. "a⁴(7)", "α(3)"), the decoder step
+    ``t`` = 1, 2, ... (None on the encoder side), the equation in LaTeX and in plain Unicode,
+    the library ``code`` that computes the same number, and its ``value``."""
+
+    symbol: str
+    t: int | None
+    latex: str
+    text: str
+    code: str
+    value: np.ndarray
 
 
 @dataclass(frozen=True)
-class TextbookTrace(Seq2SeqTrace):
+class TextbookTrace:
     """Every quantity of one pair (no batch axis): ``a1`` (T, S1) :math:`a^1(1..T)`; ``a2``
     (U, S2) :math:`a^2(T+1..T+U)`; ``A`` (S1, D) :math:`A^1(T)` (None for "context"); ``n``
     (U, D) the scores :math:`n^4` or :math:`N^5`; ``alpha`` (U, D) the weights :math:`a^4` or
@@ -69,6 +86,17 @@ class TextbookTrace(Seq2SeqTrace):
     ``probs`` (U, V) :math:`a^3`; ``steps``; ``D`` the columns of the delay line; ``choices``
     (the book's open choices taken)."""
 
+    form: str
+    a1: np.ndarray
+    a2: np.ndarray
+    A: np.ndarray | None
+    n: np.ndarray | None
+    alpha: np.ndarray | None
+    weights: np.ndarray | None
+    c: np.ndarray
+    logits: np.ndarray
+    probs: np.ndarray
+    steps: list[TextbookStep]
     D: int
     choices: tuple[str, ...]
 
@@ -167,7 +195,7 @@ def textbook_trace(model: Any, source: Any, target: Any) -> TextbookTrace:
     """
     if not isinstance(model, TextbookSeq2Seq):
         raise TypeError(
-            "model must be a pyplay.dynamic.TextbookSeq2Seq (the book's network), got "
+            "model must be a pyplay.models.textbook.TextbookSeq2Seq (the book's network), got "
             f"{type(model).__name__}"
         )
     src = trace_ids("source", source, model.src_vocab_size, source=True)
@@ -179,7 +207,7 @@ def textbook_trace(model: Any, source: Any, target: Any) -> TextbookTrace:
     for t in range(1, T + 1):
         pt = np.eye(Vs)[src[t - 1]]  # (Vs,) one-hot p(t)
         a1[t] = np.tanh(p["IW1,1"] @ pt + p["LW1,1"] @ a1[t - 1] + p["b1"])  # eq. 6.5
-    A = TDL_hstack(H, D).forward(a1[None, 1:])[0, T - 1]  # (S1, D) eq. 6.8
+    A = delay_line(a1[None, 1:], np.array([T]), D)[0][0]  # (S1, D) eq. 6.8
     keep = np.arange(D) < T  # (D,) taps at t >= 1
     W = general_weight(p["L_a"]) if form == "general" else None  # (S1, S1)
     a2 = np.zeros((U + 1, H))  # (U+1, S2) a^2(T..T+U)
@@ -195,9 +223,16 @@ def textbook_trace(model: Any, source: Any, target: Any) -> TextbookTrace:
     for t in range(1, T + 1):
         add("enc", f"a¹({t})", None, t, f"{_MODEL}.encode", a1[t])
     if form != "context":
-        add("A", f"A¹({T})", None, T, f"pyplay.dynamic.tdl.TDL_hstack({H}, D={D})", A)
+        add(
+            "A",
+            f"A¹({T})",
+            None,
+            T,
+            f"pyplay.models.textbook.attention.delay_line(a1, T, D={D})",
+            A,
+        )
     if W is not None:
-        add("W", "W_a", None, T, "pyplay.dynamic.book_attention.general_weight", W)
+        add("W", "W_a", None, T, "pyplay.models.textbook.attention.general_weight", W)
     for k in range(1, U + 1):
         t, q = T + k, a2[k - 1]  # book time, query a^2(t-1)
         if form == "context":
