@@ -15,6 +15,7 @@ from bokeh.plotting import figure
 from pyplay.ui.lectures import lecture
 from pyplay.ui.lessons.seq2seq.sentence_map import MAP_SENTENCES, SentenceMap, sentence_map
 from pyplay.ui.text import Text
+from pyplay.ui.workbench import until_drawn
 
 __all__ = ["SentenceMapSection"]
 
@@ -28,6 +29,7 @@ HELP = (
     "before and after training to see what the encoder learned to keep."
 )
 COLOURS = {"query": "#e45756", "source": "#4c78a8"}
+MAP_LINE = "Map the sentences draws the map here."
 
 
 class SentenceMapSection:
@@ -89,6 +91,6 @@ class SentenceMapSection:
             "## The encoder's sentence embedding",
             pn.pane.Markdown(HELP),
             self.button,
-            pn.pane.Bokeh(self.fig),
+            until_drawn(pn.pane.Bokeh(self.fig), [self.source], MAP_LINE),  # no empty axes
             self.text,
         ]
