@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource, HoverTool
+from bokeh.models import ColumnDataSource, HoverTool, Range1d
 from bokeh.plotting import figure
 
 from pyplay.ui.lectures import lecture
@@ -40,15 +40,19 @@ class SentenceMapSection:
         self.inputs = inputs
         self.source = ColumnDataSource({"x": [], "y": [], "text": [], "colour": []})
         self.fig = figure(
-            height=340, width=480, tools="pan,wheel_zoom,reset,save",
-            x_axis_label="principal axis 1", y_axis_label="principal axis 2",
+            height=340,
+            width=480,
+            tools="pan,wheel_zoom,reset,save",
+            x_axis_label="principal axis 1",
+            y_axis_label="principal axis 2",
             name="seq2seq-sentence-map",
-        )  # fmt: skip
+            x_range=Range1d(-1.0, 1.0),
+            y_range=Range1d(-1.0, 1.0),
+        )  # fixed ranges, set to the map in show(): an empty data range warns)
         self.fig.scatter("x", "y", source=self.source, size=8, color="colour")
         self.fig.text("x", "y", text="text", source=self.source, x_offset=5, y_offset=-3,
                       text_font_size="8pt")  # fmt: skip
         self.fig.add_tools(HoverTool(tooltips=[("source", "@text")]))
-        self.fig.x_range.range_padding = 0.3
         self.text = Text("", css_classes=["pyplay-sentence-map"], sizing_mode="stretch_width")
         self.button = pn.widgets.Button(name="Map the sentences", width=160)
         self.button.on_click(lambda *_: self.show())
@@ -72,6 +76,10 @@ class SentenceMapSection:
             return
         self.found = found
         xy = found.pca.xy  # (N, 2)
+        for axis, rng, pad in ((0, self.fig.x_range, 0.3), (1, self.fig.y_range, 0.1)):
+            lo, hi = float(xy[:, axis].min()), float(xy[:, axis].max())
+            room = pad * (hi - lo) or 1.0  # the labels stand right of their points
+            rng.update(start=lo - room, end=hi + room)
         self.source.data = {
             "x": xy[:, 0],
             "y": xy[:, 1],
