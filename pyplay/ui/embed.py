@@ -114,7 +114,10 @@ def widget_view(
             box.param.update(value=source, value_input=source)
     if messages:
         view.state.notify(" ".join(messages), "warning")
-    body = view.panel() if widget.layout is None else load(widget.layout, widget.spec.key)(view)
+    if widget.layout is None:
+        body = view.panel()  # its plots described (LessonPage.described)
+    else:
+        body = view.described(load(widget.layout, widget.spec.key)(view))
     fit_width(body)  # a fixed-width figure shrinks to a narrow container (from 320 px)
     for box in body.select(pn.widgets.TextInput):  # so does a text box (Panel's are 300 px)
         width = box.width or 300

@@ -35,6 +35,7 @@ import panel as pn
 
 from pyplay.ui.lectures import fill_lectures
 from pyplay.ui.lessons import spec_of
+from pyplay.ui.plot_text import PlotTexts, plot_groups
 from pyplay.ui.session import TrainingSession, sessions_of, timing_of
 
 __all__ = ["LessonPage", "PageText", "page_text"]
@@ -134,6 +135,17 @@ class LessonPage(pn.viewable.Viewer):
 
     def after_training(self) -> None:
         """Redraw what depends on the parameters (nothing by default)."""
+
+    def described(self, page: Any) -> Any:
+        """``page`` with a text alternative after each group of its plots (the workbench's
+        views, each section's; :mod:`pyplay.ui.plot_text`), kept in :attr:`plot_texts`,
+        rewritten at most every few seconds while any of this view's models trains."""
+        self.plot_texts = PlotTexts(plot_groups(page), busy=self.training_now)
+        return page
+
+    def training_now(self) -> bool:
+        """Whether this view or one it holds (a comparison, a sub-tab) is training."""
+        return any(session.state.running for session in sessions_of(self))
 
     def leave(self) -> None:
         """The learner left this lesson: pause its training and every training it holds (a

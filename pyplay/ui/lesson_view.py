@@ -232,4 +232,4 @@ class LessonView(LessonPage):
             css_classes=["pyplay-lesson-page"],
         )
         fit_width(page)  # the sections' figures too fit a phone (the workbench's already do)
-        return page
+        return self.described(page)  # text alternatives for its plots

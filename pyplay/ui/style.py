@@ -17,6 +17,8 @@ root (:func:`use_page_style` appends :data:`PAGE_CSS` there once). The rules:
   app (``pyplay-app``), the tabs nor a lesson keeps a minimum width wider than a phone;
 - the workbench's gate maps (``pyplay-bench-maps``) come three to a row beside a lesson's
   controls at 1280 px, one to a row on a phone;
+- a plot's text alternative (``pyplay-plot-text``) is visually hidden: a screen reader reads
+  it where the plot stands;
 - text meets WCAG 2.1 AA's 4.5:1 contrast (:data:`READABLE_CSS`): formulas (inline ``code``,
   Panel's theme draws it pale blue, 2.3:1) dark blue (8.3:1), the info and warning alerts'
   text darker, the Reset (warning) and download (success) buttons darker behind their white
@@ -78,6 +80,10 @@ PAGE_CSS = f"""
   grid-template-columns: repeat(auto-fill, minmax(min(100%, 250px), 1fr)) !important;
 }}
 pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
+/* a plot's text alternative (pyplay.ui.plot_text): read by screen readers, not drawn */
+:host(.pyplay-plot-text) {{ position: absolute !important; width: 1px !important;
+  height: 1px !important; overflow: hidden !important; clip-path: inset(50%) !important;
+  margin: 0 !important; padding: 0 !important; }}
 /* a section's title wraps in a narrow column instead of widening it */
 :host(.pyplay-section-header) .bk-btn {{ white-space: normal; text-align: left; height: auto; }}
 {READABLE_CSS}

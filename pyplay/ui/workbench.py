@@ -97,7 +97,11 @@ class Section(Viewer):
             margin=(0, 0),
         )
         self.body = pn.Column(
-            *parts, visible=opened, sizing_mode="stretch_width", margin=(0, INSET // 2)
+            *parts,
+            visible=opened,
+            sizing_mode="stretch_width",
+            margin=(0, INSET // 2),
+            css_classes=["pyplay-section-body"],  # a group of plots (pyplay.ui.plot_text)
         )
         self.layout = pn.Column(
             self.header,

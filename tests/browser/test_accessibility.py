@@ -8,7 +8,9 @@
 - the lesson tabs are a tablist a screen reader announces, and the controls are found by their
   visible labels;
 - with key presses only, from a cold open: reach Train, start training, see the loss fall,
-  pause, and move to the next tab with the arrow keys.
+  pause, and move to the next tab with the arrow keys;
+- the plots' text alternatives (:mod:`pyplay.ui.plot_text`) say the newest values and are
+  not drawn.
 """
 
 from __future__ import annotations
@@ -112,6 +114,14 @@ def test_a_lesson_is_trained_with_the_keyboard_alone(ready_page):
     reached = step_count(page)
     page.wait_for_timeout(1500)
     assert step_count(page) == reached  # paused
+    # the plots' text alternative (visually hidden, read where the plots stand) says the
+    # loss at the step the status line shows, and what the gate maps hold
+    described = page.locator(".pyplay-plot-text pre").first
+    wait_for(page, lambda: f"at step {reached}." in described.inner_text(), "plot text")
+    text = described.inner_text()
+    assert text.startswith("Training loss: training loss: ") and "input gate i_t: a map" in text
+    box = page.locator(".pyplay-plot-text").first.bounding_box()
+    assert box is not None and box["width"] <= 1 and box["height"] <= 1, box  # not drawn
     back = tab_to(is_tab, key="Shift+Tab")
     assert back["text"] == "Recurrent networks"
     page.keyboard.press("ArrowRight")

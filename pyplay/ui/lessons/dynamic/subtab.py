@@ -85,7 +85,7 @@ class SubTabView(LessonPage):
                 departs = pn.pane.Markdown(self.text.departs)
                 title = f"Where this departs from {lecture(self.lecture_key)}"
                 parts.append(section(title, departs))
-            self._page = pn.Column(bench, *parts, sizing_mode="stretch_width")
+            self._page = self.described(pn.Column(bench, *parts, sizing_mode="stretch_width"))
         return self._page
 
     def header_extra(self) -> list[Any]:

@@ -304,6 +304,7 @@ class DynamicLesson(LessonView):
             pn.pane.Bokeh(self.grad_fig, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self.response_fig, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
+            css_classes=["pyplay-plot-group"],  # one text alternative for its plots
         )
         return pn.Row(controls, main, sizing_mode="stretch_width", css_classes=["pyplay-page"])
 
@@ -315,7 +316,9 @@ class DynamicLesson(LessonView):
         all eight (opening the lesson took 5.4 s with seven of them)."""
         if self.subtabs is None:
             parts = (self.parts[k].panel() for k in PARTS)
-            self._pages = [self._build_tab(), self._gradient_tab(), *parts]
+            built = [self._build_tab(), self._gradient_tab()]
+            self.described(pn.Column(*built))  # the sub-tabs' pages describe their own
+            self._pages = [*built, *parts]
             slots = [
                 pn.Column(sizing_mode="stretch_width", css_classes=["pyplay-lesson"])
                 for _ in SUBTABS
