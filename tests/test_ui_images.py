@@ -71,7 +71,7 @@ def test_each_words_attention_map_changes_as_the_captioners_learn() -> None:
 
 
 def test_the_glimpse_path_has_tau_points_inside_the_canvas() -> None:
-    state = _small(task="cluttered", glimpses=4, scales=3)
+    state = _small(task="cluttered", glimpses=4, scales=3, compare=False)
     assert isinstance(state.model, RecurrentAttention) and state.beside is None
     state.train(steps=3)
     assert "last glimpse on the digit" in state.status
@@ -115,10 +115,14 @@ def test_the_view_builds_and_follows_the_task() -> None:
     assert len(view.accuracy_source.data["accuracy"]) == 2
     view.state.task = "cluttered"
     assert view.glimpse_pane.visible and not view.caption_pane.visible
-    assert view.settings["glimpses"].visible and not view.settings["compare"].visible
+    assert view.settings["glimpses"].visible and not view.settings["attention"].visible
+    assert "random glimpses" in view.settings["compare"].name  # compare: random glimpses
     assert len(view.glimpse_sources["canvas"].data["image"]) == 4
     assert len(view.glimpse_sources["centres"].data["x"]) == 4 * 3  # 4 canvases, tau = 3
     assert list(view.loss_source.data["step"]) == []  # a new model, a new curve
+    labels = [i.label.value for i in view.loss_plot.figures[0].legend[0].items if i.visible]
+    assert "learned glimpses" in labels and "random glimpses, same batches" in labels
+    view.state.compare = False
     labels = [i.label.value for i in view.loss_plot.figures[0].legend[0].items if i.visible]
     assert "glimpses" in labels and not any("same batches" in t for t in labels)
 
@@ -146,9 +150,8 @@ def test_the_script_reproduces_the_lesson(tmp_path: Path, settings: dict) -> Non
     state.train(steps=3)
     out = run_script(as_code("images", state, steps=3, log_every=1), tmp_path)
     np.testing.assert_allclose(printed_losses(out), state.history["loss"], rtol=1e-5)
-    if not settings:
-        beside = [float(line.split()[-1]) for line in out.splitlines() if "loss beside" in line]
-        np.testing.assert_allclose(beside, state.history["beside"], rtol=1e-5)
+    beside = [float(line.split()[-1]) for line in out.splitlines() if "loss beside" in line]
+    np.testing.assert_allclose(beside, state.history["beside"], rtol=1e-5)  # random glimpses too
 
 
 @pytest.mark.slow

@@ -231,7 +231,7 @@ LESSONS: tuple[LessonSpec, ...] = (
         about="a captioner looking at a grid of image features for each word it writes, soft "
         "beside hard (REINFORCE with a baseline) on the same batches; a recurrent attention "
         "model taking a few small glimpses of a cluttered canvas, its path learned by a policy "
-        "gradient",
+        "gradient, beside the same model with random glimpses",
         experiments=(
             Experiment("Soft attention beside hard", {}, 150,
                        "the soft captioner's loss falls below 0.5 x baseline and its maps "
@@ -243,10 +243,17 @@ LESSONS: tuple[LessonSpec, ...] = (
                        "to look only from the cells it drew (REINFORCE), it is far slower "
                        "than the soft one of the first experiment; its maps gather on a few "
                        "cells", below=0.9, relative=True),
-            Experiment("Glimpses on cluttered digits", {"task": "cluttered"}, 600,
-                       "the loss falls below 0.9 x baseline (ln 10): the model learns to read "
-                       "the digit from a few crops; watch where the glimpses go", below=0.9,
+            Experiment("Glimpses on cluttered digits", {"task": "cluttered", "compare": False},
+                       600, "the loss falls below 0.9 x baseline (ln 10): the model learns to "
+                       "read the digit from a few crops; watch where the glimpses go", below=0.9,
                        relative=True),
+            Experiment("Learned glimpses against random ones",
+                       {"task": "cluttered", "compare": True, "glimpses": 2}, 2000,
+                       "after 2,000 steps the status line reads an accuracy of about 0.6-0.65 "
+                       "for the learned glimpses and about 0.5 for the random ones (dotted); "
+                       "the learned loss falls below 0.55 x baseline while the random one "
+                       "stays near 0.6 x; about a quarter of the learned second glimpses land "
+                       "on the digit (random ones: under a tenth)", below=0.55, relative=True),
         ),
     ),
     LessonSpec(

@@ -1,6 +1,7 @@
 """The "show as code" script of the "Image attention" lesson: the task (captioned scenes
 or cluttered digits), the model (``Captioner`` or ``RecurrentAttention``) with its settings and
-its ``Trainer``; for captions with a captioner beside, that one too, trained on the same batches
+its ``Trainer``; with a model beside it (the captioner with the other attention, or the glimpse
+model with random glimpses), that one too, trained on the same batches
 (:func:`pyplay.ui.export.trainer_script`)."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import Any
 
 from pyplay.ui.code_values import call_lines, identifier, keyword_args
 from pyplay.ui.export import trainer_code, trainer_lines
+from pyplay.ui.lessons.images.state import beside_name
 
 __all__ = ["as_code"]
 
@@ -28,14 +30,14 @@ def _parts(state: Any) -> tuple[list[str], list[str]]:
 
 
 def _beside_lines(state: Any) -> list[str]:
-    """The captioner beside: the same task's batches (the same seed), its own trainer."""
+    """The model beside: the same task's batches (the same seed), its own trainer."""
     beside = state.beside
     if beside is None:
         return []
     return [
         "",
-        f"# {beside.model.attention} attention beside it, on the same batches (the same seed "
-        "draws them)",
+        f"# {beside_name(state.task, state.attention)} beside it, on the same batches (the same "
+        "seed draws them)",
         f"other_task = {identifier(type(state.task_obj).__name__, 'the task')}"
         "(**task.config, rng=SEED)",
         *_model_lines(beside.model, "other"),

@@ -1,13 +1,15 @@
 """The figures of the "Image attention" lesson, drawn in image pixels: each captioner's
 greedy caption, one small copy of the scene per word, lit where the model looked as it wrote
 that word (Xu et al.'s picture); the glimpse model's path over a few cluttered canvases, each
-glimpse's crops as squares numbered in order, the digit's box dashed; both models' batch
-accuracy. Each builder returns the figure and its sources; ``show_*`` fills them."""
+glimpse's crops as squares numbered in order, the digit's box dashed; the batch accuracy of
+the model and of the one beside it (the captioner with the other attention, or random
+glimpses). Each builder returns the figure and its sources; ``show_*`` fills them."""
 
 from __future__ import annotations
 
 import numpy as np
-from bokeh.models import ColumnDataSource, LinearColorMapper, Range1d
+from bokeh.core.properties import value
+from bokeh.models import ColumnDataSource, LegendItem, LinearColorMapper, Range1d
 from bokeh.palettes import Greys256
 from bokeh.plotting import figure
 
@@ -22,6 +24,7 @@ __all__ = [
     "caption_figure",
     "glimpse_figure",
     "lit",
+    "name_accuracy_curves",
     "show_captions",
     "show_paths",
 ]
@@ -191,16 +194,29 @@ def show_paths(sources: dict[str, ColumnDataSource], view: PathView) -> None:
 
 def accuracy_figure() -> tuple[figure, ColumnDataSource]:
     """Accuracy on each training batch (words right for a captioner, digits for the glimpse
-    model), of the main model and the captioner beside, and the share of last glimpses on
-    the digit."""
+    model) of the main model (solid) and the one beside it (dotted), and the share of last
+    glimpses on the digit (dashed); :func:`name_accuracy_curves` names the first two."""
     source = ColumnDataSource({"step": [], "accuracy": [], "beside": [], "on_target": []})
     fig = line_figure("Accuracy on each training batch", "step", "share", height=220,
                       box=((0.0, 1.0), (0.0, 1.0)))  # fmt: skip
     legend_outside(fig)
     fig.line("step", "accuracy", source=source, line_width=2, color=MAIN, legend_label="model")
     fig.line("step", "beside", source=source, line_width=2, color=OTHER, line_dash="dotted",
-             legend_label="captioner beside")  # fmt: skip
+             legend_label="model beside")  # fmt: skip
     fig.line("step", "on_target", source=source, line_width=2, color=TARGET,
              line_dash="dashed", legend_label="last glimpse on the digit")  # fmt: skip
     keep_legend_samples(fig)
     return fig, source
+
+
+def name_accuracy_curves(fig: figure, main: str, beside: str | None) -> None:
+    """Name the accuracy curves of :func:`accuracy_figure`: the main model's ``main``, the
+    one beside it ``beside`` (its entry hidden when None: no model beside)."""
+    for item in fig.legend[0].items:
+        if not isinstance(item, LegendItem):
+            continue
+        field = getattr(item.renderers[0].glyph, "y", None)
+        if field == "accuracy":
+            item.label = value(main)
+        elif field == "beside":
+            item.update(label=value(beside or "model beside"), visible=beside is not None)

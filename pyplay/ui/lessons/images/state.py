@@ -9,7 +9,9 @@
 - **Glimpses** (task ``"cluttered"``): a :class:`~pyplay.models.ram.RecurrentAttention` (Mnih
   et al.) takes ``glimpses`` small crops of a cluttered canvas (``scales`` resolutions each),
   chooses where to look next with a Gaussian policy trained by a policy gradient, and names
-  the digit.
+  the digit. With ``compare`` the same model with random glimpses (``policy="random"``: each
+  centre after the first drawn uniformly over the canvas) trains on the same batches, step
+  for step: the baseline the learned policy must beat.
 
 The views read :meth:`ImagesLessonState.captions` (each word's attention map) and
 :meth:`ImagesLessonState.paths` (the glimpse paths) on a fixed batch. No Panel here; errors
@@ -43,6 +45,7 @@ __all__ = [
     "CaptionView",
     "ImagesLessonState",
     "PathView",
+    "beside_name",
     "other_attention",
 ]
 
@@ -58,6 +61,12 @@ _FIXED_SEED = 10_000  # the views' fixed batch comes from a task seeded 10_000 +
 def other_attention(attention: str) -> str:
     """The captioner trained beside one with ``attention``: hard beside soft, else soft."""
     return "hard" if attention == "soft" else "soft"
+
+
+def beside_name(task: str, attention: str) -> str:
+    """What trains beside the main model of ``task`` with ``compare``: the captioner with the
+    other attention, or the glimpse model with random glimpses."""
+    return f"{other_attention(attention)} attention" if task == "scenes" else "random glimpses"
 
 
 @dataclass(frozen=True)
@@ -88,11 +97,15 @@ class PathView:
 
 class ImagesLessonState(TrainerLesson, LessonBase):
     """Settings and actions of the lesson: the main model is :attr:`model`, trained by
-    :attr:`trainer`; the captioner beside it (``compare``) is :attr:`beside`'s model."""
+    :attr:`trainer`; the model beside it (``compare``: the captioner with the other attention,
+    or the glimpse model with random glimpses) is :attr:`beside`'s model."""
 
     task = param.Selector(objects=list(TASKS), default="scenes", doc="captions or glimpses")
     attention = param.Selector(objects=list(ATTENTION), default="soft", doc="the captioner's")
-    compare = param.Boolean(default=True, doc="a second captioner on the same batches")
+    compare = param.Boolean(
+        default=True,
+        doc="a second model on the same batches: the other attention, or random glimpses",
+    )
     shapes = param.Integer(default=1, bounds=(1, 3), doc="most shapes in a scene")
     hidden_size = param.Integer(default=32, softbounds=(8, 64), doc="H of the LSTM or RNN")
     glimpses = param.Integer(default=3, bounds=(1, 6), doc="glimpses before the answer (tau)")
@@ -112,9 +125,20 @@ class ImagesLessonState(TrainerLesson, LessonBase):
         )  # fmt: skip
 
     @property
+    def model_name(self) -> str:
+        """The main model's name in the legends: its attention, or its glimpses (learned,
+        beside random ones)."""
+        if self.task == "scenes":
+            return f"{self.attention} attention"
+        return "glimpses" if self.beside is None else "learned glimpses"
+
+    @property
     def loss_name(self) -> str:  # type: ignore[override]
-        """What the status line calls the loss."""
-        return f"{self.attention} loss" if self.task == "scenes" else "loss"
+        """What the status line calls the loss: the attention's, or with random glimpses
+        beside, the learned glimpses' (then named before their loss and accuracy)."""
+        if self.task == "scenes":
+            return f"{self.attention} loss"
+        return f"{self.model_name}: loss" if self.beside is not None else "loss"
 
     # ------------------------------------------------------------------ building
     def _make_task(self) -> CaptionedScenes | ClutteredGlyphs:
@@ -125,15 +149,19 @@ class ImagesLessonState(TrainerLesson, LessonBase):
             return CaptionedScenes(IMAGE_SIZE, 1, self.shapes, rng=seed)
         return ClutteredGlyphs(CANVAS, self.clutter, rng=seed)
 
-    def _build_model(self, task: Any, attention: str | None = None) -> Any:
+    def _build_model(self, task: Any, beside: bool = False) -> Any:
+        """The lesson's model for ``task``; ``beside``: the one trained beside it (the other
+        attention, or random glimpses), with the same settings and seed otherwise."""
         if isinstance(task, CaptionedScenes):
+            attention = other_attention(self.attention) if beside else self.attention
             return Captioner(
-                task.vocab_size, IMAGE_SIZE, attention or self.attention,
-                hidden_size=self.hidden_size, rng=self.seed,
+                task.vocab_size, IMAGE_SIZE, attention, hidden_size=self.hidden_size,
+                rng=self.seed,
             )  # fmt: skip
         return RecurrentAttention(
             glimpse_size=GLIMPSE, scales=self.scales, glimpses=self.glimpses,
-            hidden_size=self.hidden_size, rng=self.seed,
+            hidden_size=self.hidden_size, policy="random" if beside else "learned",
+            rng=self.seed,
         )  # fmt: skip
 
     def _make_trainer(self, model: Any, task: Any) -> Trainer:
@@ -141,14 +169,12 @@ class ImagesLessonState(TrainerLesson, LessonBase):
         return Trainer(model, task, lr=self.lr, batch_size=batch, clip=1.0)
 
     def _built(self, task: Any, model: Any) -> None:
-        """The captioner beside (``compare``) on its own copy of the task: the same seed draws
-        the same batches, step for step."""
+        """The model beside (``compare``) on its own copy of the task: the same seed draws the
+        same batches, step for step."""
         self.beside = None
-        if self.task == "scenes" and self.compare:
+        if self.compare:
             twin = self._make_task()
-            self.beside = self._make_trainer(
-                self._build_model(twin, other_attention(self.attention)), twin
-            )
+            self.beside = self._make_trainer(self._build_model(twin, beside=True), twin)
 
     def _forget_progress(self) -> None:
         super()._forget_progress()
@@ -158,10 +184,16 @@ class ImagesLessonState(TrainerLesson, LessonBase):
     def _built_message(self, task: Any, model: Any) -> str:
         n = f"{model.num_parameters():,} parameters"
         if self.task == "cluttered":
-            return (
+            text = (
                 f"{task.describe()} The recurrent attention model ({n}) takes {self.glimpses} "
-                f"glimpses of {GLIMPSE} x {GLIMPSE} pixels ({self.scales} resolutions)."
+                f"glimpses of {GLIMPSE} x {GLIMPSE} pixels ({self.scales} resolutions)"
             )
+            if self.beside is not None:
+                text += (
+                    "; beside it the same model with random glimpses (each centre after the "
+                    "first drawn uniformly over the canvas) trains on the same batches"
+                )
+            return text + "."
         text = f"{task.describe()} A captioner with {self.attention} attention ({n})"
         if self.beside is not None:
             other = other_attention(self.attention)
@@ -169,7 +201,7 @@ class ImagesLessonState(TrainerLesson, LessonBase):
         return text + "."
 
     def _file_prepare(self, loaded: LoadedFile) -> Callable[[], None]:
-        """A loaded model starts a new captioner beside it and its own fixed batch."""
+        """A loaded model starts a new model beside it and its own fixed batch."""
         commit = super()._file_prepare(loaded)
 
         def commit_all() -> None:
@@ -181,8 +213,8 @@ class ImagesLessonState(TrainerLesson, LessonBase):
 
     # ------------------------------------------------------------------ training
     def train(self, steps: int | None = None, budget_s: float | None = None) -> list[Any]:
-        """The main model's steps, each followed by one step of the captioner beside on the
-        same batch (:meth:`_record`); the batch accuracies go to the history."""
+        """The main model's steps, each followed by one step of the model beside on the same
+        batch (:meth:`_record`); the batch accuracies go to the history."""
         records = super().train(steps, budget_s)
         h = self.history
         h["accuracy"] += [r.metrics.get("accuracy", np.nan) for r in records]
@@ -192,8 +224,8 @@ class ImagesLessonState(TrainerLesson, LessonBase):
         return records
 
     def _record(self, step: int, loss: float, seconds: float) -> None:
-        """One main step done: its loss, then one step of the captioner beside (NaN when
-        there is none or its step diverged)."""
+        """One main step done: its loss, then one step of the model beside (NaN when there is
+        none or its step diverged)."""
         super()._record(step, loss, seconds)
         loss_b, accuracy_b = step_beside(self.beside)
         self.history["beside"].append(loss_b)
@@ -208,10 +240,14 @@ class ImagesLessonState(TrainerLesson, LessonBase):
         text = f", accuracy {_recent(h['accuracy']):.2f}" if h["accuracy"] else ""
         if self.task == "cluttered" and h["on_target"]:
             text += f", last glimpse on the digit {_recent(h['on_target']):.2f}"
-        if self.beside is not None and h["beside"]:
-            other = other_attention(self.attention)
-            text += f"; {other} loss {h['beside'][-1]:.4f}"
-        return text
+        if self.beside is None or not h["beside"]:
+            return text
+        if self.task == "scenes":
+            return text + f"; {other_attention(self.attention)} loss {h['beside'][-1]:.4f}"
+        return (
+            text + f"; {beside_name(self.task, self.attention)}: loss {h['beside'][-1]:.4f}, "
+            f"accuracy {_recent(h['beside_accuracy']):.2f}"
+        )
 
     # ------------------------------------------------------------------ looking inside
     def captions(self, index: int = 0) -> CaptionView | None:
@@ -255,7 +291,7 @@ def _recent(values: list[float]) -> float:
 
 
 def _empty_history() -> dict[str, list[float]]:
-    """The loss curve's columns: the main model's loss, the captioner beside's (NaN without
-    one), both batch accuracies and the glimpse model's last glimpse on the digit."""
+    """The loss curve's columns: the main model's loss, the model beside's (NaN without one),
+    both batch accuracies and the glimpse model's last glimpse on the digit."""
     keys = ("step", "loss", "beside", "accuracy", "beside_accuracy", "on_target")
     return {k: [] for k in keys}

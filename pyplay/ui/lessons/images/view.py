@@ -1,6 +1,7 @@
 """The "Image attention" lesson: captions written while attending over a grid of image
 features (soft beside hard, on the same batches, each word's attention map live), and a
-recurrent attention model taking glimpses of a cluttered canvas (its path live).
+recurrent attention model taking glimpses of a cluttered canvas (its path live), the same
+model with random glimpses beside it.
 
 Rendering only: actions call :class:`~pyplay.ui.lessons.images.state.ImagesLessonState`.
 """
@@ -21,6 +22,7 @@ from pyplay.ui.lessons.images.figures import (
     accuracy_figure,
     caption_figure,
     glimpse_figure,
+    name_accuracy_curves,
     show_captions,
     show_paths,
 )
@@ -29,7 +31,7 @@ from pyplay.ui.lessons.images.state import (
     EXAMPLES,
     IMAGE_SIZE,
     ImagesLessonState,
-    other_attention,
+    beside_name,
 )
 from pyplay.ui.training import int_sliders
 
@@ -38,8 +40,12 @@ __all__ = ["ImagesLesson"]
 TASK_NAMES = {"Captions": "scenes", "Glimpses": "cluttered"}
 ATTENTION_NAMES = {"Soft": "soft", "Hard": "hard", "None": "none"}
 SLIDERS = ("shapes", "glimpses", "scales", "clutter", "hidden_size")
-CAPTION_SETTINGS = ("attention", "compare", "shapes")  # shown for captions only
+CAPTION_SETTINGS = ("attention", "shapes")  # shown for captions only
 GLIMPSE_SETTINGS = ("glimpses", "scales", "clutter")  # shown for glimpses only
+COMPARE_LABELS = {  # the compare box's label for each task: what trains beside
+    "scenes": "Train a second captioner beside it (the other attention)",
+    "cluttered": "Train the same model with random glimpses beside it",
+}
 
 CAPTION_EQUATIONS = (
     f'**Captions** ({lecture("wand")}, "Image Captioning with Visual Attention"; '
@@ -63,7 +69,9 @@ GLIMPSE_EQUATIONS = (
     "centre is drawn, `lₜ ~ N(μₜ, σ²)`; after the last one the class is read from `h_τ`. "
     "The class learns by backpropagation; the locations by a policy gradient with the "
     "reward `R = 1` for a right answer and a learned baseline `bₜ`: `(R − bₜ) ∇ log π(lₜ)`. "
-    "The path drawn is the policy's means `μₜ` (no draws), the first glimpse at the centre."
+    "The path drawn is the policy's means `μₜ` (no draws), the first glimpse at the centre. "
+    "Beside it (the second box), the page's baseline (not in the slides): the same model with "
+    "random glimpses, `lₜ ~ U[−1, 1]²` for every t ≥ 1, trained on the same batches."
 )
 
 
@@ -100,9 +108,7 @@ class ImagesLesson(LessonView):
         return {
             "task": radio(s.param.task, name="Model", options=TASK_NAMES),
             "attention": radio(s.param.attention, name="Attention", options=ATTENTION_NAMES),
-            "compare": pn.widgets.Checkbox.from_param(
-                s.param.compare, name="Train a second captioner beside it"
-            ),
+            "compare": pn.widgets.Checkbox.from_param(s.param.compare, name=COMPARE_LABELS[s.task]),
             **dict(zip(SLIDERS, sliders, strict=True)),
         }
 
@@ -129,8 +135,11 @@ class ImagesLesson(LessonView):
             "beside": list(h["beside_accuracy"]), "on_target": list(h["on_target"]),
         }  # fmt: skip
         captions = s.task == "scenes"
-        self.loss_plot.style_curve(f"{s.attention} attention" if captions else "glimpses", MAIN)
-        self._name_beside(f"{other_attention(s.attention)} attention, same batches", s.beside)
+        beside, main = beside_name(s.task, s.attention), s.model_name
+        self.loss_plot.style_curve(main, MAIN)
+        self._name_beside(f"{beside}, same batches", s.beside)
+        name_accuracy_curves(self.accuracy_fig, main, None if s.beside is None else beside)
+        self.settings["compare"].name = COMPARE_LABELS[s.task]
         for name, widget in self.settings.items():
             if name in CAPTION_SETTINGS:
                 widget.visible = captions
@@ -140,7 +149,7 @@ class ImagesLesson(LessonView):
         self.glimpse_pane.visible = not captions
 
     def _name_beside(self, label: str, shown: Any) -> None:
-        """The legend's entry of the captioner beside: named after it, hidden without one."""
+        """The legend's entry of the model beside: named after it, hidden without one."""
         for fig in self.loss_plot.figures:
             for item in fig.legend[0].items:
                 if not isinstance(item, LegendItem):
@@ -169,15 +178,14 @@ class ImagesLesson(LessonView):
         return [self.caption_pane, self.glimpse_pane]
 
     def sections(self) -> list[Any]:
-        s = self.state
-        beside = other_attention(s.attention)
         return [
             "### Accuracy",
             pn.pane.Bokeh(self.accuracy_fig, sizing_mode="stretch_width"),
             pn.pane.Markdown(
                 "Words right (teacher forcing) for a captioner, the digit for the glimpse "
-                f"model (chance: 0.1); the captioner beside is the {beside} one for the "
-                "current setting.",
+                "model (chance: 0.1). Dotted, the model beside it (the second box): the "
+                "captioner with the other attention, or the same glimpse model with random "
+                "glimpses, trained on the same batches.",
                 sizing_mode="stretch_width",
             ),
             "## The equations",
