@@ -7,12 +7,20 @@ notation (one-hot words, layer 1 the encoder, layer 2 the decoder, layer 3 the o
 - :mod:`.seq2seq` :class:`TextbookSeq2Seq`, the batched model trained by
   :class:`pyplay.train.Trainer` (parameters named as the book: ``"IW1,1"``, ``"LW2,2"``, ...);
 - :mod:`.trace` :func:`textbook_trace`, one pair recomputed equation by equation, each
-  quantity with its number in the chapter, the code that computes it and its value.
+  quantity with its number in the chapter, the code that computes it and its value;
+- :mod:`.pinned` :func:`pinned_contexts`, the attention weights pinned one-hot on
+  :math:`a^1(T)` beside the plain seq2seq of Figure 6.4 (the remark on eq. 6.10-6.11).
 
 Luong's form (scored with the decoder's current output) is the library's
 :class:`~pyplay.models.seq2seq.EncoderDecoder` with ``wiring="attention"``.
 """
 
+from pyplay.models.textbook.pinned import (
+    PinnedContexts,
+    first_tap_weights,
+    pinned_contexts,
+    plain_seq2seq,
+)
 from pyplay.models.textbook.seq2seq import BOOK_CHOICES, TEXTBOOK_FORMS, TextbookSeq2Seq
 from pyplay.models.textbook.trace import (
     TextbookStep,
@@ -24,9 +32,13 @@ from pyplay.models.textbook.trace import (
 __all__ = [
     "BOOK_CHOICES",
     "TEXTBOOK_FORMS",
+    "PinnedContexts",
     "TextbookSeq2Seq",
     "TextbookStep",
     "TextbookTrace",
+    "first_tap_weights",
+    "pinned_contexts",
+    "plain_seq2seq",
     "textbook_seq2seq",
     "textbook_trace",
 ]

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from pyplay._checks import check_array
 from pyplay.nn.sdpa import masked_softmax
 
 __all__ = [
@@ -134,13 +135,27 @@ class AttentionStepCache:
     m: np.ndarray | None  # (B, S1) W_a a^2(t-1) ("general")
     Abar: np.ndarray | None  # (B, S1 + S2, D) ("concat")
     Z: np.ndarray | None  # (B, S4, D) A^4(t) ("concat")
+    pinned: bool = False  # the weights were given (``attend``'s ``weights``), not the softmax's
 
 
 def attend(
-    form: str, params: dict[str, np.ndarray], A: np.ndarray, keep: np.ndarray, q: np.ndarray
+    form: str,
+    params: dict[str, np.ndarray],
+    A: np.ndarray,
+    keep: np.ndarray,
+    q: np.ndarray,
+    weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, AttentionStepCache]:
     """``(ctx (B, S1), alpha (B, D), n (B, D), cache)`` for the memory ``A`` (B, S1, D), the
-    real columns ``keep`` (B, D) and the queries ``q`` = :math:`a^2(t-1)` (B, S2)."""
+    real columns ``keep`` (B, D) and the queries ``q`` = :math:`a^2(t-1)` (B, S2).
+
+    ``weights`` (B, D), if given, pins the attention weights (:math:`a^4(t)`, or :math:`a^5(t)`
+    for "concat") to these values instead of the softmax of the scores, which are still
+    computed and returned as ``n``: the context is then :math:`A^1(T)` times the given
+    weights (eq. 6.11 / 6.18). One-hot on column 0 gives :math:`a^1(T)`, the plain seq2seq's
+    context (eq. 6.10-6.11, :mod:`pyplay.models.textbook.pinned`). With pinned weights nothing
+    flows back into the scores (:func:`attend_backward`).
+    """
     m = Abar = Z = None
     if form == "dot":
         n = np.einsum("bsd,bs->bd", A, q)  # (B, D) n^4 = A^T a^2(t-1)
@@ -154,9 +169,14 @@ def attend(
         net4 = params["LW4,2"] @ Abar + params["b4"][:, None]  # (B, S4, D)
         Z = np.tanh(net4)  # (B, S4, D) A^4(t), eq. 6.15
         n = (params["LW5,4"] @ Z)[:, 0] + params["b5"][0]  # (B, D) [N^5(t)]^T, eq. 6.16
-    alpha = masked_softmax(n, keep)  # (B, D) eq. 6.10 / 6.17
+    if weights is None:
+        alpha = masked_softmax(n, keep)  # (B, D) eq. 6.10 / 6.17
+    else:
+        alpha = check_array("weights", weights, ndim=2, dtype=A.dtype, layout="(B, D)")
+        if alpha.shape != n.shape:
+            raise ValueError(f"weights must have shape (B, D) = {n.shape}, got {alpha.shape}")
     ctx = np.einsum("bsd,bd->bs", A, alpha)  # (B, S1) eq. 6.11 / 6.18
-    return ctx, alpha, n, AttentionStepCache(A, q, alpha, m, Abar, Z)
+    return ctx, alpha, n, AttentionStepCache(A, q, alpha, m, Abar, Z, weights is not None)
 
 
 def attend_backward(
@@ -169,13 +189,16 @@ def attend_backward(
         \delta A = \delta c\, \alpha^T, \quad \delta\alpha = A^T \delta c, \quad
         \delta n = \alpha \odot (\delta\alpha - \alpha^T \delta\alpha),
 
-    then through the score; for "general", :math:`G = \sum_b (A\,\delta n)\, q^T` is
+    then through the score (:math:`\delta n = 0` when the weights were pinned: they do not
+    depend on the score); for "general", :math:`G = \sum_b (A\,\delta n)\, q^T` is
     :math:`\partial L / \partial W_a` and :math:`\partial L / \partial L_a = (G + G^T) L_a`.
     """
     A, q, alpha = cache.A, cache.q, cache.alpha
     dA = dctx[:, :, None] * alpha[:, None, :]  # (B, S1, D)
     dal = np.einsum("bsd,bs->bd", A, dctx)  # (B, D)
     dn = alpha * (dal - (dal * alpha).sum(axis=1, keepdims=True))  # (B, D) softmax adjoint
+    if cache.pinned:
+        dn = np.zeros_like(dn)  # (B, D) given weights: the score does not reach the loss
     grads: dict[str, np.ndarray] = {}
     if form == "dot":
         dq = np.einsum("bsd,bd->bs", A, dn)  # (B, S2)

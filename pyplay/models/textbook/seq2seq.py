@@ -180,13 +180,16 @@ class TextbookSeq2Seq(Seq2SeqBase):
         aT = a1[np.arange(B), L - 1]  # (B, S1) a^1(T)
         return a1, BookState(aT.copy(), aT, A, keep, L)
 
-    def _step(self, y_prev: np.ndarray, state: BookState) -> tuple[Any, ...]:
-        """One decoder step: ``(a2 (N, S2), n3 (N, V), ctx (N, S1), alpha, n, attn cache)``."""
+    def _step(
+        self, y_prev: np.ndarray, state: BookState, weights: np.ndarray | None = None
+    ) -> tuple[Any, ...]:
+        """One decoder step: ``(a2 (N, S2), n3 (N, V), ctx (N, S1), alpha, n, attn cache)``;
+        ``weights`` (N, D) pins the attention weights (:func:`attend`)."""
         p = self.params
         if self.form == "context":
             ctx, alpha, n, cache = state.aT, None, None, None  # (N, S1) a^1(T)
         else:
-            ctx, alpha, n, cache = attend(self.form, p, state.A, state.keep, state.a2)
+            ctx, alpha, n, cache = attend(self.form, p, state.A, state.keep, state.a2, weights)
         n2 = p["LW2,3"].T[y_prev] + ctx @ p[self.context_key].T + state.a2 @ p["LW2,2"].T
         a2 = np.tanh(n2 + p["b2"])  # (N, S2) eq. 6.6
         n3 = a2 @ p["LW3,2"].T + p["b3"]  # (N, V) eq. 6.7
@@ -205,16 +208,26 @@ class TextbookSeq2Seq(Seq2SeqBase):
 
     # ------------------------------------------------------------------ training
     def forward(
-        self, src: Any, src_lengths: Any, tgt_in: Any, tgt_lengths: Any = None
+        self,
+        src: Any,
+        src_lengths: Any,
+        tgt_in: Any,
+        tgt_lengths: Any = None,
+        attention_weights: Any = None,
     ) -> tuple[np.ndarray, np.ndarray | None, BookCache]:
         """Teacher-forced logits :math:`n^3` (B, U, V) for ``tgt_in`` (BOS y_1 ... y_n), the
         attention weights in source order (B, U, S) (None for "context") and the cache.
-        ``tgt_lengths`` is not needed (the decoder is causal)."""
+        ``tgt_lengths`` is not needed (the decoder is causal). ``attention_weights``
+        (B, U, D), over the columns of :math:`A^1(T)` newest first, pins the weights of every
+        decoder step instead of the softmax's (:func:`attend`; an attention form only);
+        :meth:`backward` then sends nothing into the scores."""
         a1, state = self.encode(src, src_lengths)
         tgt = self._check_tgt_in(tgt_in, a1.shape[0])  # (B, U)
+        pinned = self._check_pinned(attention_weights, tgt.shape)  # (B, U, D) or None
         a2s, logits, ctxs, alphas, caches = [state.a2], [], [], [], []
         for u in range(tgt.shape[1]):
-            a2, n3, ctx, alpha, _, cache = self._step(tgt[:, u], state)
+            w = None if pinned is None else pinned[:, u]  # (B, D)
+            a2, n3, ctx, alpha, _, cache = self._step(tgt[:, u], state, w)
             state = BookState(a2, state.aT, state.A, state.keep, state.lengths)
             a2s.append(a2)
             logits.append(n3)
@@ -229,6 +242,22 @@ class TextbookSeq2Seq(Seq2SeqBase):
             src_arr, state.lengths, a1, tgt, np.stack(a2s, 1), np.stack(ctxs, 1), caches
         )
         return np.stack(logits, axis=1), weights, out  # (B, U, V)
+
+    def _check_pinned(self, weights: Any, shape: tuple[int, ...]) -> np.ndarray | None:
+        """``attention_weights`` of :meth:`forward` as (B, U, D) floats, or None."""
+        if weights is None:
+            return None
+        if self.form == "context":
+            raise ValueError(
+                "attention_weights needs an attention form (dot, general, concat), the model's "
+                "form is 'context'"
+            )
+        w = check_array("attention_weights", weights, ndim=3, dtype=self.dtype, layout="(B, U, D)")
+        if w.shape != (*shape, self.D):
+            raise ValueError(
+                f"attention_weights must have shape (B, U, D) = {(*shape, self.D)}, got {w.shape}"
+            )
+        return w
 
     def backward(self, dlogits: Any, cache: BookCache) -> Backward:
         """BPTT through the decoder, the attention, the delay line and the encoder: the

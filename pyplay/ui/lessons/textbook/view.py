@@ -1,7 +1,10 @@
 """The "Textbook seq2seq" view, a sub-tab of the dynamic networks lesson: pick the score
-(context only, dot, general, concatenation), train on reversal, type a source, and read every
-textbook quantity of the decoding beside the library code that computes it, with the attention
-heatmap; download or load the model (:class:`~pyplay.ui.export_bar.ExportBar`).
+(context only, dot, general, concatenation) and see the model drawn as Hagan's fig. 6.4, or
+fig. 6.6 with its attention's fig. 6.5, 6.7 or 6.8 (:mod:`.figure_plot`, from the model's
+parameters); train on reversal, type a source, and read every textbook quantity of the decoding
+beside the library code that computes it, with the attention heatmap and, on request, the
+weights pinned one-hot beside the plain seq2seq (eq. 6.10-6.11); download or load the model
+(:class:`~pyplay.ui.export_bar.ExportBar`).
 
 Equations are shown as plain Unicode text (``n⁴(t) = [A¹(T)]ᵀ W_a a²(t−1)``), as in the rest of the
 dynamic-networks lesson: Panel's LaTeX pane loads KaTeX/MathJax from a CDN, which the offline
@@ -16,12 +19,16 @@ from typing import Any
 
 import panel as pn
 
+from pyplay.ui.lectures import lecture_label
 from pyplay.ui.lesson_view import LessonView
+from pyplay.ui.lessons.textbook.figure_plot import book_figure, update_book_figure
 from pyplay.ui.lessons.textbook.state import (
     FORM_LABELS,
+    PIN_LABEL,
     Explanation,
     TextbookSeq2SeqState,
     format_value,
+    one_hot_text,
 )
 from pyplay.ui.plots import attention_figure, update_attention
 from pyplay.ui.text import Text
@@ -36,6 +43,23 @@ DECODE_HELP = (
     "a⁴(t) and n⁴(t) list the columns of A¹(T), newest first; the heatmap shows the same "
     "weights in source order. The last lines check that the batched model gives the same "
     "numbers and say which choices the book leaves open were taken."
+)
+FIGURE_HELP = (
+    "The model as the chapter draws it, made from the model as built: every IW, LW and b is "
+    "one of its parameters (named as in the book), every other arrow a value it computes, the "
+    "sizes are its own. Boxes: inputs and layers; circles: operations (T the transpose, "
+    "t = T the sampler, TDL the delay line A¹(T), [ ; ] the stacking); dashed blue: a signal "
+    "used as a weight (the attention multiplies by A¹(T)); dotted: a value fixed while the "
+    "decoder runs; the arc above: the decoder's initial condition; arcs below: delayed "
+    "feedback (D). The layers, weights and signals are the chapter's (eq. 6.5-6.18); the "
+    "layout is pyplay's."
+)
+PIN_HELP = (
+    "The book: if a⁴(t) is one-hot on its first element, the context is a¹(T) again, as in "
+    "the plain seq2seq. **Pin** runs this model with its weights pinned so and sets its "
+    "contexts beside those of the plain network of fig. 6.4 with the same weights (LW²˒¹ = "
+    "the context weight): equal, up to float rounding. Unpinned, the softmax's weights give "
+    "another context."
 )
 EMPTY = {"x": [], "y": [], "weight": [], "src": [], "out": []}
 
@@ -76,8 +100,27 @@ class TextbookSeq2SeqView(LessonView):
         )
         self.step_slider.param.watch(lambda *_: self._show_steps(), "value")
         self.steps = Text("", css_classes=["pyplay-textbook-steps"])
+        self.pin_text = Text("", css_classes=["pyplay-textbook-pinned"])
         self.explanation: Explanation | None = None
+        self.figures = [book_figure() for _ in range(2)]  # the network, then its attention
+        self.figure_panes = [
+            pn.pane.Bokeh(fig, sizing_mode="stretch_width") for fig, _ in self.figures
+        ]
+        self.figure_note = Text("", css_classes=["pyplay-textbook-figure-note"])
+        self._draw_figures()
         self.state.param.watch(self._on_version, "version")
+        self.state.param.watch(lambda *_: self._show_steps(), "pin_weights")
+
+    def _draw_figures(self) -> None:
+        """The model's figures in the chapter, from its parameters (none if it failed)."""
+        books = self.state.figures()
+        for k, ((fig, sources), pane) in enumerate(
+            zip(self.figures, self.figure_panes, strict=True)
+        ):
+            if k < len(books):
+                update_book_figure(fig, sources, books[k])
+            pane.visible = k < len(books)
+        self.figure_note.object = "\n".join(f"fig. {b.number}: {b.note}" for b in books if b.note)
 
     # ------------------------------------------------------------------ training
     def after_training(self) -> None:
@@ -91,7 +134,8 @@ class TextbookSeq2SeqView(LessonView):
         self.reset_curve()
         self.attn_source.data = dict(EMPTY)
         self.explanation = None
-        self.steps.object = ""
+        self.steps.object = self.pin_text.object = ""
+        self._draw_figures()
 
     # ------------------------------------------------------------------ explaining
     def explain(self, *_: Any) -> None:
@@ -113,7 +157,9 @@ class TextbookSeq2SeqView(LessonView):
 
     def _show_steps(self) -> None:
         if self.explanation is not None:
-            self.steps.object = steps_text(self.explanation, int(self.step_slider.value or 1))
+            u = int(self.step_slider.value or 1)
+            self.steps.object = steps_text(self.explanation, u)
+            self.pin_text.object = one_hot_text(self.explanation, u, self.state.pin_weights)
 
     def new_example(self, *_: Any) -> None:
         self.source_box.value = self.state.example_source()
@@ -133,10 +179,18 @@ class TextbookSeq2SeqView(LessonView):
         explain.on_click(self.explain)
         example = pn.widgets.Button(name="New example", width=110)
         example.on_click(self.new_example)
+        pin = pn.widgets.Checkbox.from_param(self.state.param.pin_weights, name=PIN_LABEL)
         return [
+            f"## {lecture_label('hagan')}'s figures of this network",
+            pn.pane.Markdown(FIGURE_HELP),
+            *self.figure_panes,
+            self.figure_note,
             "## Step by step",
             pn.pane.Markdown(DECODE_HELP),
             pn.Row(self.source_box, explain, example),
             self.step_slider,
             pn.Row(self.steps, pn.pane.Bokeh(self.attn_fig)),
+            pn.pane.Markdown(PIN_HELP),
+            pin,
+            self.pin_text,
         ]
