@@ -17,6 +17,8 @@ root (:func:`use_page_style` appends :data:`PAGE_CSS` there once). The rules:
   app (``pyplay-app``), the tabs nor a lesson keeps a minimum width wider than a phone;
 - the workbench's gate maps (``pyplay-bench-maps``) come three to a row beside a lesson's
   controls at 1280 px, one to a row on a phone;
+- a drawing that needs its width (class :data:`SCROLL_X`) scrolls sideways inside its box on
+  a narrow page instead of squeezing its labels together;
 - a plot's text alternative (``pyplay-plot-text``) is visually hidden: a screen reader reads
   it where the plot stands;
 - text meets WCAG 2.1 AA's 4.5:1 contrast (:data:`READABLE_CSS`): formulas (inline ``code``,
@@ -35,6 +37,7 @@ __all__ = [
     "FOCUS_RING",
     "PAGE_CSS",
     "READABLE_CSS",
+    "SCROLL_X",
     "STACK_BELOW_PX",
     "TABS_CSS",
     "use_page_style",
@@ -45,6 +48,7 @@ STACK_BELOW_PX = 1000  # narrower containers stack a lesson's controls above its
 # a 320 px column of a wide course page stacks like the page on a phone). The page's root and
 # every embed's element are this container (web/site/loader.css, web/site/embed.js).
 CONTAINER = "pyplay"
+SCROLL_X = "pyplay-scroll-x"  # a box that scrolls a wide drawing sideways on a narrow page
 LINE_MIN_PX = 280  # a line beside a button narrower than this goes under it (a phone)
 
 FOCUS_RING = "2px solid #1a5fb4"  # around what has the keyboard's focus
@@ -80,6 +84,8 @@ PAGE_CSS = f"""
   grid-template-columns: repeat(auto-fill, minmax(min(100%, 250px), 1fr)) !important;
 }}
 pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
+/* a drawing that needs its width (a network's figure) scrolls inside its box on a phone */
+:host(.{SCROLL_X}) {{ overflow-x: auto !important; min-width: 0 !important; }}
 /* a plot's text alternative (pyplay.ui.plot_text): read by screen readers, not drawn */
 :host(.pyplay-plot-text) {{ position: absolute !important; width: 1px !important;
   height: 1px !important; overflow: hidden !important; clip-path: inset(50%) !important;

@@ -31,10 +31,13 @@ from pyplay.ui.lessons.textbook.state import (
     one_hot_text,
 )
 from pyplay.ui.plots import attention_figure, update_attention
+from pyplay.ui.style import SCROLL_X
 from pyplay.ui.text import Text
 from pyplay.ui.training import int_sliders
 
 __all__ = ["TextbookSeq2SeqView"]
+
+FIGURE_MIN_PX = 820  # a figure of the chapter narrower than this crowds its labels
 
 DECODE_HELP = (
     "Type a source (letters a-f) and **Explain**: the network decodes it greedily and every "
@@ -103,8 +106,16 @@ class TextbookSeq2SeqView(LessonView):
         self.pin_text = Text("", css_classes=["pyplay-textbook-pinned"])
         self.explanation: Explanation | None = None
         self.figures = [book_figure() for _ in range(2)]  # the network, then its attention
+        for fig, _ in self.figures:
+            fig.min_width = FIGURE_MIN_PX
+        # a figure keeps FIGURE_MIN_PX (its labels apart); a narrower page scrolls it sideways
         self.figure_panes = [
-            pn.pane.Bokeh(fig, sizing_mode="stretch_width") for fig, _ in self.figures
+            pn.Column(
+                pn.pane.Bokeh(fig, sizing_mode="stretch_width", min_width=FIGURE_MIN_PX),
+                sizing_mode="stretch_width",
+                css_classes=[SCROLL_X],
+            )
+            for fig, _ in self.figures
         ]
         self.figure_note = Text("", css_classes=["pyplay-textbook-figure-note"])
         self._draw_figures()
