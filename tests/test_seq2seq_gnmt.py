@@ -163,7 +163,7 @@ def test_gnmt_errors_name_the_argument() -> None:
         EncoderDecoder(5, 5, encoder="google")
     with pytest.raises(ValueError, match=r"wiring must be 'bahdanau'.*got wiring='init'"):
         EncoderDecoder(5, 5, num_layers=2, encoder="gnmt")
-    with pytest.raises(ValueError, match="needs num_layers >= 2.*got num_layers=1"):
+    with pytest.raises(ValueError, match=r"needs num_layers >= 2.*got num_layers=1"):
         EncoderDecoder(5, 5, wiring="bahdanau", encoder="gnmt")
     with pytest.raises(ValueError, match="leave bidirectional_encoder False"):
         EncoderDecoder(5, 5, 4, 4, 2, wiring="attention", bidirectional_encoder=True,
@@ -180,8 +180,10 @@ def test_gnmt_learns_reversal(seed: int) -> None:
     measured greedy exact match 0.845, 0.93, 0.91 for seeds 0, 1, 2 on 200 fresh pairs."""
     task = Reversal(n_symbols=6, min_len=3, max_len=8, rng=seed)
     V = len(task.src_vocab)
-    model = EncoderDecoder(V, V, embedding_dim=16, hidden_size=32, num_layers=3, cell="lstm",
-                           wiring="bahdanau", score="additive", encoder="gnmt", rng=seed)  # fmt: skip
+    model = EncoderDecoder(
+        V, V, embedding_dim=16, hidden_size=32, num_layers=3, cell="lstm", wiring="bahdanau",
+        score="additive", encoder="gnmt", rng=seed,
+    )  # fmt: skip
     opt = Adam(model.params, lr=0.01)
     for _ in range(300):
         b = task.batch(32)

@@ -2,8 +2,8 @@
 
 :class:`StepDecoding` gives :class:`~pyplay.models.seq2seq.encoder_decoder.EncoderDecoder` its
 decoding methods: ``start`` makes a :class:`DecodeState` from a batch of sources, each ``step``
-returns the next, a beam search keeps the rows of the hypotheses it goes on with
-(:meth:`DecodeState.rows`, the model's ``reorder``) and ``greedy`` decodes a batch.
+returns the next and a beam search keeps the rows of the hypotheses it goes on with
+(:meth:`DecodeState.rows`, the model's ``reorder``).
 """
 
 from __future__ import annotations
@@ -13,11 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from pyplay._checks import check_array, check_int, check_rows
-from pyplay.decode.greedy import greedy_decode
-from pyplay.limits import MAX_STEPS
+from pyplay._checks import check_array, check_rows
 from pyplay.losses import log_softmax
-from pyplay.tasks.pairs import BOS, EOS
 
 __all__ = ["DecodeState", "StepDecoding"]
 
@@ -95,11 +92,3 @@ class StepDecoding:
     def reorder(state: DecodeState, index: np.ndarray) -> DecodeState:
         """The state rows of the hypotheses ``index`` (N',), for beam search."""
         return state.rows(index)
-
-    def greedy(self, src: Any, src_lengths: Any, max_length: int = 50) -> list[list[int]]:
-        """Greedy decoding of a batch: the target ids of each row up to (without) EOS."""
-        max_length = check_int("max_length", max_length, min_value=1, max_value=MAX_STEPS)
-        state = self.start(src, src_lengths)
-        B = len(np.asarray(src_lengths))
-        results = greedy_decode(self.step, state, BOS, EOS, max_length, batch_size=B)
-        return [[t for t in r.tokens if t != EOS] for r in results]

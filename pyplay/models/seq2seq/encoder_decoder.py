@@ -63,6 +63,8 @@ from typing import Any
 import numpy as np
 
 from pyplay._checks import as_generator, check_array, check_choice, check_int
+from pyplay.decode.greedy import greedy_decode
+from pyplay.limits import MAX_STEPS
 from pyplay.models.contract import (
     Backward,
     Seq2SeqBase,
@@ -77,7 +79,7 @@ from pyplay.models.seq2seq.decode_state import DecodeState, StepDecoding
 from pyplay.models.seq2seq.gnmt import QUERIES, GNMTCache, GNMTDecoder, GNMTEncoder, check_gnmt
 from pyplay.models.seq2seq.luong import SCORES, LuongAttention, make_scorer
 from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear
-from pyplay.tasks.pairs import PAD
+from pyplay.tasks.pairs import BOS, EOS, PAD
 
 __all__ = ["WIRINGS", "DecodeState", "EncoderDecoder"]
 
@@ -375,3 +377,12 @@ class EncoderDecoder(StepDecoding, Seq2SeqBase):
         g = self.enc_emb.grads_from(dx_enc, cache.enc_emb)
         grads.update({f"encoder.embedding.{k}": v for k, v in g.items()})
         return Backward({name: grads[name] for name in self.params})
+
+    # ------------------------------------------------------------------ decoding
+    def greedy(self, src: Any, src_lengths: Any, max_length: int = 50) -> list[list[int]]:
+        """Greedy decoding of a batch: the target ids of each row up to (without) EOS."""
+        max_length = check_int("max_length", max_length, min_value=1, max_value=MAX_STEPS)
+        state = self.start(src, src_lengths)
+        B = len(np.asarray(src_lengths))
+        results = greedy_decode(self.step, state, BOS, EOS, max_length, batch_size=B)
+        return [[t for t in r.tokens if t != EOS] for r in results]

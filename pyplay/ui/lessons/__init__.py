@@ -49,15 +49,16 @@ LESSONS: tuple[LessonSpec, ...] = (
     ),
     LessonSpec(
         "seq2seq", "Sequence to sequence", "state:Seq2SeqState", "view:Seq2SeqLesson",
-        "task cell wiring score scale_by hidden_size num_layers bidirectional share_rnn lr "
-        "batch_size sampling reverse_source min_len max_len seed",
+        "task cell wiring score scale_by hidden_size num_layers bidirectional encoder share_rnn "
+        "lr batch_size sampling reverse_source min_len max_len seed",
         exclude={"task": ("pairs",)},
         aliases={"task": {"reverse": "reversal", "copy": "copy_var", "sort": "sorting"}},
         source=True,
         widgets=(Embed("attention", "Attention heatmap", "view:attention_widget"),
                  Embed("beam", "Beam search, step by step", "view:beam_widget")),
         about="encoder-decoder with and without attention, attention heatmaps, stacked and "
-        "bidirectional encoders with their states, one shared RNN against two, scheduled "
+        "bidirectional encoders with their states, Google's NMT (GNMT) with its residual "
+        "stacks, one shared RNN against two, scheduled "
         "sampling, source reversal, beam search step by step, your own pairs",
         experiments=(
             Experiment("Reversal with attention", {"hidden_size": 24, "batch_size": 16}, 150,
