@@ -122,7 +122,7 @@ LESSONS: tuple[LessonSpec, ...] = (
     ),
     LessonSpec(
         "dynamic", "Dynamic networks", "state:LDDNLessonState", "view:DynamicLesson",
-        "preset signal steps system lr seed", exclude={"signal": ("typed",)},
+        "preset signal steps a0 system lr seed", exclude={"signal": ("typed",)},
         about=f"layered digital dynamic networks in the notation of {lecture('hagan')}: build "
         "one from a palette, its diagram and equations, run and train it; the "
         "vanishing gradient with lw on a slider; an LMS adaptive filter, the eigenvalues of "
