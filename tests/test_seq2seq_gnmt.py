@@ -1,6 +1,6 @@
 """GNMT, the Google NMT encoder-decoder of Solberg's lecture (slide "Google's Neural Machine
 Translation system (2016)": bottom encoder layer bidirectional, the decoder attends, residual
-connections in encoder and decoder), in the details of Wu et al. 2016 (eq. 4-6, Figure 1):
+connections in encoder and decoder), in the details of Wu et al. 2016 (section 3, Figure 1):
 ``EncoderDecoder(encoder="gnmt")``. Gradient checks, the equations recomputed layer by layer,
 step-by-step decoding, files, errors and learning."""
 
@@ -83,7 +83,7 @@ def test_gnmt_structure_bidirectional_bottom_layer_only() -> None:
 
 @pytest.mark.parametrize("wiring", ["bahdanau", "attention"])
 def test_gnmt_decoder_computes_wu_et_al_equations(wiring: str) -> None:
-    """Wu et al. 2016 eq. 4-6 written out with the layers themselves: the bottom decoder
+    """Wu et al. 2016, section 3, written out with the layers themselves: the bottom decoder
     layer's output (of the previous step for wiring "bahdanau", of this step for "attention")
     queries the attention; the context a_i enters layers 2..L beside their input; from layer
     3 each layer adds its input (x^l = m^l + x^{l-1}); the head reads the top."""

@@ -7,7 +7,7 @@ is bidirectional**, the decoder uses attention; **plenty of residual connections
 encoder and decoder. It leaves the details to the paper's figure, so they follow Wu et al.
 2016 (section 3 and Figure 1). With layers numbered from 1 at the bottom, :math:`m^l_t` the
 output of layer :math:`l`'s recurrent cell and :math:`x^l_t` what the layer hands upwards
-(Wu's eq. 5-6):
+(Wu et al., section 3.1):
 
 .. math::
 
@@ -23,15 +23,15 @@ Encoder (``num_layers`` L >= 2)
     decoder attends over the top, :math:`x^L_j` (width H).
 Decoder (L layers)
     Layer 1 reads the previous target token only, :math:`m^1_i = f(E y_{i-1}, m^1_{i-1})`;
-    its output is the attention's query and nothing else (Wu's Figure 1: the bottom decoder
-    layer's output only obtains the attention context, which goes to all the remaining
-    layers). The attention of Wu's eq. 4, with :math:`y_{i-1}` there the bottom layer's
-    output of the previous step:
+    its output asks the attention (Wu's Figure 1: the bottom decoder layer's output obtains
+    the attention context, which goes to all the remaining layers) and is layer 2's input.
+    The attention of Wu et al.'s section 3, with :math:`y_{i-1}` there the bottom layer's
+    output of the previous step and :math:`\mu_j` the mask of real source positions:
 
     .. math::
 
         e_{ij} = \mathrm{score}(m^1_{i-1}, x^L_j), \quad
-        \alpha_{ij} = \frac{m_j \exp e_{ij}}{\sum_k m_k \exp e_{ik}}, \quad
+        \alpha_{ij} = \frac{\mu_j \exp e_{ij}}{\sum_k \mu_k \exp e_{ik}}, \quad
         a_i = \sum_j \alpha_{ij} x^L_j,
 
     then every layer above reads the context beside its input,
