@@ -42,6 +42,9 @@ MODELS = {
     "seq2seq shared rnn": lambda: EncoderDecoder(
         10, 11, 8, 12, num_layers=2, wiring="bahdanau", share_rnn=True
     ),
+    "seq2seq gnmt": lambda: EncoderDecoder(
+        10, 11, 8, 12, num_layers=3, wiring="bahdanau", encoder="gnmt"
+    ),
     "transformer": lambda: TransformerModel(12, 12, d_model=8, nhead=2, positional="learned"),
     "transformer real": lambda: TransformerModel(3, 1, "real", d_model=8, nhead=2, causal=False),
     "transformer seq2seq": lambda: TransformerSeq2Seq(10, 11, d_model=8, nhead=2, max_len=20),

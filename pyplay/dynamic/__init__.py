@@ -5,6 +5,8 @@
 - :mod:`~pyplay.dynamic.tdl`: the delay, tapped delay lines (TDL) and their stacked form.
 - :mod:`~pyplay.dynamic.spec`: the declarative description of an LDDN (plain data, validated).
 - :mod:`~pyplay.dynamic.lddn`: the layered digital dynamic network, forward and BPTT.
+- :mod:`~pyplay.dynamic.initial`: its initial conditions by layer (Hagan's a(0)) and their
+  gradients.
 - :mod:`~pyplay.dynamic.networks`: timedelaynet, distdelaynet, layrecnet, narxnet, closeloop,
   openloop, preparets.
 - :class:`Windows` of a series, the LDDN's task, and :class:`LDDNObjective`, its training
@@ -28,6 +30,7 @@ that :func:`pyplay.io.load_model` rebuilds an LDDN from its file.
 
 from pyplay.dynamic.book_gru import BookGRU
 from pyplay.dynamic.book_lstm import BookLSTM
+from pyplay.dynamic.initial import delayed_layers, initial_gradients, initial_outputs
 from pyplay.dynamic.lddn import LDDN, LDDNCache, LDDNGrads
 from pyplay.dynamic.networks import (
     Prepared,
@@ -65,9 +68,12 @@ __all__ = [
     "WindowBatch",
     "Windows",
     "closeloop",
+    "delayed_layers",
     "distdelaynet",
     "fit",
     "get_transfer",
+    "initial_gradients",
+    "initial_outputs",
     "layrecnet",
     "mse",
     "narxnet",

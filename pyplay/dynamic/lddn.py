@@ -39,7 +39,8 @@ Shapes (batch-first, features last)
     ``DI = net.num_input_delays`` (largest input delay; MATLAB's ``Xi``).
     ``a0`` (B, DL, S): layer initial conditions :math:`a(1 - DL), \dots, a(0)`, all layers side
     by side (:math:`S = \sum_m S^m`), ``DL = net.num_layer_delays`` (MATLAB's ``Ai``). Rows
-    older than what a layer's connections read are ignored (their gradient is zero).
+    older than what a layer's connections read are ignored (their gradient is zero);
+    :mod:`pyplay.dynamic.initial` builds it, and splits its gradient, layer by layer.
     ``out`` (B, T, O): the output layers side by side.
 """
 
@@ -147,7 +148,10 @@ class LDDN(ModelBase):
         self.output_size = int(sum(self.sizes[m] for m in s.outputs))
         self.num_input_delays = max((w.delays[-1] for w in s.input_weights), default=0)
         self.num_layer_delays = max((w.delays[-1] for w in s.layer_weights), default=0)
-        self.recurrent = any(w.delays[-1] > 0 for w in s.layer_weights)
+        rank = {m: k for k, m in enumerate(self.order)}  # feedback: read from itself or later
+        self.recurrent = any(
+            w.delays[-1] > 0 and rank[w.source] >= rank[w.to] for w in s.layer_weights
+        )
         self.shapes = self._shapes()
         self.params = self._init(rng) if params is None else self._adopt(params)
 
@@ -264,7 +268,8 @@ class LDDN(ModelBase):
                 A[m][:DL] = a0[:, :, cols].transpose(1, 0, 2)  # (DL, B, S^m)
         W = {k: v.copy() for k, v in self.params.items()}
         N = {m: self._input_part(m, W, P, T, B) for m in self.sizes}  # (T, B, S^m) each
-        # without delayed feedback all T steps go through each layer at once
+        # without feedback (a delayed weight from the layer itself or one simulated later) all
+        # T steps go through each layer at once, delayed weights from earlier layers included
         chunks = [(t, t + 1) for t in range(T)] if self.recurrent else [(0, T)]
         for t0, t1 in chunks:
             for m in self.order:

@@ -35,6 +35,13 @@ A bidirectional encoder's two final states are joined by a bridge,
 layer l (and, for an LSTM, the cell :math:`W_c [c^{\\rightarrow}; c^{\\leftarrow}] + b_c`), see
 :mod:`.bridge`; attention reads both directions side by side, encoder states of width 2H.
 
+``encoder="gnmt"`` (Wu et al. 2016, the GNMT of Solberg's lecture, :mod:`.gnmt`): a
+bidirectional bottom encoder layer under one-way layers, residual connections from layer 3 in
+encoder and decoder, the bottom decoder layer's output querying the attention (wiring
+"bahdanau": its previous output, as the paper; "attention": this step's) and the context
+entering every decoder layer above it. Its parameters are ``encoder.bottom.*``,
+``encoder.upper.*``, ``encoder.bridge.*``, ``decoder.bottom.*`` and ``decoder.layer{l}.*``.
+
 ``share_rnn=True`` (the TEK5040 lecture's "encoder-decoder, shared RNN"): one recurrent net reads
 the source and then goes on writing the target, with the same weights,
 :math:`h_t = f(E_s x_t, h_{t-1})` for t = 1..S, then :math:`s_0 = h_S` and
@@ -58,7 +65,6 @@ import numpy as np
 from pyplay._checks import as_generator, check_array, check_choice, check_int
 from pyplay.decode.greedy import greedy_decode
 from pyplay.limits import MAX_STEPS
-from pyplay.losses import log_softmax
 from pyplay.models.contract import (
     Backward,
     Seq2SeqBase,
@@ -69,14 +75,15 @@ from pyplay.models.contract import (
 )
 from pyplay.models.seq2seq.bahdanau import BahdanauCache, BahdanauDecoder
 from pyplay.models.seq2seq.bridge import Bridge, BridgeCache
-from pyplay.models.seq2seq.decode_state import DecodeState
+from pyplay.models.seq2seq.decode_state import DecodeState, StepDecoding
+from pyplay.models.seq2seq.gnmt import QUERIES, GNMTCache, GNMTDecoder, GNMTEncoder, check_gnmt
 from pyplay.models.seq2seq.luong import SCORES, LuongAttention, make_scorer
 from pyplay.nn import GRU, LSTM, RNN, Embedding, Linear
 from pyplay.tasks.pairs import BOS, EOS, PAD
 
 __all__ = ["WIRINGS", "DecodeState", "EncoderDecoder"]
 
-WIRINGS = ("init", "context", "attention", "bahdanau")
+WIRINGS = ("init", "context", "attention", "bahdanau")  # encoder="gnmt": the attending two
 ATTENDING = ("attention", "bahdanau")  # the wirings that use a score
 NO_ATTENTION_SCORE = "general"  # what the other wirings record as their (unused) score
 CELLS = {"rnn": RNN, "lstm": LSTM, "gru": GRU}
@@ -96,7 +103,7 @@ class Seq2SeqCache:
     U: int
 
 
-class EncoderDecoder(Seq2SeqBase):
+class EncoderDecoder(StepDecoding, Seq2SeqBase):
     """An encoder-decoder over token ids (see the module docstring for the equations).
 
     Parameters
@@ -115,6 +122,9 @@ class EncoderDecoder(Seq2SeqBase):
     share_rnn : bool
         One recurrent net for encoder and decoder (see the module docstring); not with
         ``bidirectional_encoder``.
+    encoder : {"stack", "gnmt"}
+        ``"gnmt"``: Google's NMT (:mod:`.gnmt`), encoder and decoder; with ``num_layers >= 2``
+        and wiring "bahdanau" (Wu et al.) or "attention"; older files load as "stack".
     scale_by : {"key_size", "source_length"}
         ``score="scaled_dot"`` divides by :math:`\\sqrt{K}` (default: Vaswani, IDSIA) or by
         :math:`\\sqrt{n_{source}}`, the source's length (Schmidt's Table 1); older files load
@@ -137,6 +147,7 @@ class EncoderDecoder(Seq2SeqBase):
         scale_by: str = "key_size",
         dtype: Any = np.float32,
         rng: np.random.Generator | int | None = 0,
+        encoder: str = "stack",
     ) -> None:
         self._set_vocabs(src_vocab_size, tgt_vocab_size, dtype)
         V_s, V_t = self.src_vocab_size, self.tgt_vocab_size
@@ -157,12 +168,18 @@ class EncoderDecoder(Seq2SeqBase):
                 "to right and goes on writing the target; got bidirectional_encoder=True"
             )
         self.bidirectional_encoder, self.share_rnn = bidirectional_encoder, share_rnn
+        self.encoder = check_gnmt(encoder, self.wiring, L, bidirectional_encoder, share_rnn)
+        gnmt = self.encoder == "gnmt"
+        self._names = ("encoder", "decoder") if gnmt else ("encoder.rnn", "decoder.rnn")
         self.hidden_size, self.num_layers, self.embedding_dim = H, L, E
         check_model_size(type(self), locals())  # before anything is built
         gen = as_generator(rng)
         kw: dict[str, Any] = dict(num_layers=L, dtype=self.dtype, rng=gen)
         self.enc_emb = Embedding(V_s, E, padding_idx=PAD, dtype=self.dtype, rng=gen)
-        if not share_rnn:
+        self.enc: Any
+        if gnmt:
+            self.enc = GNMTEncoder(CELLS[self.cell], E, H, L, self.dtype, gen)
+        elif not share_rnn:
             self.enc = CELLS[self.cell](E, H, bidirectional=bidirectional_encoder, **kw)
         self.bridge = None
         if bidirectional_encoder:
@@ -170,11 +187,15 @@ class EncoderDecoder(Seq2SeqBase):
         self.dec_emb = Embedding(V_t, E, padding_idx=PAD, dtype=self.dtype, rng=gen)
         K = (2 if bidirectional_encoder else 1) * H  # encoder state size
         dec_in = E + {"context": H, "bahdanau": K}.get(self.wiring, 0)
-        self.dec = CELLS[self.cell](dec_in, H, **kw)
+        self.dec: Any = (
+            GNMTDecoder(CELLS[self.cell], E, H, K, L, QUERIES[self.wiring], self.dtype, gen)
+            if gnmt
+            else CELLS[self.cell](dec_in, H, **kw)
+        )
         if share_rnn:
             self.enc = self.dec  # one net: the encoder's steps are its first steps
         self.attn: LuongAttention | None = None
-        self.bahdanau: BahdanauDecoder | None = None
+        self.bahdanau: BahdanauDecoder | GNMTDecoder | None = None
         attends = self.wiring in ATTENDING
         if score is not None:
             check_choice("score", score, SCORES)  # a misspelt one, whatever the wiring
@@ -188,7 +209,10 @@ class EncoderDecoder(Seq2SeqBase):
             score = "additive" if self.wiring == "bahdanau" else NO_ATTENTION_SCORE
         self.score = score
         self.scale_by = scale_by  # checked by make_scorer, or here without attention
-        if self.wiring == "attention":
+        if gnmt:
+            self.dec.scorer = make_scorer(score, H, K, None, 64, self.dtype, gen, scale_by)
+            self.bahdanau = self.dec  # the same protocol, its own wiring
+        elif self.wiring == "attention":
             self.attn = LuongAttention(H, K, score, dtype=self.dtype, rng=gen, scale_by=scale_by)
         elif self.wiring == "bahdanau":
             self.bahdanau = BahdanauDecoder(
@@ -215,7 +239,7 @@ class EncoderDecoder(Seq2SeqBase):
         E, H = config_int(config, "embedding_dim", 32), config_int(config, "hidden_size", 64)
         L = config_int(config, "num_layers", 1)
         Vs, Vt = config_int(config, "src_vocab_size", 4), config_int(config, "tgt_vocab_size", 4)
-        D = 2 if config.get("bidirectional_encoder") else 1
+        D = 2 if config.get("bidirectional_encoder") or config.get("encoder") == "gnmt" else 1
         K, cell = D * H, config.get("cell", "lstm")
         n = (Vs + Vt) * E + recurrent(cell, E + K, H, L, 1)
         if not config.get("share_rnn"):
@@ -226,12 +250,12 @@ class EncoderDecoder(Seq2SeqBase):
         if self.share_rnn:
             layers = [("encoder.embedding", self.enc_emb), ("rnn", self.dec)]
         else:
-            layers = [("encoder.embedding", self.enc_emb), ("encoder.rnn", self.enc)]
+            layers = [("encoder.embedding", self.enc_emb), (self._names[0], self.enc)]
         if self.bridge is not None:
             layers += [(f"bridge.{name}", part) for name, part in self.bridge.layers()]
         decoder: list[tuple[str, Any]] = [("decoder.embedding", self.dec_emb)]
         if not self.share_rnn:
-            decoder.append(("decoder.rnn", self.dec))
+            decoder.append((self._names[1], self.dec))
         if self.attn is not None:
             decoder.append(("attention", self.attn))
         if self.bahdanau is not None:
@@ -322,12 +346,14 @@ class EncoderDecoder(Seq2SeqBase):
         if self.attn is not None:
             ds, denc_out, g = self.attn.backward(ds, cache.attn)
             grads.update({f"attention.{k}": v for k, v in g.items()})
-        if self.bahdanau is not None and isinstance(cache.attn, BahdanauCache):
-            dx, dstate0, denc_out, g, gs = self.bahdanau.backward(ds, cache.attn)  # (B, U, E)
+        stepper: Any = self.bahdanau  # Bahdanau's or GNMT's decoder, each with its own cache
+        if stepper is not None and isinstance(cache.attn, BahdanauCache | GNMTCache):
+            dx, dstate0, denc_out, g, gs = stepper.backward(ds, cache.attn)  # (B, U, E)
             grads.update({f"attention.score.{k}": v for k, v in gs.items()})
         else:
             dx, dstate0, g = self.dec.backward(ds, None, cache.dec)  # dx (B, U, E [+ H])
-        grads.update({f"decoder.rnn.{k}": v for k, v in g.items()})
+        enc_name, dec_name = self._names
+        grads.update({f"{dec_name}.{k}": v for k, v in g.items()})
         E = self.dec_emb.embedding_dim
         g = self.dec_emb.grads_from(dx, cache.dec_emb)
         grads.update({f"decoder.embedding.{k}": v for k, v in g.items()})
@@ -345,52 +371,14 @@ class EncoderDecoder(Seq2SeqBase):
             dout = denc_out
         dx_enc, _, g = self.enc.backward(dout, dstate, cache.enc)  # (B, S, E [+ context])
         if self.share_rnn:  # the same weights: both uses add up
-            grads.update({f"rnn.{k}": v + grads.pop(f"decoder.rnn.{k}") for k, v in g.items()})
+            grads.update({f"rnn.{k}": v + grads.pop(f"{dec_name}.{k}") for k, v in g.items()})
         else:
-            grads.update({f"encoder.rnn.{k}": v for k, v in g.items()})
+            grads.update({f"{enc_name}.{k}": v for k, v in g.items()})
         g = self.enc_emb.grads_from(dx_enc, cache.enc_emb)
         grads.update({f"encoder.embedding.{k}": v for k, v in g.items()})
         return Backward({name: grads[name] for name in self.params})
 
     # ------------------------------------------------------------------ decoding
-    def start(self, src: Any, src_lengths: Any) -> DecodeState:
-        """The decoding state for :meth:`step`."""
-        state0, enc_out, _, _, _ = self.encode(src, src_lengths)
-        h0 = state0[0] if isinstance(state0, tuple) else state0
-        context = h0[-1].copy() if self.wiring == "context" else None  # (B, H)
-        if self.attn is None and self.bahdanau is None:
-            return DecodeState(state0, context, None, None)
-        return DecodeState(state0, context, enc_out, self._mask(enc_out, src_lengths))
-
-    def step(
-        self, tokens: Any, state: DecodeState, weights: list[np.ndarray] | None = None
-    ) -> tuple[np.ndarray, DecodeState]:
-        """One decoder step for N hypotheses: ``tokens`` (N,) -> log-probabilities (N, V) and
-        the next state (the protocol of :mod:`pyplay.decode` searches). With wirings
-        "attention" and "bahdanau", the step's attention weights (N, S) are appended to
-        ``weights`` if given.
-        """
-        tokens = check_array("tokens", tokens, ndim=1, kind="i", layout="(N,)")
-        x, _ = self._decoder_input(tokens[:, None], state.context)  # (N, 1, E [+ H])
-        if self.bahdanau is not None and state.enc_out is not None and state.mask is not None:
-            s, rnn_state, a, _ = self.bahdanau.step(x, state.rnn, state.enc_out, state.mask)
-            if weights is not None:
-                weights.append(a)
-        else:
-            s, rnn_state, _ = self.dec.forward(x, state=state.rnn, training=False)  # (N, 1, H)
-        if self.attn is not None and state.enc_out is not None and state.mask is not None:
-            s, a, _ = self.attn.forward(s, state.enc_out, state.mask)  # (N, 1, H), (N, 1, S)
-            if weights is not None:
-                weights.append(a[:, 0])
-        z, _ = self.head.forward(s[:, 0])  # (N, V)
-        next_state = DecodeState(rnn_state, state.context, state.enc_out, state.mask)
-        return log_softmax(z, axis=1), next_state
-
-    @staticmethod
-    def reorder(state: DecodeState, index: np.ndarray) -> DecodeState:
-        """The state rows of the hypotheses ``index`` (N',), for beam search."""
-        return state.rows(index)
-
     def greedy(self, src: Any, src_lengths: Any, max_length: int = 50) -> list[list[int]]:
         """Greedy decoding of a batch: the target ids of each row up to (without) EOS."""
         max_length = check_int("max_length", max_length, min_value=1, max_value=MAX_STEPS)

@@ -49,15 +49,16 @@ LESSONS: tuple[LessonSpec, ...] = (
     ),
     LessonSpec(
         "seq2seq", "Sequence to sequence", "state:Seq2SeqState", "view:Seq2SeqLesson",
-        "task cell wiring score scale_by hidden_size num_layers bidirectional share_rnn lr "
-        "batch_size sampling reverse_source min_len max_len seed",
+        "task cell wiring score scale_by hidden_size num_layers bidirectional encoder share_rnn "
+        "lr batch_size sampling reverse_source min_len max_len seed",
         exclude={"task": ("pairs",)},
         aliases={"task": {"reverse": "reversal", "copy": "copy_var", "sort": "sorting"}},
         source=True,
         widgets=(Embed("attention", "Attention heatmap", "view:attention_widget"),
                  Embed("beam", "Beam search, step by step", "view:beam_widget")),
         about="encoder-decoder with and without attention, attention heatmaps, stacked and "
-        "bidirectional encoders with their states, one shared RNN against two, scheduled "
+        "bidirectional encoders with their states, Google's NMT (GNMT) with its residual "
+        "stacks, one shared RNN against two, scheduled "
         "sampling, source reversal, beam search step by step, your own pairs",
         experiments=(
             Experiment("Reversal with attention", {"hidden_size": 24, "batch_size": 16}, 150,
@@ -121,7 +122,7 @@ LESSONS: tuple[LessonSpec, ...] = (
     ),
     LessonSpec(
         "dynamic", "Dynamic networks", "state:LDDNLessonState", "view:DynamicLesson",
-        "preset signal steps system lr seed", exclude={"signal": ("typed",)},
+        "preset signal steps a0 system lr seed", exclude={"signal": ("typed",)},
         about=f"layered digital dynamic networks in the notation of {lecture('hagan')}: build "
         "one from a palette, its diagram and equations, run and train it; the "
         "vanishing gradient with lw on a slider; an LMS adaptive filter, the eigenvalues of "

@@ -28,7 +28,7 @@ __all__ = ["as_code"]
 _DYN_IMPORTS = """\
 import numpy as np
 
-from pyplay.dynamic import LDDN, fit
+from pyplay.dynamic import LDDN, delayed_layers, fit, initial_outputs
 from pyplay.dynamic.notation import equations
 from pyplay.tasks.signals import SYSTEMS, random_levels, signal
 from pyplay.dynamic.train import OPTIMIZERS
@@ -36,7 +36,7 @@ from pyplay.io import load, load_model, save_model"""
 
 _DYN_SETTINGS = """\
 SETTINGS = dict(preset=PRESET, signal=SIGNAL, steps=SIGNAL_STEPS,  # the page's, for its file
-                system=SYSTEM, lr=LR, seed=SEED)"""
+                a0=A0, system=SYSTEM, lr=LR, seed=SEED)"""
 
 _TRAIN_DYNAMIC = """\
 print("The network in the book's notation:", *equations(net), sep="\\n    ")
@@ -50,9 +50,11 @@ losses = fit(net, levels[..., None], targets[..., None], STEPS, optimizer=optimi
 _RUN = """\
 print("After training:", *equations(net), sep="\\n    ")
 
-# The trained network on the input signal, beside the reference system.
+# The trained network on the input signal, beside the reference system (which starts at rest);
+# a(0) = A0 for every layer read through a delay, older initial values 0.
 p = signal(SIGNAL, SIGNAL_STEPS, TYPED)  # (T,)
-out, _ = net.forward(p[None, :, None])  # (1, T, 1)
+a0 = initial_outputs(net, dict.fromkeys(delayed_layers(net), A0))  # (1, DL, S)
+out, _ = net.forward(p[None, :, None], a0)  # (1, T, 1)
 reference = SYSTEMS[SYSTEM](p[None])[0]  # (T,)
 for t, (pt, at, rt) in enumerate(zip(p, out[0, :, 0], reference, strict=True), start=1):
     print(f"t = {t}: p {pt:.4f}, a {at:.6f}, reference {rt:.6f}")
@@ -115,6 +117,7 @@ def as_code(spec: Any, state: Any, *, steps: int, log_every: int) -> str:
         f"SYSTEM = {literal(state.system, 'the system')}  # to imitate: {', '.join(SYSTEMS)}",
         f"SIGNAL = {literal(state.signal, 'the signal')}  # to run on: {', '.join(SIGNALS)}",
         f"SIGNAL_STEPS = {number(state.steps, 'the signal length', whole=True)}",
+        f"A0 = {number(state.a0, 'the initial output a(0)')}  # of the layers read through delays",
         *typed,
         f"SEQUENCES, SEQ_LEN, BATCH = {4 * TRAIN_BATCH!r}, {TRAIN_STEPS!r}, {TRAIN_BATCH!r}"
         "  # random-level inputs, per step",

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 import param
 
-from pyplay.dynamic import LDDN, layrecnet, timedelaynet
-from pyplay.dynamic.notation import Diagram, diagram, equations
+from pyplay.dynamic import LDDN, distdelaynet, layrecnet, timedelaynet
+from pyplay.dynamic.initial import delayed_layers, initial_outputs
+from pyplay.dynamic.notation import Diagram, diagram, equations, sup
 from pyplay.dynamic.spec import to_dict
 from pyplay.dynamic.train import OPTIMIZERS
 from pyplay.dynamic.transfer import TRANSFERS
@@ -55,6 +56,8 @@ def _preset(name: str, seed: int) -> LDDN:
         return LDDN(desc, params=params)
     if name == "elman":
         return layrecnet((1,), (4,), rng=seed)
+    if name == "dtdnn":  # a tapped delay line at the input of every layer
+        return distdelaynet(((0, 1, 2), (0, 1, 2)), (4,), rng=seed)
     return timedelaynet((0, 1, 2), (4,), rng=seed)
 
 
@@ -64,6 +67,7 @@ PRESETS = {
     "Impulse response (lw = 0.5, iw = 1)": "impulse response",
     "Elman network (layrecnet)": "elman",
     "Focused time-delay network (timedelaynet)": "tdnn",
+    "Distributed time-delay network (distdelaynet)": "dtdnn",
 }
 SYSTEM_LABELS = {
     "Moving average of three": "moving average",
@@ -76,12 +80,14 @@ TRAIN_BATCH, TRAIN_STEPS = 32, 40
 @dataclass(frozen=True)
 class Run:
     """The network on one input: ``p`` (T,), every layer's output ``a[m]`` (T, S^m), the
-    network output ``out`` (T, O) and, when training is set up, the reference ``target`` (T,)."""
+    network output ``out`` (T, O), when training is set up the reference ``target`` (T,), and
+    the layers whose :math:`a(0)` the run set (``initial``: those read through a delay)."""
 
     p: np.ndarray
     a: dict[int, np.ndarray]
     out: np.ndarray
     target: np.ndarray | None
+    initial: tuple[int, ...] = ()
 
 
 class LDDNLessonState(FitLesson, LessonBase):
@@ -92,6 +98,12 @@ class LDDNLessonState(FitLesson, LessonBase):
     preset = param.Selector(objects=list(PRESETS.values()), default="moving average")
     signal = param.Selector(objects=["impulse", "step", "sine", "typed"], default="impulse")
     steps = param.Integer(default=12, bounds=(1, 200))
+    a0 = param.Number(
+        default=0.0,
+        bounds=(-10.0, 10.0),
+        softbounds=(-2.0, 2.0),
+        doc="the initial output a(0) of every layer read through a delay (older ones 0)",
+    )
     typed = param.String(default="1, 0, 0, 2, 0, 0, -1")
     system = param.Selector(objects=list(SYSTEM_LABELS.values()), default="first order")
     lr = lr_param(0.01)
@@ -239,12 +251,23 @@ class LDDNLessonState(FitLesson, LessonBase):
             return None
         net = self.net
         x = np.repeat(p[None, :, None], net.input_size, axis=2)  # (1, T, R)
-        out, cache = net.forward(x)  # (1, T, O)
+        delayed = tuple(delayed_layers(net))
+        a0 = initial_outputs(net, dict.fromkeys(delayed, self.a0))  # (1, DL, S)
+        out, cache = net.forward(x, a0)  # (1, T, O)
         a = {m: A[net.num_layer_delays :, 0] for m, A in cache.A.items()}  # (T, S^m) each
         target = None
         if self._trainable() is None:
-            target = SYSTEMS[self.system](p[None])[0]  # (T,)
-        return Run(p, a, out[0], target)
+            target = SYSTEMS[self.system](p[None])[0]  # (T,) from rest
+        return Run(p, a, out[0], target, delayed)
+
+    def initial_text(self) -> str:
+        """Which layers the a(0) setting starts, in the book's notation."""
+        delayed = delayed_layers(self.net)
+        if not delayed:
+            return "No layer is read through a delay: a(0) is not used by this network."
+        names = ", ".join(f"a{sup(m)}(0)" for m in delayed)
+        older = " (older values 0)" if max(delayed.values()) > 1 else ""
+        return f"Initial conditions: {names} = {self.a0:g}{older}; the reference starts at rest."
 
     def _trainable(self) -> str | None:
         """Why the network cannot be trained on a reference system, or None."""

@@ -103,6 +103,7 @@ class DynamicLesson(LessonView):
         self.equations = Text("", css_classes=["pyplay-lddn-equations"])
         self.weights = Text("", css_classes=["pyplay-lddn-weights"])
         self.values = Text("", css_classes=["pyplay-lddn-values"])
+        self.initial = Text("", css_classes=["pyplay-lddn-initial"])
         self.run_fig, self.run_source = _signal_figure(
             "Input and output", "value", ("t", "p", "a", "target"), "output a(t)", color="#2c6fbb"
         )
@@ -119,7 +120,9 @@ class DynamicLesson(LessonView):
         )
         self._grad_figures()
         self.state.param.watch(self._on_version, "version")
-        self.state.param.watch(lambda *_: self.refresh(), ["signal", "steps", "typed", "system"])
+        self.state.param.watch(
+            lambda *_: self.refresh(), ["signal", "steps", "typed", "system", "a0"]
+        )
         self.state.param.watch(self._on_weights, "weights_version")
         self.gradient.param.watch(
             lambda *_: self.refresh_gradient(), ["lw", "iw", "transfer", "signal", "steps"]
@@ -144,6 +147,7 @@ class DynamicLesson(LessonView):
         s = self.state
         self.equations.object = "\n".join(s.equations())
         self.weights.object = s.weights_text()
+        self.initial.object = s.initial_text()
         run = s.run()
         if run is None:
             return
@@ -217,6 +221,7 @@ class DynamicLesson(LessonView):
             pn.widgets.RadioButtonGroup.from_param(s.param.signal, name="Input"),
             pn.widgets.IntSlider.from_param(s.param.steps, name="Steps"),
             pn.widgets.TextInput.from_param(s.param.typed, name="Typed input"),
+            pn.widgets.FloatInput.from_param(s.param.a0, name="Initial output a(0)", step=0.1),
             *self.training_inputs(),
         ]
         views = [self.loss_pane(), pn.pane.Bokeh(self.run_fig, sizing_mode="stretch_width")]
@@ -242,6 +247,7 @@ class DynamicLesson(LessonView):
                         css_classes=["pyplay-page"],
                     ),
                     "## Its response, step by step",
+                    self.initial,
                     self.values,
                     "## Weights",
                     self.weights,

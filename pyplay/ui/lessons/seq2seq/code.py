@@ -26,6 +26,8 @@ def _parts(state: Any) -> tuple[list[str], list[str]]:
     }
     if m.scale_by != "key_size":  # the default goes unsaid
         settings["scale_by"] = m.scale_by
+    if m.encoder != "stack":  # GNMT's encoder and decoder (the default goes unsaid)
+        settings["encoder"] = m.encoder
     options: dict[str, Any] = {
         "sampling": float(state.sampling),
         "reverse_source": bool(state.reverse_source),

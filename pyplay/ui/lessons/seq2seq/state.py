@@ -17,6 +17,7 @@ from pyplay.decode.lexicon import LexiconConstraint, PrefixTree
 from pyplay.decode.pruning import Pruning
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.models.seq2seq.encoder_decoder import ATTENDING
+from pyplay.models.seq2seq.gnmt import structure
 from pyplay.objectives import reverse_sources
 from pyplay.tasks.pairs import BOS, EOS, UserPairs
 from pyplay.tasks.seq2seq import PAIR_TASKS
@@ -28,8 +29,8 @@ from pyplay.ui.lessons.seq2seq.beam_stepper import BeamStepper
 from pyplay.ui.trainer_lesson import TrainerLesson
 
 __all__ = [
-    "LENGTH_TASKS", "PAIR_LABELS", "WIRING_LABELS", "Decoding", "Seq2SeqState", "pair_task",
-    "parse_source",
+    "ENCODER_LABELS", "LENGTH_TASKS", "PAIR_LABELS", "WIRING_LABELS", "Decoding", "Seq2SeqState",
+    "pair_task", "parse_source",
 ]  # fmt: skip
 
 PAIR_LABELS = {
@@ -41,9 +42,10 @@ PAIR_LABELS = {
     "Your pairs": "pairs",
 }
 WIRING_LABELS = {"Luong": "attention", "Bahdanau": "bahdanau", "Init": "init", "Context": "context"}
+ENCODER_LABELS = {"Stacked": "stack", "GNMT": "gnmt"}  # the model's encoder="..."
 _REBUILD = (
     "task", "cell", "wiring", "score", "scale_by", "hidden_size", "num_layers", "bidirectional",
-    "share_rnn", "seed", "reverse_source", "min_len", "max_len",
+    "encoder", "share_rnn", "seed", "reverse_source", "min_len", "max_len",
 )  # fmt: skip
 LENGTH_TASKS = ("reversal", "copy_var")  # the tasks whose source lengths are settings
 MAX_SOURCE_CHARS = 200
@@ -107,6 +109,12 @@ class Seq2SeqState(TrainerLesson, LessonBase):
     bidirectional = param.Boolean(
         default=False, doc="the encoder reads both ways; a bridge joins its final states"
     )
+    encoder = param.Selector(
+        objects=list(ENCODER_LABELS.values()),
+        default="stack",
+        doc="stacked layers (bidirectional or not), or GNMT's: a bidirectional bottom layer "
+        "under one-way residual layers, its decoder attending from its bottom layer",
+    )
     share_rnn = param.Boolean(
         default=False, doc="one RNN reads the source and goes on writing the target"
     )
@@ -146,10 +154,26 @@ class Seq2SeqState(TrainerLesson, LessonBase):
         return pair_task(self.task, self.seed, min_len=self.min_len, max_len=self.max_len)
 
     def _build_model(self, task: Any) -> EncoderDecoder:
-        if self.share_rnn and self.bidirectional:
+        gnmt = self.encoder == "gnmt"
+        if self.share_rnn and (self.bidirectional or gnmt):
+            fix = (
+                "choose the Stacked encoder or untick"
+                if gnmt
+                else "untick Bidirectional encoder or"
+            )
             raise ValueError(
                 "one shared RNN reads the source left to right and then goes on writing, so "
-                "it cannot read backwards too: untick Bidirectional encoder or Share one RNN"
+                f"it cannot read backwards too: {fix} Share one RNN"
+            )
+        if gnmt and self.wiring not in ("attention", "bahdanau"):
+            raise ValueError(
+                "GNMT's decoder attends from its bottom layer: choose the Bahdanau wiring (its "
+                "previous output asks, as Wu et al.) or Luong (its new output asks)"
+            )
+        if gnmt and self.num_layers < 2:
+            raise ValueError(
+                "GNMT puts one-way layers over a bidirectional bottom layer, and its decoder "
+                "reads the attention from layer 2 up: set Layers to 2 or more"
             )
         return EncoderDecoder(
             len(task.src_vocab),
@@ -158,12 +182,13 @@ class Seq2SeqState(TrainerLesson, LessonBase):
             hidden_size=self.hidden_size,
             num_layers=self.num_layers,
             cell=self.cell,
-            bidirectional_encoder=self.bidirectional,
+            bidirectional_encoder=self.bidirectional and not gnmt,  # GNMT's bottom layer only
             wiring=self.wiring,
             score=self.score if self.wiring in ATTENDING else None,  # only attention scores
             share_rnn=self.share_rnn,
             scale_by=self.model_scale_by(),
             rng=self.seed,
+            encoder=self.encoder,
         )
 
     def model_scale_by(self) -> str:
@@ -179,6 +204,8 @@ class Seq2SeqState(TrainerLesson, LessonBase):
         loaded = super().read_file(data)
         if not loaded.native and "scale_by" not in loaded.settings:
             loaded = replace(loaded, settings={**loaded.settings, "scale_by": "key_size"})
+        if not loaded.native and "encoder" not in loaded.settings:  # files before GNMT
+            loaded = replace(loaded, settings={**loaded.settings, "encoder": "stack"})
         return loaded
 
     def _make_trainer(self, model: EncoderDecoder, task: Any) -> Trainer:
@@ -202,10 +229,15 @@ class Seq2SeqState(TrainerLesson, LessonBase):
             "bahdanau": f"Bahdanau attention ({score})",
             "init": "no attention",
         }
+        if self.encoder == "gnmt":  # its decoder attends as neither Luong nor Bahdanau does
+            asks = {"attention": "new", "bahdanau": "previous"}[self.wiring]
+            what = {self.wiring: f"attention ({score}) asked by the {asks} bottom output"}
         parts = [what.get(self.wiring, "context input")]
         if self.num_layers > 1:
             parts.append(f"{self.num_layers} layers")
-        if self.share_rnn:
+        if self.encoder == "gnmt":
+            parts.append(structure(self.num_layers))
+        elif self.share_rnn:
             parts.append("one RNN shared by encoder and decoder")
         elif self.bidirectional:
             parts.append("bidirectional encoder")

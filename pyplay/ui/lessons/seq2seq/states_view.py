@@ -30,15 +30,18 @@ HELP = (
     "for every layer (for an LSTM the cells through a second, linear one), as in Bahdanau et "
     "al. 2015; attention reads the two directions side by side, encoder states twice as wide. "
     "With **Share one RNN** encoder and decoder are one network: the decoder map goes on "
-    "where the encoder map ends."
+    "where the encoder map ends. The **GNMT** encoder reads both ways in layer 1 only, and "
+    "from layer 3 each layer hands on its state plus its input (the residual sum); the maps "
+    "show each layer's own state h."
 )
 
 
-def direction_options(num_layers: int, bidirectional: bool) -> dict[str, str]:
-    """Select labels -> record keys of the encoder's layers and directions."""
+def direction_options(num_layers: int, bidirectional: bool, gnmt: bool = False) -> dict[str, str]:
+    """Select labels -> record keys of the encoder's layers and directions (with ``gnmt`` the
+    bottom layer alone reads both ways)."""
     options = {}
     for layer in range(num_layers):
-        if bidirectional:
+        if bidirectional or (gnmt and layer == 0):
             options[f"layer {layer + 1}, forward"] = f"l{layer}"
             options[f"layer {layer + 1}, backward"] = f"l{layer}_reverse"
         else:
@@ -82,7 +85,8 @@ class StatesSection:
         if model is None:
             return
         self.shared = bool(getattr(model, "share_rnn", False))
-        enc = direction_options(model.num_layers, model.bidirectional_encoder)
+        gnmt = getattr(model, "encoder", "stack") == "gnmt"
+        enc = direction_options(model.num_layers, model.bidirectional_encoder, gnmt)
         if self.enc_part.options != enc:
             keep = str(self.enc_part.value).removesuffix("_reverse")  # the same layer
             keep = self.enc_part.value if self.enc_part.value in enc.values() else keep

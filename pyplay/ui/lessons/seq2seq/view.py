@@ -27,6 +27,7 @@ from pyplay.ui.lessons.seq2seq.search_space import PRUNING_HELP, search_space_te
 from pyplay.ui.lessons.seq2seq.sentence_map_view import SentenceMapSection
 from pyplay.ui.lessons.seq2seq.shared_view import SharedSection
 from pyplay.ui.lessons.seq2seq.state import (
+    ENCODER_LABELS,
     LENGTH_TASKS,
     PAIR_LABELS,
     WIRING_LABELS,
@@ -260,7 +261,14 @@ class Seq2SeqLesson(LessonView):
                 s.param.cell, name="Cell", options={"GRU": "gru", "LSTM": "lstm", "RNN": "rnn"}
             ),
             *int_sliders(s, hidden_size="Hidden size", num_layers="Layers"),
-            pn.widgets.Checkbox.from_param(s.param.bidirectional, name="Bidirectional encoder"),
+            pn.widgets.RadioButtonGroup.from_param(
+                s.param.encoder, name="Encoder", options=ENCODER_LABELS
+            ),
+            pn.widgets.Checkbox.from_param(
+                s.param.bidirectional,
+                name="Bidirectional encoder",
+                visible=pn.bind(_is_stacked, s.param.encoder),  # GNMT's: its bottom layer only
+            ),
             pn.widgets.Checkbox.from_param(s.param.share_rnn, name="Share one RNN"),
             pn.widgets.FloatSlider.from_param(
                 s.param.sampling, name="Scheduled sampling (0 = teacher forcing)", step=0.05
@@ -353,6 +361,10 @@ class Seq2SeqLesson(LessonView):
 
 def _is_scaled_dot(score: str) -> bool:
     return score == "scaled_dot"
+
+
+def _is_stacked(encoder: str) -> bool:
+    return encoder == "stack"
 
 
 # ------------------------------------------------------------------ embedded parts
