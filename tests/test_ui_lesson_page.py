@@ -53,6 +53,9 @@ def test_every_lesson_shows_its_heading_and_help_from_its_folder(spec) -> None:
         assert text.departs in shown
     else:
         assert isinstance(view, LessonView) and text.departs == ""
+        # the line under the workbench says what the lesson shows (a sub-lesson's too)
+        about = f"**{spec.title}**: {spec.about}. Open the sections below for more."
+        assert spec.about and about in shown
 
 
 @pytest.mark.slow

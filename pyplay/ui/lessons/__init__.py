@@ -140,26 +140,34 @@ LESSONS: tuple[LessonSpec, ...] = (
     LessonSpec(
         "textbook", "Textbook seq2seq", "state:TextbookSeq2SeqState", "view:TextbookSeq2SeqView",
         "form hidden_size D lr seed", parent="dynamic",
+        about=f"the seq2seq network with attention of {lecture('hagan')} (eq. 6.5-6.18): "
+        "dot, general or concatenation scores, the book's figures drawn from the model, "
+        "decoding step by step, and the one-hot weights that give back the plain context",
     ),
     LessonSpec(
         "adaptive", "Adaptive filter", f"{_DYN}.adaptive_state:AdaptiveFilterState",
         f"{_DYN}.adaptive_view:AdaptiveFilterView", "lr n_taps seed", parent="dynamic",
-        code=None,
+        code=None, about="an LMS adaptive filter removing noise, its weights beside the Wiener "
+        "solution",
     ),
     LessonSpec(
         "stability", "Stability and memory", f"{_DYN}.stability_state:StabilityState",
         f"{_DYN}.stability_view:StabilityView", "radius angle steps transfer", parent="dynamic",
-        code=None,
+        code=None, about="the eigenvalues of LW¹˒¹ decide whether a recurrent layer forgets, "
+        "remembers or explodes, and how far back its gradient reaches",
     ),
     LessonSpec(
         "rtrl", "RTRL and BPTT", f"{_DYN}.rtrl_state:RTRLState", f"{_DYN}.rtrl_view:RTRLView",
         "hidden_size seq_len lr seed", parent="dynamic", code=None,
+        about="real-time recurrent learning beside backpropagation through time: the same "
+        "gradient, computed forward in time",
     ),
     LessonSpec(
         "lecture_rnn", f"LSTM and GRU ({lecture_label('nlp')})", f"{_DYN}.book_state:BookRNNState",
         f"{_DYN}.book_view:BookRNNView",
         "network hidden_size forget_gate peephole forget_bias signal steps system lr seed",
         parent="dynamic", code=None,
+        about=f"the LSTM and GRU of {lecture('nlp')} as layered networks, gate by gate",
     ),
     LessonSpec(
         "timeseries", "Time series", "state:NARXState", "view:TimeSeriesLesson",
