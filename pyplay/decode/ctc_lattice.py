@@ -1,5 +1,5 @@
 """The CTC lattice of one example, and every path of a short labelling, for looking inside
-the loss (the IDSIA lecture's "consider all paths which correspond to the given label").
+the loss (Wand's IDSIA lecture's "consider all paths which correspond to the given label").
 
 :func:`ctc_lattice` returns the forward and backward variables of :mod:`pyplay.decode.ctc`
 for one sequence, on the extended labelling :math:`\\mathbf{l}' = (-, l_1, -, \\dots, l_S, -)`:

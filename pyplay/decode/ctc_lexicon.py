@@ -1,6 +1,6 @@
 """Lexicon (prefix-tree) beam search for CTC: labellings made only of dictionary words.
 
-The IDSIA lecture's recipe: build a prefix tree of all words (:class:`~pyplay.decode.lexicon.
+Wand's IDSIA lecture's recipe: build a prefix tree of all words (:class:`~pyplay.decode.lexicon.
 PrefixTree`), start with a single hypothesis of probability 1.0 in the start node, propagate
 every hypothesis frame by frame (time-synchronously) to its successor nodes, multiplying by the
 softmax outputs :math:`y^t_k` of the frame; with CTC output a **blank** (or a repeat of the last

@@ -1,7 +1,7 @@
 r"""The adaptive filter: a tapped delay line whose weights adapt online by LMS (Widrow-Hoff).
 
-The NLP lecture's adaptive filter (its "Adaptive Filter" slide) is one linear neuron reading a
-tapped delay line of the input signal :math:`y`:
+The adaptive filter of lecture 8 of the NLP course (its "Adaptive Filter" slide) is one linear
+neuron reading a tapped delay line of the input signal :math:`y`:
 
 .. math::
 

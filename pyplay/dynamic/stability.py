@@ -1,5 +1,6 @@
 r"""Stability and memory of a recurrent layer: the eigenvalues of :math:`LW^{1,1}`, the impulse
-response, and the gradient through time (the NLP lecture's "learning long term dependencies").
+response, and the gradient through time ("learning long term dependencies" in lecture 8 of the NLP
+course).
 
 For the recurrent layer :math:`a^1(t) = f(IW^{1,1} p(t) + LW^{1,1} a^1(t-1))` with
 :math:`a^1(0) = 0` and an impulse :math:`p(1) = 1`, :math:`p(t > 1) = 0`, a linear layer

@@ -15,7 +15,7 @@ so a 24 x 24 image gives a 12 x 12 map, then a 6 x 6 grid (:math:`L = 36`), each
 cell says *what* is there but hardly *where*; each :math:`a_i` gets its cell's coordinates
 appended, :math:`a_i = [F^{(2)}_i;\, p(i)]` with
 :math:`p(i) = (2m/(g_h - 1) - 1,\; 2n/(g_w - 1) - 1)` for cell :math:`(m, n)`: the positional
-encoding :math:`x^i_{pos} = (x^i, p(i))` of the TEK5040 lecture's self-attention slides, which
+encoding :math:`x^i_{pos} = (x^i, p(i))` of Solberg's TEK5040 lecture's self-attention slides, which
 lets a caption say *top left*. Cells are numbered row by row, :math:`i = m g_w + n`, so an
 attention vector :math:`\alpha_t` (L,) reshapes to the grid (g_h, g_w).
 """

@@ -1,6 +1,6 @@
 r"""The recurrent attention model (Mnih et al. 2014): classify an image from a few glimpses.
 
-The TEK5040 lecture's "Image classification with RNN and location-based attention": start
+Solberg's TEK5040 lecture's "Image classification with RNN and location-based attention": start
 with a centre or random glimpse with centre :math:`l^0`; then for :math:`t = 1, \dots, \tau`
 
 1. extract a glimpse with centre at :math:`l^{t-1}`,

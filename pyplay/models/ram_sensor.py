@@ -1,6 +1,6 @@
 r"""The glimpse sensor :math:`\rho(x, l)` of the recurrent attention model (Mnih et al. 2014).
 
-The TEK5040 lecture defines a *glimpse* as a crop of the image and adds that one "usually
+Solberg's TEK5040 lecture defines a *glimpse* as a crop of the image and adds that one "usually
 extract[s] some lower resolution crops as well". The sensor crops :math:`k` square patches
 centred on the location :math:`l`, of sides :math:`g, s g, s^2 g, \dots, s^{k-1} g` pixels
 (``size`` g, ``factor`` s), and averages each larger one down to :math:`g \times g` (blocks of

@@ -12,12 +12,12 @@ playground train. It is plain composition: an optional ``Embedding`` (token inpu
 
 With ``feedforward_layers`` :math:`K > 0` the recurrent stack reads :math:`a^K_t` instead of
 :math:`e_t`, :math:`K` tanh layers of ``hidden_size`` units applied at every step
-(:class:`~pyplay.nn.feedforward.FeedForwardStack`): the IDSIA lecture's typical setup, input ->
+(:class:`~pyplay.nn.feedforward.FeedForwardStack`): Wand's IDSIA lecture's typical setup, input ->
 feed-forward stack -> recurrent layers -> feed-forward output.
 
 With ``delay`` :math:`D > 0` (a one-way net only) the output for step :math:`t` is read
 :math:`D` steps later, :math:`y_t = W_{hy} h_{t+D} + b_y`, the input padded with :math:`D` zero
-frames at the end: the TEK5040 lecture's "time-delay for predictions", the alternative to a
+frames at the end: Solberg's TEK5040 lecture's "time-delay for predictions", the alternative to a
 bidirectional net that sees a fixed context of :math:`D` future frames.
 
 Parameter names are those of the equivalent PyTorch module with attributes ``embedding``,

@@ -18,7 +18,7 @@ self-attention):
 
 ================  ================================================================
 ``"dot"``         :math:`q^\top k` (Luong)
-``"scaled_dot"``  :math:`q^\top k / \sqrt{D}` (Vaswani et al.; the IDSIA lecture), or with
+``"scaled_dot"``  :math:`q^\top k / \sqrt{D}` (Vaswani et al.; Wand's IDSIA lecture), or with
                   ``scale_by="source_length"`` :math:`q_i^\top k / \sqrt{n_i}`, :math:`n_i`
                   the number of keys query ``i`` may look at (Schmidt's Table 1,
                   :math:`\sqrt{n_{source}}`)
@@ -189,7 +189,7 @@ class ScaledDotAttention(DotAttention):
     ``scale_by`` chooses :math:`n`, where the lectures disagree:
 
     ``"key_size"`` (default)
-        :math:`n = D`, the feature size, as in Vaswani et al. (2017) and the IDSIA lecture:
+        :math:`n = D`, the feature size, as in Vaswani et al. (2017) and Wand's IDSIA lecture:
         for unit-variance :math:`q, k` the dot product has variance :math:`D`, and dividing by
         :math:`\sqrt{D}` keeps the softmax out of its flat, small-gradient ends.
     ``"source_length"``

@@ -1,6 +1,6 @@
 r"""A stack of feed-forward layers applied at every time step: what a recurrent stack often reads.
 
-The IDSIA lecture's typical setup: "a stack of feedforward layers (fully connected or
+Wand's IDSIA lecture's typical setup: "a stack of feedforward layers (fully connected or
 convolutional), after which one or several recurrent layers are placed", the output then "a
 feedforward step on the output of the last recurrent layer". Here the fully connected kind,
 :math:`K` layers of width :math:`S`, each with a tanh, applied to every step alone (no

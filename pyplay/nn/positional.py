@@ -17,7 +17,7 @@ function of :math:`P_t` and :math:`P_t^\top P_{t'}` depends only on :math:`t - t
 ``"learned"`` (GPT-2): a table ``weight`` (max_len, D), :math:`y_t = x_t + W_t`, trained like an
 embedding (initialised N(0, 0.02^2)).
 
-The IDSIA lecture's steps towards the sinusoids, fixed tables added to :math:`x_t` (positions
+Wand's IDSIA lecture's steps towards the sinusoids, fixed tables added to :math:`x_t` (positions
 counted from 1 as on the slide, :math:`i = t + 1`):
 
 - ``"count"``: :math:`P_{t,0} = i`, the count as one component (0 elsewhere): "bad
@@ -101,7 +101,7 @@ def fixed_table(kind: str, max_len: int, d_model: int) -> np.ndarray:
     the module docstring gives each). ``"binary"`` needs d_model >= ceil(log2(max_len)).
 
     ``"normalised"`` is :math:`P_{t,0} = (t + 1) / N` with :math:`N` = ``max_len`` for every
-    sequence, where the IDSIA lecture divides by the length of the sequence at hand
+    sequence, where Wand's IDSIA lecture divides by the length of the sequence at hand
     (a sequence of 4: 0.25, 0.5, 0.75, 1.0; here with ``max_len=8``: 0.125 ... 0.5)."""
     kind = check_choice("positional", kind, FIXED)
     if kind == "sinusoidal":

@@ -6,7 +6,7 @@ windows cut from random digits, scattered at random places that do not touch the
 (so the label is never ambiguous). The target is the class. Nothing is downloaded: the font is
 ten strings below.
 
-The task is made for location-based attention (the TEK5040 lecture's "Image classification
+The task is made for location-based attention (Solberg's TEK5040 lecture's "Image classification
 with RNN and location-based attention"; Mnih et al. 2014's cluttered MNIST in miniature): the
 digit covers a few percent of the canvas, a glimpse small enough to read it sees a fraction of
 the canvas, and the fragments look like strokes of digits, so a model must find the digit

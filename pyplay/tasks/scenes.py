@@ -1,7 +1,7 @@
 r"""Captioned scenes: small RGB images of coloured shapes and a sentence that names each shape.
 
-The image captioning of Xu et al. (2015, *Show, Attend and Tell*; the IDSIA lecture's "Image
-Captioning with Visual Attention", the TEK5040 lecture's "image captioning with RNN and
+The image captioning of Xu et al. (2015, *Show, Attend and Tell*; Wand's IDSIA lecture's "Image
+Captioning with Visual Attention", Solberg's TEK5040 lecture's "image captioning with RNN and
 content-based attention") in miniature, drawn on the spot, nothing downloaded. An image of
 ``image_size`` x ``image_size`` pixels (black background) is a 3 x 3 layout of cells; one to
 three shapes (``min_shapes``..``max_shapes``) sit in distinct cells, each a

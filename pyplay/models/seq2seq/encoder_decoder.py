@@ -42,8 +42,8 @@ encoder and decoder, the bottom decoder layer's output querying the attention (w
 entering every decoder layer above it. Its parameters are ``encoder.bottom.*``,
 ``encoder.upper.*``, ``encoder.bridge.*``, ``decoder.bottom.*`` and ``decoder.layer{l}.*``.
 
-``share_rnn=True`` (the TEK5040 lecture's "encoder-decoder, shared RNN"): one recurrent net reads
-the source and then goes on writing the target, with the same weights,
+``share_rnn=True`` (Solberg's TEK5040 lecture's "encoder-decoder, shared RNN"): one recurrent
+net reads the source and then goes on writing the target, with the same weights,
 :math:`h_t = f(E_s x_t, h_{t-1})` for t = 1..S, then :math:`s_0 = h_S` and
 :math:`s_t = f(E_t y_{t-1}, s_{t-1})`; the two embeddings and the head stay separate. Where the
 wiring feeds the decoder a context too (``"context"``, ``"bahdanau"``) the encoder reads that
