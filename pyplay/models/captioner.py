@@ -5,7 +5,8 @@ Wand's IDSIA lecture's "Image Captioning with Visual Attention" and Solberg's TE
 lecture's "image captioning with RNN and content-based attention" (*content based addressing
 with 14 x 14 conv features as memory*). The encoder (:mod:`pyplay.models.captioner_encoder`)
 turns the image into annotation vectors :math:`a = \{a_1, \dots, a_L\}`,
-:math:`a_i \in \mathbb{R}^D`, one per grid cell; the decoder writes word :math:`y_t` from the previous word, its state and a context
+:math:`a_i \in \mathbb{R}^D`, one per grid cell; the decoder writes word :math:`y_t` from the
+previous word, its state and a context
 :math:`\hat z_t` read from :math:`a`:
 
 .. math::
