@@ -189,6 +189,6 @@ def test_slide_normalised_divides_by_the_sequence_pyplay_by_max_len() -> None:
     np.testing.assert_array_equal(lecture, [0.25, 0.5, 0.75, 1.0])
     assert not np.array_equal(out[0, :, 0], lecture)
     assert "The slide divides by the maximum of the sequence" in (positional.__doc__ or "")
-    assert "the IDSIA lecture divides by the length of the sequence" in " ".join(
+    assert "IDSIA lecture divides by the length of the sequence" in " ".join(
         (fixed_table.__doc__ or "").split()
     )
