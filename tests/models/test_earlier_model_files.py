@@ -12,11 +12,11 @@ numbers computed another way).
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+import paths
 from pyplay.io import load, load_model, resume, save
 from pyplay.models.registry import build_model
 from pyplay.models.seq2seq import EncoderDecoder
@@ -24,7 +24,7 @@ from pyplay.models.seq2seq.earlier import earlier_entry
 from pyplay.tasks.seq2seq import Reversal
 from pyplay.train import Trainer
 
-DATA = Path(__file__).parent / "data" / "luong"
+DATA = paths.DATA / "luong"
 SRC, TGT = [3, 5, 7, 4], [6, 4, 7]
 CASES = {  # file: (wiring, score, cell)
     "context_rnn": ("context", None, "rnn"),

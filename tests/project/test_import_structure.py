@@ -9,7 +9,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
+
 PACKAGE = ROOT / "pyplay"
 NOT_CORE = ("pyplay.ui", "pyplay.bench")
 PAGE_ONLY = ("panel", "bokeh", "param", "pyplay.ui")

@@ -14,9 +14,9 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 import sitebuild
+from paths import ROOT
 from sitebuild import config
 
-ROOT = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from paths import ROOT
 from pyplay.ui.lectures import LECTURES, fill_lectures, lecture, lecture_label, reference_list
 from pyplay.ui.lesson_page import page_text
 from pyplay.ui.lessons import LESSONS
 
-UI = Path(__file__).resolve().parents[1] / "pyplay" / "ui"
+UI = ROOT / "pyplay" / "ui"
 REGISTRY = UI / "lectures.py"  # the only place a course code or institution may be written
 # what the page said before the registry: a course code or institute in place of the author
 OLD = re.compile(r"TEK5040 lecture|IDSIA lecture|NLP lecture", re.IGNORECASE)

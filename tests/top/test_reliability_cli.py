@@ -10,16 +10,15 @@ import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from paths import ROOT
 from pyplay.__main__ import main
 from pyplay.io import load, load_model
 from pyplay.train import Trainer
 
-REPO = Path(__file__).resolve().parent.parent
 SMALL = ["train", "--task", "adding", "--seq-len", "6", "--hidden-size", "4", "--log-every", "1"]
 
 
@@ -163,7 +162,7 @@ def test_refused_arguments_are_one_line_and_exit_2(argv, words, capsys):
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signalled_process_saves_the_model_and_exits_non_zero(sig, tmp_path):
     path = tmp_path / "run.npz"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     argv = [sys.executable, "-m", "pyplay", *SMALL, "--steps", "100000", "--save", str(path)]
     child = subprocess.Popen(
         argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -17,8 +17,6 @@ import pytest
 
 pytest.importorskip("param")
 
-from scripts import printed_losses, run_script
-
 import pyplay.io
 from pyplay.models import SequenceModel
 from pyplay.tasks import make_task
@@ -33,6 +31,7 @@ from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.lessons.seq2seq.state import Seq2SeqState
 from pyplay.ui.lessons.textbook.state import TextbookSeq2SeqState
 from pyplay.ui.lessons.transformer.state import TransformerLessonState
+from scripts import printed_losses, run_script
 
 try:
     import torch  # noqa: F401

@@ -17,14 +17,13 @@ import pytest
 
 pytest.importorskip("param")
 
-from scripts import printed_losses, run_script
-
 import pyplay.io
 from pyplay.dynamic import distdelaynet, to_dict
 from pyplay.optim import SGD
 from pyplay.ui.export import EMBED_LIMIT, as_code
 from pyplay.ui.lessons.dynamic.state import LDDNLessonState
 from pyplay.ui.lessons.timeseries.state import NARXState
+from scripts import printed_losses, run_script
 
 STEPS = 4
 EVIL = "__import__('os').system('echo PWNED') '''\"\"\" {SEED} \\x00 #"

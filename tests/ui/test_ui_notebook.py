@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from paths import ROOT
+
 pytest.importorskip("panel")
 
 import panel as pn
@@ -21,7 +23,6 @@ from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.tasks import make_task
 from pyplay.tasks.seq2seq import Reversal
 
-ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "web" / "notebook_example.ipynb"
 
 

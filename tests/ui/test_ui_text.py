@@ -4,11 +4,11 @@ named escapes it (Panel 1.7's own Str pane passes HTML through)."""
 from __future__ import annotations
 
 import html
-import pathlib
 
 import panel as pn
 import param
 
+from paths import ROOT
 from pyplay.ui.lessons.rnn.data_views import sampling_panel
 from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.text import Text
@@ -49,7 +49,7 @@ def test_a_generated_sample_with_a_typed_prompt_is_text():
 
 
 def test_no_lesson_uses_the_raw_str_pane():
-    ui = pathlib.Path(__file__).resolve().parents[1] / "pyplay" / "ui"
+    ui = ROOT / "pyplay" / "ui"
     offenders = [
         p.name for p in ui.glob("*.py") if p.name != "text.py" and "pn.pane.Str(" in p.read_text()
     ]

@@ -13,12 +13,11 @@ import pytest
 
 pytest.importorskip("param")
 
-from scripts import printed_losses, run_script
-
 from pyplay.ui.export import as_code
 from pyplay.ui.lessons import SPECS
 from pyplay.ui.lessons.dynamic.state import PRESETS, LDDNLessonState
 from pyplay.ui.urlstate import parse_query, to_query
+from scripts import printed_losses, run_script
 
 
 def test_a0_starts_the_first_order_network_and_shows_in_its_response() -> None:

@@ -19,7 +19,7 @@ from pyplay.ui.lessons.dynamic.stability_view import StabilityView
 from pyplay.ui.lessons.dynamic.view import PARTS, SUBTABS, DynamicLesson
 from pyplay.ui.urlstate import apply_query, to_query, url_fields
 
-# the noise-cancellation setting's statistics, derived (see tests/test_dynamic_adaptive.py)
+# the noise-cancellation setting's statistics, derived (see tests/dynamic/test_dynamic_adaptive.py)
 R_EXACT = 0.72 * np.array([[1.0, np.cos(2 * np.pi / 3)], [np.cos(2 * np.pi / 3), 1.0]])
 H_EXACT = 0.072 * np.cos(np.pi / 2 + 2 * np.pi * np.arange(2) / 3)
 M_POWER = 0.12**2 / 2  # E[m^2], the noise the filter should cancel

@@ -107,7 +107,7 @@ def test_variants_and_the_forget_bias_reach_the_network_equations_and_diagram() 
 
 
 def test_the_pytorch_note_says_what_the_parity_tests_prove() -> None:
-    # tests/test_book_lstm_gru.py: equal when W_hn is diagonal and b_hn = 0, z negated into
+    # tests/dynamic/test_book_lstm_gru.py: equal when W_hn is diagonal and b_hn = 0, z negated into
     # a4 = 1 - z; different otherwise; the LSTM equal to 1e-12
     for claim in ("W_hn is diagonal", "b_hn = 0", "a⁴ = 1 − z", "negated", "1e-12",
                   "before the weight", "after it"):  # fmt: skip

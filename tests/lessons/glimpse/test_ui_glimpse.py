@@ -13,11 +13,10 @@ import pytest
 
 pytest.importorskip("param")
 
-from scripts import run_script
-
 from pyplay.ui.export import as_code
 from pyplay.ui.lessons.glimpse.figures import symbol_names
 from pyplay.ui.lessons.glimpse.state import VARIANCE_EVERY, GlimpseLessonState
+from scripts import run_script
 
 
 def test_both_models_train_on_the_same_batches() -> None:

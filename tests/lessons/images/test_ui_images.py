@@ -13,14 +13,13 @@ import pytest
 
 pytest.importorskip("param")
 
-from scripts import printed_losses, run_script
-
 from pyplay.models.captioner import Captioner
 from pyplay.models.ram import RecurrentAttention
 from pyplay.objectives.caption import CaptionObjective
 from pyplay.ui.export import as_code
 from pyplay.ui.lessons.images.figures import lit
 from pyplay.ui.lessons.images.state import CANVAS, EXAMPLES, ImagesLessonState, other_attention
+from scripts import printed_losses, run_script
 
 
 def _small(**settings: object) -> ImagesLessonState:

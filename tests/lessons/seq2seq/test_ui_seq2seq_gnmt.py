@@ -15,8 +15,6 @@ import pytest
 
 pytest.importorskip("panel")
 
-from scripts import printed_losses, run_script
-
 from pyplay.io import load, save
 from pyplay.ui.export import as_code
 from pyplay.ui.lesson_page import page_text
@@ -24,6 +22,7 @@ from pyplay.ui.lessons import SPECS
 from pyplay.ui.lessons.seq2seq.state import ENCODER_LABELS, Seq2SeqState
 from pyplay.ui.lessons.seq2seq.states_view import StatesSection, direction_options
 from pyplay.ui.urlstate import parse_query, to_query
+from scripts import printed_losses, run_script
 
 
 def gnmt_state(**settings: Any) -> Seq2SeqState:

@@ -4,10 +4,11 @@ model files (export bar), its sub-tab in the dynamic lesson and its embed widget
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from paths import DATA
 
 pytest.importorskip("panel")
 
@@ -159,7 +160,7 @@ def test_bad_and_foreign_files_are_messages_and_nothing_changes() -> None:
     lddn.train(steps=1)
     library = io.BytesIO()  # the library's own EncoderDecoder, not the textbook class
     save_model(library, EncoderDecoder(9, 9, 16, 8, cell="rnn", wiring="attention", score="dot"))
-    earlier = (Path(__file__).parent / "data" / "luong" / "textbook_general_rnn.npz").read_bytes()
+    earlier = (DATA / "luong" / "textbook_general_rnn.npz").read_bytes()
     for data, words in (
         (b"junk", "not a zip archive"),
         (lddn.save_bytes().getvalue(), "a model of the Dynamic networks lesson, not of the "
