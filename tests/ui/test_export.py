@@ -18,19 +18,13 @@ import pytest
 pytest.importorskip("param")
 
 import pyplay.io
+from lesson_cases import gather
 from pyplay.models import SequenceModel
 from pyplay.tasks import make_task
 from pyplay.train import Trainer
 from pyplay.ui.export import EMBED_LIMIT, as_code, metrics_csv
-from pyplay.ui.lessons.ctc.state import CTCState
-from pyplay.ui.lessons.glimpse.state import GlimpseLessonState
-from pyplay.ui.lessons.memory.state import MemoryLessonState
-from pyplay.ui.lessons.pointer.state import PointerLessonState
-from pyplay.ui.lessons.recursive.state import RecursiveLessonState
+from pyplay.ui.lessons import SPECS
 from pyplay.ui.lessons.rnn.state import LessonState
-from pyplay.ui.lessons.seq2seq.state import Seq2SeqState
-from pyplay.ui.lessons.textbook.state import TextbookSeq2SeqState
-from pyplay.ui.lessons.transformer.state import TransformerLessonState
 from scripts import printed_losses, run_script
 
 try:
@@ -43,87 +37,19 @@ except ImportError:
 STEPS = 3
 
 
-CASES: dict[str, tuple[str, Any]] = {
-    "rnn-lstm-adding": ("rnn", lambda: LessonState()),
-    "rnn-gru-charlm-2-layers": (
-        "rnn", lambda: LessonState(task="charlm", cell="gru", num_layers=2, hidden_size=16)
-    ),
-    "rnn-relu-parity-sgd": (
-        "rnn", lambda: LessonState(task="parity", cell="rnn", nonlinearity="relu",
-                                   optimizer="sgd", clip=0.0, seed=3, hidden_size=8)
-    ),
-    "rnn-linear-copy": ("rnn", lambda: LessonState(task="copy", cell="rnn", nonlinearity="linear")),
-    "rnn-gru-bidirectional-residual-3-layers": (
-        "rnn", lambda: LessonState(task="copy", cell="gru", num_layers=3, bidirectional=True,
-                                   residual=True, hidden_size=8)
-    ),
-    "rnn-feedforward-2-lstm": (
-        "rnn", lambda: LessonState(task="adding", feedforward_layers=2, hidden_size=8, seed=4)
-    ),
-    "ctc-bidirectional-lstm": ("ctc", lambda: CTCState(cell="lstm", hidden_size=8, seed=2)),
-    "ctc-time-delay-gru": (
-        "ctc", lambda: CTCState(hidden_size=8, bidirectional=False, delay=2, lexicon="ab,c")
-    ),
-    "seq2seq-bahdanau-reversed": (
-        "seq2seq", lambda: Seq2SeqState(wiring="bahdanau", score="additive", reverse_source=True,
-                                        sampling=0.5, hidden_size=16, seed=1)
-    ),
-    "seq2seq-copy-lengths": (
-        "seq2seq", lambda: Seq2SeqState(task="copy_var", min_len=5, max_len=12, hidden_size=12,
-                                        seed=2)
-    ),
-    "seq2seq-2-layers-bidirectional": (
-        "seq2seq", lambda: Seq2SeqState(num_layers=2, bidirectional=True, hidden_size=8, seed=3)
-    ),
-    "seq2seq-shared-rnn-context": (
-        "seq2seq", lambda: Seq2SeqState(share_rnn=True, wiring="context", cell="lstm",
-                                        num_layers=2, hidden_size=8)
-    ),
-    "transformer-learned": (
-        "transformer", lambda: TransformerLessonState(positional="learned", d_model=16, nhead=2,
-                                                      compare_lstm=False)
-    ),
-    "transformer-encoder-decoder-dates": (
-        "transformer", lambda: TransformerLessonState(arch="encoder_decoder", pair_task="dates",
-                                                      positional="learned", d_model=16, nhead=2,
-                                                      num_layers=1)
-    ),
-    "memory-memnet-residual-2-heads": (
-        "memory", lambda: MemoryLessonState(update="residual", read_heads=2, write_heads=2,
-                                            memory_size=8, n_pairs=4, seed=1)
-    ),
-    "memory-attend": ("memory", lambda: MemoryLessonState(model="attend", lr=0.01)),
-    "memory-memnet-hard-feedback": (
-        "memory", lambda: MemoryLessonState(hard="both", feedback="output", n_pairs=3, seed=2)
-    ),
-    "memory-attend-lecture": (
-        "memory", lambda: MemoryLessonState(model="attend", attend_form="state", seed=1)
-    ),
-    "memory-lstm": ("memory", lambda: MemoryLessonState(model="lstm", seed=2)),
-    "textbook-concat": ("textbook", lambda: TextbookSeq2SeqState(form="concat", hidden_size=8)),
-    "textbook-context": (
-        "textbook", lambda: TextbookSeq2SeqState(form="context", hidden_size=12, seed=4)
-    ),
-    "recursive-expressions": ("recursive", lambda: RecursiveLessonState(hidden_size=8, seed=3)),
-    "recursive-sentiment": (
-        "recursive", lambda: RecursiveLessonState(task="sentiment", hidden_size=6)
-    ),
-    "glimpse-hard-without-baseline": (
-        "glimpse", lambda: GlimpseLessonState(seq_len=6, hidden_size=8, baseline=False, seed=2)
-    ),
-    "pointer-sorting-gru": ("pointer", lambda: PointerLessonState(cell="gru", hidden_size=8)),
-    "pointer-hull": (
-        "pointer", lambda: PointerLessonState(task="hull", hidden_size=6, max_len=8, seed=2,
-                                              batch_size=16)
-    ),
-}  # fmt: skip
+# case id -> (lesson key, settings), each lesson's in its folder: tests/lessons/<key>/cases.py
+CASES: dict[str, tuple[str, dict[str, Any]]] = {
+    case: (lesson, settings)
+    for lesson, cases in gather("EXPORT").items()
+    for case, settings in cases.items()
+}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_script_runs_and_reproduces_the_lesson(case: str, tmp_path: Path):
-    lesson, make = CASES[case]
-    state = make()
+    lesson, settings = CASES[case]
+    state = SPECS[lesson].state_class()(**settings)
     assert state.message_kind != "danger", state.message
     code = as_code(lesson, state, steps=STEPS, log_every=1)
     ast.parse(code)

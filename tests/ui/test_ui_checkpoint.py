@@ -14,33 +14,26 @@ import pytest
 
 pn = pytest.importorskip("panel")
 
+from lesson_cases import gather  # noqa: E402
 from pyplay.io import load, load_model, resume, save, save_model  # noqa: E402
 from pyplay.models import SequenceModel  # noqa: E402
 from pyplay.tasks import make_task  # noqa: E402
 from pyplay.train import Trainer  # noqa: E402
 from pyplay.ui.checkpoint import settings_names  # noqa: E402
 from pyplay.ui.export_bar import ExportBar  # noqa: E402
+from pyplay.ui.lessons import SPECS  # noqa: E402
 from pyplay.ui.lessons.ctc.state import CTCState  # noqa: E402
-from pyplay.ui.lessons.dynamic.state import LDDNLessonState  # noqa: E402
 from pyplay.ui.lessons.memory.state import MemoryLessonState  # noqa: E402
-from pyplay.ui.lessons.pointer.state import PointerLessonState  # noqa: E402
 from pyplay.ui.lessons.rnn.state import LessonState  # noqa: E402
 from pyplay.ui.lessons.seq2seq.state import Seq2SeqState  # noqa: E402
-from pyplay.ui.lessons.textbook.state import TextbookSeq2SeqState  # noqa: E402
-from pyplay.ui.lessons.timeseries.state import NARXState  # noqa: E402
 from pyplay.ui.lessons.transformer.state import TransformerLessonState  # noqa: E402
+from pyplay.ui.trainer_lesson import TrainerLesson  # noqa: E402
 
-# lesson key -> (state class, settings to train with, other settings to load into)
+# lesson key -> (state class, settings to train with, other settings to load into); each
+# lesson's settings in its folder: tests/lessons/<key>/cases.py
 LESSONS: dict[str, tuple[Callable[..., Any], dict[str, Any], dict[str, Any]]] = {
-    "rnn": (LessonState, {"cell": "gru", "hidden_size": 8}, {"task": "parity"}),
-    "seq2seq": (Seq2SeqState, {"hidden_size": 8, "wiring": "bahdanau"}, {"wiring": "init"}),
-    "transformer": (TransformerLessonState, {"d_model": 8, "nhead": 2, "num_layers": 1}, {}),
-    "ctc": (CTCState, {"hidden_size": 8, "cell": "lstm", "lexicon": "AB CA"}, {"beam_width": 3}),
-    "memory": (MemoryLessonState, {"model": "attend"}, {"memory_size": 8}),
-    "timeseries": (NARXState, {"hidden_size": 4}, {"feedback_delays": 3}),
-    "dynamic": (LDDNLessonState, {"preset": "elman", "system": "first order"}, {}),
-    "textbook": (TextbookSeq2SeqState, {"form": "dot", "hidden_size": 8}, {"form": "context"}),
-    "pointer": (PointerLessonState, {"task": "hull", "hidden_size": 8}, {"max_len": 9}),
+    key: (SPECS[key].state_class(), settings, other)
+    for key, (settings, other) in gather("FILES").items()
 }
 
 
@@ -256,7 +249,7 @@ def test_a_page_file_loads_natively_and_trains_on(lesson: str, trained: Any):
         np.concatenate([model.params[k].ravel() for k in sorted(model.params)]),
         _outputs(source),
     )
-    if lesson in ("rnn", "ctc", "seq2seq", "transformer", "memory", "textbook"):
+    if isinstance(source, TrainerLesson):  # the lessons trained by a Trainer (not dynamic.fit)
         trainer = Trainer(model, source.task_obj, lr=source.lr)
         resume(trainer, load(data))
         assert trainer.step_count == 3

@@ -14,16 +14,12 @@ from pyplay.ui.lessons.experiment import Experiment, set_up
 
 WINDOW = 20  # the promise is checked on the mean loss of the last WINDOW steps
 
-SLOW = {"transformer"}  # lessons whose experiments take tens of seconds here
-SLOW_EXPERIMENTS = {"Learned glimpses against random ones"}  # two models, 2,000 steps: ~30 s
+# every lesson's experiments, read from its spec (all slow: the test is marked so)
 CASES = [
-    pytest.param(
-        spec.key, k, id=f"{spec.key}-{k}",
-        marks=[pytest.mark.slow] * (spec.key in SLOW or e.label in SLOW_EXPERIMENTS),
-    )
+    pytest.param(spec.key, k, id=f"{spec.key}-{k}")
     for spec in LESSONS
-    for k, e in enumerate(spec.experiments)
-]  # fmt: skip
+    for k in range(len(spec.experiments))
+]
 
 
 class Outcome(NamedTuple):

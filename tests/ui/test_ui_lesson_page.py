@@ -7,6 +7,7 @@ from __future__ import annotations
 import panel as pn
 import pytest
 
+from lesson_cases import gather
 from pyplay.ui.lectures import lecture
 from pyplay.ui.lesson_page import page_text
 from pyplay.ui.lesson_view import LessonView
@@ -15,13 +16,9 @@ from pyplay.ui.lessons.dynamic.subtab import SubTabView
 from pyplay.ui.text import Text
 from pyplay.ui.training import int_sliders
 
-# the status lines' classes as the page had them when they were written in each view
-STATUS = {
-    "rnn": "pyplay-status",
-    "timeseries": "pyplay-narx-status",
-    "dynamic": "pyplay-lddn-status",
-    "lecture_rnn": "pyplay-book-status",
-}
+# the status lines' classes as the page had them when they were written in each view, where
+# they are not pyplay-<key>-status: each lesson's in its folder (tests/lessons/<key>/cases.py)
+STATUS = gather("STATUS")
 
 
 def _objects(layout: pn.layout.ListLike) -> list[object]:

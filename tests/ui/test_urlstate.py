@@ -16,6 +16,7 @@ import panel as pn
 from panel.io.location import Location
 from panel.util import edit_readonly
 
+from lesson_cases import gather
 from pyplay.ui.lessons import SPECS
 from pyplay.ui.location import bind_location
 from pyplay.ui.urlstate import (
@@ -130,26 +131,7 @@ def test_every_given_value_is_applied_or_reported(lesson: str, given_values: dic
 
 
 def test_real_states_round_trip_every_lesson():
-    changes = {
-        "rnn": {"task": "parity", "cell": "gru", "hidden_size": 12, "lr": 0.005, "seed": 3,
-                "optimizer": "sgd", "clip": 0.0, "batch_size": 8, "seq_len": 6},
-        "seq2seq": {"task": "copy_var", "cell": "lstm", "wiring": "bahdanau", "score": "dot",
-                    "hidden_size": 8, "sampling": 0.25, "reverse_source": True, "seed": 2,
-                    "min_len": 4, "max_len": 12, "num_layers": 2, "share_rnn": True},
-        "transformer": {"task": "parity", "d_model": 16, "nhead": 2, "num_layers": 1,
-                        "positional": "concat", "causal": False, "seq_len": 6, "seed": 5,
-                        "compare_lstm": False},
-        "ctc": {"cell": "lstm", "hidden_size": 8, "bidirectional": False, "delay": 2,
-                "compare": True, "noise": 0.1, "beam_width": 3, "lexicon": "AB, cd & <b>",
-                "lr": 0.05, "seed": 7},
-        "dynamic": {"preset": "first order", "signal": "step", "steps": 20,
-                    "lr": 0.05, "seed": 4},
-        "textbook": {"form": "concat", "hidden_size": 8, "D": 5, "lr": 0.02, "seed": 6},
-        "timeseries": {"hidden_size": 6, "input_delays": 3, "feedback_delays": 1, "lr": 0.02,
-                       "seed": 2},
-        "memory": {"model": "attend", "read_heads": 2, "memory_size": 8, "n_pairs": 4,
-                   "lr": 0.01, "seed": 1},
-    }  # fmt: skip
+    changes = gather("ADDRESS")  # each lesson's in its folder: tests/lessons/<key>/cases.py
     for lesson, update in changes.items():
         cls = state_class(lesson)
         a = cls(**update)

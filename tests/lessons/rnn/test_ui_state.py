@@ -1,4 +1,5 @@
-"""The lesson's state object, without a browser: settings, training, errors as messages."""
+"""The Recurrent networks lesson's state object, without a browser: settings, training, errors
+as messages."""
 
 from __future__ import annotations
 
@@ -7,10 +8,7 @@ import pytest
 
 pytest.importorskip("panel")
 
-import panel as pn
-
 from pyplay.tasks import TASKS
-from pyplay.ui.app import LESSONS, Playground, create_app
 from pyplay.ui.lessons.rnn.state import LESSON_TASKS, TASK_LABELS, LessonState
 from pyplay.ui.lessons.rnn.view import RecurrentLesson
 
@@ -18,43 +16,6 @@ from pyplay.ui.lessons.rnn.view import RecurrentLesson
 def _params(state: LessonState) -> dict[str, np.ndarray]:
     assert state.model is not None
     return {k: v.copy() for k, v in state.model.params.items()}
-
-
-@pytest.mark.slow
-def test_app_assembles_and_builds_each_lesson_when_first_opened():
-    app = create_app()
-    tabs = next(obj for obj in app if isinstance(obj, pn.Tabs))
-    assert tabs._names == [
-        "Start here",
-        "Recurrent networks",
-        "Time series",
-        "Dynamic networks",
-        "CTC",
-        "Sequence to sequence",
-        "Pointer networks",
-        "Recursive networks",
-        "Memory",
-        "Soft and hard attention",
-        "Image attention",
-        "Transformers",
-        "About",
-        "Saved work",
-    ]
-    playground = Playground()
-    first = "Recurrent networks"  # the page opens on the course's first lesson, built
-    assert list(playground.lessons) == [first] and playground.tabs.active == 1
-    waiting = [o.css_classes == ["pyplay-loading"] for s in playground.slots.values() for o in s]
-    assert waiting == [t != first for t in LESSONS]  # the others "Loading ..." until built
-    for index, title in enumerate(LESSONS, start=1):
-        playground.tabs.active = index
-        lesson = playground.lessons[title]
-        assert len(playground.slots[title].objects) == 1
-        playground.tabs.active = 0
-        playground.tabs.active = index
-        assert playground.lessons[title] is lesson  # built once, kept with its state
-    playground.tabs.active = len(LESSONS) + 1  # About: nothing to build
-    assert playground.open(len(LESSONS) + 1) is None
-    assert playground.open(0) is None  # "Start here" neither
 
 
 @pytest.mark.slow
