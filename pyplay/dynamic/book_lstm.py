@@ -71,7 +71,7 @@ n^m(t)`, that BPTT is
 
 and :math:`\partial F / \partial IW^{m,1} = \sum_t d^m(t)\, p(t)^T`, :math:`\partial F /
 \partial LW^{m,6} = \sum_t d^m(t)\, a^6(t-1)^T`, :math:`\partial F / \partial b^m = \sum_t
-d^m(t)`. ``tests/test_book_lstm_gru.py`` holds the view to the slide's identities (the CEC
+d^m(t)`. ``tests/dynamic/test_book_lstm_gru.py`` holds the view to the slide's identities (the CEC
 keeps :math:`a^5` with the forget gate open and the input gate closed) and to central
 differences.
 """

@@ -15,7 +15,7 @@ reaches. Every baseline is applied to the *same* draws, so the figures differ on
 :math:`b`. The result is the total variance
 :math:`\operatorname{tr} \operatorname{Cov}[\hat g(b)] = \sum_k \operatorname{Var}[\hat g_k(b)]`
 over the draws (unbiased sample variance, ``ddof=1``). The expectation is the same for every
-``b`` (``tests/test_glimpse.py`` enumerates it); a ``b`` near :math:`\mathbb{E}[L]` makes the
+``b`` (``tests/models/test_glimpse.py`` enumerates it); a ``b`` near :math:`\mathbb{E}[L]` makes the
 spread smaller. The model's own generator is not used: measuring never changes its training.
 """
 

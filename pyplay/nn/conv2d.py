@@ -28,7 +28,7 @@ form, *im2col*: every window is copied into one column of a matrix ``cols``
 (C kH kW, B H_out W_out) by kH kW strided slices, so that the convolution is one matrix
 product :math:`y = W_{flat}\, \mathrm{cols}`, :math:`\delta W_{flat} = \delta y\,
 \mathrm{cols}^\top`, and the input gradient is :math:`W_{flat}^\top \delta y` added back into
-the windows by the same kH kW slices (*col2im*). ``tests/test_conv2d.py`` holds the two to each
+the windows by the same kH kW slices (*col2im*). ``tests/nn/test_conv2d.py`` holds the two to each
 other, to central differences and to PyTorch.
 
 Not supported (refused by name): dilation, groups, padding modes other than zeros, and

@@ -3,7 +3,7 @@ r"""Gated recurrent unit (Cho et al. 2014), PyTorch's formulation and layout (ga
 The fast kernel. The update equations of one step, forward and backward, are written out in
 :func:`pyplay.nn.reference.gru_step` and :func:`~pyplay.nn.reference.gru_step_backward`
 (PyTorch's variant: the reset gate multiplies :math:`u_t = W_{hn} h_{t-1} + b_{hn}`, after
-:math:`W_{hn}`), one line per equation: read them first; ``tests/test_recurrent_reference.py``
+:math:`W_{hn}`), one line per equation: read them first; ``tests/nn/test_recurrent_reference.py``
 holds this kernel to them in float64. Over a sequence (BPTT), :math:`\delta h_t` is the total
 gradient reaching :math:`h_t`, from the output at ``t`` and from step ``t + 1``, and the weight
 gradients are the sums of the steps':

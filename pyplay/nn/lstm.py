@@ -51,7 +51,7 @@ class LSTM(Recurrent[tuple[np.ndarray, np.ndarray]]):
         ``bias_hh`` is left as initialised, so the gate's bias :math:`b_f = b_{if} + b_{hf}`
         starts at ``forget_bias`` plus torch's small uniform noise (mean ``forget_bias``).
         A plain parameter afterwards. A torch ``nn.LSTM`` whose ``bias_ih_l{k}[H:2H]`` is
-        shifted the same way computes the same (``tests/test_lstm_variants.py``). Needs
+        shifted the same way computes the same (``tests/nn/test_lstm_variants.py``). Needs
         ``bias=True`` and a forget gate.
 
     Attributes

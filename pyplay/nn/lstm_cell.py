@@ -6,7 +6,7 @@ The update equations of one step, forward and backward, with the optional diagon
 Schmidhuber 1997: :math:`c_t = c_{t-1} + i_t g_t`), are written out in
 :func:`pyplay.nn.reference.lstm_step` and :func:`~pyplay.nn.reference.lstm_step_backward`, in
 torch's gate order ``i, f, g, o`` (``i, g, o`` without a forget gate), one line per equation:
-read them first; ``tests/test_recurrent_reference.py`` holds this kernel to them in float64.
+read them first; ``tests/nn/test_recurrent_reference.py`` holds this kernel to them in float64.
 Over a sequence (BPTT), :math:`\delta h_t` is the total gradient reaching :math:`h_t` (from the
 output at ``t`` and from step ``t + 1``), :math:`\delta c_t` enters from step ``t + 1``, and
 with :math:`\delta a_t` the gradients of the gates' pre-activations

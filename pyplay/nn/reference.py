@@ -4,7 +4,7 @@ The fast kernels (:class:`~pyplay.nn.lstm.LSTMCell`, :class:`~pyplay.nn.gru.GRUC
 the gate rows, fold activation scales into the weights, compute every step's factors at once
 and write in place. The functions here do none of that: one step, PyTorch's layout and gate
 order (LSTM ``i, f, g, o``; GRU ``r, z, n``), one line per equation. They are what the kernels
-are tested against (``tests/test_recurrent_reference.py``, float64), the way nanoGPT keeps its
+are tested against (``tests/nn/test_recurrent_reference.py``, float64), the way nanoGPT keeps its
 plain attention beside the fused one; read them first.
 
 Shapes: ``x`` (B, F), ``h``, ``c`` (B, H), ``weight_ih`` (G, F), ``weight_hh`` (G, H),

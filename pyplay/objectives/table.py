@@ -23,7 +23,7 @@ its kind and builds the objective:
 A kind that is not in the table (or a model that declares none) is refused with the TypeError
 of :func:`~pyplay.objectives.base.not_a_model`, and so is an option given to a kind that takes
 none. A new kind of model adds its objective module to this package and its entry here
-(``tests/test_objectives.py`` checks that every model class's declared kind has one).
+(``tests/objectives/test_objectives.py`` checks that every model class's declared kind has one).
 """
 
 from __future__ import annotations

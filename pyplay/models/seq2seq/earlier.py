@@ -24,8 +24,8 @@ its names, so converting a file is converting its config:
     \text{additive}\},
 
 every other argument the encoder-decoder's default (one layer, one direction, no shared net).
-``tests/test_model_files.py`` holds files the removed class saved, and the outputs it computed
-on them, to the converted model.
+``tests/models/test_earlier_model_files.py`` holds files the removed class saved
+(``tests/data/luong/``), and the outputs it computed on them, to the converted model.
 """
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def delay_line(a1: np.ndarray, lengths: np.ndarray, D: int) -> tuple[np.ndarray,
     A : ndarray (B, S1, D)
         Column ``k`` is :math:`a^1(T - k)`; zero (the delay line's initial condition) where
         :math:`T - k < 1`. Equal to ``TDL_hstack(S1, D).forward(a1)[b, T - 1]`` of
-        :mod:`pyplay.dynamic.tdl` (``tests/test_dynamic_textbook.py``).
+        :mod:`pyplay.dynamic.tdl` (``tests/dynamic/test_dynamic_textbook.py``).
     keep : ndarray of bool (B, D)
         Which columns are encoder states.
     """

@@ -2,7 +2,7 @@
 
 Each lesson's :class:`~pyplay.ui.lessons.spec.LessonSpec` lists its experiments. The page
 shows one button per experiment (:mod:`pyplay.ui.try_this`), which sets the lesson up with
-:func:`set_up`; the tests (``tests/test_ui_experiments.py``) set each one up the same way,
+:func:`set_up`; the tests (``tests/ui/test_ui_experiments.py``) set each one up the same way,
 train it natively for its budget and check its promise (``below``, ``above``). No Panel here.
 """
 

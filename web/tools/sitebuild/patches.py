@@ -209,7 +209,7 @@ PATCHES: tuple[Patch, ...] = (
 # The pinned BokehJS (``bokeh.min.js``, served from ``./bokeh/``): a visual property read (a line's
 # colour, a label's font, ...) first asks the CSS cascade for a ``--bk-*`` variable
 # (``getComputedStyle(el).getPropertyValue``) and falls back to the model's value when there is
-# none. No stylesheet of this site defines one (tests/test_site_patches.py checks pyplay's,
+# none. No stylesheet of this site defines one (tests/project/test_site_patches.py checks pyplay's,
 # Panel's and Bokeh's), so the answer is always "" and the model's value is drawn; but each
 # read forces the browser to recompute styles: 7,800 reads, about a quarter of the 1.3-1.7 s
 # that opening the Transformers tab took (bokeh#15286; bokeh#15205 caches them in later Bokeh).

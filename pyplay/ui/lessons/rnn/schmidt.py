@@ -1,7 +1,7 @@
 r"""Schmidt's recurrent network and backpropagation through time (his eq. 1-2, 5-12), declared
 once: what the recurrent-networks lesson shows beside its gradient-through-time view, and each
 equation computed as written, in row vectors with the batch as rows, from a plain RNN's
-weights (``tests/test_ui_rnn_schmidt.py`` holds them against the core's backward).
+weights (``tests/lessons/rnn/test_ui_rnn_schmidt.py`` holds them against the core's backward).
 
 Schmidt writes, for :math:`n` rows of :math:`d` inputs and :math:`h` hidden units,
 

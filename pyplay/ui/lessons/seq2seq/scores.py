@@ -9,10 +9,11 @@ key), with trainable :math:`v_a` and :math:`W_a`. The weights are then
 
 Each :class:`ScoreFormula`'s ``reference`` computes :math:`e` (B, Tq, Tk) the way its text reads,
 from the scorer's parameters (named as in :mod:`pyplay.nn.attention`), so a test can hold the
-shown formula against the module that trains (``tests/test_ui_seq2seq_formulas.py``). The scaled
-dot product has two entries, ``"scaled_dot"`` by :math:`\sqrt{n_{source}}` as Table 1 writes it
-and ``"scaled_dot/key_size"`` by :math:`\sqrt{d}` as Vaswani et al. and Wand's lecture write it
-(the lesson's ``scale_by`` picks one, :func:`formula_for`). No Panel here.
+shown formula against the module that trains
+(``tests/lessons/seq2seq/test_ui_seq2seq_formulas.py``). The scaled dot product has two
+entries, ``"scaled_dot"`` by :math:`\sqrt{n_{source}}` as Table 1 writes it and
+``"scaled_dot/key_size"`` by :math:`\sqrt{d}` as Vaswani et al. and Wand's lecture write it (the
+lesson's ``scale_by`` picks one, :func:`formula_for`). No Panel here.
 """
 
 from __future__ import annotations

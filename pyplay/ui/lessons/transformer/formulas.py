@@ -1,7 +1,7 @@
 r"""Self-attention in two lectures' notation, declared once: what the "Transformers" lesson
 shows, and each shown equation computed as written (NumPy, one sequence, loops over positions
 as the sums read), so that a test can hold it against the layer that trains
-(``tests/test_ui_transformer_formulas.py``).
+(``tests/lessons/transformer/test_ui_transformer_formulas.py``).
 
 Wand's lecture ("Self-attention in detail"), at position :math:`n` of :math:`x_1..x_N`:
 
