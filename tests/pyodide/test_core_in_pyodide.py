@@ -21,18 +21,18 @@ pytestmark = pytest.mark.pyodide
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = [  # relative to tests/
-    "test_recurrent_gradcheck.py",
-    "test_linear_embedding_dropout.py",
-    "test_losses.py",
-    "test_models.py",
-    "test_tasks.py",  # the character model's baseline once failed on wasm32 (bincount)
-    "test_positional.py",
-    "test_dynamic_gradcheck.py",  # the LDDN's BPTT
-    "test_dynamic_textbook.py",  # the book's worked examples
-    "test_dynamic_notation.py",  # signals, equations, the CSV reader of the time-series lesson
-    "test_ops.py",  # the einsum matrix product and its operand layouts
-    "test_recurrent_reference.py",  # the fast kernels against the plain reference steps
-    "test_token_input.py",  # the projected embedding table and its sort-based scatter
+    "nn/test_recurrent_gradcheck.py",
+    "nn/test_linear_embedding_dropout.py",
+    "top/test_losses.py",
+    "models/test_models.py",
+    "tasks/test_tasks.py",  # the character model's baseline once failed on wasm32 (bincount)
+    "nn/test_positional.py",
+    "dynamic/test_dynamic_gradcheck.py",  # the LDDN's BPTT
+    "dynamic/test_dynamic_textbook.py",  # the book's worked examples
+    "dynamic/test_dynamic_notation.py",  # signals, equations, the time-series lesson's CSV reader
+    "nn/test_ops.py",  # the einsum matrix product and its operand layouts
+    "nn/test_recurrent_reference.py",  # the fast kernels against the plain reference steps
+    "nn/test_token_input.py",  # the projected embedding table and its sort-based scatter
 ]
 
 
