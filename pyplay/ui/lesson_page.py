@@ -35,6 +35,7 @@ import panel as pn
 
 from pyplay.ui.lectures import fill_lectures
 from pyplay.ui.lessons import spec_of
+from pyplay.ui.plot_styles import distinguish_lines
 from pyplay.ui.plot_text import PlotTexts, plot_groups
 from pyplay.ui.session import TrainingSession, sessions_of, timing_of
 
@@ -139,7 +140,12 @@ class LessonPage(pn.viewable.Viewer):
     def described(self, page: Any) -> Any:
         """``page`` with a text alternative after each group of its plots (the workbench's
         views, each section's; :mod:`pyplay.ui.plot_text`), kept in :attr:`plot_texts`,
-        rewritten at most every few seconds while any of this view's models trains."""
+        rewritten at most every few seconds while any of this view's models trains; and the
+        lines of every legend told apart by more than colour
+        (:func:`~pyplay.ui.plot_styles.distinguish_lines`)."""
+        for pane in page.select(pn.pane.Bokeh):
+            if hasattr(pane.object, "renderers"):
+                distinguish_lines(pane.object)
         self.plot_texts = PlotTexts(plot_groups(page), busy=self.training_now)
         return page
 
