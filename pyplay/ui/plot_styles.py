@@ -7,8 +7,8 @@ of a lesson therefore goes through :func:`distinguish_lines` when its page is bu
 entries of a legend keep their colours, and where two entries would otherwise be told apart by
 colour alone, the later one gets the next dash pattern of :data:`DASHES` (a line), marker of
 :data:`MARKERS` (markers only) or pair of the two (a line with markers), on every renderer
-of the entry, its legend sample included (:func:`~pyplay.ui.plots.legend_key`). An entry that already differs in dash, width or marker
-keeps its style. The heatmaps' colour maps (Viridis for gates and probabilities, red-blue for
+of the entry, its legend sample included (:func:`~pyplay.ui.plots.legend_key`). An entry
+that already differs in dash, width or marker keeps its style. The heatmaps' colour maps (Viridis for gates and probabilities, red-blue for
 signed values) stay readable in all three common kinds of colour blindness.
 """
 
