@@ -1,15 +1,16 @@
 """Lines a colour-blind reader can tell apart: :func:`distinguish_lines`.
 
-About one man in twelve does not see red and green apart (deuteranopia, protanopia), so a
-legend whose entries differ only in colour leaves him guessing which line is which. WCAG 2.1
-(1.4.1, "use of color") asks that colour is never the only carrier of a meaning. Every figure
-of a lesson therefore goes through :func:`distinguish_lines` when its page is built: the
-entries of a legend keep their colours, and where two entries would otherwise be told apart by
-colour alone, the later one gets the next dash pattern of :data:`DASHES` (a line), marker of
-:data:`MARKERS` (markers only) or pair of the two (a line with markers), on every renderer
-of the entry, its legend sample included (:func:`~pyplay.ui.plots.legend_key`). An entry
-that already differs in dash, width or marker keeps its style. The heatmaps' colour maps (Viridis for gates and probabilities, red-blue for
-signed values) stay readable in all three common kinds of colour blindness.
+About one man in twelve does not see red and green apart (deuteranopia, protanopia), so a legend
+whose entries differ only in colour leaves him guessing which line is which. WCAG 2.1 (1.4.1,
+"use of color") asks that colour is never the only carrier of a meaning. Every figure of a
+lesson therefore goes through :func:`distinguish_lines` when its page is built: the entries of a
+legend keep their colours, and where two entries would otherwise be told apart by colour alone,
+the later one gets the next dash pattern of :data:`DASHES` (a line), marker of :data:`MARKERS`
+(markers only) or pair of the two (a line with markers), on every renderer of the entry, its
+legend sample included (:func:`~pyplay.ui.plots.legend_key`). An entry that already differs in
+dash, width or marker keeps its style. The heatmaps' colour maps (Viridis for gates and
+probabilities, red-blue for signed values) are ColorBrewer's and Matplotlib's colour-blind-safe
+maps.
 """
 
 from __future__ import annotations
