@@ -48,7 +48,7 @@ page (Pyodide), nothing is sent to a server. The same NumPy code is a Python lib
 natively from a clone of pyplay's repository (`pip install -e .` there; the `pyplay` on PyPI
 is another project), with hand-written backward passes checked against PyTorch.
 
-Lessons: {"; ".join(f"**{s.title}** ({s.about})" for s in REGISTERED if s.about)}.
+Lessons: {"; ".join(f"**{s.title}** ({s.about})" for s in REGISTERED if s.parent is None)}.
 
 **The lectures.** The lessons follow five texts on recurrent networks and attention; where a
 lesson cites one, it names it as in bold here:
