@@ -114,9 +114,10 @@ class LexiconExamples:
     def __init__(self) -> None:
         self.stepper = PrefixTreeStepper()
         self.fig, self.nodes, self.edges = prefix_tree_figure(self.stepper.rows)
-        self.tree_width = pn.widgets.IntSlider(
-            name="Tree beam width", start=1, end=8, value=self.stepper.search.beam_width
-        )
+        self.tree_width = pn.widgets.IntSlider(  # as wide as its column, up to 300 px (a phone)
+            name="Tree beam width", start=1, end=8, value=self.stepper.search.beam_width,
+            sizing_mode="stretch_width", max_width=300,
+        )  # fmt: skip
         self.tree_width.param.watch(lambda e: self.tree_move("reset"), "value")
         self.tree_text = Text("", css_classes=["pyplay-prefix-tree"])
         self.sentence_width = pn.widgets.IntSlider(
@@ -161,7 +162,7 @@ class LexiconExamples:
         return [
             f"## Beam search in a prefix tree ({lecture_label('wand')}'s example)",
             pn.pane.Markdown(HELP["tree"]),
-            pn.Row(self.tree_width),
+            self.tree_width,
             self.tree_buttons(),
             pn.pane.Bokeh(self.fig, sizing_mode="stretch_width"),
             self.tree_text,
