@@ -18,11 +18,11 @@ Placeholders and legend samples (:mod:`pyplay.ui.plots`) are not data and are le
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from bokeh.models import GlyphRenderer, LabelSet, Legend, Plot
+from bokeh.models import GlyphRenderer, LabelSet, Legend, LegendItem, Plot
 from bokeh.models.glyphs import (
     HBar,
     Image,
@@ -38,7 +38,7 @@ from bokeh.models.glyphs import Text as TextGlyph
 
 from pyplay.ui.plots import LEGEND_KEY, PLACEHOLDER
 
-__all__ = ["describe", "describe_all", "number_text"]
+__all__ = ["describe", "describe_all", "legend_items", "number_text"]
 
 MAX_ITEMS = 6  # lines described one by one in a figure; the rest counted
 MAX_WORDS = 30  # the words of a figure's text glyphs (a caption, a diagram's labels) read out
@@ -91,16 +91,21 @@ def _annotations(fig: Plot) -> list[Any]:
     return [*fig.center, *fig.above, *fig.below, *fig.left, *fig.right]
 
 
+def legend_items(fig: Plot) -> Iterator[LegendItem]:
+    """The entries of every legend of ``fig``, in order."""
+    for legend in (a for a in _annotations(fig) if isinstance(a, Legend)):
+        yield from (i for i in legend.items if isinstance(i, LegendItem))
+
+
 def _labels(fig: Plot) -> dict[int, str]:
     """The legend's label of each renderer (by ``id``)."""
     names: dict[int, str] = {}
-    for legend in (a for a in _annotations(fig) if isinstance(a, Legend)):
-        for item in legend.items:
-            label = item.label
-            text = label.get("value") if isinstance(label, dict) else getattr(label, "value", label)
-            for r in item.renderers:
-                if text:
-                    names.setdefault(id(r), str(text))
+    for item in legend_items(fig):
+        label = item.label
+        text = label.get("value") if isinstance(label, dict) else getattr(label, "value", label)
+        for r in item.renderers:
+            if text:
+                names.setdefault(id(r), str(text))
     return names
 
 

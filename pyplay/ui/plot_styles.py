@@ -15,11 +15,12 @@ maps.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
-from bokeh.models import GlyphRenderer, Legend, LegendItem, Plot
+from bokeh.models import GlyphRenderer, LegendItem, Plot
 from bokeh.models.glyphs import Line, Scatter, Step
+
+from pyplay.ui.plot_describe import legend_items
 
 __all__ = ["DASHES", "MARKERS", "distinguish_lines", "style_of"]
 
@@ -59,12 +60,6 @@ def style_of(item: LegendItem) -> tuple[Any, ...]:
     return (tuple(sorted(dashes)), tuple(sorted(widths)), tuple(sorted(markers)))
 
 
-def _items(fig: Plot) -> Iterable[LegendItem]:
-    for legend in (*fig.center, *fig.above, *fig.below, *fig.left, *fig.right):
-        if isinstance(legend, Legend):
-            yield from (i for i in legend.items if isinstance(i, LegendItem))
-
-
 def _restyle(item: LegendItem, taken: set[tuple[Any, ...]]) -> None:
     """Give ``item`` the first dash (or marker) whose style is not ``taken``."""
     lines = [r for r in _renderers(item) if isinstance(r.glyph, (Line, Step))]
@@ -86,7 +81,7 @@ def distinguish_lines(fig: Plot) -> None:
     (module docstring). Entries without lines or markers (a colour bar's, a patch's) are
     left as they are."""
     taken: set[tuple[Any, ...]] = set()
-    for item in _items(fig):
+    for item in legend_items(fig):
         style = style_of(item)
         if style == ((), (), ()):
             continue  # no line or marker to restyle

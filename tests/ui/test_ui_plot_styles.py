@@ -13,7 +13,8 @@ from bokeh.models import ColumnDataSource, Plot  # noqa: E402
 from bokeh.plotting import figure  # noqa: E402
 
 from pyplay.ui.lessons import LESSONS  # noqa: E402
-from pyplay.ui.plot_styles import DASHES, MARKERS, _items, distinguish_lines, style_of  # noqa: E402
+from pyplay.ui.plot_describe import legend_items as _items  # noqa: E402
+from pyplay.ui.plot_styles import DASHES, MARKERS, distinguish_lines, style_of  # noqa: E402
 from pyplay.ui.plots import keep_legend_samples  # noqa: E402
 
 
