@@ -28,6 +28,8 @@ NAMES = {  # name in cases.py: what it holds for each lesson (the test that read
     "(tests/ui/test_urlstate.py)",
     "STATUS": "the status line's CSS class, where it is not pyplay-<key>-status "
     "(tests/ui/test_ui_lesson_page.py)",
+    "LIVE": "the columns of the look-inside data that change while the lesson trains, for a "
+    "lesson with such a view (tests/browser/test_live_views.py)",
 }
 
 

@@ -15,8 +15,8 @@ ratios measured in the same process, never absolute thresholds.
 - :mod:`pyplay.bench.seq2seq`: the sequence-to-sequence cases;
 - :mod:`pyplay.bench.transformer`: the Transformers lesson's training step at its defaults, as
   its Train button runs it (no PyTorch twin: compare versions of pyplay with it);
-- :mod:`pyplay.bench.report`: timing, peak memory, the table, the in-page figures
-  (``page_figures``) and the command line.
+- :mod:`pyplay.bench.report`: timing, peak memory, the table, the in-page steps
+  (``prepare_steps``, ``time_once``) and the command line.
 
 Both sides use one thread: torch via ``torch.set_num_threads(1)``, NumPy's BLAS via
 ``OPENBLAS_NUM_THREADS=1`` etc., set by ``python -m pyplay.bench`` before NumPy is imported (on

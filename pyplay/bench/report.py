@@ -6,9 +6,9 @@ so that both see the same machine conditions (on a busy machine one side alone v
 of percent from minute to minute). Peak memory is the largest allocation footprint during one
 pyplay step, NumPy's included, traced with :mod:`tracemalloc`.
 
-:func:`page_figures`, and :func:`prepare_steps` with :func:`time_once` (one step at a time),
-time pyplay alone, for the browser page: they need neither threads, subprocesses nor torch,
-so they run unchanged inside Pyodide (``web/measure.py`` copies this package into the page,
+:func:`prepare_steps` with :func:`time_once` (one step at a time) time pyplay alone, for the
+browser page: they need neither threads, subprocesses nor torch, so they run unchanged inside
+Pyodide (``web/measure.py`` copies this package into the page,
 whose own pyplay leaves it out).
 """
 
@@ -31,7 +31,6 @@ __all__ = [
     "format_rows",
     "main",
     "measure",
-    "page_figures",
     "page_steps",
     "peak_memory",
     "prepare_steps",
@@ -131,20 +130,6 @@ def page_steps() -> dict[str, Step]:
         "seq2seq": seq2seq.seq2seq_step(),
         "beam": seq2seq.beam_decode(),
     }
-
-
-def page_figures(repeats: int = 10) -> str:
-    """Median times of :func:`page_steps` in one go (``repeats`` calls each, half for the beam
-    decode), for running inside the browser page.
-
-    Returns ``"lstm_b32_ms=<float> lstm_b1_ms=<float> seq2seq_ms=<float> beam_ms=<float>"``
-    so a driver script can parse it.
-    """
-    parts = []
-    for name, step in page_steps().items():
-        n, warmup = (max(1, repeats // 2), 1) if name == "beam" else (repeats, 2)
-        parts.append(f"{name}_ms={1e3 * time_step(step, repeats=n, warmup=warmup):.3f}")
-    return " ".join(parts)
 
 
 _prepared: dict[str, Step] = {}  # the steps of prepare_steps, for time_once

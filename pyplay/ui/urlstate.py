@@ -10,7 +10,7 @@ one becomes a message naming the key, what was expected and what was given, and 
 Nothing is ever evaluated, and nothing raises.
 
 - :func:`to_query` writes a lesson state's settings; :func:`parse_query` reads an address's
-  query into checked values (:class:`ParsedQuery`); :func:`apply_query` sets them on a state.
+  query into checked values (:class:`ParsedQuery`); :func:`apply_settings` sets them on a state.
 - :func:`pyplay.ui.location.bind_location` keeps the page address and tabs in step with these.
 """
 
@@ -34,7 +34,6 @@ __all__ = [
     "Field",
     "LessonSpec",
     "ParsedQuery",
-    "apply_query",
     "number_field",
     "parse_query",
     "to_query",
@@ -260,36 +259,6 @@ def apply_settings(state: param.Parameterized, settings: Mapping[str, Any]) -> l
     except (ValueError, TypeError) as err:
         return [f"Address: the settings were not applied ({err})."]
     return []
-
-
-def apply_query(query: str, states: Mapping[str, Any]) -> tuple[str | None, list[str]]:
-    """Apply an address's settings to the state of the lesson it names.
-
-    Parameters
-    ----------
-    query : str
-        The address's query, e.g. ``"?lesson=rnn&cell=gru&seed=3"``.
-    states : mapping
-        Lesson key (see :data:`LESSON_SPECS`) -> that lesson's state.
-
-    Returns
-    -------
-    lesson : str or None
-        The lesson the address names (None when it names none or a wrong one).
-    messages : list of str
-        One per key or value that was skipped, saying which, what was expected and what was
-        given. The decode input (``src``) is not applied here: see :func:`parse_query`.
-    """
-    parsed = parse_query(query)
-    messages = list(parsed.messages)
-    if parsed.lesson is None:
-        return None, messages
-    state = states.get(parsed.lesson)
-    if state is None:
-        messages.append(f"Address: the {parsed.lesson} lesson is not available here.")
-        return parsed.lesson, messages
-    messages += apply_settings(state, parsed.settings)
-    return parsed.lesson, messages
 
 
 def to_query(lesson: str, state: Any, source: str | None = None) -> str:

@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 
+from lesson_cases import gather
+from pyplay.ui.lessons import LESSONS
+
 READY = "document.documentElement.dataset.pyplayReady === 'true'"
 FAILED = "document.documentElement.dataset.pyplayError === 'true'"
 START_TIMEOUT_MS = 240_000
@@ -174,6 +177,18 @@ CANVASES = """() => {
   walk(document);
   return out;
 }"""
+
+
+def lessons() -> dict[str, str]:
+    """Every lesson with a tab of its own, in tab order (:data:`pyplay.ui.lessons.LESSONS`, the
+    sub-lessons left out): its title -> its status line's CSS class (``STATUS`` of its
+    ``tests/lessons/<key>/cases.py`` where it is not ``pyplay-<key>-status``)."""
+    status = gather("STATUS")
+    return {
+        spec.title: status.get(spec.key, f"pyplay-{spec.key}-status")
+        for spec in LESSONS
+        if spec.parent is None
+    }
 
 
 def open_lesson(page: Any, title: str = "Recurrent networks") -> None:

@@ -15,18 +15,15 @@ import time
 
 import pytest
 
-from browserkit import FINGERPRINT, wait_for
+from browserkit import FINGERPRINT, lessons, wait_for
+from lesson_cases import gather
+from pyplay.ui.lessons import SPECS
 
 pytestmark = pytest.mark.browser
 
-LIVE = {  # tab: (status line's class, look-inside columns)
-    "Transformers": ("pyplay-transformer-status", ["weight"]),
-    "CTC": ("pyplay-ctc-status", ["image"]),
-    "Recurrent networks": ("pyplay-status", ["image", "norm"]),
-    "Memory": ("pyplay-memory-status", ["image"]),
-    "Soft and hard attention": ("pyplay-glimpse-status", ["weight"]),
-    "Image attention": ("pyplay-images-status", ["image"]),
-    "Pointer networks": ("pyplay-pointer-status", ["weight"]),
+TABS = lessons()
+LIVE = {  # tab: (status line's class, look-inside columns), from tests/lessons/<key>/cases.py
+    SPECS[key].title: (TABS[SPECS[key].title], columns) for key, columns in gather("LIVE").items()
 }
 
 
@@ -113,21 +110,6 @@ def test_a_head_picked_while_training_shows_before_the_next_slice(ready_page, pa
     assert page_log.errors == []
 
 
-LESSONS = (
-    "Recurrent networks",
-    "Sequence to sequence",
-    "Transformers",
-    "CTC",
-    "Dynamic networks",
-    "Time series",
-    "Memory",
-    "Recursive networks",
-    "Soft and hard attention",
-    "Image attention",
-    "Pointer networks",
-)
-
-
 def test_a_tour_of_every_lesson_leaves_the_console_clean(ready_page, page_log):
     page = ready_page
     messages: list[str] = []
@@ -135,7 +117,7 @@ def test_a_tour_of_every_lesson_leaves_the_console_clean(ready_page, page_log):
         "console",
         lambda m: m.type in ("warning", "error") and messages.append(f"{m.type}: {m.text}"),
     )
-    for tab in LESSONS:
+    for tab in TABS:
         page.get_by_text(tab, exact=True).first.click()
         visible_button(page, "Train").wait_for(timeout=60_000)
         visible_button(page, "Train").click()

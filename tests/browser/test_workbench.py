@@ -20,24 +20,12 @@ from typing import Any
 
 import pytest
 
-from browserkit import BUTTON_PROBLEMS, CANVASES, wait_for, wait_ready
+from browserkit import BUTTON_PROBLEMS, CANVASES, lessons, wait_for, wait_ready
 
 pytestmark = pytest.mark.browser
 
 SHOTS = Path(__file__).resolve().parents[2] / "web" / "screenshots" / "workbench"
-LESSONS = {  # tab: its status line's class
-    "Recurrent networks": "pyplay-status",
-    "Sequence to sequence": "pyplay-seq2seq-status",
-    "Transformers": "pyplay-transformer-status",
-    "CTC": "pyplay-ctc-status",
-    "Memory": "pyplay-memory-status",
-    "Recursive networks": "pyplay-recursive-status",
-    "Soft and hard attention": "pyplay-glimpse-status",
-    "Image attention": "pyplay-images-status",
-    "Pointer networks": "pyplay-pointer-status",
-    "Time series": "pyplay-narx-status",
-    "Dynamic networks": "pyplay-lddn-status",
-}
+LESSONS = lessons()  # tab: its status line's class, in tab order
 OTHER_TABS = ("Start here", "About", "Saved work")
 SIZES = ((1920, 1080), (1440, 900), (768, 1024), (390, 844))  # and 1280x800, the tour's
 

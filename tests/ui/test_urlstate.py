@@ -16,6 +16,7 @@ import panel as pn
 from panel.io.location import Location
 from panel.util import edit_readonly
 
+from addresses import apply_query
 from lesson_cases import gather
 from pyplay.ui.lessons import SPECS
 from pyplay.ui.location import bind_location
@@ -25,7 +26,6 @@ from pyplay.ui.urlstate import (
     MAX_SOURCE_CHARS,
     MAX_TEXT_CHARS,
     Field,
-    apply_query,
     parse_query,
     state_class,
     to_query,

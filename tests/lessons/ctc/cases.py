@@ -16,4 +16,6 @@ ADDRESS = {  # a real state through the page address (tests/ui/test_urlstate.py)
             "compare": True, "noise": 0.1, "beam_width": 3, "lexicon": "AB, cd & <b>",
             "lr": 0.05, "seed": 7},
 }
+# look-inside columns that change while it trains (tests/browser/test_live_views.py)
+LIVE = {"ctc": ["image"]}
 # fmt: on

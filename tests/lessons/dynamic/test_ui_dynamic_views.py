@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from addresses import apply_query
 from gradcheck import numeric_grad
 from pyplay.ui.lessons.dynamic.adaptive_state import SAMPLES, AdaptiveFilterState
 from pyplay.ui.lessons.dynamic.adaptive_view import AdaptiveFilterView
@@ -17,7 +18,7 @@ from pyplay.ui.lessons.dynamic.rtrl_view import RTRLView
 from pyplay.ui.lessons.dynamic.stability_state import IW, StabilityState, feedback_matrix
 from pyplay.ui.lessons.dynamic.stability_view import StabilityView
 from pyplay.ui.lessons.dynamic.view import PARTS, SUBTABS, DynamicLesson
-from pyplay.ui.urlstate import apply_query, to_query, url_fields
+from pyplay.ui.urlstate import to_query, url_fields
 
 # the noise-cancellation setting's statistics, derived (see tests/dynamic/test_dynamic_adaptive.py)
 R_EXACT = 0.72 * np.array([[1.0, np.cos(2 * np.pi / 3)], [np.cos(2 * np.pi / 3), 1.0]])

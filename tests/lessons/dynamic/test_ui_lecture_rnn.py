@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from addresses import apply_query
 from gradcheck import assert_grad_close, numeric_grad
 from pyplay.dynamic import BookGRU, BookLSTM
 from pyplay.dynamic.book_output import book_network, named_params, output_loss
@@ -18,7 +19,7 @@ from pyplay.tasks.signals import SYSTEMS, signal
 from pyplay.ui.lessons.dynamic.book_state import BookRNNState
 from pyplay.ui.lessons.dynamic.book_view import PYTORCH, BookRNNView
 from pyplay.ui.lessons.dynamic.view import LECTURE_RNN, SUBTABS, DynamicLesson
-from pyplay.ui.urlstate import apply_query, to_query, url_fields
+from pyplay.ui.urlstate import to_query, url_fields
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "lstm": {},

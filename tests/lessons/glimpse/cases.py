@@ -8,4 +8,6 @@ EXPORT = {  # "show as code" runs and reproduces the lesson (tests/ui/test_expor
                                           "seed": 2},
     }
 }
+# look-inside columns that change while it trains (tests/browser/test_live_views.py)
+LIVE = {"glimpse": ["weight"]}
 # fmt: on

@@ -20,4 +20,6 @@ ADDRESS = {  # a real state through the page address (tests/ui/test_urlstate.py)
     "memory": {"model": "attend", "read_heads": 2, "memory_size": 8, "n_pairs": 4, "lr": 0.01,
                "seed": 1},
 }
+# look-inside columns that change while it trains (tests/browser/test_live_views.py)
+LIVE = {"memory": ["image"]}
 # fmt: on

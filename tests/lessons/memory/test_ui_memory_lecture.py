@@ -12,10 +12,11 @@ import pytest
 
 pytest.importorskip("panel")
 
+from addresses import apply_query
 from pyplay.ui.lessons import SPECS
 from pyplay.ui.lessons.memory.code import as_code
 from pyplay.ui.lessons.memory.state import MemoryLessonState
-from pyplay.ui.urlstate import apply_query, to_query
+from pyplay.ui.urlstate import to_query
 
 OPTIONS = {"hard": "both", "feedback": "output", "attend_form": "state"}
 

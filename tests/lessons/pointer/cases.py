@@ -11,4 +11,6 @@ EXPORT = {  # "show as code" runs and reproduces the lesson (tests/ui/test_expor
 }
 # lesson files: settings to train with, other settings to load into (tests/ui/test_ui_checkpoint.py)
 FILES = {"pointer": ({"task": "hull", "hidden_size": 8}, {"max_len": 9})}
+# look-inside columns that change while it trains (tests/browser/test_live_views.py)
+LIVE = {"pointer": ["weight"]}
 # fmt: on

@@ -24,4 +24,6 @@ ADDRESS = {  # a real state through the page address (tests/ui/test_urlstate.py)
             "optimizer": "sgd", "clip": 0.0, "batch_size": 8, "seq_len": 6},
 }
 STATUS = {"rnn": "pyplay-status"}  # the status line's class as the view had it first
+# look-inside columns that change while it trains (tests/browser/test_live_views.py)
+LIVE = {"rnn": ["image", "norm"]}
 # fmt: on

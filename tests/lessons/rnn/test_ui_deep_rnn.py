@@ -12,13 +12,14 @@ import pytest
 
 pytest.importorskip("panel")
 
+from addresses import apply_query
 from pyplay.ui.export import as_code
 from pyplay.ui.lessons import SPECS
 from pyplay.ui.lessons.rnn.residual import COMPARE_STEPS, PROBE_EVERY, ResidualComparison
 from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.lessons.rnn.view import RecurrentLesson
 from pyplay.ui.plots import positive
-from pyplay.ui.urlstate import apply_query, to_query
+from pyplay.ui.urlstate import to_query
 
 STACK = {"num_layers": 3, "bidirectional": True, "residual": True}
 

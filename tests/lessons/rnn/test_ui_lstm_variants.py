@@ -11,11 +11,12 @@ pytest.importorskip("panel")
 
 import panel as pn
 
+from addresses import apply_query
 from pyplay.ui.export import as_code
 from pyplay.ui.lessons import SPECS
 from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.lessons.rnn.view import RecurrentLesson
-from pyplay.ui.urlstate import apply_query, to_query
+from pyplay.ui.urlstate import to_query
 
 H = 8
 VARIANT = {"forget_gate": False, "peephole": True, "forget_bias": 2.5}

@@ -9,10 +9,11 @@ import pytest
 
 pytest.importorskip("panel")
 
+from addresses import apply_query
 from pyplay.ui.export import as_code
 from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.lessons.rnn.view import RecurrentLesson
-from pyplay.ui.urlstate import apply_query, to_query
+from pyplay.ui.urlstate import to_query
 
 
 def _charlm(**settings: object) -> LessonState:

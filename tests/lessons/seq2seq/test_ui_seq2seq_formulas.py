@@ -10,11 +10,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from addresses import apply_query
 from pyplay.io import load, save
 from pyplay.models.seq2seq.luong import make_scorer
 from pyplay.ui.lessons.seq2seq.scores import FORMULAS, formula_for, formula_markdown
 from pyplay.ui.lessons.seq2seq.state import Seq2SeqState
-from pyplay.ui.urlstate import apply_query, to_query
+from pyplay.ui.urlstate import to_query
 
 SCORES = Seq2SeqState.param.score.objects
 SCALES = Seq2SeqState.param.scale_by.objects

@@ -18,4 +18,6 @@ ADDRESS = {  # a real state through the page address (tests/ui/test_urlstate.py)
                     "positional": "concat", "causal": False, "seq_len": 6, "seed": 5,
                     "compare_lstm": False},
 }
+# look-inside columns that change while it trains (tests/browser/test_live_views.py)
+LIVE = {"transformer": ["weight"]}
 # fmt: on

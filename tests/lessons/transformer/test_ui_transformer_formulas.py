@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from addresses import apply_query
 from pyplay.io import load, save
 from pyplay.ui.lessons.transformer.formulas import (
     SOLBERG,
@@ -21,7 +22,7 @@ from pyplay.ui.lessons.transformer.formulas import (
     wand_terms,
 )
 from pyplay.ui.lessons.transformer.state import TransformerLessonState
-from pyplay.ui.urlstate import apply_query, to_query
+from pyplay.ui.urlstate import to_query
 
 TOL = {"rtol": 1e-12, "atol": 1e-12}
 LECTURES = Path("/work/shared/lectures")

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from addresses import apply_query
 from pyplay.io import load_model
 from pyplay.models.seq2seq import EncoderDecoder
 from pyplay.models.transformer.lm import TransformerModel
@@ -18,7 +19,7 @@ from pyplay.train import Trainer
 from pyplay.ui.lessons.transformer.pairs import PairView
 from pyplay.ui.lessons.transformer.state import TransformerLessonState
 from pyplay.ui.lessons.transformer.view import TransformerLesson
-from pyplay.ui.urlstate import apply_query, to_query
+from pyplay.ui.urlstate import to_query
 
 SMALL = {"arch": "encoder_decoder", "d_model": 16, "nhead": 2, "num_layers": 1}
 
