@@ -23,6 +23,14 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep each module's browser tests on one worker when the suite runs on several
+    (``--dist loadgroup``, tests/ci.sh): they may share the module's loaded page."""
+    for item in items:
+        if item.get_closest_marker("browser") is not None and item.module is not None:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
 @pytest.fixture(scope="session")
 def build() -> Any:
     """The site build (``web/tools/sitebuild``), as ``python build.py`` runs it."""

@@ -6,9 +6,13 @@ default). Every ``EVERY_S`` seconds it samples
 
 - the whole browser's memory: the proportional set size (PSS, shared pages split between the
   processes that share them, so the sum does not count a library twice) of every process of
-  this Chromium, read from ``/proc/<pid>/smaps_rollup`` (Linux);
+  this Chromium, read from ``/proc/<pid>/smaps_rollup`` (Linux), in all and per kind of
+  process (the browser, its renderers, where the page and its worker run, the GPU process,
+  the utilities);
 - the page's JavaScript heap and its DOM nodes, through the DevTools protocol
   (``Performance.getMetrics``: ``JSHeapUsedSize``, ``Nodes``);
+- the worker's JavaScript heap (``performance.memory`` in the worker), where the patches it
+  sends and the proxies between Python and JavaScript live;
 - the worker's WebAssembly memory, where the Python heap lives (``pyodide._module.HEAP8.length``;
   a WebAssembly memory never shrinks, so this is the most the Python side ever held);
 - nothing that needs the page's main thread: a training page's main thread can be busy for
@@ -30,6 +34,11 @@ from typing import Any
 
 EVERY_S = 30.0
 MB = 1024 * 1024
+# the worker's JavaScript heap in bytes (Chromium's performance.memory; -1 where it has none):
+# the patches it sends and the proxies between Python and JavaScript live there, outside
+# both the page's heap and the WebAssembly memory
+KINDS = ("browser", "renderer", "gpu-process", "utility")  # the processes reported apart
+WORKER_HEAP = "self.performance.memory ? self.performance.memory.usedJSHeapSize : -1"
 
 
 def _browser_pids(marker: str) -> list[int]:
@@ -60,6 +69,25 @@ def _pss_mb(pids: list[int]) -> float:
     return total_kb / 1024
 
 
+def _kind(pid: int) -> str:
+    """A Chromium process's kind from its command line: ``browser`` (no ``--type``),
+    ``renderer``, ``gpu-process``, ``utility``, ... (``gone`` once it has exited)."""
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return "gone"
+    found = re.search(r"--type=([a-z-]+)", cmd)
+    return found.group(1) if found else "browser"
+
+
+def _pss_by_kind(pids: list[int]) -> dict[str, float]:
+    """The PSS of ``pids`` in MiB summed per process kind (:func:`_kind`)."""
+    kinds: dict[str, list[int]] = {}
+    for pid in pids:
+        kinds.setdefault(_kind(pid), []).append(pid)
+    return {kind: _pss_mb(group) for kind, group in sorted(kinds.items()) if kind != "gone"}
+
+
 def _metrics(session: Any) -> dict[str, float]:
     """``Performance.getMetrics`` of a DevTools session, by name."""
     return {m["name"]: m["value"] for m in session.send("Performance.getMetrics")["metrics"]}
@@ -68,12 +96,16 @@ def _metrics(session: Any) -> dict[str, float]:
 def sample(page: Any, session: Any, pids: list[int]) -> dict[str, float]:
     """One sample of every measure (MiB, nodes)."""
     page_m = _metrics(session)
-    wasm = page.workers[0].evaluate("self.pyodide._module.HEAP8.length")
+    worker = page.workers[0]
+    wasm = worker.evaluate("self.pyodide._module.HEAP8.length")
+    worker_js = worker.evaluate(WORKER_HEAP)
     return {
         "browser_mb": _pss_mb(pids),
+        **{f"process_{kind}_mb": mb for kind, mb in _pss_by_kind(pids).items()},
         "page_js_mb": page_m["JSHeapUsedSize"] / MB,
         "nodes": page_m["Nodes"],
         "wasm_mb": wasm / MB,
+        "worker_js_mb": worker_js / MB,
     }
 
 
@@ -110,19 +142,23 @@ def memory_over(browser_type: Any, url: str, args: list[str], minutes: float) ->
         )
         session = context.new_cdp_session(page)
         session.send("Performance.enable")
-        pids = _browser_pids(profile)
         page.get_by_role("button", name="Train", exact=True).first.click()
         start = time.monotonic()
         samples: list[tuple[float, dict[str, float]]] = []
         lines = [f"pyplay playground: memory while Recurrent networks trains, {minutes:g} min"]
         while True:
             elapsed = time.monotonic() - start
-            s = sample(page, session, pids)
+            s = sample(page, session, _browser_pids(profile))  # processes come and go
             samples.append((elapsed, s))
+            kinds = "  ".join(
+                f"{kind} {s[f'process_{kind}_mb']:6.1f}"
+                for kind in KINDS
+                if f"process_{kind}_mb" in s
+            )
             lines.append(
-                f"  {elapsed / 60:5.1f} min  browser {s['browser_mb']:7.1f} "
-                f"MiB  page JS {s['page_js_mb']:6.1f}  nodes {s['nodes']:6.0f}  "
-                f"wasm {s['wasm_mb']:6.1f}"
+                f"  {elapsed / 60:5.1f} min  browser {s['browser_mb']:7.1f} MiB ({kinds})  "
+                f"page JS {s['page_js_mb']:6.1f}  worker JS {s['worker_js_mb']:6.1f}  "
+                f"nodes {s['nodes']:6.0f}  wasm {s['wasm_mb']:6.1f}"
             )
             print(lines[-1], flush=True)
             if elapsed >= minutes * 60:
@@ -131,8 +167,12 @@ def memory_over(browser_type: Any, url: str, args: list[str], minutes: float) ->
     finally:
         context.close()
     lines.append("  growth per minute over the second half (least squares):")
-    for key, unit in (("browser_mb", "MiB"), ("page_js_mb", "MiB"), ("nodes", "nodes"),
-                      ("wasm_mb", "MiB")):  # fmt: skip
+    keys = [("browser_mb", "MiB")]
+    keys += [(f"process_{kind}_mb", "MiB") for kind in KINDS]
+    keys += [("page_js_mb", "MiB"), ("worker_js_mb", "MiB"), ("nodes", "nodes"), ("wasm_mb", "MiB")]
+    for key, unit in keys:
+        if any(key not in s for _, s in samples[len(samples) // 2 :]):
+            continue  # a process that came or went in the second half
         lines.append(f"    {key}: {growth_per_minute(samples, key):+.2f} {unit}/min")
     return lines
 
