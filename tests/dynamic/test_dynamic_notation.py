@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from pyplay.dynamic import LDDN, closeloop, narxnet, timedelaynet
-from pyplay.dynamic.notation import delay_text, diagram, equations, sup
 from pyplay.tasks.signals import SYSTEMS, random_levels, signal
 from pyplay.tasks.sysid import narendra_series, parse_columns
+from pyplay.ui.lddn_notation import delay_text, diagram, equations, sup
 
 
 def test_equations_of_a_narx_network_in_both_loop_forms() -> None:

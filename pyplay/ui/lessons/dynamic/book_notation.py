@@ -6,7 +6,7 @@ the text of the lesson's LSTM-and-GRU sub-tab (:mod:`.book_state`), nothing the 
 (:meth:`BookLSTM.forward <pyplay.dynamic.book_lstm.BookLSTM.forward>`,
 :meth:`BookGRU.forward <pyplay.dynamic.book_gru.BookGRU.forward>`), then layer 7, the read-out
 of :mod:`pyplay.dynamic.book_output`. :func:`book_diagram` lays the layers out as a
-:class:`~pyplay.dynamic.notation.Diagram`: the input :math:`p^1` and the delayed output
+:class:`~pyplay.ui.lddn_notation.Diagram`: the input :math:`p^1` and the delayed output
 :math:`a^6(t-1)` (a node of its own, the delay "D" that the feedback :math:`LW^{m,6}` reads) in
 column 0, the layers right of what they read; the Hadamard products are edges labelled "∘",
 the CEC's :math:`LW^{5,5} = I` and the peepholes are feedback arcs. Plain text and plain data:
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pyplay.dynamic.book_gru import BookGRU
 from pyplay.dynamic.book_lstm import BookLSTM
-from pyplay.dynamic.notation import Diagram, Edge, Node, sup
+from pyplay.ui.lddn_notation import Diagram, Edge, Node, sup
 
 __all__ = ["book_diagram", "book_equations"]
 

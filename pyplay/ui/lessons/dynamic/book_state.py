@@ -25,11 +25,11 @@ import param
 from pyplay.dynamic.book_gru import BookGRU
 from pyplay.dynamic.book_lstm import BookLSTM, BookTrace
 from pyplay.dynamic.book_output import book_network, named_params, output_loss
-from pyplay.dynamic.notation import Diagram, sup
 from pyplay.optim import Adam
 from pyplay.tasks.signals import SYSTEMS, random_levels, signal
 from pyplay.train import StepRecord
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
+from pyplay.ui.lddn_notation import Diagram, sup
 from pyplay.ui.lectures import lecture_label
 from pyplay.ui.lessons.dynamic.book_notation import book_diagram, book_equations
 from pyplay.ui.lessons.dynamic.state import SYSTEM_LABELS, TRAIN_BATCH, TRAIN_STEPS

@@ -29,7 +29,7 @@ _DYN_IMPORTS = """\
 import numpy as np
 
 from pyplay.dynamic import LDDN, delayed_layers, fit, initial_outputs
-from pyplay.dynamic.notation import equations
+from pyplay.ui.lddn_notation import equations
 from pyplay.tasks.signals import SYSTEMS, random_levels, signal
 from pyplay.dynamic.train import OPTIMIZERS
 from pyplay.io import load, load_model, save_model"""

@@ -2,7 +2,7 @@
 as arrows labelled with their name and delay line, feedback as arcs below.
 
 :func:`diagram_figure` builds the figure and its sources once; :func:`update_diagram` redraws
-it from a :class:`~pyplay.dynamic.notation.Diagram` (plain data from the core).
+it from a :class:`~pyplay.ui.lddn_notation.Diagram` (plain data from the core).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from bokeh.models import Arrow, ColumnDataSource, Range1d, VeeHead
 from bokeh.plotting import figure
 
-from pyplay.dynamic.notation import Diagram
+from pyplay.ui.lddn_notation import Diagram
 from pyplay.ui.plot_tree import empty_edges, node_labels
 
 __all__ = ["DiagramSources", "diagram_figure", "update_diagram"]

@@ -17,7 +17,6 @@ import param
 
 from pyplay.dynamic import LDDN, distdelaynet, layrecnet, timedelaynet
 from pyplay.dynamic.initial import delayed_layers, initial_outputs
-from pyplay.dynamic.notation import Diagram, diagram, equations, sup
 from pyplay.dynamic.spec import to_dict
 from pyplay.dynamic.train import OPTIMIZERS
 from pyplay.dynamic.transfer import TRANSFERS
@@ -25,6 +24,7 @@ from pyplay.tasks.signals import SYSTEMS, random_levels, signal
 from pyplay.train import StepRecord
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
 from pyplay.ui.checkpoint import LoadedFile
+from pyplay.ui.lddn_notation import Diagram, diagram, equations, sup
 from pyplay.ui.trainer_lesson import FitLesson
 
 __all__ = ["PRESETS", "LDDNLessonState", "Run"]

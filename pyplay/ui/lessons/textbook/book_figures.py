@@ -12,7 +12,7 @@ stands for (:data:`Ref`): a parameter, or a value the model caches (``BookCache.
 ``BookState.A``, ``AttentionStepCache.alpha``, ...), so a test can check the drawing against the
 model.
 
-What :class:`~pyplay.dynamic.notation.Diagram` (the dynamic lesson's layout, drawn by
+What :class:`~pyplay.ui.lddn_notation.Diagram` (the dynamic lesson's layout, drawn by
 :mod:`~pyplay.ui.lessons.dynamic.diagram_plot`) cannot say is added here and drawn by
 :mod:`.figure_plot`: operation nodes (``kind="op"``: the transpose "T", the sampler "t = T",
 the TDL_hstack, the vertical stacking) and edge styles (:data:`EDGE_STYLES`): a signal used as
@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pyplay.dynamic.notation import Diagram, Edge, Node, sup
 from pyplay.models.textbook.seq2seq import CONTEXT_LAYER, TextbookSeq2Seq
+from pyplay.ui.lddn_notation import Diagram, Edge, Node, sup
 from pyplay.ui.lectures import lecture_label
 
 __all__ = ["ATTENTION_FIGURE", "CAPTIONS", "EDGE_STYLES", "BookFigure", "book_figures"]

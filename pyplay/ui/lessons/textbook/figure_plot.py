@@ -26,7 +26,7 @@ import numpy as np
 from bokeh.models import Arrow, ColumnDataSource, LabelSet, VeeHead
 from bokeh.plotting import figure
 
-from pyplay.dynamic.notation import Diagram, Edge
+from pyplay.ui.lddn_notation import Diagram, Edge
 from pyplay.ui.lessons.dynamic.diagram_plot import (
     BOX_H,
     BOX_W,

@@ -27,7 +27,7 @@ _TS_IMPORTS = """\
 import numpy as np
 
 from pyplay.dynamic import LDDN, closeloop, fit, narxnet, preparets
-from pyplay.dynamic.notation import equations
+from pyplay.ui.lddn_notation import equations
 from pyplay.dynamic.train import OPTIMIZERS
 from pyplay.io import load, load_model, save_model
 from pyplay.tasks.sysid import parse_columns"""

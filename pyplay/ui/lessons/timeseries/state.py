@@ -23,11 +23,11 @@ import numpy as np
 import param
 
 from pyplay.dynamic import LDDN, closeloop, narxnet, preparets
-from pyplay.dynamic.notation import equations
 from pyplay.dynamic.train import OPTIMIZERS
 from pyplay.tasks.sysid import load_narendra, parse_columns
 from pyplay.ui.base_state import LessonBase, lr_param, seed_param
 from pyplay.ui.checkpoint import LoadedFile, same_model
+from pyplay.ui.lddn_notation import equations
 from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.trainer_lesson import FitLesson
 

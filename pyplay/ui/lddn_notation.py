@@ -11,7 +11,8 @@ as *Neural Network Design* prints them,
 and, with ``net`` given, the same equations with the numbers of every scalar (1 x 1) weight
 put in. :func:`diagram` places inputs and layers on a grid (inputs in column 0, each layer one
 column right of its furthest delay-0 source) and lists the connections with their delay sets,
-so a view can draw the network the way the book does. Plain text and plain data: no plotting.
+so a view can draw the network the way the book does. Plain text and plain data: no plotting
+(the Dynamic networks, Time series and Textbook seq2seq lessons draw and show them).
 """
 
 from __future__ import annotations
