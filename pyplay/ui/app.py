@@ -162,12 +162,14 @@ def address_note() -> tuple[Text, Callable[[str], None]]:
     return note, say
 
 
-def create_app(defer: bool = False) -> pn.viewable.Viewable:
+def create_app(defer: bool = False, ahead: bool = True) -> pn.viewable.Viewable:
     """The whole playground: a header, "Start here", one tab per lesson (built when first
     opened) and "Saved work".
 
-    ``defer`` (the page's worker): build the saved-work machinery and the lessons after the
-    first render (:mod:`pyplay.ui.later`) instead of now and when opened.
+    ``defer`` (the page's worker): build the saved-work machinery and, with ``ahead``, the
+    lessons after the first render (:mod:`pyplay.ui.later`) instead of now and when opened.
+    ``ahead=False`` builds each lesson only when its tab is first opened (a page that looks at
+    one lesson: ``web/site/worker.js``).
     """
     pn.extension(notifications=False)
     use_page_style()
@@ -191,8 +193,8 @@ def create_app(defer: bool = False) -> pn.viewable.Viewable:
 
     later.defer("saved work", saved_work)
     later.draw_ahead_with(playground.draw_ahead)
-    for title in LESSONS:  # in tab order; one opened before its turn is built then
-        later.defer(f"the {title} lesson", partial(playground.prepare, title))
+    for title in LESSONS if ahead else ():  # in tab order; one opened before its turn is
+        later.defer(f"the {title} lesson", partial(playground.prepare, title))  # built then
     return pn.Column(header, top, note, playground.tabs, **APP_LAYOUT)
 
 

@@ -302,3 +302,12 @@ OPEN_SECTIONS = """(() => {
   };
   setInterval(open, 700);
 })();"""
+
+
+# A page that builds each lesson only when its tab opens (web/site/worker.js): the browser
+# tests of one lesson or one feature run with it, since building and drawing every other lesson
+# ahead, as the learner's page does after its start, took about a minute of CPU time per page
+# (64 s against 24 s for the start itself, quiet machine) beside the test. The tests of the
+# start, of the page as a learner first sees it and of the accessibility tour say
+# ``AHEAD = True`` (or make their own context) and get the learner's page.
+ONE_LESSON = "window.pyplayAhead = false;"

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import sitebuild
-from browserkit import OPEN_SECTIONS, PageLog, open_lesson, settle, wait_ready
+from browserkit import ONE_LESSON, OPEN_SECTIONS, PageLog, open_lesson, settle, wait_ready
 from pagemeasure import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,12 +64,23 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+def _harness(ctx: Any, module: Any) -> None:
+    """The init scripts of a test context: every section opened as it is drawn
+    (:data:`browserkit.OPEN_SECTIONS`) and, unless the module says ``AHEAD = True``, each
+    lesson built only when its tab opens (:data:`browserkit.ONE_LESSON`)."""
+    ctx.add_init_script(OPEN_SECTIONS)
+    if not getattr(module, "AHEAD", False):
+        ctx.add_init_script(ONE_LESSON)
+
+
 @pytest.fixture(scope="module")
-def module_page(browser: Any, site_url: str) -> Iterator[tuple[Any, PageLog]]:
+def module_page(
+    request: pytest.FixtureRequest, browser: Any, site_url: str
+) -> Iterator[tuple[Any, PageLog]]:
     """One playground loaded for a whole test module that says ``SHARED_PAGE = True`` (a
     cold start costs 15-25 s on these machines), with the log of its loading."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    ctx.add_init_script(OPEN_SECTIONS)
+    _harness(ctx, request.module)
     p = ctx.new_page()
     loading = PageLog()
     stop = loading.attach(p)
@@ -98,11 +109,12 @@ def page_log(request: pytest.FixtureRequest) -> PageLog:
 
 
 @pytest.fixture
-def context(browser: Any) -> Iterator[Any]:
+def context(request: pytest.FixtureRequest, browser: Any) -> Iterator[Any]:
     """A browser context whose pages open every section as it is drawn (the tests of what a
-    section holds; :data:`browserkit.OPEN_SECTIONS`)."""
+    section holds; :data:`browserkit.OPEN_SECTIONS`) and build a lesson when its tab opens
+    (unless the module says ``AHEAD = True``: :func:`_harness`)."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    ctx.add_init_script(OPEN_SECTIONS)
+    _harness(ctx, request.module)
     yield ctx
     ctx.close()
 

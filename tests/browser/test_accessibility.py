@@ -23,6 +23,7 @@ import pytest
 from browserkit import START_TIMEOUT_MS, step_count, wait_for, wait_ready
 
 pytestmark = pytest.mark.browser
+AHEAD = True  # the learner's page: every lesson built and drawn ahead (conftest.py)
 
 BLOCKING = ("critical", "serious")
 WCAG_AA = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}

@@ -19,6 +19,7 @@ from browserkit import READY, wait_for, wait_ready
 from pyplay.ui.lessons import LESSONS, SPECS
 
 pytestmark = pytest.mark.browser
+AHEAD = True  # the learner's page: every lesson built and drawn ahead (conftest.py)
 
 # top-level modules the page must never import on its own
 NEVER = ("pandas", "PIL", "contourpy", "pytz", "dateutil")

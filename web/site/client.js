@@ -54,6 +54,8 @@
       String(event.model.type || "").endsWith("Tabs");
   }
 
+  const DRAW_WAIT_MS = 1000;  // the longest a batch of patches waits for a frame drawn
+
   function withoutOvertakenTabs(patch, chosen) {
     if (!chosen.size || !patch || !Array.isArray(patch.events)) return patch;
     const events = patch.events.filter((e) => !(e.kind === "ModelChanged" &&
@@ -71,6 +73,7 @@
   }
 
   // options: {base: the site's address (ending "/"), embed: null or [widget requests],
+  //   ahead: false to build each lesson only when its tab opens (web/site/worker.js),
   //   mount(rootIds) -> [element per root], onStage(stage, text, weights), onRendered(),
   //   onError(text), onNotice(text), onSettled()}
   function PyplayClient(options) {
@@ -150,6 +153,21 @@
       if (options.onRendered) options.onRendered();
     }
 
+    // Call ``done`` once the page has drawn a frame after now (the next animation frame, then
+    // a task after its painting), or after DRAW_WAIT_MS when no frame comes (a page in a
+    // background tab draws none); a busy main thread delays both, which paces the worker.
+    function whenDrawn(done) {
+      let called = false;
+      const once = () => {
+        if (!called) {
+          called = true;
+          done();
+        }
+      };
+      requestAnimationFrame(() => setTimeout(once, 0));
+      setTimeout(once, DRAW_WAIT_MS);
+    }
+
     worker.onmessage = async (event) => {
       const msg = event.data;
       if (msg.type === "idle") {
@@ -183,14 +201,17 @@
           if (options.onError) options.onError(String(err));
           throw err;
         }
-      } else if (msg.type === "patch") {
+      } else if (msg.type === "patch") {  // a batch of patches, in the order Python made them
         try {
           patching += 1;
           const chosen = new Set(sent.concat(queue).filter(isTabChange).map((e) => e.model.id));
-          client.document.apply_json_patch(withoutOvertakenTabs(msg.patch, chosen), msg.buffers);
+          for (const p of msg.patches) {
+            client.document.apply_json_patch(withoutOvertakenTabs(p.patch, chosen), p.buffers);
+          }
         } finally {
           patching -= 1;
         }
+        whenDrawn(() => worker.postMessage({type: "painted"}));  // the worker sends the next
       } else if (msg.type === "ahead") {  // a lesson drawn into its hidden tab: say when idle
         const whenIdle = window.requestIdleCallback || ((f) => setTimeout(f, 100));
         whenIdle(() => worker.postMessage({type: "drawn"}), {timeout: 10000});
@@ -217,7 +238,7 @@
     };
     client.send = (msg) => worker.postMessage(msg);
 
-    worker.postMessage({type: "start", embed: options.embed || null});
+    worker.postMessage({type: "start", embed: options.embed || null, ahead: options.ahead !== false});
     return client;
   }
 

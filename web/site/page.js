@@ -147,6 +147,7 @@
     client = new PyplayClient({
       base: "./",
       embed: embedded ? embedRequest() : null,
+      ahead: window.pyplayAhead !== false,  // a script before this one may turn it off
       mount: (rootIds) => rootIds.map(() => document.getElementById("pyplay-root")),
       onStage: setStage,
       onRendered: rendered,

@@ -35,15 +35,43 @@ let pageIdle = null;  // resolves when the page says it is idle after a lesson d
 // {embed: [widget requests]} for embedded widgets (pyplay.ui.embed). The runtime and packages
 // load while the page is still deciding.
 let resolveStart = null;
+// Whether the other lessons are built and drawn ahead, after the first render (the page's
+// default). A page that shows one lesson and its controls only (the browser tests of one
+// lesson, web/site/page.js: window.pyplayAhead = false) builds a lesson when its tab opens:
+// building all of them ahead keeps the worker and the main thread busy for a minute.
+let aheadWanted = true;
 const started = new Promise((resolve) => { resolveStart = resolve; });
+
+// Patches go to the page at the pace it draws them. While the page has not drawn the last
+// batch sent (it answers "painted" once a frame has been drawn after applying it), new patches
+// wait, then go together: the page applies a batch in one task and draws it in one frame. On a
+// busy machine the live views are redrawn as often as the page can draw them, not as often as
+// training makes new ones, and the page's main thread stays free for clicks. Nothing the
+// learner did waits: every other message to the page (the "idle" that answers a click or
+// typing, a result, a status) first sends what waits, so the order stays the order made.
+let drawing = false;  // a batch is on its way to the page and not drawn yet
+let waiting = [];  // the patches made meanwhile: [{patch, buffers}]
 
 function sendPatch(patch, buffers, msgId) {
   lastPatch = performance.now();
-  self.postMessage({type: "patch", patch: patch, buffers: buffers});
+  waiting.push({patch: patch, buffers: buffers});
+  if (!drawing) sendWaiting();
+}
+
+function sendWaiting() {
+  if (!waiting.length) return;
+  drawing = true;
+  self.postMessage({type: "patch", patches: waiting});
+  waiting = [];
+}
+
+function post(msg) {  // any other message to the page, after the patches made before it
+  sendWaiting();
+  self.postMessage(msg);
 }
 
 function status(stage, msg) {  // the build's profile weighs the loader's stages (page.js)
-  self.postMessage({type: "status", stage: stage, msg: msg, weights: CONFIG.weights || null});
+  post({type: "status", stage: stage, msg: msg, weights: CONFIG.weights || null});
 }
 
 function absolute(url) {
@@ -95,14 +123,14 @@ async function startApplication() {
   timings.modules = performance.now() - t0;
   status("app", start.embed ? "Building the widgets" : "Building the first lesson");
   self.pyodide.globals.set("PYPLAY_OPTIONS", JSON.stringify(
-    start.embed ? {widgets: start.embed} : (CONFIG.appOptions || {})));
+    start.embed ? {widgets: start.embed} : {...(CONFIG.appOptions || {}), ahead: start.ahead}));
   self.pyodide.globals.set("PYPLAY_DIST_URL", absolute(CONFIG.panelDist));
   const result = await self.pyodide.runPythonAsync(
     "await start_app(PYPLAY_APP, PYPLAY_DIST_URL, PYPLAY_OPTIONS)");
   const [docsJson, renderItems, rootIds] = result.toJs();
   result.destroy();
   timings.app = performance.now() - t0;
-  self.postMessage({type: "render", docs_json: docsJson, render_items: renderItems,
+  post({type: "render", docs_json: docsJson, render_items: renderItems,
                     root_ids: rootIds, timings: timings});
 }
 
@@ -134,9 +162,9 @@ async function finishStart() {
   timings.built = performance.now() - t0;
   if (CONFIG.deferred.length) await self.pyodide.loadPackage(CONFIG.deferred, quiet);
   timings.deferred = performance.now() - t0;
-  await drawAhead();
+  if (aheadWanted) await drawAhead();
   timings.settled = performance.now() - t0;
-  self.postMessage({type: "settled", timings: timings});
+  post({type: "settled", timings: timings});
 }
 
 // The lessons built, each drawn into its hidden tab (web/site/boot.py draw_ahead), so that
@@ -155,7 +183,7 @@ async function drawAhead() {
     if (!drawNext()) return;
     await new Promise((resolve) => {
       pageIdle = resolve;
-      self.postMessage({type: "ahead"});
+      post({type: "ahead"});
     });
   }
 }
@@ -182,7 +210,7 @@ function lastLine(err) {
 }
 
 function pyError(err) {
-  self.postMessage({type: "pyerror", msg: lastLine(err), detail: String(err)});
+  post({type: "pyerror", msg: lastLine(err), detail: String(err)});
 }
 
 async function release() {
@@ -193,7 +221,8 @@ async function release() {
 
 async function handle(msg) {
   if (msg.type === "start") {
-    resolveStart({embed: Array.isArray(msg.embed) ? msg.embed : null});
+    resolveStart({embed: Array.isArray(msg.embed) ? msg.embed : null, ahead: msg.ahead !== false});
+    aheadWanted = msg.ahead !== false;
   } else if (msg.type === "rendered") {
     await self.pyodide.runPythonAsync(`
 from panel.io.state import state
@@ -205,6 +234,9 @@ _link_docs_worker(state.curdoc, sendPatch, setter="js")
 state._on_load(state.curdoc)
 `);
     finishStart().catch((err) => console.error("pyplay: finishing the start failed:", err));
+  } else if (msg.type === "painted") {  // the page drew the last batch: the next may go
+    drawing = false;
+    sendWaiting();
   } else if (msg.type === "drawn") {  // the page is idle after a lesson drawn ahead
     if (pageIdle) pageIdle();
     pageIdle = null;
@@ -215,7 +247,7 @@ state._on_load(state.curdoc)
     } catch (err) {  // a bug in a callback: tell the page instead of failing silently
       pyError(err);
     } finally {
-      self.postMessage({type: "idle"});
+      post({type: "idle"});
     }
   } else if (msg.type === "location") {
     self.pyodide.globals.set("location", msg.location);
@@ -235,14 +267,14 @@ if state.location:
   } else if (msg.type === "run") {
     try {
       const value = await self.pyodide.runPythonAsync(msg.code);
-      self.postMessage({type: "result", id: msg.id, value: String(value)});
+      post({type: "result", id: msg.id, value: String(value)});
     } catch (err) {
-      self.postMessage({type: "result", id: msg.id, error: String(err)});
+      post({type: "result", id: msg.id, error: String(err)});
     }
   }
 }
 
 startApplication().catch((err) => {
-  self.postMessage({type: "error", msg: lastLine(err)});
+  post({type: "error", msg: lastLine(err)});
   console.error(err);
 });

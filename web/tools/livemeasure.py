@@ -98,6 +98,66 @@ def lesson_figures(page: Any, title: str) -> dict[str, float]:
     }
 
 
+# the main thread's long tasks (over 50 ms), recorded in the page from now on: [start, ms]
+LONG_TASKS = """() => {
+  if (window.pyplayLongTasks) return;
+  window.pyplayLongTasks = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.pyplayLongTasks.push([e.startTime, e.duration]);
+  }).observe({type: "longtask", buffered: true});
+}"""
+MAIN_S = 20.0  # seconds of training per lesson for the main thread's figures
+
+
+def main_thread(page: Any, title: str) -> dict[str, float]:
+    """Train lesson ``title`` for :data:`MAIN_S` seconds and return the share of that time its
+    page's main thread spent in long tasks (the browser's ``longtask`` entries: 50 ms or more
+    without a break, in which a click or a key waits), the longest task in seconds and the
+    steps per second trained."""
+    page.evaluate(LONG_TASKS)
+    page.get_by_text(title, exact=True).first.click()
+    train = page.get_by_role("button", name="Train", exact=True).locator("visible=true").first
+    train.wait_for(timeout=120_000)
+    train.click()
+    time.sleep(3.0)  # past the first steps (caches, the first redraw)
+    try:
+        a = _probe(page)
+        t0 = float(page.evaluate("performance.now()"))  # the page's clock (its main thread
+        time.sleep(MAIN_S)  # may answer late: the window is what the page's clock says)
+        t1, tasks = page.evaluate("[performance.now(), window.pyplayLongTasks]")
+        b = _probe(page)
+    finally:
+        page.get_by_role("button", name="Pause", exact=True).locator("visible=true").first.click()
+    inside = [(s, d) for s, d in tasks if s + d > t0 and s < t1]
+    busy = sum(min(s + d, t1) - max(s, t0) for s, d in inside)
+    return {
+        "share": busy / (t1 - t0),
+        "longest_s": max((d for _, d in inside), default=0.0) / 1000,
+        "steps_per_s": (b["steps"] - a["steps"]) / (b["t"] - a["t"]),
+    }
+
+
+def main_thread_report(page: Any, condition: str) -> list[str]:
+    """:func:`main_thread` for every lesson with a tab (:data:`pyplay.ui.lessons.LESSONS`),
+    as lines headed by ``condition``."""
+    from pyplay.ui.lessons import LESSONS
+
+    lines = [
+        f"  the main thread while each lesson trains, {condition} ({MAIN_S:g} s each; target: "
+        "at most 25% in long tasks, none over 250 ms):"
+    ]
+    for spec in LESSONS:
+        if spec.parent is not None:
+            continue
+        f = main_thread(page, spec.title)
+        lines.append(
+            f"    {spec.title}: {100 * f['share']:4.1f}% in long tasks, longest "
+            f"{1e3 * f['longest_s']:4.0f} ms, {f['steps_per_s']:6.2f} steps/s"
+        )
+        print(lines[-1], flush=True)
+    return lines
+
+
 PICKS = 6  # heads picked while the Transformers lesson trains
 
 

@@ -25,9 +25,11 @@ import base64
 import json
 import re
 import statistics
+import subprocess
 import sys
 import time
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import memorymeasure
@@ -244,7 +246,9 @@ def first_only(url: str) -> int:
 
 
 def live_only(url: str) -> int:
-    """``python web/measure.py live``: only the live views' figures (:mod:`livemeasure`)."""
+    """``python web/measure.py live``: only the live views' figures (:mod:`livemeasure`),
+    then the main thread's long tasks while each lesson trains, on the quiet machine and with
+    a second browser training beside it (:func:`busy_only` in a process of its own)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -254,10 +258,44 @@ def live_only(url: str) -> int:
         page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
         page.goto(url)
         page.wait_for_function(f"() => {SETTLED}", timeout=240_000)
-        print("pyplay playground: live views (headless Chromium, this machine)")
-        print("\n".join(livemeasure.report(page)))
+        print("pyplay playground: live views (headless Chromium, this machine)", flush=True)
+        lines = livemeasure.report(page)
+        print("\n".join(lines), flush=True)
+        lines += livemeasure.main_thread_report(page, "quiet machine")
+        busy = subprocess.Popen([sys.executable, str(MEASURE), "busy", url])
+        try:
+            time.sleep(BUSY_START_S)  # its start, then its first lesson training
+            lines += livemeasure.main_thread_report(page, "a second browser training beside it")
+        finally:
+            busy.terminate()
+            busy.wait(timeout=60)
         browser.close()
+    print("\n".join(lines))
     return 0
+
+
+BUSY_START_S = 45.0  # a second browser's cold start and first training steps, on this machine
+MEASURE = Path(__file__).resolve().parents[1] / "measure.py"
+
+
+def busy_only(url: str) -> int:
+    """``python web/measure.py busy [url]``: a second browser that keeps the machine busy, as
+    other tabs on a learner's laptop do: the playground's first lesson training until this
+    process is stopped (the main thread figures of :func:`live_only`)."""
+    from playwright.sync_api import sync_playwright
+
+    url = sys.argv[2] if sys.argv[2:3] else url
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
+        )
+        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+        page.goto(url)
+        train = page.get_by_role("button", name="Train", exact=True).locator("visible=true")
+        train.first.wait_for(timeout=240_000)
+        train.first.click()
+        while True:  # until terminated
+            time.sleep(5.0)
 
 
 def bare_start_s(browser: Any, url: str) -> float:
@@ -313,6 +351,7 @@ def main() -> int:
         sitebuild.build()
     server, url = sitebuild.serve_in_thread()
     only = {"live": live_only, "tabs": tabs_only, "steps": steps_only, "first": first_only,
+            "busy": busy_only,
             "memory": partial(memorymeasure.memory_only, args=CHROMIUM_ARGS)}  # fmt: skip
     if sys.argv[1:2] and sys.argv[1] in only:
         try:
