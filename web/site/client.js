@@ -210,8 +210,8 @@
           }
         } finally {
           patching -= 1;
+          whenDrawn(() => worker.postMessage({type: "painted"}));  // the worker sends the next
         }
-        whenDrawn(() => worker.postMessage({type: "painted"}));  // the worker sends the next
       } else if (msg.type === "ahead") {  // a lesson drawn into its hidden tab: say when idle
         const whenIdle = window.requestIdleCallback || ((f) => setTimeout(f, 100));
         whenIdle(() => worker.postMessage({type: "drawn"}), {timeout: 10000});
