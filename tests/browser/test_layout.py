@@ -19,6 +19,7 @@ from browserkit import BUTTON_PROBLEMS, CANVASES, wait_for, wait_ready
 from pyplay.ui.lessons.dynamic.view import SUBTABS
 
 pytestmark = pytest.mark.browser
+AHEAD = True  # the learner's page: every lesson built and drawn ahead (conftest.py)
 
 SIZES = ((1280, 800), (1440, 900), (1920, 1080), (768, 1024))  # the last: a tablet
 SHOTS = Path(__file__).resolve().parents[2] / "web" / "screenshots"

@@ -54,8 +54,6 @@
       String(event.model.type || "").endsWith("Tabs");
   }
 
-  const DRAW_WAIT_MS = 1000;  // the longest a batch of patches waits for a frame drawn
-
   function withoutOvertakenTabs(patch, chosen) {
     if (!chosen.size || !patch || !Array.isArray(patch.events)) return patch;
     const events = patch.events.filter((e) => !(e.kind === "ModelChanged" &&
@@ -153,21 +151,6 @@
       if (options.onRendered) options.onRendered();
     }
 
-    // Call ``done`` once the page has drawn a frame after now (the next animation frame, then
-    // a task after its painting), or after DRAW_WAIT_MS when no frame comes (a page in a
-    // background tab draws none); a busy main thread delays both, which paces the worker.
-    function whenDrawn(done) {
-      let called = false;
-      const once = () => {
-        if (!called) {
-          called = true;
-          done();
-        }
-      };
-      requestAnimationFrame(() => setTimeout(once, 0));
-      setTimeout(once, DRAW_WAIT_MS);
-    }
-
     worker.onmessage = async (event) => {
       const msg = event.data;
       if (msg.type === "idle") {
@@ -201,16 +184,13 @@
           if (options.onError) options.onError(String(err));
           throw err;
         }
-      } else if (msg.type === "patch") {  // a batch of patches, in the order Python made them
+      } else if (msg.type === "patch") {
         try {
           patching += 1;
           const chosen = new Set(sent.concat(queue).filter(isTabChange).map((e) => e.model.id));
-          for (const p of msg.patches) {
-            client.document.apply_json_patch(withoutOvertakenTabs(p.patch, chosen), p.buffers);
-          }
+          client.document.apply_json_patch(withoutOvertakenTabs(msg.patch, chosen), msg.buffers);
         } finally {
           patching -= 1;
-          whenDrawn(() => worker.postMessage({type: "painted"}));  // the worker sends the next
         }
       } else if (msg.type === "ahead") {  // a lesson drawn into its hidden tab: say when idle
         const whenIdle = window.requestIdleCallback || ((f) => setTimeout(f, 100));

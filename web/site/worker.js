@@ -42,36 +42,13 @@ let resolveStart = null;
 let aheadWanted = true;
 const started = new Promise((resolve) => { resolveStart = resolve; });
 
-// Patches go to the page at the pace it draws them. While the page has not drawn the last
-// batch sent (it answers "painted" once a frame has been drawn after applying it), new patches
-// wait, then go together: the page applies a batch in one task and draws it in one frame. On a
-// busy machine the live views are redrawn as often as the page can draw them, not as often as
-// training makes new ones, and the page's main thread stays free for clicks. Nothing the
-// learner did waits: every other message to the page (the "idle" that answers a click or
-// typing, a result, a status) first sends what waits, so the order stays the order made.
-let drawing = false;  // a batch is on its way to the page and not drawn yet
-let waiting = [];  // the patches made meanwhile: [{patch, buffers}]
-
 function sendPatch(patch, buffers, msgId) {
   lastPatch = performance.now();
-  waiting.push({patch: patch, buffers: buffers});
-  if (!drawing) sendWaiting();
-}
-
-function sendWaiting() {
-  if (!waiting.length) return;
-  drawing = true;
-  self.postMessage({type: "patch", patches: waiting});
-  waiting = [];
-}
-
-function post(msg) {  // any other message to the page, after the patches made before it
-  sendWaiting();
-  self.postMessage(msg);
+  self.postMessage({type: "patch", patch: patch, buffers: buffers});
 }
 
 function status(stage, msg) {  // the build's profile weighs the loader's stages (page.js)
-  post({type: "status", stage: stage, msg: msg, weights: CONFIG.weights || null});
+  self.postMessage({type: "status", stage: stage, msg: msg, weights: CONFIG.weights || null});
 }
 
 function absolute(url) {
@@ -130,7 +107,7 @@ async function startApplication() {
   const [docsJson, renderItems, rootIds] = result.toJs();
   result.destroy();
   timings.app = performance.now() - t0;
-  post({type: "render", docs_json: docsJson, render_items: renderItems,
+  self.postMessage({type: "render", docs_json: docsJson, render_items: renderItems,
                     root_ids: rootIds, timings: timings});
 }
 
@@ -164,7 +141,7 @@ async function finishStart() {
   timings.deferred = performance.now() - t0;
   if (aheadWanted) await drawAhead();
   timings.settled = performance.now() - t0;
-  post({type: "settled", timings: timings});
+  self.postMessage({type: "settled", timings: timings});
 }
 
 // The lessons built, each drawn into its hidden tab (web/site/boot.py draw_ahead), so that
@@ -183,7 +160,7 @@ async function drawAhead() {
     if (!drawNext()) return;
     await new Promise((resolve) => {
       pageIdle = resolve;
-      post({type: "ahead"});
+      self.postMessage({type: "ahead"});
     });
   }
 }
@@ -210,7 +187,7 @@ function lastLine(err) {
 }
 
 function pyError(err) {
-  post({type: "pyerror", msg: lastLine(err), detail: String(err)});
+  self.postMessage({type: "pyerror", msg: lastLine(err), detail: String(err)});
 }
 
 async function release() {
@@ -234,9 +211,6 @@ _link_docs_worker(state.curdoc, sendPatch, setter="js")
 state._on_load(state.curdoc)
 `);
     finishStart().catch((err) => console.error("pyplay: finishing the start failed:", err));
-  } else if (msg.type === "painted") {  // the page drew the last batch: the next may go
-    drawing = false;
-    sendWaiting();
   } else if (msg.type === "drawn") {  // the page is idle after a lesson drawn ahead
     if (pageIdle) pageIdle();
     pageIdle = null;
@@ -247,7 +221,7 @@ state._on_load(state.curdoc)
     } catch (err) {  // a bug in a callback: tell the page instead of failing silently
       pyError(err);
     } finally {
-      post({type: "idle"});
+      self.postMessage({type: "idle"});
     }
   } else if (msg.type === "location") {
     self.pyodide.globals.set("location", msg.location);
@@ -267,14 +241,14 @@ if state.location:
   } else if (msg.type === "run") {
     try {
       const value = await self.pyodide.runPythonAsync(msg.code);
-      post({type: "result", id: msg.id, value: String(value)});
+      self.postMessage({type: "result", id: msg.id, value: String(value)});
     } catch (err) {
-      post({type: "result", id: msg.id, error: String(err)});
+      self.postMessage({type: "result", id: msg.id, error: String(err)});
     }
   }
 }
 
 startApplication().catch((err) => {
-  post({type: "error", msg: lastLine(err)});
+  self.postMessage({type: "error", msg: lastLine(err)});
   console.error(err);
 });
