@@ -94,6 +94,22 @@ def test_a_tab_opened_before_its_turn_is_built_then_and_once(queue):
     assert tabs[last][0] is built  # and opening it again changes nothing
 
 
+@pytest.mark.slow
+def test_without_ahead_a_lesson_is_built_only_when_its_tab_opens(queue):
+    """``ahead=False`` (the page's ``window.pyplayAhead = false``): the first lesson for the
+    first render, saved work after it, and no other lesson until its tab is opened."""
+    app = create_app(defer=True, ahead=False)
+    tabs = _tabs(app)
+    slots = [tabs[i] for i in range(1, len(LESSONS) + 1)]
+    assert tabs.active == 1 and not _loading(slots[0])
+    assert queue.pending() == 1 and queue.run_next() == "saved work"
+    assert queue.run_next() is None and queue.draw_next() is None  # nothing built ahead
+    assert all(_loading(slot) for slot in slots[1:])
+    tabs.active = 3  # opening a tab builds its lesson then
+    assert not _loading(slots[2])
+    assert all(_loading(slot) for k, slot in enumerate(slots[1:], 1) if k != 2)
+
+
 def test_a_drawer_that_fails_is_reported_and_dropped(queue, capsys):
     def broken() -> str:
         raise RuntimeError("deliberately broken")
