@@ -19,12 +19,14 @@ python3 -m pip install -q --disable-pip-version-check -e '.[ui,dev]'
 python3 -m ruff format --check .
 python3 -m ruff check .
 python3 -m mypy
-# Every test (without -m, pytest runs the fast tier only: addopts in pyproject.toml) in one run
-# on two workers (pytest-xdist): the browser tests of one module stay together on one worker
-# (they may share one loaded page: xdist_group in tests/browser/conftest.py), the other tests go
-# to whichever worker is free. One BLAS thread per worker, so the two share the machine's cores
-# instead of fighting for them. -p no:benchmark: a pytest-benchmark installed on the machine
+# Every test (without -m, pytest runs the fast tier only: addopts in pyproject.toml), in two
+# runs: the tests that need no browser on two workers (pytest-xdist; one BLAS thread each, so
+# the two share the machine's cores instead of fighting for them), then the browser tests one
+# at a time (each drives a whole Chromium with Pyodide, which already uses two threads; on two
+# workers, --dist loadgroup keeps a module's tests together, they ran only about 10% faster
+# and timed out under the load). -p no:benchmark: a pytest-benchmark installed on the machine
 # refuses to run under xdist.
 python3 build.py  # the site, once, before the workers (tests that need it find it fresh)
 OPENBLAS_NUM_THREADS=1 python3 -m pytest -q -p no:cacheprovider -p no:benchmark \
-  -n 2 --dist loadgroup -m "" "$@"
+  -n 2 --dist worksteal -m "not browser" "$@"
+python3 -m pytest -q -p no:cacheprovider -p no:benchmark -m "browser" "$@"

@@ -25,7 +25,7 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Keep each module's browser tests on one worker when the suite runs on several
-    (``--dist loadgroup``, tests/ci.sh): they may share the module's loaded page."""
+    (``--dist loadgroup``, see the README): they may share the module's loaded page."""
     for item in items:
         if item.get_closest_marker("browser") is not None and item.module is not None:
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))

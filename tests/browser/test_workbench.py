@@ -84,7 +84,8 @@ def steps(page: Any, css: str, shown: bool = True) -> int:
     """The step a lesson's status line shows (``shown``: the visible one; else the lesson's
     first, also while its tab is hidden)."""
     line = page.locator(f".{css} pre")
-    text = (line.locator("visible=true").first if shown else line.first).text_content() or ""
+    shown_line = line.locator("visible=true").first if shown else line.first
+    text = shown_line.text_content(timeout=150_000) or ""  # a rebuilt lesson draws it again
     found = re.search(r"Step (\d+)", text)
     return int(found.group(1)) if found else 0
 
