@@ -308,6 +308,7 @@ OPEN_SECTIONS = """(() => {
 # tests of one lesson or one feature run with it, since building and drawing every other lesson
 # ahead, as the learner's page does after its start, took about a minute of CPU time per page
 # (64 s against 24 s for the start itself, quiet machine) beside the test. The tests of the
-# start, of the page as a learner first sees it and of the accessibility tour say
+# start, of the page as a learner first sees it, of the accessibility tour and of every
+# button's layout in every lesson (test_layout) say
 # ``AHEAD = True`` (or make their own context) and get the learner's page.
 ONE_LESSON = "window.pyplayAhead = false;"
