@@ -11,8 +11,6 @@ default). Every ``EVERY_S`` seconds it samples
   the utilities);
 - the page's JavaScript heap and its DOM nodes, through the DevTools protocol
   (``Performance.getMetrics``: ``JSHeapUsedSize``, ``Nodes``);
-- the worker's JavaScript heap (``performance.memory`` in the worker), where the patches it
-  sends and the proxies between Python and JavaScript live;
 - the worker's WebAssembly memory, where the Python heap lives (``pyodide._module.HEAP8.length``;
   a WebAssembly memory never shrinks, so this is the most the Python side ever held);
 - nothing that needs the page's main thread: a training page's main thread can be busy for
@@ -34,11 +32,7 @@ from typing import Any
 
 EVERY_S = 30.0
 MB = 1024 * 1024
-# the worker's JavaScript heap in bytes (Chromium's performance.memory; -1 where it has none):
-# the patches it sends and the proxies between Python and JavaScript live there, outside
-# both the page's heap and the WebAssembly memory
 KINDS = ("browser", "renderer", "gpu-process", "utility")  # the processes reported apart
-WORKER_HEAP = "self.performance.memory ? self.performance.memory.usedJSHeapSize : -1"
 
 
 def _browser_pids(marker: str) -> list[int]:
@@ -98,14 +92,12 @@ def sample(page: Any, session: Any, pids: list[int]) -> dict[str, float]:
     page_m = _metrics(session)
     worker = page.workers[0]
     wasm = worker.evaluate("self.pyodide._module.HEAP8.length")
-    worker_js = worker.evaluate(WORKER_HEAP)
     return {
         "browser_mb": _pss_mb(pids),
         **{f"process_{kind}_mb": mb for kind, mb in _pss_by_kind(pids).items()},
         "page_js_mb": page_m["JSHeapUsedSize"] / MB,
         "nodes": page_m["Nodes"],
         "wasm_mb": wasm / MB,
-        "worker_js_mb": worker_js / MB,
     }
 
 
@@ -157,7 +149,7 @@ def memory_over(browser_type: Any, url: str, args: list[str], minutes: float) ->
             )
             lines.append(
                 f"  {elapsed / 60:5.1f} min  browser {s['browser_mb']:7.1f} MiB ({kinds})  "
-                f"page JS {s['page_js_mb']:6.1f}  worker JS {s['worker_js_mb']:6.1f}  "
+                f"page JS {s['page_js_mb']:6.1f}  "
                 f"nodes {s['nodes']:6.0f}  wasm {s['wasm_mb']:6.1f}"
             )
             print(lines[-1], flush=True)
@@ -169,7 +161,7 @@ def memory_over(browser_type: Any, url: str, args: list[str], minutes: float) ->
     lines.append("  growth per minute over the second half (least squares):")
     keys = [("browser_mb", "MiB")]
     keys += [(f"process_{kind}_mb", "MiB") for kind in KINDS]
-    keys += [("page_js_mb", "MiB"), ("worker_js_mb", "MiB"), ("nodes", "nodes"), ("wasm_mb", "MiB")]
+    keys += [("page_js_mb", "MiB"), ("nodes", "nodes"), ("wasm_mb", "MiB")]
     for key, unit in keys:
         if any(key not in s for _, s in samples[len(samples) // 2 :]):
             continue  # a process that came or went in the second half
