@@ -18,10 +18,14 @@ Explainer's blocks expand in place).
   body; a layout the lesson shows and hides (a part only one mode of the lesson has) hides its
   section with it.
 
-A closed section's body is drawn but hidden (``visible=False``), not left undrawn as a closed
-:class:`panel.layout.Card` leaves it: the views in it are updated while the model trains, and a
-widget that Python updates before BokehJS has drawn it throws in the page (a slider's
-``_update_title`` on its missing title element).
+A section's body joins the page when the section is first opened: until then what it holds
+lives in Python only (its widgets hold their values, its views are updated as the model
+trains), not in the page's document, so the first render, the page's drawing and every
+training step's patches carry none of it (the recurrent lesson: 817 of its Bokeh models wait in
+closed sections). Opened, the body is drawn from the state it holds then, and stays in the page,
+hidden while closed (``visible=False``): a closed :class:`panel.layout.Card` would keep its
+models in the document but undrawn, and a widget that Python updates before BokehJS has drawn
+it throws in the page (a slider's ``_update_title`` on its missing title element).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from panel.viewable import Viewer
 __all__ = [
     "MORE_SETTINGS",
     "Section",
+    "SectionLayout",
     "controls_column",
     "fit_width",
     "heading_of",
@@ -67,6 +72,20 @@ def heading_of(part: Any) -> str | None:
         first = part.objects[0]  # a heading itself, not a layout that starts with one
         return None if isinstance(first, pn.layout.ListLike) else heading_of(first)
     return None
+
+
+class SectionLayout(pn.Column):
+    """A section's layout: its header, then its body once the section has been opened; a
+    column whose :meth:`select` also finds what the body holds before it joins the page
+    (:class:`Section`)."""
+
+    def __init__(self, *objects: Any, **params: Any) -> None:
+        super().__init__(*objects, **params)
+        self.held: pn.Column | None = None  # the body, until the section is first opened
+
+    def select(self, selector: Any = None) -> list[Any]:
+        found = super().select(selector)
+        return found + (self.held.select(selector) if self.held is not None else [])
 
 
 class Section(Viewer):
@@ -103,13 +122,15 @@ class Section(Viewer):
             margin=(0, INSET // 2),
             css_classes=["pyplay-section-body"],  # a group of plots (pyplay.ui.plot_text)
         )
-        self.layout = pn.Column(
+        self.layout = SectionLayout(
             self.header,
-            self.body,
+            *([self.body] if opened else []),  # a closed body joins when first opened
             sizing_mode="stretch_width",
             css_classes=SECTION_CSS,
             margin=(4, 0),
         )
+        if not opened:
+            self.layout.held = self.body
         self.header.param.watch(self._on_header, "value")
         self.param.watch(self._on_opened, "opened")
 
@@ -122,6 +143,14 @@ class Section(Viewer):
     def _on_opened(self, event: Any) -> None:
         self.header.param.update(value=bool(event.new), name=self._label())
         self.body.visible = bool(event.new)
+        if event.new and self.layout.held is not None:  # first opened: the body joins the page
+            self.layout.held = None
+            self.layout.append(self.body)
+
+    @property
+    def drawn(self) -> bool:
+        """Whether the body is in the page (the section has been opened once)."""
+        return self.layout.held is None
 
     @property
     def objects(self) -> list[Any]:

@@ -23,7 +23,8 @@ pytestmark = pytest.mark.slow  # each builds a lesson or the playground (seconds
 
 def _walk(obj):
     yield obj
-    for child in getattr(obj, "objects", []) or []:
+    held = getattr(obj, "held", None)  # a closed section's body (workbench.SectionLayout)
+    for child in [*(getattr(obj, "objects", []) or []), *([held] if held is not None else [])]:
         yield from _walk(child)
 
 
@@ -107,15 +108,19 @@ def test_the_workbench_holds_buttons_loss_and_the_main_view_and_closes_the_rest(
     assert view.loss_plot.log_fig in panes
     assert len(panes) >= 2, "the main look-inside view is beside the loss"
     more = [c for c in controls.objects if _is_section(c)]
-    assert [_title(c) for c in more] == [MORE_SETTINGS] and not more[0].objects[1].visible
+    assert [_title(c) for c in more] == [MORE_SETTINGS] and _closed(more[0])
     cards = [o for o in page.objects if _is_section(o)]
     assert len(cards) >= 4
-    assert not any(c.objects[1].visible for c in cards), "every section closed until opened"
+    assert all(_closed(c) for c in cards), "every section closed until opened"
     assert _title(cards[0]) == "How to use this lesson"
 
 
 def _is_section(part):
     return isinstance(part, pn.Column) and "pyplay-section" in part.css_classes
+
+
+def _closed(layout):  # only the header in the page; the body held until first opened
+    return len(layout.objects) == 1 and not layout.held.visible
 
 
 def _title(layout):
@@ -126,14 +131,32 @@ def test_a_section_opens_and_closes_from_its_header():
     body = pn.pane.Markdown("inside")
     sec = Section("Deeper", body)
     layout = pn.panel(sec)
-    header, held = layout.objects
-    assert header.name == "\u25b8 Deeper" and not held.visible and held.objects == [body]
+    (header,) = layout.objects  # closed: the body is not in the page until first opened
+    assert header.name == "\u25b8 Deeper" and not sec.drawn and sec.objects == [body]
+    assert layout.select(pn.pane.Markdown) == [body], "select finds what the section holds"
     header.value = True
-    assert sec.opened and held.visible and header.name == "\u25be Deeper"
-    sec.opened = False
-    assert not held.visible and not header.value
+    assert sec.opened and sec.drawn and header.name == "\u25be Deeper"
+    assert layout.objects == [header, sec.body] and sec.body.visible
+    assert sec.body.objects == [body]
+    sec.opened = False  # closed again: hidden, still in the page (not drawn twice)
+    assert not sec.body.visible and not header.value and layout.objects == [header, sec.body]
     sec.visible = False
     assert not layout.visible
+
+
+def test_a_closed_section_keeps_its_parts_out_of_the_document_until_opened():
+    from bokeh.document import Document
+    from bokeh.models import ColumnDataSource
+    from bokeh.plotting import figure
+
+    source = ColumnDataSource(data={"x": [0], "y": [1.0]})
+    fig = figure(width=200, height=150)
+    fig.line("x", "y", source=source)
+    sec = Section("Deeper", pn.pane.Bokeh(fig))
+    root = sec.__panel__().get_root(Document())  # the models the page is sent
+    assert source not in root.references(), "a closed section's plot is not sent to the page"
+    sec.opened = True
+    assert source in root.references(), "opened, it joins the page's models"
 
 
 def test_sections_group_parts_by_their_headings():
