@@ -148,11 +148,6 @@ class Section(Viewer):
             self.layout.append(self.body)
 
     @property
-    def drawn(self) -> bool:
-        """Whether the body is in the page (the section has been opened once)."""
-        return self.layout.held is None
-
-    @property
     def objects(self) -> list[Any]:
         """The parts the section holds."""
         return list(self.body.objects)

@@ -132,10 +132,10 @@ def test_a_section_opens_and_closes_from_its_header():
     sec = Section("Deeper", body)
     layout = pn.panel(sec)
     (header,) = layout.objects  # closed: the body is not in the page until first opened
-    assert header.name == "\u25b8 Deeper" and not sec.drawn and sec.objects == [body]
+    assert header.name == "\u25b8 Deeper" and sec.layout.held is sec.body and sec.objects == [body]
     assert layout.select(pn.pane.Markdown) == [body], "select finds what the section holds"
     header.value = True
-    assert sec.opened and sec.drawn and header.name == "\u25be Deeper"
+    assert sec.opened and sec.layout.held is None and header.name == "\u25be Deeper"
     assert layout.objects == [header, sec.body] and sec.body.visible
     assert sec.body.objects == [body]
     sec.opened = False  # closed again: hidden, still in the page (not drawn twice)
