@@ -2,9 +2,11 @@
 
 The page becomes interactive with the first lesson only (:func:`pyplay.ui.app.create_app`
 with ``defer=True``); the rest (the saved-work machinery, the other lessons) is queued here.
-The page's worker (``web/site/worker.js`` through ``web/site/boot.py``) runs one job per turn
-of its event loop after the page has rendered, so a click or a slider move waiting in the
-worker's queue is handled between two jobs instead of after all of them. Natively (``panel
+The page's worker (``web/site/worker.js`` through ``web/site/boot.py``) runs one job at a time
+after the page has rendered: the first (saved work) at once, each later one only when no patch
+went either way for a moment, so a click or a slider move waiting in the worker's queue is
+handled between two jobs instead of after all of them, and a model the learner has just
+started training does not share the worker with the other lessons' builds. Natively (``panel
 serve``) nothing is deferred.
 
 Once the queue is done and the page has settled, the worker calls :func:`draw_next` to

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from browserkit import READY, wait_for, wait_ready
+from browserkit import READY, step_count, wait_for, wait_ready, wait_step
 from pyplay.ui.lessons import LESSONS, SPECS
 
 pytestmark = pytest.mark.browser
@@ -30,6 +30,13 @@ LOADED = (
 # every lesson: its tab's title, then the sub-tab inside it (None: the tab is the lesson)
 TOUR = tuple((SPECS[s.parent].title, s.title) if s.parent else (s.title, None) for s in LESSONS)
 STEP = re.compile(r"Step [1-9]")
+
+
+PENDING = "from pyplay.ui import later\nlater.pending()"  # jobs queued after the first render
+
+
+def pending(page) -> int:
+    return int(page.evaluate("c => window.pyplay.runPython(c)", PENDING))
 
 
 def never_loaded(page) -> list[str]:
@@ -118,3 +125,25 @@ def test_the_loader_shows_its_stages_a_progress_bar_and_the_seconds(page, site_u
     remembered = json.loads(page.evaluate("localStorage.getItem('pyplay-stage-seconds')"))
     assert set(remembered) == {"runtime", "packages", "modules", "app", "draw"}
     assert all(v >= 0 for v in remembered.values())
+
+
+def test_the_other_lessons_are_built_only_while_nothing_trains(page, site_url):
+    """A lesson's build holds the worker for 0.5-2 s: built one after the other beside a model
+    the learner trains at once, they halved its steps for the first 10 s. The worker builds
+    the next lesson only when no patch went either way for a second (web/site/worker.js
+    whenQuiet), so none is built while the first lesson trains, and all of them once paused."""
+    page.goto(site_url)
+    wait_ready(page)
+    page.get_by_role("button", name="Train", exact=True).locator("visible=true").first.click()
+    wait_step(page, 20)
+    waiting = pending(page)
+    assert waiting > 0, "every other lesson was built before the first training steps"
+    step = step_count(page)
+    time.sleep(6.0)
+    assert step_count(page) > step + 20  # it trained meanwhile ...
+    assert pending(page) == waiting  # ... and no lesson was built
+    page.get_by_role("button", name="Pause", exact=True).locator("visible=true").first.click()
+    page.wait_for_function(
+        "() => document.documentElement.dataset.pyplaySettled === 'true'", timeout=240_000
+    )
+    assert pending(page) == 0  # paused: all built, then drawn ahead

@@ -85,9 +85,9 @@ def run_later() -> int:
     """Run the next job the app queued for after the first render (:mod:`pyplay.ui.later`)
     in the app's document, and return how many remain (0: all done).
 
-    The page's worker calls it once per turn of its event loop after the page reported
-    'rendered': Panel's worker link sends the changes a job makes to the page, and messages
-    from the page (a click) are handled between two jobs.
+    The page's worker calls it after the page reported 'rendered', one job at a time (each
+    after the first once the page is quiet): Panel's worker link sends the changes a job makes
+    to the page, and messages from the page (a click) are handled between two jobs.
     """
     from panel.io.state import set_curdoc
 

@@ -9,9 +9,10 @@
 //   3. "modules": importing the app's module, and with it NumPy, Bokeh and Panel;
 //   4. "app": the app with its first lesson (web/site/boot.py), then the page draws it;
 //   5. after the render: the packages and bytecode the queued work needs, that work one job
-//      per turn of the event loop (saved work, the other lessons: pyplay.ui.later), then the
-//      packages nothing imported yet, so that later imports work, then the lessons drawn
-//      into their hidden tabs, paced (drawAhead), and the page is "settled".
+//      at a time (saved work at once, then the other lessons, each when no patch went either
+//      way for a moment: pyplay.ui.later), then the packages nothing imported yet, so that
+//      later imports work, then the lessons drawn into their hidden tabs, paced the same way
+//      (drawAhead), and the page is "settled".
 "use strict";
 const CONFIG = __CONFIG__;
 const PYODIDE_URL = "__PYODIDE_URL__";
@@ -133,9 +134,12 @@ async function finishStart() {
     await release();  // what the page sent meanwhile, in order
   }
   timings.later = performance.now() - t0;
-  do {
-    await nextTurn();
-  } while (runLater() > 0);
+  await nextTurn();
+  // Saved work first and at once (a reload's offer to restore it); then the other lessons,
+  // each only when nothing was patched either way for QUIET_MS: a lesson's build holds the
+  // worker for 0.5-2 s, and built one per turn beside a model the learner has just started
+  // they halved its steps (the first falling loss 5-10 s later: web/measure.py first).
+  for (let left = runLater(); left > 0; left = runLater()) await whenQuiet();
   timings.built = performance.now() - t0;
   if (CONFIG.deferred.length) await self.pyodide.loadPackage(CONFIG.deferred, quiet);
   timings.deferred = performance.now() - t0;
@@ -152,11 +156,19 @@ async function finishStart() {
 const QUIET_MS = 1000;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// Resolves once no patch went either way for QUIET_MS, after one turn of the event loop at
+// least (what the page sent meanwhile is handled first, and is a patch).
+async function whenQuiet() {
+  await nextTurn();
+  for (let wait = QUIET_MS - (performance.now() - lastPatch); wait > 0;
+       wait = QUIET_MS - (performance.now() - lastPatch)) {
+    await sleep(wait);
+  }
+}
+
 async function drawAhead() {
   for (;;) {
-    for (let wait = QUIET_MS; wait > 0; wait = QUIET_MS - (performance.now() - lastPatch)) {
-      await sleep(wait);
-    }
+    await whenQuiet();
     if (!drawNext()) return;
     await new Promise((resolve) => {
       pageIdle = resolve;
