@@ -15,6 +15,7 @@ from typing import Any
 
 import panel as pn
 
+from pyplay.ui.curve_points import thinned
 from pyplay.ui.export import CODE_LESSONS, as_code, metrics_csv
 from pyplay.ui.text import Text
 
@@ -23,8 +24,9 @@ __all__ = ["CODE_LESSONS", "ExportBar", "curve_data"]
 
 def curve_data(history: dict[str, list[float]], columns: tuple[str, ...]) -> dict[str, list]:
     """The loss curve's source data drawn from a state's ``history`` (after a rebuild: empty;
-    after a load: the file's curve)."""
-    return {k: list(history.get(k, [])) for k in columns}
+    after a load: the file's curve), thinned to the points a curve keeps in the page
+    (:func:`~pyplay.ui.curve_points.thinned`)."""
+    return thinned({k: list(history.get(k, [])) for k in columns})
 
 
 class ExportBar:

@@ -22,6 +22,7 @@ import numpy as np
 from bokeh.models import ColumnDataSource, HoverTool, LegendItem, Span
 from bokeh.plotting import figure
 
+from pyplay.ui.curve_points import stream_curve
 from pyplay.ui.plots import (
     follow_log_ticks,
     legend_key,
@@ -107,7 +108,7 @@ class GradNormPlot:
         if not len(self.source.data["step"]):  # the threshold's point follows the first step
             clip = list(self._reach.data["clip"])
             self._reach.data = {"step": [float(records[0].step)], "clip": clip}
-        self.source.stream({"step": [r.step for r in records], "grad_norm": norms}, rollover=20_000)
+        stream_curve(self.source, {"step": [r.step for r in records], "grad_norm": norms})
 
     def clear(self) -> None:
         """No steps (a new or loaded model: a file keeps the loss curve, not the norms)."""

@@ -14,6 +14,7 @@ import panel as pn
 from bokeh.models import ColumnDataSource
 
 from pyplay.train import StepRecord
+from pyplay.ui.curve_points import stream_curve
 from pyplay.ui.inputs import NumberBox
 from pyplay.ui.text import Text
 
@@ -29,12 +30,10 @@ __all__ = [
 
 
 def stream_losses(source: ColumnDataSource, records: list[StepRecord]) -> None:
-    """Append the records' losses to a loss curve's source."""
+    """Append the records' losses to a loss curve's source (at most
+    :data:`~pyplay.ui.curve_points.CURVE_POINTS` points: :func:`stream_curve`)."""
     if records:
-        source.stream(
-            {"step": [r.step for r in records], "loss": [r.loss for r in records]},
-            rollover=20_000,
-        )
+        stream_curve(source, {"step": [r.step for r in records], "loss": [r.loss for r in records]})
 
 
 def message_alert(state: Any) -> pn.pane.Alert:

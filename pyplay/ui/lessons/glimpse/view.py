@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import panel as pn
 
+from pyplay.ui.curve_points import stream_curve, thinned
 from pyplay.ui.lectures import lecture
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.glimpse.figures import (
@@ -98,23 +99,23 @@ class GlimpseLesson(LessonView):
         if not records:
             return
         n, h = len(records), self.state.history
-        self.loss_source.stream(
+        stream_curve(
+            self.loss_source,
             {"step": [r.step for r in records], "loss": [r.loss for r in records],
              "soft": h["soft"][-n:]},
-            rollover=20_000,
         )  # fmt: skip
-        self.accuracy_source.stream(
+        stream_curve(
+            self.accuracy_source,
             {"step": h["step"][-n:], "hard": h["accuracy"][-n:], "soft": h["soft_accuracy"][-n:]},
-            rollover=20_000,
         )
         show_spread(self.variance_source, self.state.spread)
 
     def reset_curve(self) -> None:
         super().reset_curve()
         h = self.state.history
-        self.accuracy_source.data = {
-            "step": list(h["step"]), "hard": list(h["accuracy"]), "soft": list(h["soft_accuracy"])
-        }  # fmt: skip
+        self.accuracy_source.data = thinned(
+            {"step": list(h["step"]), "hard": list(h["accuracy"]), "soft": list(h["soft_accuracy"])}
+        )
         self.variance_source.data = {"step": [], "plain": [], "baseline": []}
         show_spread(self.variance_source, self.state.spread)
 

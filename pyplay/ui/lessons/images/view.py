@@ -14,6 +14,7 @@ import panel as pn
 from bokeh.core.properties import value
 from bokeh.models import LegendItem
 
+from pyplay.ui.curve_points import stream_curve, thinned
 from pyplay.ui.lectures import lecture
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.images.figures import (
@@ -117,23 +118,23 @@ class ImagesLesson(LessonView):
         if not records:
             return
         n, h = len(records), self.state.history
-        self.loss_source.stream(
+        stream_curve(
+            self.loss_source,
             {"step": h["step"][-n:], "loss": h["loss"][-n:], "beside": h["beside"][-n:]},
-            rollover=20_000,
         )
-        self.accuracy_source.stream(
+        stream_curve(
+            self.accuracy_source,
             {"step": h["step"][-n:], "accuracy": h["accuracy"][-n:],
              "beside": h["beside_accuracy"][-n:], "on_target": h["on_target"][-n:]},
-            rollover=20_000,
         )  # fmt: skip
 
     def reset_curve(self) -> None:
         super().reset_curve()
         s, h = self.state, self.state.history
-        self.accuracy_source.data = {
+        self.accuracy_source.data = thinned({
             "step": list(h["step"]), "accuracy": list(h["accuracy"]),
             "beside": list(h["beside_accuracy"]), "on_target": list(h["on_target"]),
-        }  # fmt: skip
+        })  # fmt: skip
         captions = s.task == "scenes"
         beside, main = beside_name(s.task, s.attention), s.model_name
         self.loss_plot.style_curve(main, MAIN)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import panel as pn
 
+from pyplay.ui.curve_points import stream_curve
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.recursive.state import EXAMPLES, RecursiveLessonState, TreeView
 from pyplay.ui.lessons.recursive.tree_plot import tree_figure, update_tree
@@ -53,13 +54,13 @@ class RecursiveLesson(LessonView):
     def _stream(self, records: list[Any]) -> None:
         if records:
             chain = self.state.history["chain"][-len(records) :]
-            self.loss_source.stream(
+            stream_curve(
+                self.loss_source,
                 {
                     "step": [r.step for r in records],
                     "loss": [r.loss for r in records],
                     "chain": chain,
                 },
-                rollover=20_000,
             )
 
     def _example(self, *_: Any) -> None:

@@ -18,6 +18,7 @@ from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
 from pyplay.nn.positional import POSITIONAL
+from pyplay.ui.curve_points import stream_curve
 from pyplay.ui.embed import widget_head
 from pyplay.ui.embeddings_view import EmbeddingsView, model_tables
 from pyplay.ui.lectures import lecture, lecture_label
@@ -181,8 +182,8 @@ class TransformerLesson(LessonView):
     def _stream(self, rows: list[tuple[int, float, float]]) -> None:
         if rows:
             steps, losses, lstm = zip(*rows, strict=True)
-            self.loss_source.stream(
-                {"step": list(steps), "loss": list(losses), "lstm": list(lstm)}, rollover=20_000
+            stream_curve(
+                self.loss_source, {"step": list(steps), "loss": list(losses), "lstm": list(lstm)}
             )
 
     budget_s = 0.12
