@@ -1,5 +1,6 @@
 """The list of the "Saved work" tab (:mod:`pyplay.ui.saved_work`): one entry per snapshot, its
-name, what it is, and its Restore, Rename, Delete and Download buttons (:func:`list_rows`),
+name, what it is, and its Restore, Rename, Delete and Download buttons (:class:`SavedEntry`,
+:func:`list_rows`: an entry stays in the page and is updated when its snapshot is saved again),
 with the times and sizes it shows; and the note above it of a save that failed
 (:func:`problem_note`).
 
@@ -22,7 +23,16 @@ import panel as pn
 from pyplay.ui.storage import Snapshot
 from pyplay.ui.text import Text
 
-__all__ = ["entry_row", "file_name", "format_time", "list_rows", "problem_note", "size_text"]
+__all__ = [
+    "NOTHING_SAVED",
+    "SavedEntry",
+    "file_name",
+    "format_time",
+    "info_text",
+    "list_rows",
+    "problem_note",
+    "size_text",
+]
 
 
 def format_time(seconds: float) -> str:
@@ -64,40 +74,81 @@ class _Download(pn.widgets.FileDownload):
             self._sync_data(fileobj)
 
 
-def entry_row(s: Snapshot, saved: Any) -> pn.Column:
-    """The list's entry for snapshot ``s``: its buttons call ``saved``'s (a
-    :class:`~pyplay.ui.saved_work.SavedWork`) ``restore``, ``rename``, ``delete`` and
-    ``download`` through ``saved.schedule`` (off the click's callback)."""
-
-    def run(make: Callable[[], Awaitable[Any]]) -> Callable[[Any], None]:
-        return lambda *_: saved.schedule(make)
-
-    restore = pn.widgets.Button(name="Restore", button_type="primary", width=90)
-    restore.on_click(run(lambda: saved.restore(s.id)))
-    box = pn.widgets.TextInput(name="New name", placeholder=s.name, width=220)
-    rename = pn.widgets.Button(name="Rename", width=90)
-    rename.on_click(run(lambda: saved.rename(s.id, box.value)))
-    delete = pn.widgets.Button(name="Delete", button_type="danger", width=90)
-    delete.on_click(run(lambda: saved.delete(s.id)))
-
-    async def fetch() -> io.BytesIO | None:
-        result: io.BytesIO | None = await saved.download(s.id)
-        return result
-
-    download = _Download(callback=fetch, filename=file_name(s), label="Download .npz", width=150)
-    info = f"{s.title} · {s.step:,} steps · saved {format_time(s.saved_at)} · {size_text(s.size)}"
-    return pn.Column(
-        Text(s.name, css_classes=["pyplay-saved-name"]),
-        Text(info),
-        pn.Row(restore, box, rename, delete, download),
-        css_classes=["pyplay-saved-entry"],
-        sizing_mode="stretch_width",
-    )
+NOTHING_SAVED = "Nothing saved yet."  # the list while it is empty
 
 
-def list_rows(snapshots: list[Snapshot], saved: Any) -> list[Any]:
-    """The list: an :func:`entry_row` per snapshot, or a line saying nothing is saved."""
-    return [entry_row(s, saved) for s in snapshots] or [Text("Nothing saved yet.")]
+class SavedEntry:
+    """The list's entry for one snapshot: its name, what it is, and Restore / Rename / Delete
+    / Download buttons that call ``saved``'s (a :class:`~pyplay.ui.saved_work.SavedWork`)
+    ``restore``, ``rename``, ``delete`` and ``download`` through ``saved.schedule`` (off the
+    click's callback). :meth:`show` puts a newer save of the same snapshot in place: the
+    autosave of a lesson that trains rewrites its entry every few seconds, and an entry made
+    anew each time left the page's views of the old one behind (DOM nodes and listeners that
+    were never freed: +8 nodes a second while the recurrent lesson trained)."""
+
+    def __init__(self, s: Snapshot, saved: Any) -> None:
+        self.snapshot = s
+
+        def run(make: Callable[[], Awaitable[Any]]) -> Callable[[Any], None]:
+            return lambda *_: saved.schedule(make)
+
+        restore = pn.widgets.Button(name="Restore", button_type="primary", width=90)
+        restore.on_click(run(lambda: saved.restore(self.snapshot.id)))
+        self.box = pn.widgets.TextInput(name="New name", placeholder=s.name, width=220)
+        rename = pn.widgets.Button(name="Rename", width=90)
+        rename.on_click(run(lambda: saved.rename(self.snapshot.id, self.box.value)))
+        delete = pn.widgets.Button(name="Delete", button_type="danger", width=90)
+        delete.on_click(run(lambda: saved.delete(self.snapshot.id)))
+
+        async def fetch() -> io.BytesIO | None:
+            result: io.BytesIO | None = await saved.download(self.snapshot.id)
+            return result
+
+        self.download = _Download(
+            callback=fetch, filename=file_name(s), label="Download .npz", width=150
+        )
+        self.name = Text(s.name, css_classes=["pyplay-saved-name"])
+        self.info = Text(info_text(s))
+        self.layout = pn.Column(
+            self.name,
+            self.info,
+            pn.Row(restore, self.box, rename, delete, self.download),
+            css_classes=["pyplay-saved-entry"],
+            sizing_mode="stretch_width",
+        )
+
+    def show(self, s: Snapshot) -> None:
+        """Show ``s`` (the same snapshot saved again, or renamed) in this entry."""
+        self.snapshot = s
+        self.name.object = s.name
+        self.info.object = info_text(s)
+        self.box.placeholder = s.name
+        self.download.filename = file_name(s)
+
+
+def info_text(s: Snapshot) -> str:
+    """What an entry says of its snapshot: lesson, steps, when saved, size."""
+    return f"{s.title} · {s.step:,} steps · saved {format_time(s.saved_at)} · {size_text(s.size)}"
+
+
+def list_rows(
+    snapshots: list[Snapshot], saved: Any, entries: dict[str, SavedEntry] | None = None
+) -> list[Any]:
+    """The list: an entry per snapshot, or a line saying nothing is saved. ``entries`` (by
+    snapshot id) are the entries shown so far: a snapshot among them keeps its entry (updated
+    in place, :meth:`SavedEntry.show`), and ``entries`` is left holding those of the new list."""
+    kept = entries if entries is not None else {}
+    now: dict[str, SavedEntry] = {}
+    for s in snapshots:
+        entry = kept.get(s.id)
+        if entry is None:
+            entry = SavedEntry(s, saved)
+        else:
+            entry.show(s)
+        now[s.id] = entry
+    kept.clear()
+    kept.update(now)
+    return [entry.layout for entry in now.values()] or [Text(NOTHING_SAVED)]
 
 
 def problem_note(problem: Any) -> Text:

@@ -102,13 +102,26 @@ def test_pausing_saves_one_entry_per_model_updated_in_place():
     )
     assert "cell=lstm" in first.query and first.size > 1000
     assert saved.autosaver is not None and saved.autosaver.last_save_s is not None
+    (row,) = saved.rows.objects
+    changes: list[str] = []
+    saved.rows.param.watch(lambda e: changes.append(e.name), "objects")
     train_and_pause(saved, tasks, 3)
     (again,) = run(saved.store.list())
     assert again.id == first.id and again.step == 8  # the same entry, updated
+    # ... in place in the list: the page keeps its views of the entry (an entry made anew at
+    # every autosave left the old one's DOM nodes and listeners behind in the page)
+    assert saved.rows.objects == [row] and changes == []
+    assert any("8 steps" in str(t.object) for t in row.select(pn.pane.Str))
+    restore = next(b for b in row.select(pn.widgets.Button) if b.name == "Restore")
     state.hidden_size = 16  # a new model: a new entry
     train_and_pause(saved, tasks, 2)
     entries = run(saved.store.list())
     assert [s.step for s in entries] == [2, 8] and entries[0].id != first.id
+    assert saved.rows.objects[1] is row and changes == ["objects"]  # the new one added
+    restore.clicks += 1  # the kept entry's buttons still act on their own snapshot
+    tasks.run()
+    assert saved.message == "Restored 'LSTM on adding' (8 steps)."
+    assert rnn(saved).state.hidden_size != 16  # the model of 8 steps, not the new one
 
 
 @pytest.mark.slow
