@@ -105,3 +105,30 @@ def test_two_tabs_training_at_once_keep_each_others_saved_work(page, page_log, s
         entries.filter(has_text=f"{model} on adding").first.wait_for(timeout=60_000)
     assert entries.count() == 2
     assert page_log.errors == [] and page_log.external(site_url) == []
+
+
+def test_autosaves_while_training_leave_nothing_behind_in_the_page(page, site_url):
+    """Every autosave of a lesson that trains rewrites its Saved work entry. The entry is
+    updated in place: made anew each time, it left the page's views of the old one behind
+    (their DOM nodes and event listeners, never freed: +8 nodes a second). Counted through
+    the DevTools protocol after a full garbage collection, over three autosaves."""
+    page.goto(site_url)
+    wait_ready(page)
+    open_lesson(page)
+    cdp = page.context.new_cdp_session(page)
+
+    def live() -> tuple[int, int]:  # DOM nodes and event listeners a garbage collection keeps
+        cdp.send("HeapProfiler.collectGarbage")
+        counters = cdp.send("Memory.getDOMCounters")
+        return counters["nodes"], counters["jsEventListeners"]
+
+    page.get_by_role("button", name="Train", exact=True).click()
+    wait_step(page, 20)
+    page.locator(".pyplay-saved-entry").first.wait_for(state="attached", timeout=120_000)
+    time.sleep(INTERVAL_S)  # the first autosave made the entry; one more saved it again
+    nodes, listeners = live()
+    time.sleep(3 * INTERVAL_S)
+    nodes_after, listeners_after = live()
+    assert step_count(page) > 100  # it trained, and autosaved, meanwhile
+    assert listeners_after == listeners
+    assert abs(nodes_after - nodes) < 100, (nodes, nodes_after)
