@@ -118,7 +118,10 @@ class SavedEntry:
         )
 
     def show(self, s: Snapshot) -> None:
-        """Show ``s`` (the same snapshot saved again, or renamed) in this entry."""
+        """Show ``s`` (the same snapshot saved again, or renamed: the name typed for it goes
+        from the box, as it did when the list was made anew) in this entry."""
+        if s.name != self.snapshot.name:
+            self.box.param.update(value="", value_input="")
         self.snapshot = s
         self.name.object = s.name
         self.info.object = info_text(s)

@@ -242,7 +242,10 @@ def test_rename_delete_and_download():
         assert run(saved.rename(s.id, bad)) is False
         assert saved.message.startswith("Not renamed: ") and words in saved.message
     assert run(saved.store.list())[0].name == "LSTM on adding"  # unchanged
-    assert run(saved.rename(s.id, "<b>my</b> LSTM")) is True
+    box = saved.rows.select(pn.widgets.TextInput)[0]
+    box.value = "<b>my</b> LSTM"
+    assert run(saved.rename(s.id, box.value)) is True
+    assert box.value == "" and box.placeholder == "<b>my</b> LSTM"  # the entry shows the name
     assert saved.snapshots[0].name == "<b>my</b> LSTM" and saved.snapshots[0].named
     panes = saved.rows.select(pn.pane.Str)
     assert "<b>my</b> LSTM" in [o.object for o in panes]
