@@ -39,7 +39,9 @@ def test_a_short_comparison_draws_exact_match_by_length(page, page_log, site_url
     wait_ready(page)
     page.get_by_text("Attention and long sentences").wait_for(timeout=120_000)
     page.get_by_text("Reversal: read 2-4 letters").first.wait_for(timeout=30_000)
-    page.get_by_role("button", name="Compare", exact=True).click()
+    # the lesson the address opened is still being drawn: under load its first draw kept the
+    # main thread from taking the click for over 30 s (Playwright's default timeout)
+    page.get_by_role("button", name="Compare", exact=True).click(timeout=120_000)
     setting = page.locator(".pyplay-bylength-setting pre")
     setting.filter(has_text="GRU cells of 8 units").wait_for(timeout=30_000)
     assert "Reversal of 2-4 letters" in setting.inner_text()
