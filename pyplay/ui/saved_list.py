@@ -1,6 +1,6 @@
 """The list of the "Saved work" tab (:mod:`pyplay.ui.saved_work`): one entry per snapshot, its
 name, what it is, and its Restore, Rename, Delete and Download buttons (:class:`SavedEntry`,
-:func:`list_rows`: an entry stays in the page and is updated when its snapshot is saved again),
+:func:`list_entries`: an entry stays in the page and is updated when its snapshot is saved again),
 with the times and sizes it shows; and the note above it of a save that failed
 (:func:`problem_note`).
 
@@ -29,7 +29,7 @@ __all__ = [
     "file_name",
     "format_time",
     "info_text",
-    "list_rows",
+    "list_entries",
     "problem_note",
     "size_text",
 ]
@@ -134,24 +134,21 @@ def info_text(s: Snapshot) -> str:
     return f"{s.title} · {s.step:,} steps · saved {format_time(s.saved_at)} · {size_text(s.size)}"
 
 
-def list_rows(
-    snapshots: list[Snapshot], saved: Any, entries: dict[str, SavedEntry] | None = None
-) -> list[Any]:
-    """The list: an entry per snapshot, or a line saying nothing is saved. ``entries`` (by
-    snapshot id) are the entries shown so far: a snapshot among them keeps its entry (updated
-    in place, :meth:`SavedEntry.show`), and ``entries`` is left holding those of the new list."""
-    kept = entries if entries is not None else {}
-    now: dict[str, SavedEntry] = {}
+def list_entries(
+    snapshots: list[Snapshot], saved: Any, shown: dict[str, SavedEntry]
+) -> dict[str, SavedEntry]:
+    """The list's entries by snapshot id, in the order of ``snapshots``: a snapshot among the
+    entries ``shown`` so far keeps its entry, updated in place (:meth:`SavedEntry.show`); the
+    others get a new one."""
+    entries: dict[str, SavedEntry] = {}
     for s in snapshots:
-        entry = kept.get(s.id)
+        entry = shown.get(s.id)
         if entry is None:
             entry = SavedEntry(s, saved)
         else:
             entry.show(s)
-        now[s.id] = entry
-    kept.clear()
-    kept.update(now)
-    return [entry.layout for entry in now.values()] or [Text(NOTHING_SAVED)]
+        entries[s.id] = entry
+    return entries
 
 
 def problem_note(problem: Any) -> Text:

@@ -29,7 +29,13 @@ import param
 
 from pyplay.ui.autosave import Autosaver, Entry
 from pyplay.ui.location import lesson_states, show_part, tab_title
-from pyplay.ui.saved_list import NOTHING_SAVED, SavedEntry, format_time, list_rows, problem_note
+from pyplay.ui.saved_list import (
+    NOTHING_SAVED,
+    SavedEntry,
+    format_time,
+    list_entries,
+    problem_note,
+)
 from pyplay.ui.storage import (
     SAVED_WORK,
     Snapshot,
@@ -103,6 +109,7 @@ class SavedWork(param.Parameterized):
         )
         self.rows = pn.Column(Text("Looking for saved work..."), sizing_mode="stretch_width")
         self._entries: dict[str, SavedEntry] = {}  # the list's entries by snapshot id
+        self._nothing = Text(NOTHING_SAVED)  # the list while it is empty
         self.top = self._banner()
         playground.tabs.param.watch(lambda *_: self.track_lessons(), "active")
         self.track_lessons()
@@ -338,15 +345,9 @@ class SavedWork(param.Parameterized):
         )
 
     def _draw(self) -> None:
-        shown = self.rows.objects
-        if (
-            not self.snapshots
-            and len(shown) == 1
-            and getattr(shown[0], "object", "") == NOTHING_SAVED
-        ):
-            return  # still nothing saved
-        rows = list_rows(self.snapshots, self, self._entries)
-        if [id(r) for r in rows] != [id(r) for r in shown]:  # an entry added, gone or moved
+        self._entries = list_entries(self.snapshots, self, self._entries)
+        rows: list[Any] = [entry.layout for entry in self._entries.values()] or [self._nothing]
+        if [id(r) for r in rows] != [id(r) for r in self.rows.objects]:  # added, gone, moved
             self.rows.objects = rows
 
     def panel(self) -> pn.Column:
