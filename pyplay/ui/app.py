@@ -25,6 +25,7 @@ from typing import Any
 
 import panel as pn
 
+from pyplay.ui import model_walk
 from pyplay.ui.landing import TITLE as START_TITLE
 from pyplay.ui.landing import landing
 from pyplay.ui.lectures import reference_list
@@ -172,6 +173,7 @@ def create_app(defer: bool = False, ahead: bool = True) -> pn.viewable.Viewable:
     one lesson: ``web/site/worker.js``).
     """
     pn.extension(notifications=False)
+    model_walk.install()  # each change of the page's model graph walks it faster
     use_page_style()
     playground = Playground()
     note, say = address_note()  # why the address opened no lesson, above the tabs
