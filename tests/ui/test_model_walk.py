@@ -145,3 +145,12 @@ def test_name_of_reads_a_set_name_a_default_and_a_themed_one() -> None:
     themed = Plot()
     doc.add_root(themed)
     assert model_walk.name_of(themed) == themed.name == "themed"
+
+
+def test_themed_values_are_bokehs() -> None:
+    plot = Plot()
+    assert model_walk.themed_values(plot) is plot.themed_values() is None
+    doc = Document(theme=Theme(json={"attrs": {"Plot": {"name": "themed"}}}))
+    doc.add_root(plot)
+    assert model_walk.themed_values(plot) is plot.themed_values()
+    assert model_walk.themed_values(plot) == {"name": "themed"}
