@@ -12,11 +12,21 @@ One training at a time is data: :meth:`TrainingSession.exclusive_with` (or
 lesson and its comparisons never train together. :func:`sessions_of` finds a view's session
 and those of the comparisons and sub-tabs it holds (what a lesson left for another tab
 pauses). :func:`timing_of` reads the timing a view's class declares (``budget_s = 0.12``).
+
+**Paced by the page.** In the browser the page reports, once a second, the share of that
+second its main thread was held up (how late a 100 ms timer fired: ``web/site/client.js``),
+and :func:`page_load` turns the reports into :attr:`TrainingSession.pace`: above
+:data:`PAGE_BUSY` the pace grows by half (up to :data:`MAX_PACE`), below :data:`PAGE_FREE` it
+falls back towards 1. Every session's slices (and so the patches of losses and status the page
+draws) and live redraws are that many times their defaults apart, the live redraws never more
+than :data:`SLOWEST_REFRESH_S` apart: a busy page (a slow machine, other tabs, a second
+browser) gets fewer patches to draw, and stays quick to answer a click.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 import traceback
 from collections.abc import Callable
@@ -26,7 +36,23 @@ import panel as pn
 
 from pyplay.ui.training import stop_note
 
-__all__ = ["TIMING", "TrainingSession", "one_at_a_time", "sessions_of", "timing_of"]
+__all__ = [
+    "MAX_PACE",
+    "PAGE_BUSY",
+    "PAGE_FREE",
+    "SLOWEST_REFRESH_S",
+    "TIMING",
+    "TrainingSession",
+    "one_at_a_time",
+    "page_load",
+    "sessions_of",
+    "timing_of",
+]
+
+PAGE_BUSY = 0.25  # the page's main thread held up more than this share of a second: slow down
+PAGE_FREE = 0.10  # ... less than this: back towards the default pace
+MAX_PACE = 4.0  # slices and live redraws at most this many times their defaults apart
+SLOWEST_REFRESH_S = 1.0  # the live views redraw at least this often while training, whatever
 
 # the timing settings a session takes, and a view's class may declare for its session
 TIMING = ("budget_s", "yield_s", "refresh_interval_s", "max_refresh_share", "live")
@@ -53,6 +79,10 @@ class TrainingSession:
     ``refresh_log`` keeps the last redraws' (clock, seconds) for that measurement. After a
     pause or a single step the views are redrawn at once.
 
+    **Pace.** ``pace`` (a class attribute, set by :func:`page_load` from the page's reports)
+    multiplies the slice's ``budget_s`` and the live redraws' ``refresh_interval_s`` (the
+    latter up to :data:`SLOWEST_REFRESH_S`): a busy page gets fewer patches.
+
     **Timing.** The defaults are the class attributes below; a keyword given to the
     constructor (None: the default) is this session's own.
 
@@ -60,11 +90,15 @@ class TrainingSession:
     starts (:meth:`exclusive_with`).
     """
 
-    budget_s = 0.1  # seconds of training per slice
+    # seconds of training per slice: each slice's losses and status reach the page as one
+    # patch, and the page redraws the loss plot for it (about 25 ms of the main thread each
+    # on these machines): 0.1 s slices kept the recurrent lesson's main thread 35% busy
+    budget_s = 0.25
     yield_s = 0.02  # seconds the task hands back to the event loop after each slice
     refresh_interval_s = 0.5  # live look-inside redraws at most this often while training
     max_refresh_share = 0.2  # ... and taking at most this share of the time
     live = True  # redraw the look-inside views while training
+    pace = 1.0  # slices and live redraws this many times their defaults apart (page_load)
 
     def __init__(
         self,
@@ -164,7 +198,7 @@ class TrainingSession:
             return
         if self.live and time.perf_counter() >= self._next_refresh:
             self.live_refresh()
-        self.stream(self.state.train(budget_s=self.budget_s))
+        self.stream(self.state.train(budget_s=self.budget_s * self.pace))
         if not self.state.running:
             self.redraw()  # stopped by itself (diverged, too slow)
 
@@ -175,7 +209,10 @@ class TrainingSession:
         self.redraw()
         took = time.perf_counter() - start
         share = self.max_refresh_share
-        wait = max(self.refresh_interval_s - took, took * (1 - share) / share)
+        interval = max(
+            self.refresh_interval_s, min(SLOWEST_REFRESH_S, self.refresh_interval_s * self.pace)
+        )
+        wait = max(interval - took, took * (1 - share) / share)
         self._next_refresh = time.perf_counter() + wait
         self.refresh_log.append((start, took))
         del self.refresh_log[:-50]
@@ -195,6 +232,23 @@ class TrainingSession:
             button.on_click(action)
             row.append(button)
         return pn.Column(pn.Row(*row), stop_note(self.state), margin=0)
+
+
+def page_load(share: float) -> float:
+    """Take the page's report that its main thread was held up ``share`` of the last second
+    and set :attr:`TrainingSession.pace` from it (see the module's docstring); returns the
+    pace. A report that is not a number in [0, 1] is clipped to it, NaN ignored."""
+    share = float(share)
+    pace = float(TrainingSession.pace)
+    if math.isnan(share):
+        return pace
+    share = min(1.0, max(0.0, share))
+    if share > PAGE_BUSY:
+        pace = min(MAX_PACE, pace * 1.5)
+    elif share < PAGE_FREE:
+        pace = max(1.0, pace / 1.25)
+    TrainingSession.pace = pace
+    return pace
 
 
 def one_at_a_time(*sessions: TrainingSession) -> None:

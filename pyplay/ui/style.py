@@ -54,7 +54,8 @@ LINE_MIN_PX = 280  # a line beside a button narrower than this goes under it (a 
 FOCUS_RING = "2px solid #1a5fb4"  # around what has the keyboard's focus
 
 # Panel's theme sets these colours on every component's :host, hence !important; the ratios
-# (text on its background) are WCAG's: code 8.3, info 7.7, warning 7.2, buttons 5.6 and 5.3
+# (text on its background) are WCAG's: code 8.3, info 7.7, warning 7.2, buttons 5.6, 5.3
+# (warning, success) and 6.5 (danger: Bokeh's own red on white is 3.96, under AA's 4.5)
 READABLE_CSS = """
 :host {
   --code-text-color: #1f4e8c !important;
@@ -67,6 +68,9 @@ READABLE_CSS = """
 .bk-btn-success, .bk-btn-success a { background-color: #1e7b34 !important;
   border-color: #18652b !important; color: #fff !important; }
 .bk-btn-success:hover { background-color: #18652b !important; }
+.bk-btn-danger { background-color: #b02a37 !important; border-color: #8e2230 !important;
+  color: #fff !important; }
+.bk-btn-danger:hover { background-color: #8e2230 !important; }
 """
 
 FOCUS_CSS = f"""

@@ -107,6 +107,26 @@
       worker.postMessage({type: "patch", patch: client.document.create_json_patch([event])});
     }
 
+    // The page's load, for pacing training (pyplay.ui.session.page_load): once a second, the
+    // share of that second the main thread was held up, measured as how late a 100 ms timer
+    // fired (every browser has timers; long-task entries are Chromium's only). A hidden page
+    // reports nothing: its timers are throttled, and it draws nothing.
+    function watchLoad() {
+      const PERIOD = 100, WINDOW = 1000;
+      let last = performance.now(), since = last, late = 0;
+      setInterval(() => {
+        const now = performance.now();
+        late += Math.max(0, now - last - PERIOD);
+        last = now;
+        if (now - since < WINDOW) return;
+        if (!document.hidden) {
+          worker.postMessage({type: "load", share: Math.min(1, late / (now - since))});
+        }
+        late = 0;
+        since = now;
+      }, PERIOD);
+    }
+
     async function render(msg) {
       const docsJson = JSON.parse(msg.docs_json);
       const renderItems = JSON.parse(msg.render_items);
@@ -146,6 +166,7 @@
       client.document = [...views.roots.values()][0].model.document;
       client.document.on_change(sendChange, false);
       worker.postMessage({type: "rendered"});
+      watchLoad();
       client.timings.ready = performance.now() - t0;
       client.timings.worker = msg.timings;
       if (options.onRendered) options.onRendered();

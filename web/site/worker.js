@@ -32,6 +32,7 @@ let runLater = null;  // and its run_later
 let drawNext = null;  // and its draw_ahead
 let lastPatch = 0;  // when a patch last went either way (a click, typing, training's redraws)
 let pageIdle = null;  // resolves when the page says it is idle after a lesson drawn ahead
+let pageLoad = null;  // pyplay.ui.session.page_load, once the page first reports its load
 // What to start, from the page's "start" message: {embed: null} for the whole playground, or
 // {embed: [widget requests]} for embedded widgets (pyplay.ui.embed). The runtime and packages
 // load while the page is still deciding.
@@ -223,6 +224,15 @@ _link_docs_worker(state.curdoc, sendPatch, setter="js")
 state._on_load(state.curdoc)
 `);
     finishStart().catch((err) => console.error("pyplay: finishing the start failed:", err));
+  } else if (msg.type === "load") {  // the page's load: pace training (client.js watchLoad)
+    try {
+      if (pageLoad === null) {
+        pageLoad = self.pyodide.pyimport("pyplay.ui.session").page_load;
+      }
+      pageLoad(Number(msg.share));
+    } catch (err) {  // as for a patch: the page says so
+      pyError(err);
+    }
   } else if (msg.type === "drawn") {  // the page is idle after a lesson drawn ahead
     if (pageIdle) pageIdle();
     pageIdle = null;

@@ -35,9 +35,13 @@ from pyplay.ui.session import TrainingSession
 running = [s for s in gc.get_objects()
            if isinstance(s, TrainingSession) and getattr(s.state, "running", False)]
 out = None
+if len(running) > 1:
+    raise RuntimeError(f"{len(running)} lessons train at once")
 if running:
     s = running[0]
-    out = {"t": time.perf_counter(), "steps": int(s.state.trainer.step_count),
+    st = s.state  # a Trainer lesson counts in its trainer, a fit lesson (Dynamic) in _step
+    steps = st._file_step() if hasattr(st, "_file_step") else st.trainer.step_count
+    out = {"t": time.perf_counter(), "steps": int(steps),
            "redraws": [list(r) for r in s.refresh_log]}
 json.dumps(out)
 """

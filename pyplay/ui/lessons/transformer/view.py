@@ -186,8 +186,6 @@ class TransformerLesson(LessonView):
                 self.loss_source, {"step": list(steps), "loss": list(losses), "lstm": list(lstm)}
             )
 
-    budget_s = 0.12
-
     def _on_version(self, *_: Any) -> None:
         self.session.pause()
         s = self.state
