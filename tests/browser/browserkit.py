@@ -112,10 +112,13 @@ def wait_for(page: Any, condition: Any, what: str, timeout_s: float = 150) -> No
 
 # Every visible button and file chooser of the page (shadow roots included) that is not fully
 # usable: zero-size, outside the window, its text wider than itself, cut off by an ancestor
-# that clips, or covered at its centre by something else. Returns the problems and the page's
-# scrollWidth against the window's width.
-BUTTON_PROBLEMS = """() => {
-  const out = [], all = [];
+# that clips, or covered at its centre by something else (checked for the buttons inside the
+# window). Returns the problems and the page's scrollWidth against the window's width. With the
+# argument ``true`` it scrolls through the whole page a window at a time, checks each window
+# (so every button is checked for cover) and returns the scroll to the top; ``wide`` lists the
+# windows where the page was wider than the window.
+BUTTON_PROBLEMS = """(scroll) => {
+  const out = [], all = [], wide = [];
   const walk = (root) => {
     for (const el of root.querySelectorAll('*')) {
       if (el.shadowRoot) walk(el.shadowRoot);
@@ -125,7 +128,7 @@ BUTTON_PROBLEMS = """() => {
   walk(document);
   const up = (el) => el.parentElement || (el.getRootNode() && el.getRootNode().host) || null;
   const W = window.innerWidth, H = window.innerHeight;
-  for (const el of all) {
+  const check = () => { for (const el of all) {
     if (!el.checkVisibility({visibilityProperty: true})) continue;
     const r = el.getBoundingClientRect();
     const label = (el.innerText || el.value || el.title || el.className).trim().slice(0, 40);
@@ -156,9 +159,21 @@ BUTTON_PROBLEMS = """() => {
       for (let h = hit; h; h = up(h)) if (h === el) { mine = true; break; }
       if (!mine && hit) problems.push(`covered by ${hit.tagName}.${hit.className}`);
     }
-    if (problems.length) out.push(`${label}: ${problems.join('; ')}`);
+    const found = `${label}: ${problems.join('; ')}`;
+    if (problems.length && !out.includes(found)) out.push(found);
+  } };
+  if (!scroll) check();
+  else {
+    const height = document.documentElement.scrollHeight;
+    for (let y = 0; y < Math.max(height, 1); y += H) {
+      window.scrollTo(0, y);
+      check();
+      const sw = document.documentElement.scrollWidth;
+      if (sw > W) wide.push(`scrolled to y=${y}: scrollWidth ${sw} > innerWidth ${W}`);
+    }
+    window.scrollTo(0, 0);
   }
-  return {buttons: all.length, problems: out,
+  return {buttons: all.length, problems: out, wide: wide,
           scrollWidth: document.documentElement.scrollWidth, innerWidth: W};
 }"""
 
@@ -308,7 +323,29 @@ OPEN_SECTIONS = """(() => {
 # tests of one lesson or one feature run with it, since building and drawing every other lesson
 # ahead, as the learner's page does after its start, took about a minute of CPU time per page
 # (64 s against 24 s for the start itself, quiet machine) beside the test. The tests of the
-# start, of the page as a learner first sees it, of the accessibility tour and of every
+# start, of the page as a learner first sees it, of the tour of every tab (test_tour) and of every
 # button's layout in every lesson (test_layout) say
 # ``AHEAD = True`` (or make their own context) and get the learner's page.
 ONE_LESSON = "window.pyplayAhead = false;"
+
+
+BLOCKING = ("critical", "serious")  # the axe-core impacts a page must not have
+WCAG_AA = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}
+
+
+def blocking_violations(page: Any, preload: bool = True) -> dict[str, list[str]]:
+    """axe-core's critical and serious WCAG 2.1 A/AA violations on the page as it is now:
+    rule id -> the HTML of (up to five of) the elements that break it.
+
+    ``preload=False`` leaves out axe's loading of every style sheet (its CSS object model, for
+    the rule on locked screen orientation) and media file (for the rule on audio that plays by
+    itself): the same for every tab of one page (the playground has no audio or video), it took
+    more than half of each run (25 of 43 s, loaded machine), so the tour checks them on its first
+    tab only."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    options = {**WCAG_AA, "resultTypes": ["violations"], "preload": preload}
+    found = Axe().run(page, options=options).response["violations"]
+    return {
+        v["id"]: [n["html"][:120] for n in v["nodes"][:5]] for v in found if v["impact"] in BLOCKING
+    }

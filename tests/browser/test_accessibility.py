@@ -3,10 +3,8 @@
 - axe-core (the engine of Lighthouse's accessibility audit; the PyPI package
   ``axe-playwright-python`` carries it and injects it through Playwright, so the page still
   requests nothing outside its origin) finds no critical or serious violation of WCAG 2.1 AA in
-  any tab, each lesson with its sections opened (``browserkit.OPEN_SECTIONS``), nor in the
-  embedded widgets of the example course page;
-- the lesson tabs are a tablist a screen reader announces, and the controls are found by their
-  visible labels;
+  the embedded widgets of the example course page (every tab of the playground, each lesson with
+  its sections opened, the tablist and the controls' labels: on the tour of ``test_tour.py``);
 - with key presses only, from a cold open: reach Train, start training, see the loss fall,
   pause, and move to the next tab with the arrow keys;
 - the plots' text alternatives (:mod:`pyplay.ui.plot_text`) say the newest values and are
@@ -20,13 +18,10 @@ from typing import Any
 
 import pytest
 
-from browserkit import START_TIMEOUT_MS, step_count, wait_for, wait_ready
+from browserkit import START_TIMEOUT_MS, blocking_violations, step_count, wait_for, wait_ready
 
 pytestmark = pytest.mark.browser
 AHEAD = True  # the learner's page: every lesson built and drawn ahead (conftest.py)
-
-BLOCKING = ("critical", "serious")
-WCAG_AA = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}
 
 # the element that has the keyboard's focus, through the shadow roots Panel renders into
 FOCUSED = """() => {
@@ -35,50 +30,6 @@ FOCUSED = """() => {
   return a ? {tag: a.tagName, text: (a.textContent || '').trim(), role: a.getAttribute('role'),
               selected: a.getAttribute('aria-selected')} : null;
 }"""
-
-
-def blocking_violations(page: Any, preload: bool = True) -> dict[str, list[str]]:
-    """axe-core's critical and serious WCAG 2.1 A/AA violations on the page as it is now:
-    rule id -> the HTML of (up to five of) the elements that break it.
-
-    ``preload=False`` leaves out axe's loading of every style sheet (its CSS object model, for
-    the rule on locked screen orientation) and media file (for the rule on audio that plays by
-    itself): the same for every tab of one page (the playground has no audio or video), it took
-    more than half of each run (25 of 43 s, loaded machine), so the tour checks them on its first
-    tab only."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    options = {**WCAG_AA, "resultTypes": ["violations"], "preload": preload}
-    found = Axe().run(page, options=options).response["violations"]
-    return {
-        v["id"]: [n["html"][:120] for n in v["nodes"][:5]] for v in found if v["impact"] in BLOCKING
-    }
-
-
-def test_no_tab_has_a_critical_or_serious_accessibility_violation(ready_page):
-    page = ready_page
-    tabs = page.get_by_role("tablist").first.get_by_role("tab")
-    titles = tabs.all_inner_texts()
-    assert "Recurrent networks" in titles and "About" in titles and len(titles) >= 12
-    selected = page.get_by_role("tab", selected=True).first
-    assert selected.inner_text() == "Recurrent networks"  # the page opens on the first lesson
-    # the controls are found by their visible labels
-    page.get_by_role("slider", name="Hidden size").first.wait_for(timeout=10_000)
-    page.get_by_label("Learning rate").first.wait_for(timeout=30_000)  # More settings opened
-    found = {}
-    for title in titles:
-        page.get_by_role("tab", name=title, exact=True).first.click()
-        wait_for(
-            page,
-            lambda t=title: page.get_by_role("tab", selected=True).first.inner_text() == t,
-            f"the tab {title!r} shown",
-            timeout_s=60,
-        )
-        page.wait_for_timeout(3000)  # built, drawn, and its sections opened (every 0.7 s)
-        problems = blocking_violations(page, preload=title == titles[0])
-        if problems:
-            found[title] = problems
-    assert found == {}
 
 
 def test_the_embedded_widgets_have_no_critical_or_serious_violation(site_url, page):

@@ -31,17 +31,12 @@ def tab(page: Any, title: str) -> None:
 
 
 def problems(page: Any) -> list[str]:
-    """Button problems over the whole page, scrolled a window at a time."""
-    found: list[str] = []
-    height = page.evaluate("document.documentElement.scrollHeight")
-    step = page.viewport_size["height"]
-    for y in range(0, max(height, 1), step):
-        page.evaluate(f"window.scrollTo(0, {y})")
-        result = page.evaluate(BUTTON_PROBLEMS)
-        found += [p for p in result["problems"] if p not in found]
-        assert result["scrollWidth"] <= result["innerWidth"], result
-    page.evaluate("window.scrollTo(0, 0)")
-    return found
+    """Button problems over the whole page, scrolled a window at a time (in the page, in one
+    call: a round trip per window took 0.4-1.4 s per tab on a 6,000 px page with every section
+    open, one call 0.1-0.3 s); the page no wider than the window anywhere."""
+    result = page.evaluate(BUTTON_PROBLEMS, True)
+    assert result["wide"] == [], result
+    return list(result["problems"])
 
 
 def settle(page: Any) -> None:

@@ -1,10 +1,10 @@
-"""The page's start: no pandas & co., ever, and every lesson still draws and trains.
+"""The page's start: the site serves no pandas & co., the loader shows its stages, the first
+lesson trains at once and the others are built only while nothing trains.
 
 The served Bokeh and Panel are patched at build time not to import pandas unless it is in use
 (``web/tools/sitebuild/patches.py``); the site serves neither pandas nor Pillow, contourpy,
-pytz or dateutil. These tests read the worker's ``sys.modules`` through ``window.pyplay``
-after the start and after a tour of every lesson (each opened, one step trained, its plots on
-screen).
+pytz or dateutil. That the page never imports them, at its start nor in a tour of every
+lesson, is checked on the tour of ``test_tour.py``.
 """
 
 from __future__ import annotations
@@ -15,36 +15,16 @@ import time
 
 import pytest
 
-from browserkit import READY, step_count, wait_for, wait_ready, wait_step
-from pyplay.ui.lessons import LESSONS, SPECS
+from browserkit import READY, step_count, wait_ready, wait_step
 
 pytestmark = pytest.mark.browser
 AHEAD = True  # the learner's page: every lesson built and drawn ahead (conftest.py)
-
-# top-level modules the page must never import on its own
-NEVER = ("pandas", "PIL", "contourpy", "pytz", "dateutil")
-LOADED = (
-    "import json, sys\n"
-    f"json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({list(NEVER)!r})))"
-)
-# every lesson: its tab's title, then the sub-tab inside it (None: the tab is the lesson)
-TOUR = tuple((SPECS[s.parent].title, s.title) if s.parent else (s.title, None) for s in LESSONS)
-STEP = re.compile(r"Step [1-9]")
-
 
 PENDING = "from pyplay.ui import later\nlater.pending()"  # jobs queued after the first render
 
 
 def pending(page) -> int:
     return int(page.evaluate("c => window.pyplay.runPython(c)", PENDING))
-
-
-def never_loaded(page) -> list[str]:
-    return json.loads(page.evaluate("c => window.pyplay.runPython(c)", LOADED))
-
-
-def visible_canvases(page) -> int:
-    return page.locator("canvas:visible").count()
 
 
 def test_the_site_serves_no_pandas(site):
@@ -57,37 +37,6 @@ def test_the_site_serves_no_pandas(site):
     pins = json.loads((dist / "pyplay-lock.json").read_text())["packages"]
     assert "patched: bokeh-cds-init" in pins["bokeh"]["source"]
     assert "patched: panel-pyodide-read-csv" in pins["panel"]["source"]
-
-
-def test_no_pandas_at_start_nor_in_a_tour_of_every_lesson(ready_page, page_log):
-    page = ready_page
-    assert never_loaded(page) == []
-    for tab, sub in TOUR:
-        page.get_by_text(tab, exact=True).first.click()
-        if sub:
-            page.get_by_text(sub, exact=True).first.click()
-        step = page.locator("button:visible").filter(has_text=re.compile(r"^\s*Step\s*$")).first
-        step.wait_for(timeout=60_000)
-        wait_for(page, lambda: visible_canvases(page) > 0, f"a plot in {sub or tab}", 60)
-        before = page.get_by_text(STEP).locator("visible=true").count()
-        step.click()
-        wait_for(
-            page,
-            lambda b=before: page.get_by_text(STEP).locator("visible=true").count() > b,
-            f"one step trained in {sub or tab}",
-            120,
-        )
-        time.sleep(0.5)  # the plots' updates after the step
-        assert visible_canvases(page) > 0, sub or tab
-    # after the tour the page settles: the lessons left were drawn into their hidden tabs,
-    # one at a time (web/site/worker.js drawAhead), and the handshake with the page ended
-    page.wait_for_function(
-        "() => document.documentElement.dataset.pyplaySettled === 'true'", timeout=240_000
-    )
-    assert page.locator(".pyplay-loading").count() == 0  # no tab left saying "Loading"
-    assert never_loaded(page) == []
-    assert page_log.errors == []
-    assert page.locator("#pyplay-notice").count() == 0
 
 
 LOADER = """() => {
