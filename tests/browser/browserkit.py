@@ -100,6 +100,11 @@ def settled_step(page: Any, quiet_s: float = 3.0, timeout_s: float = 120) -> int
     pytest.fail(f"the status line still changed {timeout_s} s after Pause")
 
 
+def visible_button(page: Any, name: str) -> Any:
+    """The first visible button named exactly ``name`` (the shown lesson's, not a hidden tab's)."""
+    return page.get_by_role("button", name=name, exact=True).locator("visible=true").first
+
+
 def wait_for(page: Any, condition: Any, what: str, timeout_s: float = 150) -> None:
     """Poll ``condition()`` every half second; fail naming ``what`` after ``timeout_s``."""
     deadline = time.time() + timeout_s

@@ -11,7 +11,7 @@ import time
 import pytest
 from test_lesson_rnn_variants import set_checkbox  # Bokeh's checkbox, seen in the address
 
-from browserkit import FINGERPRINT, wait_for
+from browserkit import FINGERPRINT, visible_button, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -45,10 +45,6 @@ def status(page) -> tuple[int, str]:
 
 def answer(page) -> str:
     return page.locator(".pyplay-glimpse-answer pre").inner_text()
-
-
-def visible_button(page, name: str):
-    return page.get_by_role("button", name=name, exact=True).locator("visible=true").first
 
 
 def test_train_both_and_watch_where_they_look(ready_page, page_log):

@@ -9,9 +9,9 @@ import re
 import time
 
 import pytest
-from test_lesson_glimpse import SOURCE, visible_button
+from test_lesson_glimpse import SOURCE
 
-from browserkit import wait_for
+from browserkit import visible_button, wait_for
 
 pytestmark = pytest.mark.browser
 

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from browserkit import FINGERPRINT, lessons, wait_for
+from browserkit import FINGERPRINT, lessons, visible_button, wait_for
 from lesson_cases import gather
 from pyplay.ui.lessons import SPECS
 
@@ -37,10 +37,6 @@ def steps(page, css: str) -> int:
 def open_lesson(page, tab: str, css: str) -> None:
     page.get_by_text(tab, exact=True).first.click()
     page.locator(f".{css} pre").first.wait_for(timeout=60_000)
-
-
-def visible_button(page, name: str):
-    return page.get_by_role("button", name=name, exact=True).locator("visible=true").first
 
 
 @pytest.mark.parametrize("tab", list(LIVE))

@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from browserkit import blocking_violations, wait_for
+from browserkit import blocking_violations, visible_button, wait_for
 from pyplay.ui.lessons import LESSONS, SPECS
 
 pytestmark = pytest.mark.browser
@@ -57,10 +57,6 @@ def never_loaded(page: Any) -> list[str]:
 
 def visible_canvases(page: Any) -> int:
     return int(page.locator("canvas:visible").count())
-
-
-def visible_button(page: Any, name: str) -> Any:
-    return page.get_by_role("button", name=name, exact=True).locator("visible=true").first
 
 
 @dataclass
