@@ -85,19 +85,26 @@ def wait_step(page: Any, at_least: int, timeout_s: float = 150) -> int:
     pytest.fail(f"training did not reach step {at_least} in {timeout_s} s")
 
 
-def settled_step(page: Any, quiet_s: float = 3.0, timeout_s: float = 120) -> int:
-    """After a Pause click: poll the status line until it has not changed for ``quiet_s``
-    (the slice under way when Pause was clicked may still end) and return its step."""
+def settled(read: Any, quiet_s: float = 3.0, timeout_s: float = 120) -> Any:
+    """After a Pause click: poll ``read()`` (a status line's reading) until it has not changed
+    for ``quiet_s`` and return it. The slice under way at the click still ends, and a busy
+    page paces slices up to 4x longer (``TrainingSession.pace``), so its last patch can land
+    a second or more after the click."""
     deadline = time.time() + timeout_s
-    last, since = step_count(page), time.time()
+    last, since = read(), time.time()
     while time.time() < deadline:
         time.sleep(0.25)
-        step = step_count(page)
-        if step != last:
-            last, since = step, time.time()
+        now = read()
+        if now != last:
+            last, since = now, time.time()
         elif time.time() - since >= quiet_s:
-            return step
+            return now
     pytest.fail(f"the status line still changed {timeout_s} s after Pause")
+
+
+def settled_step(page: Any, quiet_s: float = 3.0, timeout_s: float = 120) -> int:
+    """:func:`settled` on the lesson's "Step N" status line; returns N."""
+    return int(settled(lambda: step_count(page), quiet_s, timeout_s))
 
 
 def visible_button(page: Any, name: str) -> Any:

@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from browserkit import settled
+
 pytestmark = pytest.mark.browser
 SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
 
@@ -45,8 +47,7 @@ def test_train_and_read_the_frames(ready_page, page_log):
     while status(page)[0] < 60 and time.time() < deadline:
         time.sleep(0.5)
     page.get_by_role("button", name="Pause", exact=True).click()
-    time.sleep(1.0)
-    steps, loss = status(page)
+    steps, loss = settled(lambda: status(page))  # the slice under way at the click ends
     assert steps >= 60 and loss is not None and loss < 0.6 * first, (steps, first, loss)
     paths = page.locator(".pyplay-ctc-paths pre")
     paths.filter(has_text="best path").wait_for(timeout=30_000)

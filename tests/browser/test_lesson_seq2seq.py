@@ -4,11 +4,10 @@ step through beam search."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
-from browserkit import wait_for
+from browserkit import settled, wait_for
 
 pytestmark = pytest.mark.browser
 SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
@@ -56,8 +55,7 @@ def test_train_decode_and_see_the_attention(ready_page, page_log):
     page.get_by_role("button", name="Train", exact=True).click()
     wait_for(page, lambda: status(page)[0] >= 80, "80 training steps")
     page.get_by_role("button", name="Pause", exact=True).click()
-    time.sleep(1.0)
-    steps, loss = status(page)
+    steps, loss = settled(lambda: status(page))  # the slice under way at the click ends
     assert loss is not None and loss < 0.8 * first, (first, loss, steps)
     source = page.get_by_role("textbox", name="Source", exact=True)
     source.fill("abcde")

@@ -5,11 +5,10 @@ model's embedding table."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
-from browserkit import show_character_table, source_columns, wait_for
+from browserkit import settled, show_character_table, source_columns, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -43,8 +42,7 @@ def test_train_beside_the_lstm_and_open_the_heads(ready_page, page_log):
     page.get_by_role("button", name="Train", exact=True).click()
     wait_for(page, lambda: status(page)[0] >= 60, "60 training steps")
     page.get_by_role("button", name="Pause", exact=True).click()
-    time.sleep(1.0)
-    steps, loss, lstm = status(page)
+    steps, loss, lstm = settled(lambda: status(page))  # the slice under way ends first
     assert loss is not None and loss < 0.8 * first, (first, loss, steps)
     assert lstm is not None
     # issue 19, attention's cost against T: 2T²d grows four times when T doubles, an LSTM

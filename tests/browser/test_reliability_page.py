@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from browserkit import wait_ready, wait_step
+from browserkit import settled, wait_ready, wait_step
 
 pytestmark = pytest.mark.browser
 
@@ -39,8 +39,7 @@ def test_a_run_that_blows_up_keeps_the_model_and_says_so_next_to_train(page, pag
     page.get_by_role("button", name="Train", exact=True).click()
     wait_step(page, 150)
     page.get_by_role("button", name="Pause", exact=True).click()
-    time.sleep(1.5)
-    trained, _ = status(page)
+    trained, _ = settled(lambda: status(page))  # the slice under way at the click ends
 
     set_input(page, "Learning rate", "10")
     set_input(page, "Clip (0 = off)", "0")
