@@ -124,7 +124,7 @@ def _tick_name(axes: Sequence[Any], position: float) -> str:
             str(position),
         ):
             if key is not None and key in overrides:
-                return str(overrides[key])
+                return str(overrides[key]).strip()  # a log axis pads its labels
     return number_text(position)
 
 

@@ -1,6 +1,6 @@
 """The plot components every lesson uses (Bokeh): lines over steps or time, heatmaps,
 attention maps, the gradient through time and the beam-search tree (the loss curve and its
-log / linear switch: :mod:`pyplay.ui.plot_loss`).
+log / linear switch: :mod:`pyplay.ui.plot_loss`; log axes: :mod:`pyplay.ui.plot_log_axis`).
 
 One set of conventions, so every plot reads the same way:
 
@@ -28,21 +28,25 @@ from typing import Any, Literal
 import numpy as np
 from bokeh.core.property.validation import without_property_validation
 from bokeh.models import (
-    BasicTicker,
     ColumnDataSource,
-    FixedTicker,
     GlyphRenderer,
     HoverTool,
     Legend,
     LegendItem,
-    LinearScale,
     LogScale,
-    LogTicker,
     Title,
 )
-from bokeh.models.formatters import BasicTickFormatter, LogTickFormatter
 from bokeh.plotting import figure
 
+from pyplay.ui.plot_log_axis import (
+    follow_log_ticks,
+    log_ticks,
+    positive,
+    positive_extent,
+    set_log,
+    set_log_ticks,
+    tick_label,
+)
 from pyplay.ui.plot_maps import (
     attention_figure,
     colour_bar,
@@ -88,17 +92,6 @@ LEGEND_KEY = "pyplay-legend-key"  # the name of a legend entry's own sample rend
 # the style a legend sample copies from the renderer it stands for
 KEY_STYLE = ("line_color", "line_width", "line_dash", "line_alpha", "fill_color", "fill_alpha",
              "marker", "size")  # fmt: skip
-SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-LOG_FINE_STEPS = (  # (most decades in view, mantissa steps on [1, 2), [2, 5), [5, 10))
-    (0.04, (0.02, 0.05, 0.1)),  # under 10 %: 0.55, 0.56, 0.57, 0.58
-    (0.12, (0.05, 0.1, 0.2)),  # under 30 %: 0.5, 0.52, 0.54, ...
-)
-LOG_MANTISSAS = (  # (most decades in view, mantissas of the labelled ticks)
-    (0.3, (1, 1.2, 1.4, 1.6, 1.8, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9)),
-    (0.7, (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9)),
-    (1.3, (1, 2, 3, 5)),
-    (2.5, (1, 2, 5)),
-)
 LEGEND_SIDE: Literal["right", "below"] = "right"
 
 
@@ -209,117 +202,6 @@ def keep_legend_samples(fig: figure) -> None:
             item.renderers = [*item.renderers, legend_key(fig, item.renderers[0])]
 
 
-def tick_label(value: float) -> str:
-    """A log axis's label for ``value``: plain from 0.001 to 9999 ("0.05", "2000"), a power of
-    ten below and above ("10⁻⁴", "2×10⁻⁵")."""
-    if 1e-3 <= value < 1e4:
-        return f"{value:.6g}"
-    mantissa, exponent = f"{value:.6e}".split("e")
-    power = "10" + str(int(exponent)).translate(SUPERSCRIPT)
-    m = float(mantissa)
-    return power if m == 1 else f"{m:g}×{power}"
-
-
-def log_ticks(low: float, high: float) -> tuple[list[float], list[float]]:
-    """Major and minor ticks for a log axis showing ``low`` .. ``high`` (both > 0), one
-    decade beyond each side for the padding of the range. The fewer decades, the more
-    mantissas, so about five to eight labels are in view whatever the span: (1, 2, 5) on
-    two decades, every power of ten on six, every k-th power beyond (Bokeh's own LogTicker
-    switches to linear ticks under two decades, which all sit in the top decade)."""
-    if not (0 < low <= high < np.inf):
-        raise ValueError(f"low and high: expected 0 < low <= high < inf, got {low!r}, {high!r}")
-    span = np.log10(high / low)
-    for limit, steps in LOG_FINE_STEPS:
-        if span <= limit:
-            return _fine_log_ticks(low, high, steps), []
-    first, last = int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1
-    every = max(1, int(np.ceil(span / 6)))
-    mantissas: tuple[float, ...] = (1,)
-    for limit, these in LOG_MANTISSAS:
-        if span <= limit:
-            mantissas = these
-            break
-    major, minor = [], []
-    for e in range(first, last + 1):
-        values = [float(f"{m}e{e}") for m in range(1, 10)]
-        if len(mantissas) > 1:
-            major += [float(f"{m}e{e}") for m in mantissas]
-            minor += [v for v in values if v not in major]
-        elif e % every == 0:
-            major.append(values[0])
-            minor += values[1:] if every == 1 else []
-    return major, minor
-
-
-def _fine_log_ticks(low: float, high: float, steps: tuple[float, float, float]) -> list[float]:
-    """Ticks for a log axis spanning a fraction of a decade (:data:`LOG_FINE_STEPS`): the
-    mantissas 1..10 in ``steps`` (finer below 2, coarser above 5, so they sit about evenly on
-    the log scale), kept within a factor 1.5 of the data (the range's padding is smaller)."""
-    mantissas = np.concatenate(
-        [
-            np.arange(a, b, step)
-            for (a, b), step in zip(((1, 2), (2, 5), (5, 10)), steps, strict=True)
-        ]
-    )  # (M,)
-    ticks = []
-    for e in range(int(np.floor(np.log10(low / 1.5))), int(np.floor(np.log10(high * 1.5))) + 1):
-        ticks += [float(f"{m:.4g}e{e}") for m in mantissas]
-    return [t for t in ticks if low / 1.5 <= t <= high * 1.5]
-
-
-def set_log_ticks(fig: figure, low: float, high: float) -> None:
-    """Label ``fig``'s log y axis for data from ``low`` to ``high`` (:func:`log_ticks`,
-    :func:`tick_label`), changing nothing when the ticks are already these."""
-    major, minor = log_ticks(low, high)
-    for axis in fig.yaxis:
-        ticker = axis.ticker
-        if not isinstance(ticker, FixedTicker):
-            ticker = axis.ticker = FixedTicker()
-        if list(ticker.ticks) != major or list(ticker.minor_ticks) != minor:
-            ticker.update(ticks=major, minor_ticks=minor)
-            axis.major_label_overrides = {v: tick_label(v) for v in major}
-
-
-def positive_extent(*columns: Any) -> tuple[float, float]:
-    """(smallest, largest) positive finite value of ``columns`` (sequences of numbers);
-    (nan, nan) when there is none."""
-    parts = [np.asarray(c, dtype=np.float64).ravel() for c in columns]
-    values = np.concatenate(parts) if parts else np.zeros(0)
-    values = values[np.isfinite(values) & (values > 0)]
-    return (float(values.min()), float(values.max())) if values.size else (np.nan, np.nan)
-
-
-def follow_log_ticks(fig: figure, *sources: ColumnDataSource, x: str) -> None:
-    """Label ``fig``'s log y axis from the data of ``sources`` (every column but ``x``) each
-    time it changes (:func:`set_log_ticks`)."""
-
-    def follow(attr: str, old: Any, new: Any) -> None:
-        columns = [v for s in sources for k, v in s.data.items() if k != x]
-        low, high = positive_extent(*columns)
-        if low == high:  # one value: Bokeh's range spans about a decade either side of it
-            low, high = low / 10, high * 10
-        if np.isfinite(low):
-            set_log_ticks(fig, low, high)
-
-    for source in sources:
-        source.on_change("data", follow)
-
-
-def set_log(fig: figure, on: bool) -> None:
-    """Switch ``fig``'s y axis between a log scale (ticks at powers of ten, labelled 10^k)
-    and a linear one, in place."""
-    if isinstance(fig.y_scale, LogScale) == on:
-        return
-    fig.y_scale = LogScale() if on else LinearScale()
-    for axis in fig.yaxis:
-        if on:
-            axis.ticker = LogTicker(desired_num_ticks=6)
-            axis.formatter = LogTickFormatter()
-        else:
-            axis.ticker = BasicTicker()
-            axis.formatter = BasicTickFormatter()
-
-
 def _arrays(data: dict[str, Any]) -> dict[str, Any]:
     """Numeric lists as NumPy arrays (sent as binary buffers, validated as one value)."""
     out: dict[str, Any] = {}
@@ -404,9 +286,3 @@ def gradient_figure() -> tuple[figure, ColumnDataSource, ColumnDataSource]:
     compare.on_change("data", show_compared)
     show_compared("data", None, None)
     return fig, current, compare
-
-
-def positive(values: np.ndarray) -> np.ndarray:
-    """``values`` for a log axis: zeros and negatives become NaN (drawn as a gap)."""
-    v = np.asarray(values, dtype=np.float64)
-    return np.where(v > 0, v, np.nan)

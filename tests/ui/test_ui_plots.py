@@ -23,7 +23,8 @@ from bokeh.models import (
     Span,
 )
 
-from pyplay.ui import plot_loss, plots
+from pyplay.ui import plot_describe, plot_loss, plots
+from pyplay.ui.plot_log_axis import LOG_LABEL_CHARS
 from pyplay.ui.plot_tree import BEAM_STATUSES
 
 
@@ -259,9 +260,30 @@ def test_loss_log_axis_follows_the_data_and_the_baseline():
     assert isinstance(axis.ticker, FixedTicker)
     shown = [t for t in axis.ticker.ticks if 0.04 <= t <= 2.3]
     assert shown == [0.05, 0.1, 0.2, 0.5, 1.0, 2.0]
-    assert axis.major_label_overrides[0.05] == "0.05"
+    assert axis.major_label_overrides[0.05].strip() == "0.05"
     assert set(axis.major_label_overrides) == set(axis.ticker.ticks)
     assert isinstance(lp.linear_fig.yaxis[0].ticker, BasicTicker)  # linear: Bokeh's own
+
+
+def test_log_axis_labels_keep_one_width_while_the_loss_falls():
+    """A wider tick label makes BokehJS lay the whole plot out again (about 150 ms of a slow
+    page's main thread): the labels are monospace, padded to one width, never narrower than
+    before, and the screen reader's text of a tick has no padding."""
+    lp = plot_loss.LossPlot()
+    axis = lp.log_fig.yaxis[0]
+    assert axis.major_label_text_font == "monospace"
+    loss = 3.0
+    for step in range(1, 60):
+        loss *= 0.6  # 1.8 .. 2.5e-13: plain numbers, then powers of ten
+        lp.source.stream({"step": [step], "loss": [loss]})
+        labels = list(axis.major_label_overrides.values())
+        assert {len(text) for text in labels} == {LOG_LABEL_CHARS}, (step, labels)
+    plots.set_log_ticks(lp.log_fig, 1.1e-12, 1.3e-12)  # a fraction of a decade: "1.15×10⁻¹²"
+    wide = {len(text) for text in axis.major_label_overrides.values()}
+    assert wide == {len("1.15×10⁻¹²")}
+    plots.set_log_ticks(lp.log_fig, 0.1, 1.0)  # "0.1" .. "1": as wide as before, not narrower
+    assert {len(text) for text in axis.major_label_overrides.values()} == wide
+    assert plot_describe._tick_name([axis], 0.01) == "0.01"
 
 
 def test_added_curves_are_on_both_figures_with_their_legend_samples():
