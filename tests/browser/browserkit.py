@@ -225,6 +225,13 @@ def open_lesson(page: Any, title: str = "Recurrent networks") -> None:
     page.get_by_role("button", name="Reset", exact=True).first.wait_for(timeout=150_000)
 
 
+def fresh_model(page: Any) -> None:
+    """Reset the shown lesson's model (its settings stay) and wait for its status line's
+    "Step 0": a test on a module's shared page that counts steps from the first."""
+    visible_button(page, "Reset").click()
+    wait_for(page, lambda: step_count(page) == 0, "the new model (step 0)", 60)
+
+
 def settle(page: Any) -> None:
     """Leave a page that a test used as the next test of its module expects to find it: no
     lesson training (every visible, enabled Pause pressed), no notice over the page, the

@@ -10,11 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from browserkit import wait_for
+from browserkit import fresh_model, wait_for
 from pyplay.io import load_model
 from pyplay.ui.lessons.ctc.state import CTCState
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # one loaded page for the module's tests (conftest.py)
 
 UPLOAD = "input[type=file][accept='.npz']"
 
@@ -27,6 +28,7 @@ def test_a_corrupt_or_foreign_file_is_a_message_and_nothing_changes(
     ready_page, page_log, tmp_path: Path
 ):
     page = ready_page
+    fresh_model(page)  # the module's tests share one page
     page.get_by_role("button", name="Step", exact=True).click()
     wait_for(page, lambda: status_text(page).startswith("Step 1:"), "the first step")
     before = status_text(page)
@@ -50,6 +52,7 @@ def test_a_corrupt_or_foreign_file_is_a_message_and_nothing_changes(
 
 def test_downloads_load_natively_and_hold_the_steps(ready_page, page_log):
     page = ready_page
+    fresh_model(page)  # the module's tests share one page: the metrics start at step 1
     for _ in range(3):
         step = int(re.search(r"Step (\d+)", status_text(page)).group(1))
         page.get_by_role("button", name="Step", exact=True).click()

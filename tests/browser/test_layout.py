@@ -19,6 +19,7 @@ from browserkit import BUTTON_PROBLEMS, CANVASES, wait_for, wait_ready
 from pyplay.ui.lessons.dynamic.view import SUBTABS
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
 AHEAD = True  # the learner's page: every lesson built and drawn ahead (conftest.py)
 
 SIZES = ((1280, 800), (1440, 900), (1920, 1080), (768, 1024))  # the last: a tablet
@@ -116,7 +117,10 @@ def test_long_text_wraps_and_the_textbook_heatmap_stays_inside(ready_page, page_
 
 
 def test_generate_without_a_character_model_says_so_under_the_button(ready_page, page_log):
-    page = ready_page  # the adding problem: no character model
+    page = ready_page
+    # the adding problem: no character model (the module's tests share one page)
+    page.locator("select:visible").first.select_option(label="Adding problem")
+    # (the worker takes the page's events in order: the task changes before Generate's click)
     page.get_by_role("button", name="Generate", exact=True).click()
     note = page.locator(".pyplay-local-note pre")
     note.wait_for(timeout=30_000)

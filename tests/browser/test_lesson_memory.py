@@ -9,6 +9,7 @@ import pytest
 from browserkit import wait_for
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
 
 IMAGE_ROWS = """() => {
   const out = [];
@@ -69,7 +70,9 @@ def test_hard_reads_train_and_the_drawn_cells_are_marked(ready_page, page_log):
     warnings: list[str] = []
     page.on("console", lambda m: m.type == "warning" and warnings.append(m.text))
     page.get_by_text("Memory", exact=True).first.click()
-    page.get_by_role("button", name="Hard reads", exact=True).click(timeout=120_000)  # built
+    # the memory net (the module's tests share one page: the test before ends on the LSTM)
+    page.get_by_role("button", name="Memory net", exact=True).click(timeout=120_000)  # built
+    page.get_by_role("button", name="Hard reads", exact=True).click()
     page.get_by_text(re.compile("with probability")).first.wait_for(timeout=60_000)
     wait_for(page, lambda: "Read weights, head 1 (□ the cell drawn)" in page.evaluate(TITLES),
              "the read map marking the drawn cells")  # fmt: skip

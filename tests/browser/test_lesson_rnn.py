@@ -10,9 +10,17 @@ import time
 import pytest
 from test_lesson_rnn_variants import set_checkbox  # Bokeh's checkbox, seen in the address
 
-from browserkit import settled_step, show_character_table, source_columns, wait_for, wait_step
+from browserkit import (
+    fresh_model,
+    settled_step,
+    show_character_table,
+    source_columns,
+    wait_for,
+    wait_step,
+)
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # one loaded page for the module's tests (conftest.py)
 
 # read what Bokeh draws: lengths of data columns in the page's document
 COLUMNS = """(name) => {
@@ -73,6 +81,7 @@ def test_train_makes_the_loss_fall_and_the_gates_render(ready_page, page_log):
 
 def test_bad_learning_rate_is_a_message_and_the_model_stays(ready_page, page_log):
     page = ready_page
+    fresh_model(page)  # the shared page's model trained in the test before
     page.get_by_role("button", name="Step").click()
     wait_step(page, 1)
     field = page.get_by_role("textbox", name="Learning rate")  # the visible tab's field

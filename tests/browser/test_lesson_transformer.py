@@ -11,6 +11,7 @@ import pytest
 from browserkit import settled, show_character_table, source_columns, wait_for
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # one loaded page for the module's tests (conftest.py)
 
 CELLS = """() => {
   const out = [];
@@ -78,6 +79,12 @@ def test_sample_from_the_character_model(ready_page, page_log):
     assert task.count() == 1  # the other lessons' task menus are on hidden tabs
     task.select_option(label="Character model")
     page.get_by_text(re.compile(r"Character model: read")).wait_for(timeout=30_000)
+    # sampling needs the causal mask (the module's tests share one page: the test before
+    # turned it off)
+    causal = page.get_by_text("Causal mask", exact=True)
+    if not causal.evaluate("e => e.getRootNode().querySelector('input').checked"):
+        causal.evaluate("e => e.getRootNode().querySelector('input').click()")
+        page.get_by_text(re.compile(r"New transformer: .*, causal[;,]")).wait_for(timeout=30_000)
     page.get_by_role("button", name="Generate", exact=True).click()
     out = page.locator(".pyplay-transformer-sample pre")
     wait_for(page, lambda: len(out.inner_text()) >= 200, "a sample of 200 characters", 60)
