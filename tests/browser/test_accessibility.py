@@ -18,7 +18,14 @@ from typing import Any
 
 import pytest
 
-from browserkit import START_TIMEOUT_MS, blocking_violations, step_count, wait_for, wait_ready
+from browserkit import (
+    START_TIMEOUT_MS,
+    blocking_violations,
+    settled,
+    step_count,
+    wait_for,
+    wait_ready,
+)
 
 pytestmark = pytest.mark.browser
 AHEAD = True  # the learner's page: every lesson built and drawn ahead (conftest.py)
@@ -69,8 +76,7 @@ def test_a_lesson_is_trained_with_the_keyboard_alone(ready_page):
     wait_for(page, lambda: _loss(page) < 0.7 * first_loss, "the loss falling", timeout_s=120)
     tab_to(lambda f: f["tag"] == "BUTTON" and f["text"] == "Pause", limit=3)
     page.keyboard.press("Enter")
-    wait_for(page, lambda: not _trains(page), "training paused", timeout_s=30)
-    reached = step_count(page)
+    reached = settled(lambda: step_count(page))  # the slice under way at the keypress ends
     page.wait_for_timeout(1500)
     assert step_count(page) == reached  # paused
     # the plots' text alternative (visually hidden, read where the plots stand) says the
@@ -95,9 +101,3 @@ def _loss(page: Any) -> float:
     """The loss the recurrent lesson's status line shows ("Step N: loss 0.1234, ...")."""
     found = re.search(r"loss ([0-9.]+)", page.locator(".pyplay-status pre").inner_text())
     return float(found.group(1)) if found else float("inf")
-
-
-def _trains(page: Any) -> bool:
-    before = step_count(page)
-    page.wait_for_timeout(700)
-    return step_count(page) != before
