@@ -174,6 +174,7 @@ def test_the_comparison_section_needs_layers_and_draws_both_stacks() -> None:
     section.compare()
     assert not view.state.running and section.state.running  # one training at a time
     assert "LSTM, 3 layers of 6 units" in section.setting.object
+    section.session.budget_s = 1e-3  # a few steps a slice (0.25 s ran all 150 on a fast machine)
     section.session.train_slice()
     section.session.pause()
     n = section.state.step_count

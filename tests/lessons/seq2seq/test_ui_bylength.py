@@ -156,6 +156,7 @@ def test_compare_trains_in_slices_draws_the_plot_and_pauses() -> None:
     assert section.band.left == 1.5 and section.band.right == 4.5
     assert section.label.text == "trained on 2-4"
     assert (section.fig.x_range.start, section.fig.x_range.end) == (1.5, 8.5)
+    section.session.budget_s = 1e-3  # a few steps a slice (0.25 s ran all 40 on a fast machine)
     section.session.train_slice()
     assert section.state.step_count >= 1
     section.session.pause()  # redraws from the models as they are now
