@@ -59,6 +59,9 @@ class PageLog:
         return [u for u in self.requests if not u.startswith((origin, "blob:", "data:"))]
 
 
+POLL_S = 0.25  # how often wait_for and wait_step look again
+
+
 def wait_ready(page: Any) -> None:
     page.wait_for_function(f"() => {READY} || {FAILED}", timeout=START_TIMEOUT_MS)
     if page.evaluate(FAILED):
@@ -74,14 +77,14 @@ def step_count(page: Any) -> int:
 
 
 def wait_step(page: Any, at_least: int, timeout_s: float = 150) -> int:
-    """Poll the status line until it shows step ``at_least`` or later; fail after
-    ``timeout_s``."""
+    """Poll the status line every :data:`POLL_S` until it shows step ``at_least`` or later;
+    fail after ``timeout_s``."""
     deadline = time.time() + timeout_s
     while time.time() < deadline:
         step = step_count(page)
         if step >= at_least:
             return step
-        time.sleep(0.5)
+        time.sleep(POLL_S)
     pytest.fail(f"training did not reach step {at_least} in {timeout_s} s")
 
 
@@ -113,12 +116,12 @@ def visible_button(page: Any, name: str) -> Any:
 
 
 def wait_for(page: Any, condition: Any, what: str, timeout_s: float = 150) -> None:
-    """Poll ``condition()`` every half second; fail naming ``what`` after ``timeout_s``."""
+    """Poll ``condition()`` every :data:`POLL_S`; fail naming ``what`` after ``timeout_s``."""
     deadline = time.time() + timeout_s
     while time.time() < deadline:
         if condition():
             return
-        time.sleep(0.5)
+        time.sleep(POLL_S)
     pytest.fail(f"{what} did not happen in {timeout_s} s")
 
 
@@ -206,6 +209,55 @@ CANVASES = """() => {
 }"""
 
 
+# What the page looks like now, to tell when it has stopped changing (:func:`laid_out`): the
+# document's scroll size, every visible Bokeh canvas's box, how many visible tabs say "Loading"
+# and how many visible section headers are still closed ("\u25b8 Title": the worker relabels a
+# header "\u25be" in the patch that adds the opened section's body).
+LAYOUT = """() => {
+  const boxes = [];
+  let closed = 0, loading = 0;
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      const c = el.classList;  // (visibility only asked of these: it costs a style lookup)
+      if (c.contains('bk-Canvas') && el.checkVisibility()) {
+        const r = el.getBoundingClientRect();
+        boxes.push([r.left, r.top, r.width, r.height].map(Math.round).join(','));
+      } else if (c.contains('pyplay-section-header') && el.shadowRoot && el.checkVisibility()) {
+        const b = el.shadowRoot.querySelector('button');
+        if (b && b.textContent.trim().startsWith('\u25b8')) closed += 1;
+      } else if (c.contains('pyplay-loading') && el.checkVisibility()) {
+        loading += 1;
+      }
+    }
+  };
+  walk(document);
+  const doc = document.scrollingElement;
+  return {size: [doc.scrollWidth, doc.scrollHeight], boxes: boxes.join(';'), closed, loading};
+}"""
+
+
+def laid_out(page: Any, opened: bool = False, quiet_s: float = 0.5, timeout_s: float = 30) -> None:
+    """Wait until the page has stopped changing: the same :data:`LAYOUT` (scroll size, every
+    canvas's box, no visible tab "Loading") for ``quiet_s``, polled every 0.1 s, and, with
+    ``opened`` (a page with :data:`OPEN_SECTIONS`), no visible section still closed. Fails
+    naming what still changed after ``timeout_s``. In place of a fixed sleep after a tab is
+    opened or the window resized: it ends as soon as the layout holds, and waits longer when
+    it does not."""
+    deadline = time.time() + timeout_s
+    last: Any = None
+    since = time.time()
+    while time.time() < deadline:
+        now = page.evaluate(LAYOUT)
+        ready = now["loading"] == 0 and not (opened and now["closed"])
+        if now != last:
+            last, since = now, time.time()
+        elif ready and time.time() - since >= quiet_s:
+            return
+        time.sleep(0.1)
+    pytest.fail(f"the page kept changing for {timeout_s} s: {last}")
+
+
 def lessons() -> dict[str, str]:
     """Every lesson with a tab of its own, in tab order (:data:`pyplay.ui.lessons.LESSONS`, the
     sub-lessons left out): its title -> its status line's CSS class (``STATUS`` of its
@@ -237,13 +289,15 @@ def settle(page: Any) -> None:
     lesson training (every visible, enabled Pause pressed), no notice over the page, the
     course's first lesson open. Settings the test changed stay as they are: the tests of a
     module that shares one page (``SHARED_PAGE = True``) are written not to depend on them."""
-    for _ in range(3):
+    clicked = -1
+    for _ in range(3):  # again only if a click showed another Pause (Pause stays enabled)
         pauses = page.get_by_role("button", name="Pause", exact=True).locator("visible=true")
         enabled = [pauses.nth(k) for k in range(pauses.count()) if pauses.nth(k).is_enabled()]
-        if not enabled:
+        if not enabled or len(enabled) <= clicked:
             break
         for button in enabled:
             button.click()
+        clicked = len(enabled)
         time.sleep(0.5)
     notice = page.locator("#pyplay-notice")
     if notice.count():

@@ -12,6 +12,18 @@ import pytest
 from browserkit import open_lesson, settled_step, step_count, wait_ready, wait_step
 from pyplay.ui.autosave import INTERVAL_S
 
+# The page's autosaver (one per page: pyplay.ui.saved_work), set to save every EVERY_S seconds
+# of training instead of INTERVAL_S (15 s), so that a test sees several autosaves in seconds.
+EVERY_S = INTERVAL_S / 5
+AUTOSAVE_EVERY = f"""
+import gc
+from pyplay.ui.autosave import Autosaver
+savers = [o for o in gc.get_objects() if isinstance(o, Autosaver)]
+for saver in savers:
+    saver.interval_s = {EVERY_S}
+len(savers)
+"""
+
 pytestmark = pytest.mark.browser
 
 OFFER = re.compile(r"Restore your work from \d\d:\d\d: LSTM on adding, ([\d,]+) steps")
@@ -19,6 +31,12 @@ OFFER = re.compile(r"Restore your work from \d\d:\d\d: LSTM on adding, ([\d,]+) 
 
 def open_saved_work(page) -> None:
     page.get_by_text("Saved work", exact=True).first.click()
+
+
+def autosave_often(page) -> None:
+    """Set the page's autosaver to :data:`EVERY_S` seconds (the 15 s default is tested natively:
+    tests/ui/test_saved_work.py)."""
+    assert page.evaluate("c => window.pyplay.runPython(c)", AUTOSAVE_EVERY) == "1"
 
 
 def test_training_survives_a_reload(page, page_log, site_url):
@@ -87,6 +105,7 @@ def test_two_tabs_training_at_once_keep_each_others_saved_work(page, page_log, s
         tab.goto(site_url)
         wait_ready(tab)
         open_lesson(tab)
+        autosave_often(tab)
     other.get_by_text("GRU", exact=True).first.click()  # a different model in the second tab
     other.get_by_text(re.compile(r"New GRU with [\d,]+ parameters")).first.wait_for(timeout=60_000)
     for tab in (page, other):
@@ -95,7 +114,7 @@ def test_two_tabs_training_at_once_keep_each_others_saved_work(page, page_log, s
     started = time.monotonic()
     for tab in (page, other):  # both train at once, each past its first autosave
         wait_step(tab, 20)
-    time.sleep(max(0.0, INTERVAL_S + 10 - (time.monotonic() - started)))
+    time.sleep(max(0.0, EVERY_S + 10 - (time.monotonic() - started)))
     other.close()
     page.goto(site_url)  # a fresh tab: what the store holds
     wait_ready(page)
@@ -116,6 +135,7 @@ def test_autosaves_while_training_leave_nothing_behind_in_the_page(page, site_ur
     page.goto(site_url)
     wait_ready(page)
     open_lesson(page)
+    autosave_often(page)
     cdp = page.context.new_cdp_session(page)
 
     def live() -> tuple[int, int]:  # DOM nodes and event listeners a garbage collection keeps
@@ -126,9 +146,9 @@ def test_autosaves_while_training_leave_nothing_behind_in_the_page(page, site_ur
     page.get_by_role("button", name="Train", exact=True).click()
     wait_step(page, 20)
     page.locator(".pyplay-saved-entry").first.wait_for(state="attached", timeout=120_000)
-    time.sleep(INTERVAL_S)  # the first autosave made the entry; one more saved it again
+    time.sleep(EVERY_S)  # the first autosave made the entry; one more saved it again
     nodes, listeners = live()
-    time.sleep(3 * INTERVAL_S)
+    time.sleep(3 * EVERY_S)
     nodes_after, listeners_after = live()
     assert step_count(page) > 100  # it trained, and autosaved, meanwhile
     # the old list: +116 listeners here. (Live nodes are not asserted: under load a patch

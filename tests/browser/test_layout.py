@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from browserkit import BUTTON_PROBLEMS, CANVASES, wait_for, wait_ready
+from browserkit import BUTTON_PROBLEMS, CANVASES, laid_out, wait_for, wait_ready
 from pyplay.ui.lessons.dynamic.view import SUBTABS
 
 pytestmark = pytest.mark.browser
@@ -41,9 +41,9 @@ def problems(page: Any) -> list[str]:
 
 
 def settle(page: Any) -> None:
-    """Let the tab just opened build and lay out (a lesson is built when first opened)."""
-    page.wait_for_load_state()
-    time.sleep(1.0)
+    """Let the tab just opened build and lay out, its sections opened (a lesson is built when
+    first opened, a section's body when first opened): :func:`browserkit.laid_out`."""
+    laid_out(page, opened=True)
 
 
 def test_every_button_of_every_lesson_fits_at_four_sizes(page, site_url, page_log):

@@ -6,7 +6,6 @@ warnings and errors."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from test_lesson_rnn_variants import set_checkbox  # Bokeh's checkbox, seen in the address
@@ -63,7 +62,6 @@ def test_train_both_and_watch_where_they_look(ready_page, page_log):
     first = page.evaluate(FINGERPRINT, ["weight"])
     at = status(page)[0]
     wait_for(page, lambda: status(page)[0] >= at + 3, "three more steps")
-    time.sleep(2.0)  # room for a live redraw
     wait_for(
         page,
         lambda: page.evaluate(FINGERPRINT, ["weight"]) != first,

@@ -6,7 +6,6 @@ errors."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from test_lesson_glimpse import SOURCE
@@ -40,7 +39,6 @@ def test_train_and_watch_where_each_word_looks_then_the_glimpses(ready_page, pag
     first = fingerprint(page, "images-captions", "image")
     visible_button(page, "Train").click()
     wait_for(page, lambda: status(page)[0] >= 3, "three training steps", 120)
-    time.sleep(2.0)  # room for a live redraw
     wait_for(
         page,
         lambda: fingerprint(page, "images-captions", "image") != first,

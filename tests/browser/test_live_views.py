@@ -11,7 +11,6 @@ second the order in which the page receives what the worker sends (times are mea
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
@@ -49,7 +48,6 @@ def test_look_inside_follows_the_model_while_it_trains(ready_page, page_log, tab
     first = page.evaluate(FINGERPRINT, columns)
     at = steps(page, css)
     wait_for(page, lambda: steps(page, css) >= at + 3, "three more steps")
-    time.sleep(2.0)  # room for a live redraw (at most every 0.7 s)
     wait_for(
         page,
         lambda: page.evaluate(FINGERPRINT, columns) != first,

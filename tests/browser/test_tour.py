@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from browserkit import blocking_violations, visible_button, wait_for
+from browserkit import blocking_violations, laid_out, visible_button, wait_for
 from pyplay.ui.lessons import LESSONS, SPECS
 
 pytestmark = pytest.mark.browser
@@ -119,7 +119,7 @@ def tour(module_page: tuple[Any, Any]) -> Tour:
             f"the tab {title!r} shown",
             timeout_s=60,
         )
-        page.wait_for_timeout(3000)  # built, drawn, and its sections opened (every 0.7 s)
+        laid_out(page, opened=True)  # built, drawn, its sections opened, and still
         seen.violations[title] = blocking_violations(page, preload=title == seen.titles[0])
         if title not in lessons:
             continue
