@@ -88,21 +88,29 @@ def wait_step(page: Any, at_least: int, timeout_s: float = 150) -> int:
     pytest.fail(f"training did not reach step {at_least} in {timeout_s} s")
 
 
-def settled(read: Any, quiet_s: float = 3.0, timeout_s: float = 120) -> Any:
-    """After a Pause click: poll ``read()`` (a status line's reading) until it has not changed
-    for ``quiet_s`` and return it. The slice under way at the click still ends, and a busy
+def settled(
+    read: Any,
+    quiet_s: float = 3.0,
+    timeout_s: float = 120,
+    every_s: float = 0.25,
+    ready: Callable[[Any], bool] = lambda _: True,
+    what: str = "the status line still changed {timeout_s} s after Pause",
+) -> Any:
+    """After a Pause click: poll ``read()`` (a status line's reading) every ``every_s`` until
+    it has not changed for ``quiet_s`` (and ``ready`` holds of it) and return it; fail with
+    ``what`` after ``timeout_s``. The slice under way at the click still ends, and a busy
     page paces slices up to 4x longer (``TrainingSession.pace``), so its last patch can land
     a second or more after the click."""
     deadline = time.time() + timeout_s
     last, since = read(), time.time()
     while time.time() < deadline:
-        time.sleep(0.25)
+        time.sleep(every_s)
         now = read()
         if now != last:
             last, since = now, time.time()
-        elif time.time() - since >= quiet_s:
+        elif ready(now) and time.time() - since >= quiet_s:
             return now
-    pytest.fail(f"the status line still changed {timeout_s} s after Pause")
+    pytest.fail(what.format(timeout_s=timeout_s, last=last))
 
 
 def settled_step(page: Any, quiet_s: float = 3.0, timeout_s: float = 120) -> int:
@@ -238,24 +246,20 @@ LAYOUT = """() => {
 
 
 def laid_out(page: Any, opened: bool = False, quiet_s: float = 0.5, timeout_s: float = 30) -> None:
-    """Wait until the page has stopped changing: the same :data:`LAYOUT` (scroll size, every
-    canvas's box, no visible tab "Loading") for ``quiet_s``, polled every 0.1 s, and, with
-    ``opened`` (a page with :data:`OPEN_SECTIONS`), no visible section still closed. Fails
-    naming what still changed after ``timeout_s``. In place of a fixed sleep after a tab is
-    opened or the window resized: it ends as soon as the layout holds, and waits longer when
-    it does not."""
-    deadline = time.time() + timeout_s
-    last: Any = None
-    since = time.time()
-    while time.time() < deadline:
-        now = page.evaluate(LAYOUT)
-        ready = now["loading"] == 0 and not (opened and now["closed"])
-        if now != last:
-            last, since = now, time.time()
-        elif ready and time.time() - since >= quiet_s:
-            return
-        time.sleep(0.1)
-    pytest.fail(f"the page kept changing for {timeout_s} s: {last}")
+    """Wait until the page has stopped changing (:func:`settled` on :data:`LAYOUT`): the same
+    scroll size and canvas boxes for ``quiet_s``, polled every 0.1 s, no visible tab
+    "Loading" and, with ``opened`` (a page with :data:`OPEN_SECTIONS`), no visible section
+    still closed. Fails naming what still changed after ``timeout_s``. In place of a fixed
+    sleep after a tab is opened or the window resized: it ends as soon as the layout holds,
+    and waits longer when it does not."""
+    settled(
+        lambda: page.evaluate(LAYOUT),
+        quiet_s,
+        timeout_s,
+        every_s=0.1,
+        ready=lambda now: now["loading"] == 0 and not (opened and now["closed"]),
+        what="the page kept changing for {timeout_s} s: {last}",
+    )
 
 
 def lessons() -> dict[str, str]:

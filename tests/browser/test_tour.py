@@ -119,7 +119,7 @@ def tour(module_page: tuple[Any, Any]) -> Tour:
             f"the tab {title!r} shown",
             timeout_s=60,
         )
-        laid_out(page, opened=True)  # built, drawn, its sections opened, and still
+        laid_out(page, opened=True)  # built, drawn, its sections opened, its layout held
         seen.violations[title] = blocking_violations(page, preload=title == seen.titles[0])
         if title not in lessons:
             continue
