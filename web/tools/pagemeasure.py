@@ -15,7 +15,9 @@ into the page's Python first. ``python web/measure.py tabs``: the lesson tabs' f
 (:func:`tabs_only`); ``python web/measure.py steps``: the step figures alone (:func:`steps_only`);
 ``python web/measure.py first``: a learner's first minute, cold, to a falling loss
 (:mod:`firstminute`); ``python web/measure.py memory [minutes]``: the memory of the page while
-a lesson trains (:mod:`memorymeasure`).
+a lesson trains (:mod:`memorymeasure`); ``python web/measure.py transformer [REV]``: the
+Transformers lesson's steps per second against the site of an earlier commit, by turns
+(:mod:`transformermeasure`).
 Prints figures; asserts nothing (tests do the asserting).
 """
 
@@ -33,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import memorymeasure
+import transformermeasure
 
 import livemeasure
 import sitebuild
@@ -352,7 +355,9 @@ def main() -> int:
     server, url = sitebuild.serve_in_thread()
     only = {"live": live_only, "tabs": tabs_only, "steps": steps_only, "first": first_only,
             "busy": busy_only,
-            "memory": partial(memorymeasure.memory_only, args=CHROMIUM_ARGS)}  # fmt: skip
+            "memory": partial(memorymeasure.memory_only, args=CHROMIUM_ARGS),
+            "transformer": partial(transformermeasure.transformer_only,
+                                   args=CHROMIUM_ARGS)}  # fmt: skip
     if sys.argv[1:2] and sys.argv[1] in only:
         try:
             return only[sys.argv[1]](url)
