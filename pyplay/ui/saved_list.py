@@ -20,8 +20,10 @@ from typing import Any
 
 import panel as pn
 
+from pyplay.ui.location import tab_title
 from pyplay.ui.storage import Snapshot
 from pyplay.ui.text import Text
+from pyplay.ui.urlstate import LESSON_SPECS
 
 __all__ = [
     "NOTHING_SAVED",
@@ -32,6 +34,7 @@ __all__ = [
     "list_entries",
     "problem_note",
     "size_text",
+    "tab_of",
 ]
 
 
@@ -161,3 +164,12 @@ def problem_note(problem: Any) -> Text:
         sizing_mode="stretch_width",
         styles={"color": "#8a1f11"},
     )
+
+
+def tab_of(snapshot: Snapshot) -> str:
+    """The playground tab of a snapshot's lesson: its title, or for a lesson shown in a
+    sub-tab (:attr:`LessonSpec.parent`) its parent's."""
+    spec = LESSON_SPECS.get(snapshot.lesson)
+    if spec is not None and spec.parent is not None and spec.title == snapshot.title:
+        return tab_title(snapshot.lesson)
+    return snapshot.title

@@ -28,22 +28,16 @@ import panel as pn
 import param
 
 from pyplay.ui.autosave import Autosaver, Entry
-from pyplay.ui.location import lesson_states, show_part, tab_title
+from pyplay.ui.location import lesson_states, show_part
 from pyplay.ui.saved_list import (
     NOTHING_SAVED,
     SavedEntry,
     format_time,
     list_entries,
     problem_note,
+    tab_of,
 )
-from pyplay.ui.storage import (
-    SAVED_WORK,
-    Snapshot,
-    Store,
-    StoreError,
-    browser_store,
-    check_name,
-)
+from pyplay.ui.storage import SAVED_WORK, Snapshot, Store, StoreError, browser_store, check_name
 from pyplay.ui.text import Text
 from pyplay.ui.urlstate import LESSON_SPECS
 
@@ -110,9 +104,15 @@ class SavedWork(param.Parameterized):
         self.rows = pn.Column(Text("Looking for saved work..."), sizing_mode="stretch_width")
         self._entries: dict[str, SavedEntry] = {}  # the list's entries by snapshot id
         self._nothing = Text(NOTHING_SAVED)  # the list while it is empty
+        self._stale = False  # the list changed while its tab was hidden: drawn when shown
         self.top = self._banner()
-        playground.tabs.param.watch(lambda *_: self.track_lessons(), "active")
+        playground.tabs.param.watch(self._on_tab, "active")
         self.track_lessons()
+
+    def _on_tab(self, *_: Any) -> None:
+        self.track_lessons()
+        if self._stale:  # changed while hidden
+            self._draw()
 
     # ------------------------------------------------------------------ messages
     def notify(self, text: str, kind: str = "info") -> None:
@@ -213,7 +213,7 @@ class SavedWork(param.Parameterized):
         data = await self._get(snapshot_id, "Not restored", missing)
         if data is None:
             return False
-        titles, tab = self._titles(), _tab_of(snapshot)
+        titles, tab = self._titles(), tab_of(snapshot)
         if tab not in titles:
             self.notify(f"Not restored: this page has no lesson {snapshot.title!r}.", "danger")
             return False
@@ -344,7 +344,19 @@ class SavedWork(param.Parameterized):
             banner, self._message_pane(self.param.offer_result), sizing_mode="stretch_width"
         )
 
+    def _shown(self) -> bool:
+        """Whether the "Saved work" tab is open (a playground without it shows the list)."""
+        titles = list(self.playground.titles)
+        return TAB_TITLE not in titles or self.playground.tabs.active == titles.index(TAB_TITLE)
+
     def _draw(self) -> None:
+        """Redraw the list from :attr:`snapshots`; while its tab is hidden, when it opens (the
+        page built a new entry's views at once even there: a 120-280 ms long task at the first
+        autosave of a model in training)."""
+        if not self._shown():
+            self._stale = True
+            return
+        self._stale = False
         self._entries = list_entries(self.snapshots, self, self._entries)
         rows: list[Any] = [entry.layout for entry in self._entries.values()] or [self._nothing]
         if [id(r) for r in rows] != [id(r) for r in self.rows.objects]:  # added, gone, moved
@@ -360,15 +372,6 @@ class SavedWork(param.Parameterized):
             self.rows,
             sizing_mode="stretch_width",
         )
-
-
-def _tab_of(snapshot: Snapshot) -> str:
-    """The playground tab of a snapshot's lesson: its title, or for a lesson shown in a
-    sub-tab (:attr:`LessonSpec.parent`) its parent's."""
-    spec = LESSON_SPECS.get(snapshot.lesson)
-    if spec is not None and spec.parent is not None and spec.title == snapshot.title:
-        return tab_title(snapshot.lesson)
-    return snapshot.title
 
 
 def attach_saved_work(playground: Any, store: Store | None = None, into: Any = None) -> SavedWork:

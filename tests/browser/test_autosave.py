@@ -127,11 +127,12 @@ def test_two_tabs_training_at_once_keep_each_others_saved_work(page, page_log, s
 
 
 def test_autosaves_while_training_leave_nothing_behind_in_the_page(page, site_url):
-    """Every autosave of a lesson that trains rewrites its Saved work entry. The entry is
-    updated in place: made anew each time, it left the page's views of the old one behind
-    (their DOM nodes and event listeners, never freed: +8 nodes a second). The listeners are
-    counted through the DevTools protocol after a full garbage collection, over three
-    autosaves."""
+    """Every autosave of a lesson that trains rewrites its Saved work entry, which the list
+    shows while its tab is open (the lesson trains on meanwhile; a hidden list is drawn when
+    its tab opens). The entry is updated in place: made anew each time, it left the page's
+    views of the old one behind (their DOM nodes and event listeners, never freed: +8 nodes
+    a second). The listeners are counted through the DevTools protocol after a full garbage
+    collection, over three autosaves."""
     page.goto(site_url)
     wait_ready(page)
     open_lesson(page)
@@ -144,7 +145,8 @@ def test_autosaves_while_training_leave_nothing_behind_in_the_page(page, site_ur
 
     page.get_by_role("button", name="Train", exact=True).click()
     wait_step(page, 20)
-    page.locator(".pyplay-saved-entry").first.wait_for(state="attached", timeout=120_000)
+    page.get_by_text("Saved work", exact=True).first.click()
+    page.locator(".pyplay-saved-entry").first.wait_for(timeout=120_000)
     # at the page's own interval: at 3 s (autosave_often) the count once came out 48 higher
     # (one run in three), most likely a save under way when the listeners were counted
     time.sleep(INTERVAL_S)  # the first autosave made the entry; one more saved it again
@@ -154,4 +156,5 @@ def test_autosaves_while_training_leave_nothing_behind_in_the_page(page, site_ur
     assert step_count(page) > 100  # it trained, and autosaved, meanwhile
     # the old list: +116 listeners here. (Live nodes are not asserted: under load a patch
     # the page is applying holds a few hundred of them at any moment.)
-    assert listeners_after == listeners, (listeners, listeners_after, nodes, nodes_after)
+    # (Fewer is no leak: the tab just opened may still hold a few of its first drawing's.)
+    assert listeners_after <= listeners, (listeners, listeners_after, nodes, nodes_after)

@@ -498,3 +498,19 @@ def test_the_offer_names_every_saved_model_and_names_say_what_they_are():
     run(fresh.check_offer())
     assert "CTC: GRU, 2 steps (CTC)" in fresh.offer
     assert "Also saved, in Saved work: LSTM on adding, 3 steps (Recurrent networks)" in fresh.offer
+
+
+def test_the_list_is_drawn_when_its_tab_opens_not_while_it_is_hidden():
+    playground = Playground()
+    saved = attach_saved_work(playground, MemoryStore())
+    assert playground.tabs.active != playground.titles.index(TAB_TITLE)
+    before = list(saved.rows.objects)
+    saved.snapshots = [Snapshot("a", "n", "rnn", "Recurrent networks", "", 1, 1.0, 1)]
+    saved._draw()  # a save while a lesson is open: the hidden list is left as it was
+    assert saved.rows.objects == before
+    playground.tabs.active = playground.titles.index(TAB_TITLE)
+    assert [type(e).__name__ for e in saved._entries.values()] == ["SavedEntry"]
+    assert saved.rows.objects == [saved._entries["a"].layout]
+    saved.snapshots = []
+    saved._draw()  # shown: at once
+    assert [type(r).__name__ for r in saved.rows.objects] == ["Text"]
