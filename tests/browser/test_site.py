@@ -180,3 +180,31 @@ def test_benchmarks_are_not_shipped_but_run_in_the_page(ready_page):
         once = f"import pyplay.bench.report as b; str(b.time_once({name!r}))"
         ms = float(page.evaluate(run, once))
         assert 0 < ms < 60_000, (name, ms)
+
+
+# four animation-frame callbacks of about 10 ms each (a plot's paint), a fifth cancelled:
+# [callback, frame time] in the order they ran
+FRAMES = """() => new Promise((resolve) => {
+  const ran = [];
+  const paint = (k) => (t) => {
+    const until = performance.now() + 10;
+    while (performance.now() < until) {}
+    ran.push([k, t]);
+    if (ran.length === 4) setTimeout(() => resolve(ran), 100);
+  };
+  for (const k of [1, 2, 3]) requestAnimationFrame(paint(k));
+  cancelAnimationFrame(requestAnimationFrame(paint(5)));
+  requestAnimationFrame(paint(4));
+})"""
+
+
+def test_paints_are_spread_over_frames_in_order(ready_page):
+    """The page runs a frame's callbacks (BokehJS paints each plot in one) while they took
+    under 16 ms and the rest in the next frame, in order (web/site/client.js): a live
+    redraw's plots no longer paint in one long task. Each callback here takes 10 ms, so at
+    most two share a frame; the cancelled one never runs."""
+    ran = ready_page.evaluate(FRAMES)
+    assert [k for k, _ in ran] == [1, 2, 3, 4]
+    frames = [t for _, t in ran]
+    assert frames == sorted(frames) and len(set(frames)) >= 2, ran
+    assert all(frames.count(t) <= 2 for t in frames), ran
