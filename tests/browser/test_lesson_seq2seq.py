@@ -51,6 +51,8 @@ def test_train_decode_and_see_the_attention(ready_page, page_log):
     assert first is not None and first > 1.0  # untrained: about log(13)
     # issue 19: the term "teacher forcing" is shown, on the scheduled-sampling slider
     sampling = page.get_by_text(re.compile(r"Scheduled sampling \(0 = teacher forcing\)"))
+    # in "More settings", which the test page opens as it is drawn (browserkit.OPEN_SECTIONS)
+    sampling.locator("visible=true").first.wait_for(timeout=30_000)
     assert sampling.locator("visible=true").count() == 1
     page.get_by_role("button", name="Train", exact=True).click()
     wait_for(page, lambda: status(page)[0] >= 80, "80 training steps")

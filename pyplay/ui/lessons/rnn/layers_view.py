@@ -94,26 +94,30 @@ class LayerLines:
     layers, both directions), each with its legend entry, shown in the "every layer" view."""
 
     def __init__(self, fig: figure, max_layers: int) -> None:
+        self.fig = fig
         self.source = ColumnDataSource({"t": np.zeros(0)})
         self.keys = [layer_key(k, d) for k in range(max_layers) for d in DIRECTIONS]
         self.source.data = {"t": np.zeros(0), **{k: np.zeros(0) for k in self.keys}}
-        legend = fig.legend[0]
-        self.items: dict[str, LegendItem] = {}
+        self.items: dict[str, LegendItem] = {}  # made when first shown (:meth:`_add`)
         self.lines: dict[str, tuple[Any, Any]] = {}
-        for key in self.keys:
-            layer = int(key[1:].split("_")[0])
-            dash = "dashed" if key.endswith("_reverse") else "solid"
-            colour = COLOURS[layer % len(COLOURS)]
-            line = fig.line(
-                "t", key, source=self.source, visible=False, line_width=2, color=colour,
-                line_dash=dash,
-            )  # fmt: skip
-            dots = fig.scatter("t", key, source=self.source, visible=False, size=4, color=colour)
-            self.lines[key] = (line, dots)  # dots: a layer with one non-zero step shows it
-            item = LegendItem(label=key, renderers=[line, dots, legend_key(fig, line)])
-            item.visible = False
-            legend.items.append(item)
-            self.items[key] = item
+
+    def _add(self, key: str) -> None:
+        """The line, dots and legend entry of ``key``, made when it is first shown: all 12
+        made up front were 231 Bokeh models, a sixth of what the lesson's first build made,
+        for a view most learners never open."""
+        layer = int(key[1:].split("_")[0])
+        dash = "dashed" if key.endswith("_reverse") else "solid"
+        colour = COLOURS[layer % len(COLOURS)]
+        line = self.fig.line(
+            "t", key, source=self.source, visible=False, line_width=2, color=colour,
+            line_dash=dash,
+        )  # fmt: skip
+        dots = self.fig.scatter("t", key, source=self.source, visible=False, size=4, color=colour)
+        self.lines[key] = (line, dots)  # dots: a layer with one non-zero step shows it
+        item = LegendItem(label=key, renderers=[line, dots, legend_key(self.fig, line)])
+        item.visible = False
+        self.fig.legend[0].items.append(item)
+        self.items[key] = item
 
     def show(self, norms: dict[str, np.ndarray] | None) -> None:
         """Draw ``norms`` (per record key, (T,) each) for every layer-direction of the model;
@@ -129,6 +133,10 @@ class LayerLines:
         set_data(self.source, data)
         for key in self.keys:
             on = key in shown
+            if key not in self.lines:
+                if not on:
+                    continue
+                self._add(key)
             layer, _, back = key[1:].partition("_")
             label = f"layer {int(layer) + 1}" + (" backward" if back else "")
             for renderer in self.lines[key]:
