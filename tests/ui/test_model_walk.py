@@ -67,7 +67,7 @@ def test_the_playground_document_walks_to_the_same_models_in_the_same_order() ->
     roots = list(doc.roots)
     fast = walk(*roots, fast=True)
     bokeh = walk(*roots, fast=False)
-    assert len(fast) > 1000  # the whole document, not a part of it
+    assert len(fast) > 900  # the whole document (972 models), not a part of it
     assert [m.id for m in fast] == [m.id for m in bokeh]
     assert {m.id for m in fast} == {m.id for m in doc.models}  # what recompute keeps
 
