@@ -85,13 +85,10 @@ def link_document(doc: Any, send: Any, setter: str | None = None) -> None:
     def on_change(event: Any) -> None:
         if setter is not None and getattr(event, "setter", None) == setter:
             return
-        adds = bool(doc.models._new_models)  # it brings models the page has not got
         patch, buffers = worker_link._process_document_events(doc, [event])
         if not _PENDING:  # the first change since the last patch: send after this work
             asyncio.get_event_loop().call_soon(flush_patches)
         _PENDING.append((list(patch["events"]), buffers))
-        if adds:  # sent at once: the page builds the new models' views after applying the
-            flush_patches()  # patch, and a later change in the same patch met them unbuilt
 
     _SEND[:] = [send]
     doc.on_change(on_change)
