@@ -67,56 +67,6 @@ def _patch_without_listing_every_model() -> None:
     worker_link._process_document_events = process_document_events
 
 
-_PENDING: list[tuple[list[Any], dict[str, Any]]] = []  # changes made, not yet sent: (events,
-# buffers), each serialised when it was made (a later change must not alter an earlier one:
-# a curve's data replaced and then streamed into would reach the page twice)
-
-
-def link_document(doc: Any, send: Any, setter: str | None = None) -> None:
-    """Send ``doc``'s changes to the page through ``send(patch, buffers, msg_id)``, as
-    Panel's ``_link_docs_worker`` does, but the changes one piece of work makes as one patch
-    (:func:`flush_patches`): a live redraw's six heatmaps were 18 messages, each with its own
-    repaint in the page. Changes made by the page itself (``setter``) are not sent back."""
-    import asyncio
-
-    import panel.io.pyodide as worker_link
-    from bokeh.events import DocumentReady
-
-    def on_change(event: Any) -> None:
-        if setter is not None and getattr(event, "setter", None) == setter:
-            return
-        patch, buffers = worker_link._process_document_events(doc, [event])
-        if not _PENDING:  # the first change since the last patch: send after this work
-            asyncio.get_event_loop().call_soon(flush_patches)
-        _PENDING.append((list(patch["events"]), buffers))
-
-    _SEND[:] = [send]
-    doc.on_change(on_change)
-    doc.unhold()
-    doc.callbacks.trigger_event(DocumentReady())
-
-
-_SEND: list[Any] = []  # the page's ``sendPatch``, once linked
-
-
-def flush_patches() -> None:
-    """Send the changes made since the last patch as one patch, in the order they were made.
-    The worker calls it after each message from the page it handled (so the page's change
-    is answered before the worker says it is idle); otherwise the event loop does, once the
-    work under way (a slice of training, a job) hands it back."""
-    if not _PENDING or not _SEND:
-        return
-    import js  # type: ignore[import-not-found]
-    import panel.io.pyodide as worker_link
-    import pyodide  # type: ignore[import-not-found]
-
-    events = [e for part, _ in _PENDING for e in part]
-    buffers = {k: v for _, part in _PENDING for k, v in part.items()}
-    _PENDING.clear()
-    patch = pyodide.ffi.to_js({"events": events}, dict_converter=worker_link._dict_converter)
-    _SEND[0](patch, js.Map.new(pyodide.ffi.to_js(buffers)), None)
-
-
 def apply_patch(patch: Any) -> None:
     """Apply a document patch from the page (a JS object) at once.
 
@@ -128,10 +78,7 @@ def apply_patch(patch: Any) -> None:
     from panel.io.pyodide import _convert_json_patch
     from panel.io.state import state
 
-    try:
-        state.curdoc.apply_json_patch(_convert_json_patch(patch), setter="js")
-    finally:
-        flush_patches()  # what the change made, before the worker says it is idle
+    state.curdoc.apply_json_patch(_convert_json_patch(patch), setter="js")
 
 
 def run_later() -> int:
@@ -148,7 +95,6 @@ def run_later() -> int:
 
     with set_curdoc(_DOCUMENT[0] if _DOCUMENT else None):
         later.run_next()
-    flush_patches()
     return later.pending()
 
 
@@ -161,6 +107,4 @@ def draw_ahead() -> bool:
     from pyplay.ui import later
 
     with set_curdoc(_DOCUMENT[0] if _DOCUMENT else None):
-        drawn = later.draw_next() is not None
-    flush_patches()
-    return drawn
+        return later.draw_next() is not None

@@ -216,12 +216,12 @@ async function handle(msg) {
   } else if (msg.type === "rendered") {
     await self.pyodide.runPythonAsync(`
 from panel.io.state import state
-link_document(state.curdoc, sendPatch, setter="js")  # boot.py: one patch per piece of work
+from panel.io.pyodide import _link_docs_worker
+_link_docs_worker(state.curdoc, sendPatch, setter="js")
 # The page has rendered the document: tell Panel it is loaded. Until then Panel's hold()
 # drops the events it holds instead of sending them, so a layout whose children change
 # (a lesson built when its tab is first opened) would never update in the page.
 state._on_load(state.curdoc)
-flush_patches()
 `);
     finishStart().catch((err) => console.error("pyplay: finishing the start failed:", err));
   } else if (msg.type === "load") {  // the page's load: pace training (client.js watchLoad)
@@ -256,7 +256,6 @@ if state.location:
     loc_data = json.loads(location)
     with edit_readonly(state.location):
         state.location.param.update({k: v for k, v in loc_data.items() if k in state.location.param})
-flush_patches()
 `);
     } catch (err) {  // as for a patch: the page says so
       pyError(err);
@@ -264,7 +263,6 @@ flush_patches()
   } else if (msg.type === "run") {
     try {
       const value = await self.pyodide.runPythonAsync(msg.code);
-      self.pyodide.globals.get("flush_patches")();  // what it changed, before its result
       self.postMessage({type: "result", id: msg.id, value: String(value)});
     } catch (err) {
       self.postMessage({type: "result", id: msg.id, error: String(err)});
