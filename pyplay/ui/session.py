@@ -37,6 +37,7 @@ import panel as pn
 from pyplay.ui.training import stop_note
 
 __all__ = [
+    "FIRST_SLICE_S",
     "MAX_PACE",
     "PAGE_BUSY",
     "PAGE_FREE",
@@ -53,6 +54,9 @@ PAGE_BUSY = 0.25  # the page's main thread held up more than this share of a sec
 PAGE_FREE = 0.10  # ... less than this: back towards the default pace
 MAX_PACE = 4.0  # slices and live redraws at most this many times their defaults apart
 SLOWEST_REFRESH_S = 1.0  # the live views redraw at least this often while training, whatever
+# the first slice after Train is this long, each next one twice the last, up to the session's
+# budget (0.05, 0.1, 0.2, 0.25 s): the first loss shows 0.05 s after the click, not 0.25 s
+FIRST_SLICE_S = 0.05
 
 # the timing settings a session takes, and a view's class may declare for its session
 TIMING = ("budget_s", "yield_s", "refresh_interval_s", "max_refresh_share", "live")
@@ -64,11 +68,12 @@ class TrainingSession:
     goes to ``stream``, and ``redraw`` redraws the look-inside views.
 
     Training runs in an asyncio task (:meth:`_loop`, kept in ``loop_task``), a ``budget_s``
-    slice at a time. After every slice the task sleeps ``yield_s`` seconds, always: that
-    hands the event loop back, so a click waiting (Pause, a head picked) is handled before
-    the next slice. Pause only clears ``state.running``: the task ends by itself after the
-    slice under way (cancelling it while it slept made Pyodide's event loop print an
-    ``asyncio.CancelledError`` traceback for every Pause).
+    slice at a time (the first slices after Train shorter: :data:`FIRST_SLICE_S`, doubling
+    up to ``budget_s``, so the first loss shows at once). After every slice the task sleeps
+    ``yield_s`` seconds, always: that hands the event loop back, so a click waiting (Pause, a
+    head picked) is handled before the next slice. Pause only clears ``state.running``: the
+    task ends by itself after the slice under way (cancelling it while it slept made Pyodide's
+    event loop print an ``asyncio.CancelledError`` traceback for every Pause).
 
     **Live views.** While training, :meth:`live_refresh` redraws the look-inside views
     (``redraw``) at most every ``refresh_interval_s`` seconds, and never more often than
@@ -129,6 +134,7 @@ class TrainingSession:
         self.refresh_log: list[tuple[float, float]] = []  # the last redraws (clock, seconds)
         self.excludes: list[TrainingSession] = []  # paused when this one starts
         self._next_refresh = 0.0  # the clock at which the next live redraw is due
+        self._ramp_s = math.inf  # the longest the next slice may be (start: FIRST_SLICE_S)
 
     # ------------------------------------------------------------------ one at a time
     def exclusive_with(self, *others: TrainingSession) -> TrainingSession:
@@ -152,6 +158,7 @@ class TrainingSession:
         self.state.stopped = ""
         self.state.running = True
         self._next_refresh = time.perf_counter() + self.refresh_interval_s
+        self._ramp_s = FIRST_SLICE_S
         if self.loop_task is None or self.loop_task.done():
             try:
                 loop = asyncio.get_running_loop()
@@ -198,7 +205,9 @@ class TrainingSession:
             return
         if self.live and time.perf_counter() >= self._next_refresh:
             self.live_refresh()
-        self.stream(self.state.train(budget_s=self.budget_s * self.pace))
+        budget = min(self.budget_s * self.pace, self._ramp_s)
+        self._ramp_s *= 2  # the first slices after Train ramp up (FIRST_SLICE_S)
+        self.stream(self.state.train(budget_s=budget))
         if not self.state.running:
             self.redraw()  # stopped by itself (diverged, too slow)
 

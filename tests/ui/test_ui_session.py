@@ -15,6 +15,7 @@ pytest.importorskip("panel")
 
 from pyplay.ui import session as session_module
 from pyplay.ui.session import (
+    FIRST_SLICE_S,
     MAX_PACE,
     PAGE_BUSY,
     PAGE_FREE,
@@ -156,3 +157,17 @@ def test_the_pace_spaces_the_slices_and_the_live_redraws(monkeypatch: pytest.Mon
     own, _, _ = session(refresh_interval_s=2.5)  # a view's own slower redraws stay as slow
     own.live_refresh()
     assert own._next_refresh - clock[0] == pytest.approx(2.5)
+
+
+def test_the_first_slices_after_train_ramp_up_to_the_budget() -> None:
+    s, streamed, _ = session(live=False)
+    s.start()  # no running loop here: only the state and the ramp are set
+    for _ in range(6):
+        s.train_slice()
+    first = [FIRST_SLICE_S * 2**k for k in range(3)]  # 0.05, 0.1, 0.2
+    assert s.state.budgets == pytest.approx([*first, 0.25, 0.25, 0.25])
+    assert len(streamed) == 6
+    s.pause()
+    s.start()  # every Train starts the ramp again
+    s.train_slice()
+    assert s.state.budgets[-1] == pytest.approx(FIRST_SLICE_S)
