@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from browserkit import PageLog, wait_ready
+from browserkit import PageLog, step_count, visible_button, wait_ready, wait_step
 
 pytestmark = pytest.mark.browser
 SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
@@ -162,6 +162,35 @@ def test_a_failing_python_callback_shows_a_notice_and_logs_an_error(ready_page, 
     assert any("deliberately broken callback" in e for e in page_log.errors)
     notice.click()  # dismissed
     notice.wait_for(state="detached", timeout=5_000)
+
+
+# a document patch the page cannot apply (a change to a model it does not hold), sent from the
+# worker as Panel's link sends every change
+BAD_PATCH = """
+import js
+from pyodide.ffi import to_js
+event = {"kind": "ModelChanged", "model": {"id": "p-not-in-the-page"}, "attr": "visible",
+         "new": False}
+sendPatch(to_js({"events": [event]}, dict_converter=js.Object.fromEntries), js.Map.new(), None)
+"sent"
+"""
+
+
+def test_a_patch_the_page_cannot_apply_shows_a_notice_and_logs_an_error(ready_page, page_log):
+    """An error applying a patch is said (console and notice), not an unhandled rejection of
+    the worker's message handler that no one sees; later patches still apply."""
+    page = ready_page
+    assert page.evaluate("c => window.pyplay.runPython(c)", BAD_PATCH) == "sent"
+    notice = page.locator("#pyplay-notice")
+    notice.wait_for(timeout=30_000)
+    assert "could not be redrawn" in notice.inner_text()
+    assert "What you trained and typed is kept" in notice.inner_text()
+    assert any("a change from Python could not be drawn" in e for e in page_log.errors)
+    notice.click()
+    notice.wait_for(state="detached", timeout=5_000)
+    before = step_count(page)
+    visible_button(page, "Step").click()  # the next patches (the step's status) are drawn
+    assert wait_step(page, before + 1, timeout_s=30) == before + 1
 
 
 def test_benchmarks_are_not_shipped_but_run_in_the_page(ready_page):

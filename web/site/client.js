@@ -253,6 +253,12 @@
           patching += 1;
           const chosen = new Set(sent.concat(queue).filter(isTabChange).map((e) => e.model.id));
           client.document.apply_json_patch(withoutOvertakenTabs(msg.patch, chosen), msg.buffers);
+        } catch (err) {  // said, not an unhandled rejection of this handler that no one sees
+          console.error("pyplay: a change from Python could not be drawn:", err);
+          if (options.onNotice) {
+            options.onNotice("Part of the page could not be redrawn (" + String(err) + "). " +
+                             "What you trained and typed is kept; please report this.");
+          }
         } finally {
           patching -= 1;
         }

@@ -137,3 +137,34 @@ def test_dynamic_lesson_view_refreshes() -> None:
     assert len(lesson.diagram_sources.arcs.data["x0"]) == 1  # the Elman feedback
     lesson.gradient.lw = 0.8
     assert "0.800" in lesson.grad_text.object
+
+
+def test_palette_numbers_refuse_bad_text_with_a_note_and_keep_the_last_good_value() -> None:
+    import panel as pn
+
+    from pyplay.ui.text import Text
+
+    lesson = DynamicLesson()
+    page = lesson.panel()
+    boxes = {b.name: b for b in page.select(pn.widgets.TextInput)}
+    size, to = boxes["Size S"], boxes["to layer m"]
+    buttons = {b.name: b for b in page.select(pn.widgets.Button)}
+
+    def note() -> str:  # the notes shown under the palette's boxes
+        return " ".join(t.object for t in page.select(Text) if "pyplay-number-note" in
+                        t.css_classes and t.object)  # fmt: skip
+
+    layers = len(lesson.state.net.spec.layers)
+    size.value = "three"  # a Bokeh number input dropped this without a word
+    assert note() == "Size S: expected an integer from 1 to 64; got 'three'. Kept 1."
+    assert size.value == "1"  # the box shows the value kept
+    size.value = "65"
+    assert "got 65. Kept 1." in note() and lesson.palette_numbers.size == 1
+    size.value = "3"
+    assert note() == "" and lesson.palette_numbers.size == 3
+    buttons["Add layer"].clicks += 1
+    assert len(lesson.state.net.spec.layers) == layers + 1
+    assert lesson.state.net.spec.layers[-1].size == 3  # what was typed, not a default
+    to.value = "0"
+    assert "to layer m: expected an integer from 1 to 64; got 0. Kept 1." == note()
+    assert lesson.palette_numbers.to == 1

@@ -23,10 +23,12 @@ from typing import Any
 
 import numpy as np
 import panel as pn
+import param
 from bokeh.models import ColumnDataSource
 from bokeh.plotting import figure
 
 from pyplay.dynamic.transfer import TRANSFERS
+from pyplay.ui.inputs import NumberBox
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons import SPECS
 from pyplay.ui.lessons.dynamic.adaptive_view import AdaptiveFilterView
@@ -78,6 +80,17 @@ def _signal_figure(
     return fig, source
 
 
+class PaletteNumbers(param.Parameterized):
+    """The palette's numbers, each typed in a :class:`~pyplay.ui.inputs.NumberBox`: a text
+    that is not a whole number in range is refused with a note under its box (a Bokeh number
+    input dropped it silently). Whether a layer or a connection fits the network is the
+    state's to say (:meth:`LDDNLessonState.add_layer`, :meth:`LDDNLessonState.connect`)."""
+
+    size = param.Integer(1, bounds=(1, 64), doc="the size S of the layer Add layer appends")
+    to = param.Integer(1, bounds=(1, 64), doc="the layer m a connection goes to")
+    source = param.Integer(1, bounds=(1, 64), doc="the input or layer l it comes from")
+
+
 class DynamicLesson(LessonView):
     """Builds the "Dynamic networks" lesson around its two states."""
 
@@ -89,6 +102,7 @@ class DynamicLesson(LessonView):
         super().__init__(state)
 
     def build(self) -> None:
+        self.palette_numbers = PaletteNumbers()
         self.seq2seq = TextbookSeq2SeqView()
         self.parts: dict[str, Any] = {  # sub-tabs that are lessons, in the order of PARTS
             "textbook": self.seq2seq,
@@ -165,33 +179,37 @@ class DynamicLesson(LessonView):
 
     def _palette(self) -> pn.Column:
         s = self.state
-        size = pn.widgets.IntInput(name="Size S", value=1, start=1, end=64, width=90)
+        numbers = self.palette_numbers
+        size = NumberBox(numbers.param.size, "Size S")
         transfer = pn.widgets.Select(
             name="Transfer", options=list(TRANSFERS), value="tansig", width=110
         )
         bias = pn.widgets.Checkbox(name="bias", value=True, width=60)
         add = pn.widgets.Button(name="Add layer", width=110)
         drop = pn.widgets.Button(name="Remove last layer", width=150)
-        add.on_click(lambda _: s.add_layer(int(size.value or 1), str(transfer.value), bias.value))
+        add.on_click(lambda _: s.add_layer(numbers.size, str(transfer.value), bias.value))
         drop.on_click(lambda _: s.remove_last_layer())
         kind = pn.widgets.RadioButtonGroup(name="Weight", options=["IW", "LW"], value="LW")
-        to = pn.widgets.IntInput(name="to layer m", value=1, start=1, width=90)
-        source = pn.widgets.IntInput(name="from l", value=1, start=1, width=90)
+        to = NumberBox(numbers.param.to, "to layer m")
+        source = NumberBox(numbers.param.source, "from l")
+        for box in (size, to, source):
+            box.box.width = 90  # the boxes side by side, each box's note under their row
         delays = pn.widgets.TextInput(name="Delays (empty removes)", value="1", width=150)
         connect = pn.widgets.Button(name="Set connection", width=130)
         connect.on_click(
-            lambda _: s.connect(
-                str(kind.value), int(to.value or 1), int(source.value or 1), delays.value or ""
-            )
+            lambda _: s.connect(str(kind.value), numbers.to, numbers.source, delays.value or "")
         )
         apply = pn.widgets.Button(name="Apply description", width=150)
         apply.on_click(lambda _: s.apply_description(self.description.value or ""))
         return pn.Column(
             "### Palette",
-            pn.Row(size, transfer, bias),
+            pn.Row(size.box, transfer, bias),
+            size.note_pane,
             pn.Row(add, drop),
             kind,
-            pn.Row(to, source),
+            pn.Row(to.box, source.box),
+            to.note_pane,
+            source.note_pane,
             delays,
             connect,
             self.description,
