@@ -29,4 +29,5 @@ python3 -m mypy
 python3 build.py  # the site, once, before the workers (tests that need it find it fresh)
 OPENBLAS_NUM_THREADS=1 python3 -m pytest -q -p no:cacheprovider -p no:benchmark \
   -n 2 --dist worksteal -m "not browser" "$@"
-python3 -m pytest -q -p no:cacheprovider -p no:benchmark -m "browser" "$@"
+# --durations: the slowest browser tests, so a CI log shows where the tier's time went
+python3 -m pytest -q -p no:cacheprovider -p no:benchmark -m "browser" --durations=15 "$@"
