@@ -15,28 +15,35 @@ from pyplay.ui.autosave import INTERVAL_S
 # The page's autosaver (one per page: pyplay.ui.saved_work), set to save every EVERY_S seconds
 # of training instead of INTERVAL_S (15 s), so that a test sees several autosaves in seconds.
 EVERY_S = INTERVAL_S / 5
-AUTOSAVE_EVERY = f"""
+# The page's Python: the page's autosavers (one), found among the live objects
+SAVERS = """
 import gc
 from pyplay.ui.autosave import Autosaver
 savers = [o for o in gc.get_objects() if isinstance(o, Autosaver)]
+"""
+AUTOSAVE_EVERY = (
+    SAVERS
+    + f"""
 for saver in savers:
     saver.interval_s = {EVERY_S}
 len(savers)
 """
+)
 
 pytestmark = pytest.mark.browser
 
 # The page's Python: ten more steps of the recurrent lesson, then a save of it asked of the
 # autosaver, as its interval would (the lesson need not be on screen); the lesson's steps.
-TRAIN_AND_SAVE = """
-import gc
-from pyplay.ui.autosave import Autosaver
-saver = next(o for o in gc.get_objects() if isinstance(o, Autosaver))
+TRAIN_AND_SAVE = (
+    SAVERS
+    + """
+saver = savers[0]
 state = saver.tracked["rnn"].state
 state.train(steps=10)
 saver.request("rnn")
 int(state.trainer.step_count)
 """
+)
 
 OFFER = re.compile(r"Restore your work from \d\d:\d\d: LSTM on adding, ([\d,]+) steps")
 
