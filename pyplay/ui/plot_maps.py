@@ -22,6 +22,8 @@ from bokeh.models.formatters import BasicTickFormatter
 from bokeh.palettes import RdBu11, Viridis256
 from bokeh.plotting import figure
 
+from pyplay.ui.plot_data import set_data
+
 __all__ = [
     "attention_figure",
     "colour_bar",
@@ -119,13 +121,16 @@ def colour_bar(fig: figure, mapper: LinearColorMapper) -> ColorBar:
 def update_heatmap(fig: figure, source: ColumnDataSource, values: np.ndarray, name: str) -> None:
     """Show ``values`` (T, H): time along x, units along y, cell (t, j) centred on (t, j)."""
     T, H = values.shape
-    source.data = {
-        "image": [np.ascontiguousarray(values.T, dtype=np.float64)],  # (H, T)
-        "x": [-0.5],
-        "y": [-0.5],
-        "dw": [T],
-        "dh": [H],
-    }
+    set_data(
+        source,
+        {
+            "image": [np.ascontiguousarray(values.T, dtype=np.float64)],  # (H, T)
+            "x": [-0.5],
+            "y": [-0.5],
+            "dw": [T],
+            "dh": [H],
+        },
+    )
     if (fig.x_range.start, fig.x_range.end) != (-0.5, T - 0.5):
         fig.x_range.update(start=-0.5, end=T - 0.5)
     if (fig.y_range.start, fig.y_range.end) != (-0.5, H - 0.5):
@@ -191,13 +196,16 @@ def update_attention(
     n = U if rows is None else max(0, min(rows, U))
     labels = [*out, "<eos>"][:U]
     ys, xs = np.divmod(np.arange(n * S), S)  # (n*S,) each
-    source.data = {
-        "x": xs,
-        "y": ys,
-        "weight": np.asarray(weights[:n], dtype=np.float64).reshape(-1),  # (n*S,)
-        "src": [src[x] for x in xs],
-        "out": [labels[y] for y in ys],
-    }
+    set_data(
+        source,
+        {
+            "x": xs,
+            "y": ys,
+            "weight": np.asarray(weights[:n], dtype=np.float64).reshape(-1),  # (n*S,)
+            "src": [src[x] for x in xs],
+            "out": [labels[y] for y in ys],
+        },
+    )
     if rows is None or rows <= 1:
         x_labels = {k: str(t) for k, t in enumerate(src)}
         if fig.xaxis[0].major_label_overrides != x_labels:

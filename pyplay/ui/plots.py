@@ -26,7 +26,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import numpy as np
-from bokeh.core.property.validation import without_property_validation
 from bokeh.models import (
     ColumnDataSource,
     GlyphRenderer,
@@ -38,6 +37,7 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
+from pyplay.ui.plot_data import set_data
 from pyplay.ui.plot_log_axis import (
     follow_log_ticks,
     log_ticks,
@@ -200,23 +200,6 @@ def keep_legend_samples(fig: figure) -> None:
             if any(r.name == LEGEND_KEY for r in item.renderers) or not item.renderers:
                 continue
             item.renderers = [*item.renderers, legend_key(fig, item.renderers[0])]
-
-
-def _arrays(data: dict[str, Any]) -> dict[str, Any]:
-    """Numeric lists as NumPy arrays (sent as binary buffers, validated as one value)."""
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        if isinstance(value, np.ndarray) and value.dtype.kind in "fiub":
-            out[key] = value.astype(np.float64) if value.dtype.kind == "f" else value
-        else:
-            out[key] = value
-    return out
-
-
-@without_property_validation
-def set_data(source: ColumnDataSource, data: dict[str, Any]) -> None:
-    """Replace ``source``'s columns at once (numeric columns best given as arrays)."""
-    source.data = _arrays(data)
 
 
 # ---------------------------------------------------------------------------- lines
