@@ -310,6 +310,65 @@ def settle(page: Any) -> None:
     open_lesson(page)
 
 
+# The page's Python (run through ``window.pyplay.runPython``) that returns a page to a new
+# one's lessons: the "Start here" tab shown (every lesson left, so paused), every built lesson
+# dropped (its tab back to "Loading", so opening it builds it anew at its default settings, as a
+# page that builds a lesson when its tab opens does: ONE_LESSON), the address following the
+# rebuilt lessons, and the training pace and live redraws at their defaults. Returns the number
+# of lessons dropped.
+FRESH_LESSONS = """
+import gc
+from pyplay.ui.app import Playground, loading
+from pyplay.ui.location import LocationSync
+from pyplay.ui.session import TrainingSession
+
+found = [o for o in gc.get_objects() if type(o) is Playground]
+if len(found) != 1:
+    raise RuntimeError(f"{len(found)} playgrounds in the page, not one")
+playground = found[0]
+playground.tabs.active = 0
+dropped = [*playground.lessons, *playground.prepared]
+for title in dropped:
+    playground.slots[title].objects = [loading(f"the {title} lesson")]
+playground.lessons.clear()
+playground.prepared.clear()
+playground.drawn.clear()
+for sync in (o for o in gc.get_objects() if type(o) is LocationSync):
+    sync._attached.clear()
+TrainingSession.live = True
+TrainingSession.pace = 1.0
+str(len(dropped))
+"""
+
+# no lesson's Reset button left in the page (every lesson tab back to "Loading")
+NO_LESSON = """() => {
+  let found = 0;
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('button')) {
+      if (el.textContent.trim() === 'Reset') found++;
+    }
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+  };
+  walk(document);
+  return found === 0;
+}"""
+
+
+def fresh_lessons(page: Any) -> int:
+    """Give a page that earlier tests used the lessons of a new page (:data:`FRESH_LESSONS`)
+    and open the course's first lesson, built anew; returns how many lessons were dropped.
+    A test module on the session's shared page starts here (``conftest.module_page``)."""
+    settle(page)
+    dropped = int(page.evaluate("c => window.pyplay.runPython(c)", FRESH_LESSONS))
+    page.wait_for_function(NO_LESSON, timeout=60_000, polling=250)
+    # BokehJS forgets the models no root reaches any more only 30 s after the last patch
+    # (Document._schedule_recompute_all_models); the tests that read every model of the
+    # document must not find the dropped lessons' ones, so it forgets them now
+    page.evaluate("() => window.pyplay.document._recompute_all_models()")
+    open_lesson(page)
+    return dropped
+
+
 def section_header(page: Any, title: str) -> Any:
     """A lesson section's header button (``workbench.Section``: "\u25b8 Title" closed, "\u25be
     Title" open; the section's own heading leaves the page for this title)."""

@@ -4,6 +4,11 @@ The site is built once per session (skipped when ``web/dist`` is fresh) by the b
 ``web/tools/sitebuild``, served by the same server code as ``python build.py serve``, and
 driven by Python Playwright with Debian's Chromium. Every page records the URLs it requested
 and the console errors it logged.
+
+A page's cold start costs 10-30 s on these machines, so the test modules that say
+``SHARED_PAGE = True`` run on one page loaded once for the session (:func:`module_page`):
+each module starts with the lessons of a new page (:func:`browserkit.fresh_lessons`), and
+each test leaves it as :func:`browserkit.settle` says.
 """
 
 from __future__ import annotations
@@ -16,7 +21,17 @@ from typing import Any
 import pytest
 
 import sitebuild
-from browserkit import ONE_LESSON, OPEN_SECTIONS, PageLog, open_lesson, settle, wait_ready
+from browserkit import (
+    FAILED,
+    ONE_LESSON,
+    OPEN_SECTIONS,
+    READY,
+    PageLog,
+    fresh_lessons,
+    open_lesson,
+    settle,
+    wait_ready,
+)
 from pagemeasure import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,22 +88,78 @@ def _harness(ctx: Any, module: Any) -> None:
         ctx.add_init_script(ONE_LESSON)
 
 
-@pytest.fixture(scope="module")
-def module_page(
-    request: pytest.FixtureRequest, browser: Any, site_url: str
-) -> Iterator[tuple[Any, PageLog]]:
-    """One playground loaded for a whole test module that says ``SHARED_PAGE = True`` (a
-    cold start costs 15-25 s on these machines), with the log of its loading."""
+def _load(browser: Any, site_url: str, module: Any) -> tuple[Any, Any, PageLog]:
+    """A new context with the test harness of ``module`` (:func:`_harness`) and a playground
+    loaded in it, ready: (context, page, the log of its loading)."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    _harness(ctx, request.module)
+    _harness(ctx, module)
     p = ctx.new_page()
     loading = PageLog()
     stop = loading.attach(p)
     p.goto(site_url)
     wait_ready(p)
     stop()
+    return ctx, p, loading
+
+
+class SessionPage:
+    """The one playground that the test modules sharing a page across the session use (see
+    :func:`module_page`), loaded when a module first asks for it and again when a module
+    left it broken (not ready, or its start failed)."""
+
+    def __init__(self, browser: Any, site_url: str) -> None:
+        self.browser, self.site_url = browser, site_url
+        self.loaded: tuple[Any, Any, PageLog] | None = None
+
+    def get(self, module: Any) -> tuple[Any, PageLog]:
+        if self.loaded is not None and not self._healthy(self.loaded[1]):
+            self.close()
+        if self.loaded is None:
+            self.loaded = _load(self.browser, self.site_url, module)
+        return self.loaded[1], self.loaded[2]
+
+    @staticmethod
+    def _healthy(page: Any) -> bool:
+        try:
+            return bool(page.evaluate(f"() => ({READY}) && !({FAILED})"))
+        except Exception:  # a closed or crashed page
+            return False
+
+    def close(self) -> None:
+        if self.loaded is not None:
+            self.loaded[0].close()
+            self.loaded = None
+
+
+@pytest.fixture(scope="session")
+def session_page(browser: Any, site_url: str) -> Iterator[SessionPage]:
+    """The session's shared playground (:class:`SessionPage`)."""
+    shared = SessionPage(browser, site_url)
+    yield shared
+    shared.close()
+
+
+@pytest.fixture(scope="module")
+def module_page(
+    request: pytest.FixtureRequest, browser: Any, site_url: str
+) -> Iterator[tuple[Any, PageLog]]:
+    """The page of a test module that says ``SHARED_PAGE = True``, with the log of its loading
+    (a cold start costs 10-30 s on these machines).
+
+    A module with the default harness (:func:`_harness`: each lesson built when its tab opens)
+    takes the session's one page (:func:`session_page`), given the lessons of a new page
+    first (:func:`browserkit.fresh_lessons`: every lesson built earlier dropped, so each opens
+    at its defaults); a module that says ``AHEAD = True`` or ``SHARED_PAGE = "module"`` (its
+    tests break the page on purpose) loads one page of its own."""
+    module = request.module
+    if getattr(module, "AHEAD", False) or getattr(module, "SHARED_PAGE", None) == "module":
+        ctx, p, loading = _load(browser, site_url, module)
+        yield p, loading
+        ctx.close()
+        return
+    p, loading = request.getfixturevalue("session_page").get(module)
+    fresh_lessons(p)
     yield p, loading
-    ctx.close()
 
 
 def _shares_page(request: pytest.FixtureRequest) -> bool:
@@ -101,8 +172,8 @@ def _shares_page(request: pytest.FixtureRequest) -> bool:
 
 @pytest.fixture
 def page_log(request: pytest.FixtureRequest) -> PageLog:
-    """What the test's page did. On a module's shared page: what it did while loading, then
-    during this test (not during the module's earlier tests)."""
+    """What the test's page did. On a shared page (:func:`module_page`): what it did while
+    loading, then during this test (not during earlier tests, of this module or others)."""
     if _shares_page(request):
         return request.getfixturevalue("module_page")[1].copy()
     return PageLog()
@@ -131,8 +202,9 @@ def ready_page(request: pytest.FixtureRequest, site_url: str, page_log: PageLog)
     """The playground, loaded and interactive, with the recurrent-networks lesson open (the
     page opens on it, the course's first).
 
-    In a module that says ``SHARED_PAGE = True`` every test gets the module's one page
-    (:func:`module_page`), left by the test before as :func:`browserkit.settle` leaves it:
+    In a module that says ``SHARED_PAGE = True`` every test gets the module's page
+    (:func:`module_page`: the session's shared page, its lessons new at the module's start,
+    or one of the module's own), left by the test before as :func:`browserkit.settle` leaves it:
     nothing training, no notice, the first lesson open; ``page_log`` records this test only.
     """
     if not _shares_page(request):

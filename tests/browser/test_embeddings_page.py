@@ -9,6 +9,8 @@ import pytest
 from browserkit import source_columns, wait_for
 from pyplay.word_vectors import PEOPLE
 
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
+
 pytestmark = pytest.mark.browser
 
 ANALOGY = ".pyplay-emb-analogy pre"

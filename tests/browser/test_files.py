@@ -15,7 +15,7 @@ from pyplay.io import load_model
 from pyplay.ui.lessons.ctc.state import CTCState
 
 pytestmark = pytest.mark.browser
-SHARED_PAGE = True  # one loaded page for the module's tests (conftest.py)
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
 
 UPLOAD = "input[type=file][accept='.npz']"
 

@@ -11,6 +11,8 @@ from test_lesson_rnn_variants import set_checkbox  # Bokeh's checkbox, set and s
 
 from browserkit import FINGERPRINT, wait_for
 
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
+
 pytestmark = pytest.mark.browser
 
 EQUATIONS = ".pyplay-book-equations"

@@ -10,7 +10,7 @@ import pytest
 from browserkit import settled
 
 pytestmark = pytest.mark.browser
-SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
 
 IMAGE_ROWS = """() => {
   const out = [];

@@ -12,6 +12,8 @@ from test_lesson_rnn_variants import set_checkbox  # Bokeh's checkbox, seen in t
 
 from browserkit import FINGERPRINT, visible_button, wait_for
 
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
+
 pytestmark = pytest.mark.browser
 
 SOURCE = """(name) => {

@@ -12,6 +12,8 @@ from test_lesson_glimpse import SOURCE
 
 from browserkit import visible_button, wait_for
 
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
+
 pytestmark = pytest.mark.browser
 
 CSS = "pyplay-images-status"

@@ -10,6 +10,8 @@ import pytest
 
 from browserkit import wait_for
 
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
+
 pytestmark = pytest.mark.browser
 
 TREE_NODES = """() => {

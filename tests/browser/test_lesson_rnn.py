@@ -20,7 +20,7 @@ from browserkit import (
 )
 
 pytestmark = pytest.mark.browser
-SHARED_PAGE = True  # one loaded page for the module's tests (conftest.py)
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
 
 # read what Bokeh draws: lengths of data columns in the page's document
 COLUMNS = """(name) => {

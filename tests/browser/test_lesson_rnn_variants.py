@@ -12,6 +12,8 @@ import pytest
 
 from browserkit import wait_for, wait_step
 
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
+
 pytestmark = pytest.mark.browser
 FORGET = "Forget gate (off: the 1997 LSTM)"
 

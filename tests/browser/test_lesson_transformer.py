@@ -11,7 +11,7 @@ import pytest
 from browserkit import settled, show_character_table, source_columns, wait_for
 
 pytestmark = pytest.mark.browser
-SHARED_PAGE = True  # one loaded page for the module's tests (conftest.py)
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
 
 CELLS = """() => {
   const out = [];

@@ -19,7 +19,7 @@ from lesson_cases import gather
 from pyplay.ui.lessons import SPECS
 
 pytestmark = pytest.mark.browser
-SHARED_PAGE = True  # one loaded page for the module: each test opens its own lesson
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
 
 TABS = lessons()
 LIVE = {  # tab: (status line's class, look-inside columns), from tests/lessons/<key>/cases.py

@@ -9,6 +9,8 @@ import pytest
 
 from browserkit import CANVASES, settled_step, wait_for, wait_step
 
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
+
 pytestmark = pytest.mark.browser
 
 # the loss plots in the page: per plot (the Column holding the shown figure above the

@@ -13,7 +13,7 @@ import pytest
 from browserkit import wait_for
 
 pytestmark = pytest.mark.browser
-SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
 
 NODES = """() => {
   for (const m of window.pyplay.document.all_models) {

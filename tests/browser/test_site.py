@@ -15,7 +15,7 @@ import pytest
 from browserkit import PageLog, step_count, visible_button, wait_ready, wait_step
 
 pytestmark = pytest.mark.browser
-SHARED_PAGE = True  # one loaded page for the module's ready_page tests (conftest.py)
+SHARED_PAGE = "module"  # a page of its own: its tests break callbacks and patches (conftest.py)
 
 # the versions the site must ship, as pyproject.toml declares them (the one place)
 _PROJECT = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())

@@ -11,6 +11,8 @@ import pytest
 
 from browserkit import BUTTON_PROBLEMS, section_header, wait_for, wait_ready
 
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
+
 pytestmark = pytest.mark.browser
 
 MAP = """(name) => {
