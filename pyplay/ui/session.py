@@ -99,9 +99,11 @@ class TrainingSession:
     # patch, and the page redraws the loss plot for it (about 25 ms of the main thread each
     # on these machines): 0.1 s slices kept the recurrent lesson's main thread 35% busy
     budget_s = 0.25
-    # seconds the task hands back to the event loop after each slice: a click already waiting
-    # is a message older than this timer, so it is handled first even at 5 ms; 20 ms cost the
-    # Transformers lesson (slices of about 6 steps of 43 ms) 8-12% of its steps in the page
+    # seconds the task hands back to the event loop after each slice: a click that came during
+    # the slice is a message queued before this timer, and is handled before it fires (the
+    # browser tests of Pause within a step and of a head picked before the next slice pass at
+    # 5 ms); 20 ms cost the Transformers lesson (slices of about six 43 ms steps) 8-12% of its
+    # steps in the page
     yield_s = 0.005
     refresh_interval_s = 0.5  # live look-inside redraws at most this often while training
     max_refresh_share = 0.2  # ... and taking at most this share of the time
