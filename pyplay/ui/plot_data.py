@@ -108,10 +108,11 @@ def set_data(source: ColumnDataSource, data: dict[str, Any]) -> None:
     changed = changed_columns(source, data)
     if changed is None:
         source.data = data
-        _GIVEN[source] = {k: source.data[k] for k in data}
     elif changed:
         source.data.update(changed)
-        _GIVEN[source] = {k: source.data[k] for k in data}
+    else:
+        return
+    _GIVEN[source] = {k: source.data[k] for k in data}
 
 
 @without_property_validation
