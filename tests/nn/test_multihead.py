@@ -179,6 +179,7 @@ def test_matches_torch(name: str, self_attention: bool) -> None:
 
 def test_initialisation_like_torch() -> None:
     torch = pytest.importorskip("torch")
+    torch.manual_seed(0)  # torch's draw the same whatever ran before (in the same process)
     for kdim, vdim in ((None, None), (5, 3)):
         m = MultiheadAttention(16, 4, kdim=kdim, vdim=vdim, rng=0)
         fresh = torch.nn.MultiheadAttention(16, 4, kdim=kdim, vdim=vdim, batch_first=True)

@@ -362,6 +362,7 @@ def test_multihead_is_causal_matches_torch(extra_mask: bool) -> None:
 def test_initialisation_like_torch() -> None:
     torch = pytest.importorskip("torch")
     ours = TransformerDecoderLayer(16, 4, 32, rng=0)
+    torch.manual_seed(0)  # torch's draw the same whatever ran before (in the same process)
     fresh = torch.nn.TransformerDecoderLayer(16, 4, 32, batch_first=True)
     assert list(fresh.state_dict()) == list(ours.params)
     for name, theirs in fresh.state_dict().items():
