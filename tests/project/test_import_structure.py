@@ -7,6 +7,7 @@ libraries, so it runs without Panel, Bokeh or param."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from paths import ROOT
@@ -29,9 +30,11 @@ def _modules() -> dict[str, tuple[Path, bool]]:
 MODULES = _modules()
 
 
-def _imported(module: str) -> list[tuple[str, int]]:
+@functools.cache
+def _imported(module: str) -> tuple[tuple[str, int], ...]:
     """What ``module`` imports, anywhere in its file: ``(absolute name, line)``; a name
-    imported from a package is the submodule when there is one of that name."""
+    imported from a package is the submodule when there is one of that name. Read once for
+    the module's tests (each of four parsed every file of the package: 1-2 s each)."""
     path, is_package = MODULES[module]
     names: list[tuple[str, int]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -46,7 +49,7 @@ def _imported(module: str) -> list[tuple[str, int]]:
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
                 names.append((sub if sub in MODULES else base, node.lineno))
-    return names
+    return tuple(names)
 
 
 def _within(name: str) -> str | None:

@@ -6,6 +6,7 @@ tab's list of references."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -69,6 +70,13 @@ def _shown_literals(source: str) -> list[tuple[int, str]]:
         and isinstance(node.value, str)
         and id(node) not in documentation
     ]
+
+
+@functools.cache
+def _literals_of(path: Path) -> tuple[tuple[int, str], ...]:
+    """:func:`_shown_literals` of the file ``path``, read and parsed once for the module's
+    tests (two of them scan every file of the UI)."""
+    return tuple(_shown_literals(path.read_text(encoding="utf-8")))
 
 
 def _markdown_files() -> list[Path]:
@@ -172,7 +180,7 @@ def test_no_string_shown_on_the_page_names_a_lecture_by_its_course_code():
     (:func:`~pyplay.ui.lectures.lecture`); course codes only in the registry's references."""
     found = []
     for path in sorted(UI.rglob("*.py")):
-        for line, text in _shown_literals(path.read_text(encoding="utf-8")):
+        for line, text in _literals_of(path):
             if OLD.search(text) or (path != REGISTRY and CODES.search(text)):
                 found.append(f"{path.relative_to(UI)}:{line}: {text[:80]!r}")
     markdown = _markdown_files()
@@ -254,7 +262,7 @@ def test_no_help_text_or_label_says_the_lecture_without_naming_it():
 
     found = []
     for path in sorted(UI.rglob("*.py")):
-        for line, text in _shown_literals(path.read_text(encoding="utf-8")):
+        for line, text in _literals_of(path):
             if BARE.search(text):
                 found.append(
                     f"{path.relative_to(UI)}:{line}: {BARE.findall(text)} in {text[:60]!r}"

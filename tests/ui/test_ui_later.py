@@ -134,6 +134,7 @@ def test_a_failing_job_is_reported_and_the_queue_goes_on(queue, capsys):
     assert queue.run_next() == "a good job" and done == [True]
 
 
+@pytest.mark.slow  # builds the whole app and its first lesson: 2 s
 def test_natively_nothing_is_deferred(queue):
     app = create_app()
     tabs = _tabs(app)

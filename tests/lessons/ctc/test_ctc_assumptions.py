@@ -56,6 +56,7 @@ def test_dependent_outputs_cost_ctc_ln4_and_a_decoder_ln2() -> None:
     assert "and 0.500 on a or b alone" in exact.rows[1]
 
 
+@pytest.mark.slow  # builds a lesson's view: 1-2 s
 def test_section_in_the_lesson_and_its_button() -> None:
     lesson = CTCLesson()
     section = lesson.assumptions

@@ -139,6 +139,7 @@ def test_dynamic_lesson_view_refreshes() -> None:
     assert "0.800" in lesson.grad_text.object
 
 
+@pytest.mark.slow  # builds a lesson's view: 1-2 s
 def test_palette_numbers_refuse_bad_text_with_a_note_and_keep_the_last_good_value() -> None:
     import panel as pn
 

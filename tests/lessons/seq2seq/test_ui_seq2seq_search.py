@@ -56,6 +56,7 @@ def test_power_of_ten_against_exact_integers() -> None:
         power_of_ten(0, 3)
 
 
+@pytest.mark.slow  # builds a lesson's view: 1-2 s
 def test_lesson_counts_its_own_vocabulary_live() -> None:
     lesson = Seq2SeqLesson()
     M = len(lesson.state.task_obj.tgt_vocab)

@@ -140,6 +140,7 @@ def _shown(view: TextbookSeq2SeqView) -> list[tuple[str, set[str], set[str]]]:
     return out
 
 
+@pytest.mark.slow  # builds a lesson's view: 1-2 s
 def test_hagan_figs_follow_the_variant_and_build_headless() -> None:
     """Changing the score changes the figure (titles, weights); the page's Bokeh models build
     and hold the figures with their labels."""

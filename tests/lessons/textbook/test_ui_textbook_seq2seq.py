@@ -91,6 +91,7 @@ def test_step_list_matches_the_model(form: str) -> None:
     assert view.panel().get_root() is not None  # the Bokeh models build
 
 
+@pytest.mark.slow  # builds a lesson's view: 1-2 s
 def test_bad_typed_input_becomes_a_message_shown_escaped() -> None:
     view = TextbookSeq2SeqView()
     for typed, expected in (
