@@ -28,7 +28,10 @@ SHOT_SIZE = (1440, 900)
 
 
 def tab(page: Any, title: str) -> None:
-    page.locator(".bk-tab", has_text=title).first.click()
+    """Show tab ``title``: a click event sent to it (Playwright's ``click`` first waits for the
+    tab to hold still for two animation frames and scrolls it into view: 0.77 s a tab on a page
+    with every lesson drawn, 55 s of this module's 80 tab changes; sent, 0.31 s)."""
+    page.locator(".bk-tab", has_text=title).first.dispatch_event("click")
 
 
 def problems(page: Any) -> list[str]:
