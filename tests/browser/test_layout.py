@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from browserkit import BUTTON_PROBLEMS, CANVASES, laid_out, wait_for, wait_ready
+from browserkit import BUTTON_PROBLEMS, CANVASES, laid_out, show_tab, wait_for, wait_ready
 from pyplay.ui.lessons.dynamic.view import SUBTABS
 
 pytestmark = pytest.mark.browser
@@ -25,13 +25,6 @@ AHEAD = True  # the learner's page: every lesson built and drawn ahead (conftest
 SIZES = ((1280, 800), (1440, 900), (1920, 1080), (768, 1024))  # the last: a tablet
 SHOTS = Path(__file__).resolve().parents[2] / "web" / "screenshots"
 SHOT_SIZE = (1440, 900)
-
-
-def tab(page: Any, title: str) -> None:
-    """Show tab ``title``: a click event sent to it (Playwright's ``click`` first waits for the
-    tab to hold still for two animation frames and scrolls it into view: 0.77 s a tab on a page
-    with every lesson drawn, 55 s of this module's 80 tab changes; sent, 0.31 s)."""
-    page.locator(".bk-tab", has_text=title).first.dispatch_event("click")
 
 
 def problems(page: Any) -> list[str]:
@@ -55,20 +48,20 @@ def test_every_button_of_every_lesson_fits_at_four_sizes(page, site_url, page_lo
     titles = page.locator(".bk-tab").all_inner_texts()
     lessons = [t for t in titles if t not in ("Start here", "About", "Saved work")]
     for title in lessons:  # build every lesson once, at the first size
-        tab(page, title)
+        show_tab(page, title)
         page.get_by_role("button", name="Reset", exact=True).first.wait_for(timeout=60_000)
     SHOTS.mkdir(parents=True, exist_ok=True)
     failures: list[str] = []
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         for k, title in enumerate(titles):
-            tab(page, title)
+            show_tab(page, title)
             settle(page)
             failures += [f"{width}x{height} {title}: {p}" for p in problems(page)]
             if (width, height) == SHOT_SIZE:
                 name = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
                 page.screenshot(path=str(SHOTS / f"{k:02d}-{name}-{width}x{height}.png"))
-        tab(page, "Dynamic networks")
+        show_tab(page, "Dynamic networks")
         for sub in SUBTABS[1:]:  # every sub-tab after "Build and run"
             page.get_by_text(sub, exact=True).first.click()
             settle(page)
@@ -95,7 +88,7 @@ def test_long_text_wraps_and_the_textbook_heatmap_stays_inside(ready_page, page_
     out.first.wait_for(timeout=60_000)
     width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1]
-    tab(page, "Dynamic networks")
+    show_tab(page, "Dynamic networks")
     page.get_by_text("Textbook seq2seq", exact=True).first.click()
     page.get_by_role("button", name="General", exact=True).click()  # as the lesson's own test
     page.get_by_role("button", name="Step", exact=True).click()  # Explain needs one step

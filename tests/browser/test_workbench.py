@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from browserkit import BUTTON_PROBLEMS, CANVASES, lessons, wait_for, wait_ready
+from browserkit import BUTTON_PROBLEMS, CANVASES, lessons, show_tab, wait_for, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -135,7 +135,7 @@ def button(page: Any, name: str) -> Any:
 
 
 def open_tab(page: Any, title: str, css: str) -> None:
-    page.locator(".bk-tab", has_text=title).first.click()
+    show_tab(page, title)
     page.locator(f".{css} pre").locator("visible=true").first.wait_for(timeout=150_000)
     button(page, "Train").wait_for(timeout=150_000)
 
@@ -203,7 +203,7 @@ def test_train_the_loss_and_the_main_view_on_one_screen_all_live_at_every_size(d
         for title in [*LESSONS, *OTHER_TABS]:
             css = LESSONS.get(title)
             if css is None:
-                page.locator(".bk-tab", has_text=title).first.click()
+                show_tab(page, title)
             else:
                 open_tab(page, title, css)
             page.evaluate("window.scrollTo(0, 0)")
