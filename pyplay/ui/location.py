@@ -26,6 +26,7 @@ from pyplay.ui.urlstate import LESSON_SPECS, apply_settings, parse_query, to_que
 __all__ = [
     "LocationSync",
     "bind_location",
+    "follow_address",
     "lesson_states",
     "opened",
     "part_view",
@@ -309,3 +310,27 @@ def bind_location(
     if location.href:  # already known (panel serve): apply now
         sync._on_location()
     return sync
+
+
+def follow_address(address: str, location: Any = None) -> None:
+    """Give the document's address object (``pn.state.location``, or ``location``) the page's
+    address: ``address`` is the JSON of the browser's ``window.location``, which
+    ``web/site/page.js`` sends once the page is drawn. Its ``href`` and ``search`` reach
+    :class:`LocationSync`, which opens the lesson it names with its settings; keys the object
+    does not have are left out. (The browser tests on a shared page give it a link the same
+    way: ``tests/browser/browserkit.follow_link``.)"""
+    import json
+
+    from panel.util import edit_readonly
+
+    if location is None:
+        import panel as pn
+
+        location = pn.state.location
+    if location is None:
+        return
+    fields = json.loads(address)
+    if not isinstance(fields, dict):
+        raise TypeError(f"address: expected the JSON of an object, got {type(fields).__name__}")
+    with edit_readonly(location):
+        location.param.update({k: v for k, v in fields.items() if k in location.param})

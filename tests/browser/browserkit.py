@@ -321,12 +321,14 @@ def settle(page: Any) -> None:
 # The page's Python (run through ``window.pyplay.runPython``) that returns a page to a new
 # one's lessons: the "Start here" tab shown (every lesson left, so paused), every built lesson
 # dropped (its tab back to "Loading", so opening it builds it anew at its default settings, as a
-# page that builds a lesson when its tab opens does: ONE_LESSON), the address following the
-# rebuilt lessons, and the training pace and live redraws at their defaults. Returns the number
-# of lessons dropped.
+# page that builds a lesson when its tab opens does: ONE_LESSON), the address and the autosaver
+# following the rebuilt lessons (a dropped lesson's model no longer saved, a rebuilt one's
+# saved as a new page's), and the training pace and live redraws at their defaults. Returns
+# the number of lessons dropped.
 FRESH_LESSONS = """
 import gc
 from pyplay.ui.app import Playground, loading
+from pyplay.ui.autosave import Autosaver
 from pyplay.ui.location import LocationSync
 from pyplay.ui.session import TrainingSession
 
@@ -343,6 +345,12 @@ playground.prepared.clear()
 playground.drawn.clear()
 for sync in (o for o in gc.get_objects() if type(o) is LocationSync):
     sync._attached.clear()
+for saver in (o for o in gc.get_objects() if type(o) is Autosaver):
+    for tracked in saver.tracked.values():
+        for watcher in tracked.watchers:
+            tracked.state.param.unwatch(watcher)
+    saver.tracked.clear()
+    saver.pending.clear()
 TrainingSession.live = True
 TrainingSession.pace = 1.0
 str(len(dropped))
@@ -375,6 +383,28 @@ def fresh_lessons(page: Any) -> int:
     page.evaluate("() => window.pyplay.document._recompute_all_models()")
     open_lesson(page)
     return dropped
+
+
+# Replace the page's address by the link given (no reload) and give the worker the address
+# as the page sends it once drawn (web/site/page.js rendered(): window.location as JSON, taken
+# by pyplay.ui.location.follow_address).
+FOLLOW = """(query) => {
+  history.replaceState(history.state, "", query);
+  const address = JSON.stringify(JSON.stringify(window.location));  // a Python string too
+  return window.pyplay.runPython(
+    `from pyplay.ui.location import follow_address\nfollow_address(${address})\n"followed"`);
+}"""
+
+
+def follow_link(page: Any, query: str) -> None:
+    """Open the link ``query`` (e.g. ``"?lesson=memory&seed=3"``) on a page that earlier tests
+    used, as a page opened from it would: the lessons of a new page first
+    (:func:`fresh_lessons`), then the address replaced and handed to the page's Python the way
+    the page hands it over once drawn, so the link opens its lesson with its settings. For the
+    tests that use a link only to set a lesson up, on a shared page (``SHARED_PAGE = True``), in
+    place of a cold load (10-30 s); ``test_shared_link`` loads its first link cold."""
+    fresh_lessons(page)
+    assert page.evaluate(FOLLOW, query) == "followed"
 
 
 def section_header(page: Any, title: str) -> Any:

@@ -36,6 +36,7 @@ from pagemeasure import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+VIEWPORT = {"width": 1400, "height": 1000}  # a test page's window (a shared page's between tests)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -91,7 +92,7 @@ def _harness(ctx: Any, module: Any) -> None:
 def _load(browser: Any, site_url: str, module: Any) -> tuple[Any, Any, PageLog]:
     """A new context with the test harness of ``module`` (:func:`_harness`) and a playground
     loaded in it, ready: (context, page, the log of its loading)."""
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx = browser.new_context(viewport=VIEWPORT)
     _harness(ctx, module)
     p = ctx.new_page()
     loading = PageLog()
@@ -184,7 +185,7 @@ def context(request: pytest.FixtureRequest, browser: Any) -> Iterator[Any]:
     """A browser context whose pages open every section as it is drawn (the tests of what a
     section holds; :data:`browserkit.OPEN_SECTIONS`) and build a lesson when its tab opens
     (unless the module says ``AHEAD = True``: :func:`_harness`)."""
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx = browser.new_context(viewport=VIEWPORT)
     _harness(ctx, request.module)
     yield ctx
     ctx.close()
@@ -205,7 +206,8 @@ def ready_page(request: pytest.FixtureRequest, site_url: str, page_log: PageLog)
     In a module that says ``SHARED_PAGE = True`` every test gets the module's page
     (:func:`module_page`: the session's shared page, its lessons new at the module's start,
     or one of the module's own), left by the test before as :func:`browserkit.settle` leaves it:
-    nothing training, no notice, the first lesson open; ``page_log`` records this test only.
+    nothing training, no notice, the first lesson open, the window at :data:`VIEWPORT`;
+    ``page_log`` records this test only.
     """
     if not _shares_page(request):
         page = request.getfixturevalue("page")
@@ -219,4 +221,6 @@ def ready_page(request: pytest.FixtureRequest, site_url: str, page_log: PageLog)
     open_lesson(page)
     yield page
     stop()
+    if page.viewport_size != VIEWPORT:  # a test that resized the window
+        page.set_viewport_size(VIEWPORT)
     settle(page)

@@ -9,9 +9,10 @@ import re
 
 import pytest
 
-from browserkit import wait_for, wait_ready
+from browserkit import follow_link, wait_for
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
 
 PLOT = """() => {
   for (const m of window.pyplay.document.all_models) {
@@ -29,14 +30,15 @@ def progress(page) -> str:
     return page.locator(".pyplay-bylength-progress pre").inner_text()
 
 
-def test_a_short_comparison_draws_exact_match_by_length(page, page_log, site_url):
+def test_a_short_comparison_draws_exact_match_by_length(ready_page, page_log):
+    page = ready_page
     warnings: list[str] = []
     page.on("console", lambda m: m.type == "warning" and warnings.append(m.text))
-    page.goto(
-        site_url + "?lesson=seq2seq&hidden_size=8&batch_size=8&min_len=2&max_len=4"
-        "&num_layers=2&bidirectional=true"
+    follow_link(
+        page,
+        "?lesson=seq2seq&hidden_size=8&batch_size=8&min_len=2&max_len=4"
+        "&num_layers=2&bidirectional=true",
     )
-    wait_ready(page)
     page.get_by_text("Attention and long sentences").wait_for(timeout=120_000)
     page.get_by_text("Reversal: read 2-4 letters").first.wait_for(timeout=30_000)
     # the lesson the address opened is still being drawn: under load its first draw kept the

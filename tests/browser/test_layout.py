@@ -42,9 +42,8 @@ def settle(page: Any) -> None:
     laid_out(page, opened=True)
 
 
-def test_every_button_of_every_lesson_fits_at_four_sizes(page, site_url, page_log):
-    page.goto(site_url)
-    wait_ready(page)
+def test_every_button_of_every_lesson_fits_at_four_sizes(ready_page, page_log):
+    page = ready_page
     titles = page.locator(".bk-tab").all_inner_texts()
     lessons = [t for t in titles if t not in ("Start here", "About", "Saved work")]
     for title in lessons:  # build every lesson once, at the first size
@@ -118,9 +117,13 @@ def test_generate_without_a_character_model_says_so_under_the_button(ready_page,
     page.locator("select:visible").first.select_option(label="Adding problem")
     # (the worker takes the page's events in order: the task changes before Generate's click)
     page.get_by_role("button", name="Generate", exact=True).click()
-    note = page.locator(".pyplay-local-note pre")
-    note.wait_for(timeout=30_000)
-    assert "Sampling needs the character model" in note.inner_text()
+    notes = page.locator(".pyplay-local-note pre >> visible=true")  # (every lesson's is drawn)
+    wait_for(
+        page,
+        lambda: any("Sampling needs the character model" in t for t in notes.all_inner_texts()),
+        "the note under Generate",
+        30,
+    )
     assert page.locator(".alert", has_text="Sampling needs").count() == 0  # not the banner
     assert page_log.errors == []
 

@@ -8,9 +8,10 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from browserkit import wait_for, wait_ready
+from browserkit import follow_link, wait_for
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
 
 IMAGE_SHAPES = """() => {
   const out = [];
@@ -32,9 +33,9 @@ def _address(page) -> dict[str, str]:
     return dict(parse_qsl(page.evaluate("window.location.search").lstrip("?")))
 
 
-def test_location_addressing_on_the_copy_task(page, page_log, site_url):
-    page.goto(site_url + "?lesson=memory&task=copy&addressing=location&seq_len=6&seed=3")
-    wait_ready(page)
+def test_location_addressing_on_the_copy_task(ready_page, page_log, site_url):
+    page = ready_page
+    follow_link(page, "?lesson=memory&task=copy&addressing=location&seq_len=6&seed=3")
     heading = page.get_by_text("Location addressing at the step above, stage by stage")
     heading.wait_for(timeout=60_000)
     page.get_by_text("Delayed recall: read 6 random symbols").first.wait_for(timeout=30_000)

@@ -9,9 +9,10 @@ import time
 
 import pytest
 
-from browserkit import settled, wait_ready, wait_step
+from browserkit import follow_link, settled, wait_step
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
 
 STATUS = re.compile(r"Step (\d+): (?:\w+ )*?loss (\S+)")  # "loss" or "transformer loss"
 # the status line of the lesson shown (each lesson's has a class "pyplay-...-status")
@@ -33,9 +34,9 @@ def set_input(page, label: str, value: str) -> None:
     box.press("Enter")
 
 
-def test_a_run_that_blows_up_keeps_the_model_and_says_so_next_to_train(page, page_log, site_url):
-    page.goto(site_url + "?lesson=rnn&task=adding&cell=lstm&seq_len=10")
-    wait_ready(page)
+def test_a_run_that_blows_up_keeps_the_model_and_says_so_next_to_train(ready_page, page_log):
+    page = ready_page
+    follow_link(page, "?lesson=rnn&task=adding&cell=lstm&seq_len=10")
     page.get_by_role("button", name="Train", exact=True).click()
     wait_step(page, 150)
     page.get_by_role("button", name="Pause", exact=True).click()
@@ -97,9 +98,9 @@ def pause_latency(page) -> float:
         "&batch_size=128",  # and for 300 s here (about 6 s a step)
     ],
 )
-def test_pause_pauses_within_a_step(page, page_log, site_url, query):
-    page.goto(site_url + query)
-    wait_ready(page)
+def test_pause_pauses_within_a_step(ready_page, page_log, query):
+    page = ready_page
+    follow_link(page, query)
     page.get_by_role("button", name="Train", exact=True).click()
     time.sleep(4.0)
     before = status(page)[0]
@@ -112,12 +113,12 @@ def test_pause_pauses_within_a_step(page, page_log, site_url, query):
     assert page_log.errors == []
 
 
-def test_a_step_too_slow_for_the_page_stops_training_with_a_note(page, page_log, site_url):
-    page.goto(
-        site_url + "?lesson=rnn&task=charlm&cell=lstm&hidden_size=128&num_layers=3"
-        "&seq_len=100&batch_size=128"
+def test_a_step_too_slow_for_the_page_stops_training_with_a_note(ready_page, page_log):
+    page = ready_page
+    follow_link(
+        page,
+        "?lesson=rnn&task=charlm&cell=lstm&hidden_size=128&num_layers=3&seq_len=100&batch_size=128",
     )
-    wait_ready(page)
     page.get_by_text("New LSTM with", exact=False).first.wait_for(timeout=60_000)
     page.get_by_role("button", name="Train", exact=True).click()
     note = page.get_by_text(re.compile(r"Training paused: one step takes [\d.]+ s"))

@@ -8,10 +8,11 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from browserkit import wait_ready
+from browserkit import follow_link, wait_ready
 from pyplay.ui.lessons.seq2seq.state import Seq2SeqState
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
 
 
 def test_a_shared_link_reproduces_the_setup(page, page_log, site_url):
@@ -28,9 +29,9 @@ def _address(page) -> dict[str, str]:
     return dict(parse_qsl(page.evaluate("window.location.search").lstrip("?")))
 
 
-def test_the_address_follows_each_change(page, page_log, site_url):
-    page.goto(site_url + "?lesson=seq2seq&cell=gru&seed=5")
-    wait_ready(page)
+def test_the_address_follows_each_change(ready_page, page_log):
+    page = ready_page
+    follow_link(page, "?lesson=seq2seq&cell=gru&seed=5")
     page.wait_for_function("() => window.location.search.includes('wiring=')", timeout=60_000)
     entries = page.evaluate("window.history.length")
     for label, cell in (("LSTM", "lstm"), ("RNN", "rnn"), ("GRU", "gru")):  # one change each
@@ -53,9 +54,9 @@ def test_the_address_follows_each_change(page, page_log, site_url):
     assert page_log.errors == []
 
 
-def test_a_bad_value_in_the_link_is_a_message(page, page_log, site_url):
-    page.goto(site_url + "?lesson=ctc&hidden_size=lots&seed=2")
-    wait_ready(page)
+def test_a_bad_value_in_the_link_is_a_message(ready_page, page_log):
+    page = ready_page
+    follow_link(page, "?lesson=ctc&hidden_size=lots&seed=2")
     message = re.compile(r"Address: hidden_size must be an integer from 4 to 96, got .lots.")
     page.get_by_text(message).wait_for(timeout=60_000)
     assert page.get_by_role("button", name="Step", exact=True).is_visible()  # CTC is open

@@ -12,10 +12,11 @@ import re
 import pytest
 from test_lesson_rnn_variants import set_checkbox  # Bokeh's checkbox, set and seen in the address
 
-from browserkit import wait_for, wait_ready, wait_step
+from browserkit import follow_link, wait_for, wait_step
 from pyplay.ui.lessons.transformer.view import POSITION_TEXT
 
 pytestmark = pytest.mark.browser
+SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
 
 TEXTS = """() => Array.from(window.pyplay.document.all_models)
   .map((m) => m.text).filter((t) => typeof t === "string")"""
@@ -30,11 +31,11 @@ def transformer_step(page) -> int:
     return int(found.group(1)) if found else 0
 
 
-def test_feedforward_layers_and_every_positional_encoding(page, page_log, site_url):
+def test_feedforward_layers_and_every_positional_encoding(ready_page, page_log):
+    page = ready_page
     warnings: list[str] = []
     page.on("console", lambda m: m.type == "warning" and warnings.append(m.text))
-    page.goto(site_url + "?lesson=rnn&feedforward_layers=2&num_layers=3&hidden_size=8&task=copy")
-    wait_ready(page)
+    follow_link(page, "?lesson=rnn&feedforward_layers=2&num_layers=3&hidden_size=8&task=copy")
     note = "It reads the input through 2 feed-forward tanh layer(s) first."
     page.get_by_text(note).first.wait_for(timeout=120_000)
     visible_button(page, "Step").click()

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from browserkit import BUTTON_PROBLEMS, section_header, wait_for, wait_ready
+from browserkit import BUTTON_PROBLEMS, follow_link, section_header, wait_for
 
 SHARED_PAGE = True  # the session's shared page, with new lessons for this module (conftest.py)
 
@@ -73,10 +73,10 @@ def test_encoder_decoder_attention_follows_training(ready_page, page_log):
 
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 800), (768, 1024)])
-def test_the_encoder_decoder_view_fits_the_window(page, site_url, page_log, width, height):
+def test_the_encoder_decoder_view_fits_the_window(ready_page, page_log, width, height):
+    page = ready_page
     page.set_viewport_size({"width": width, "height": height})
-    page.goto(site_url + "?lesson=transformer&arch=encoder_decoder&pair_task=dates")
-    wait_ready(page)
+    follow_link(page, "?lesson=transformer&arch=encoder_decoder&pair_task=dates")
     section_header(page, "Encoder-decoder attention").wait_for(timeout=150_000)
     wait_for(page, lambda: page.evaluate(MAP, "tf-cross-attention"), "the cross-attention map")
     found: list[str] = []

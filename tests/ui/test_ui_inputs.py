@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
@@ -17,14 +18,13 @@ pytest.importorskip("panel")
 
 import panel as pn
 from panel.io.location import Location
-from panel.util import edit_readonly
 
 from pyplay.ui.app import address_note
 from pyplay.ui.base_state import SEED_MAX, LessonBase
 from pyplay.ui.inputs import NumberBox, cut_note, paste_box
 from pyplay.ui.lessons.rnn.data_views import data_panel
 from pyplay.ui.lessons.rnn.state import MAX_UPLOAD_BYTES, LessonState
-from pyplay.ui.location import bind_location
+from pyplay.ui.location import bind_location, follow_address
 from pyplay.ui.saved_work import SavedWork
 from pyplay.ui.storage import MemoryStore, Snapshot, StoreError
 from pyplay.ui.text import Text
@@ -133,8 +133,22 @@ class _Page:
 
 
 def _arrive(location: Location, search: str) -> None:
-    with edit_readonly(location):
-        location.param.update(href="http://localhost/index.html" + search, search=search)
+    """The page's address arrives as web/site/page.js sends it: ``window.location`` as JSON,
+    with keys the address object does not have (``ancestorOrigins``, ``origin``)."""
+    href = "http://localhost/index.html" + search
+    sent = {"href": href, "search": search, "origin": "http://localhost", "ancestorOrigins": {}}
+    follow_address(json.dumps(sent), location)
+
+
+def test_follow_address_takes_what_the_address_object_has_and_names_what_it_expected():
+    location = Location()
+    _arrive(location, "?lesson=rnn&seed=3")  # no playground bound: the address as sent
+    assert (location.href, location.search) == (
+        "http://localhost/index.html?lesson=rnn&seed=3",
+        "?lesson=rnn&seed=3",
+    )
+    with pytest.raises(TypeError, match="address: expected the JSON of an object, got list"):
+        follow_address("[1, 2]", Location())
 
 
 def test_an_address_naming_no_lesson_of_the_page_is_said_above_the_tabs():

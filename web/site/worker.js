@@ -249,13 +249,8 @@ state._on_load(state.curdoc)
     self.pyodide.globals.set("location", msg.location);
     try {
       await self.pyodide.runPythonAsync(`
-import json
-from panel.io.state import state
-from panel.util import edit_readonly
-if state.location:
-    loc_data = json.loads(location)
-    with edit_readonly(state.location):
-        state.location.param.update({k: v for k, v in loc_data.items() if k in state.location.param})
+from pyplay.ui.location import follow_address
+follow_address(location)
 `);
     } catch (err) {  // as for a patch: the page says so
       pyError(err);
