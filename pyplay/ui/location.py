@@ -18,6 +18,7 @@ autosave (:mod:`pyplay.ui.saved_work`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -319,8 +320,6 @@ def follow_address(address: str, location: Any = None) -> None:
     :class:`LocationSync`, which opens the lesson it names with its settings; keys the object
     does not have are left out. (The browser tests on a shared page give it a link the same
     way: ``tests/browser/browserkit.follow_link``.)"""
-    import json
-
     from panel.util import edit_readonly
 
     if location is None:
