@@ -20,14 +20,29 @@ python3 -m ruff format --check .
 python3 -m ruff check .
 python3 -m mypy
 # Every test (without -m, pytest runs the fast tier only: addopts in pyproject.toml), in two
-# runs: the tests that need no browser on two workers (pytest-xdist; one BLAS thread each, so
-# the two share the machine's cores instead of fighting for them), then the browser tests one
-# at a time (each drives a whole Chromium with Pyodide, which already uses two threads; on two
-# workers, --dist loadgroup keeps a module's tests together, they ran only about 10% faster
-# and timed out under the load). -p no:benchmark: a pytest-benchmark installed on the machine
-# refuses to run under xdist.
-python3 build.py  # the site, once, before the workers (tests that need it find it fresh)
-OPENBLAS_NUM_THREADS=1 python3 -m pytest -q -p no:cacheprovider -p no:benchmark \
-  -n 2 --dist worksteal -m "not browser" "$@"
+# runs side by side. The browser tests run one at a time in the foreground: each drives a whole
+# Chromium with Pyodide, which keeps about 1.3 of the machine's two cores busy (on two workers,
+# --dist loadgroup keeping a module's tests together, they ran only about 10% faster and timed
+# out). The tests that need no browser run beside them at the lowest CPU priority (nice 19) on
+# two workers (pytest-xdist; one BLAS thread each): they take the cores the browser leaves idle
+# and give them back as soon as Chromium wants them, so the browser tests run as they would
+# alone. Their report is printed once both runs have ended; the script fails if either failed.
+# -p no:benchmark: a pytest-benchmark installed on the machine refuses to run under xdist.
+python3 build.py  # the site, once, before both runs (tests that need it find it fresh)
+others_log="$(mktemp)"
+OPENBLAS_NUM_THREADS=1 nice -n 19 python3 -m pytest -q -p no:cacheprovider -p no:benchmark \
+  -n 2 --dist worksteal -m "not browser" "$@" >"$others_log" 2>&1 &
+others=$!
 # --durations: the slowest browser tests, so a CI log shows where the tier's time went
-python3 -m pytest -q -p no:cacheprovider -p no:benchmark -m "browser" --durations=15 "$@"
+browser_status=0
+python3 -m pytest -q -p no:cacheprovider -p no:benchmark -m "browser" --durations=15 "$@" \
+  || browser_status=$?
+others_status=0
+wait "$others" || others_status=$?
+echo "== the tests that need no browser (run beside the browser tests, nice 19) =="
+cat "$others_log"
+rm -f "$others_log"
+if [ "$browser_status" -ne 0 ] || [ "$others_status" -ne 0 ]; then
+  echo "failed: browser tests exit $browser_status, the others exit $others_status" >&2
+  exit 1
+fi

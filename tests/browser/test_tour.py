@@ -4,8 +4,9 @@ The tour (:func:`tour`, once for the module) opens every tab of one playground b
 learner's is (``AHEAD``: every lesson built and drawn ahead) with every section opened as it
 is drawn (``browserkit.OPEN_SECTIONS``). In each tab it runs axe-core on the tab as it is first
 shown; in each lesson (and each sub-lesson of a tab) it trains one step with Step and waits for
-the step and a plot on screen; in each lesson with a tab of its own it then trains for 3 s with
-Train and pauses. At the end it waits for the page to settle. What it saw is checked by:
+the step and a plot on screen; in each lesson with a tab of its own it then trains with Train
+until the status line has been redrawn live twice, and pauses. At the end it waits for the page
+to settle. What it saw is checked by:
 
 - **accessibility (issue 36):** no tab has a critical or serious axe-core violation of WCAG 2.1
   A/AA (axe-core comes with the PyPI package ``axe-playwright-python``, injected through
@@ -47,7 +48,7 @@ LOADED = (
 # every lesson: its tab's title, then the sub-tab inside it (None: the tab is the lesson)
 TOUR = tuple((SPECS[s.parent].title, s.title) if s.parent else (s.title, None) for s in LESSONS)
 STEP = re.compile(r"Step [1-9]")
-TRAIN_S = 3.0  # seconds each lesson with a tab of its own trains in the tour
+REDRAWS = 2  # live redraws of the status line each lesson with a tab of its own trains for
 
 
 def never_loaded(page: Any) -> list[str]:
@@ -75,6 +76,22 @@ class Tour:
     notices: int = -1  # notices over the page at the end
     console: list[str] = field(default_factory=list)  # warnings and errors, after the start
     errors: list[str] = field(default_factory=list)  # the page log's errors, the start included
+
+
+def shown_steps(page: Any) -> list[str]:
+    """The visible "Step N" lines of the tab shown."""
+    return list(page.get_by_text(STEP).locator("visible=true").all_inner_texts())
+
+
+def train_lesson(page: Any, name: str) -> None:
+    """Train the lesson shown with Train until its status line has been redrawn live
+    :data:`REDRAWS` times, then Pause."""
+    visible_button(page, "Train").click()
+    for k in range(REDRAWS):
+        before = shown_steps(page)
+        wait_for(page, lambda b=before: shown_steps(page) != b, f"{name}: live redraw {k + 1}", 120)
+    visible_button(page, "Pause").click()
+    time.sleep(1.0)
 
 
 def step_lesson(page: Any, name: str) -> None:
@@ -126,10 +143,7 @@ def tour(module_page: tuple[Any, Any]) -> Tour:
             continue
         step_lesson(page, title)
         seen.stepped.append(title)
-        visible_button(page, "Train").click()
-        time.sleep(TRAIN_S)
-        visible_button(page, "Pause").click()
-        time.sleep(1.0)
+        train_lesson(page, title)
         seen.trained.append(title)
         for sub in (sub for tab, sub in TOUR if tab == title and sub is not None):
             page.get_by_text(sub, exact=True).first.click()
