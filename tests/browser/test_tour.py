@@ -36,7 +36,7 @@ from browserkit import blocking_violations, laid_out, visible_button, wait_for
 from pyplay.ui.lessons import LESSONS, SPECS
 
 pytestmark = pytest.mark.browser
-SHARED_PAGE = True  # the session's learner's page, first of its modules (conftest.py)
+SHARED_PAGE = True  # the tour's one page (conftest.module_page)
 AHEAD = True  # the learner's page: every lesson built and drawn ahead (conftest.py)
 
 # top-level modules the page must never import on its own
