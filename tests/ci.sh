@@ -21,12 +21,12 @@ python3 -m ruff check .
 python3 -m mypy
 # Every test (without -m, pytest runs the fast tier only: addopts in pyproject.toml), in two
 # runs side by side. The browser tests run one at a time in the foreground: each drives a whole
-# Chromium with Pyodide, which keeps about 1.3 of the machine's two cores busy (on two workers,
+# Chromium with Pyodide, which kept about 1.1 of the machine's two cores busy (on two workers,
 # --dist loadgroup keeping a module's tests together, they ran only about 10% faster and timed
 # out). The tests that need no browser run beside them at the lowest CPU priority (nice 19) on
 # two workers (pytest-xdist; one BLAS thread each): they take the cores the browser leaves idle
-# and give them back as soon as Chromium wants them, so the browser tests run as they would
-# alone. Their report is printed once both runs have ended; the script fails if either failed.
+# and give them back as soon as Chromium wants them (the browser tests took 2,400 s beside
+# them, 2,420 s alone). Their report is printed once both runs have ended; the script fails if either failed.
 # -p no:benchmark: a pytest-benchmark installed on the machine refuses to run under xdist.
 python3 build.py  # the site, once, before both runs (tests that need it find it fresh)
 others_log="$(mktemp)"
