@@ -8,7 +8,9 @@ and the console errors it logged.
 A page's cold start costs 10-30 s on these machines, so the test modules that say
 ``SHARED_PAGE = True`` run on one page loaded once for the session (:func:`module_page`):
 each module starts with the lessons of a new page (:func:`browserkit.fresh_lessons`), and
-each test leaves it as :func:`browserkit.settle` says.
+each test leaves it as :func:`browserkit.settle` says. The modules that also say
+``AHEAD = True`` (the tour first, then the layout tests) share a second one, the learner's
+page, every lesson built and drawn ahead, each taking it as the module before left it.
 """
 
 from __future__ import annotations
@@ -39,12 +41,31 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 VIEWPORT = {"width": 1400, "height": 1000}  # a test page's window (a shared page's between tests)
 
 
+FIRST_ON_LEARNERS_PAGE = "test_tour"  # it reads the learner's shared page as it opened
+LEARNERS_PAGE_LAST: list[str] = []  # the last module of the run on it (it closes the page)
+
+
+def _on_learners_page(module: Any) -> bool:
+    """Whether a test module shares the session's learner's page (:func:`module_page`)."""
+    return bool(getattr(module, "AHEAD", False)) and getattr(module, "SHARED_PAGE", None) is True
+
+
+@pytest.hookimpl(trylast=True)  # after tests/conftest.py's sort, which it must not undo
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Keep each module's browser tests on one worker when the suite runs on several
-    (``--dist loadgroup``, see the README): they may share the module's loaded page."""
+    (``--dist loadgroup``, see the README): they may share the module's loaded page. Of the
+    modules on the learner's shared page, :data:`FIRST_ON_LEARNERS_PAGE`'s tests run first."""
     for item in items:
         if item.get_closest_marker("browser") is not None and item.module is not None:
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+    first = [i for i in items if getattr(i.module, "__name__", "") == FIRST_ON_LEARNERS_PAGE]
+    rest = [i for i in items if getattr(i.module, "__name__", "") != FIRST_ON_LEARNERS_PAGE]
+    at = next((k for k, i in enumerate(rest) if _on_learners_page(i.module)), len(rest))
+    items[:] = rest[:at] + first + rest[at:]
+    on_it = [
+        i.module.__name__ for i in items if i.module is not None and _on_learners_page(i.module)
+    ]
+    LEARNERS_PAGE_LAST[:] = on_it[-1:]
 
 
 @pytest.fixture(scope="session")
@@ -104,9 +125,10 @@ def _load(browser: Any, site_url: str, module: Any) -> tuple[Any, Any, PageLog]:
 
 
 class SessionPage:
-    """The one playground that the test modules sharing a page across the session use (see
-    :func:`module_page`), loaded when a module first asks for it and again when a module
-    left it broken (not ready, or its start failed)."""
+    """A playground that the test modules sharing a page across the session use (see
+    :func:`module_page`: one with each lesson built when its tab opens, one as a learner's),
+    loaded when a module first asks for it and again when a module left it broken (not
+    ready, or its start failed)."""
 
     def __init__(self, browser: Any, site_url: str) -> None:
         self.browser, self.site_url = browser, site_url
@@ -134,7 +156,17 @@ class SessionPage:
 
 @pytest.fixture(scope="session")
 def session_page(browser: Any, site_url: str) -> Iterator[SessionPage]:
-    """The session's shared playground (:class:`SessionPage`)."""
+    """The session's shared playground (:class:`SessionPage`), each lesson built when its tab
+    opens."""
+    shared = SessionPage(browser, site_url)
+    yield shared
+    shared.close()
+
+
+@pytest.fixture(scope="session")
+def learners_page(browser: Any, site_url: str) -> Iterator[SessionPage]:
+    """The session's shared learner's playground (:class:`SessionPage`): every lesson built
+    and drawn ahead, for the modules that say ``AHEAD = True`` and ``SHARED_PAGE = True``."""
     shared = SessionPage(browser, site_url)
     yield shared
     shared.close()
@@ -150,13 +182,22 @@ def module_page(
     A module with the default harness (:func:`_harness`: each lesson built when its tab opens)
     takes the session's one page (:func:`session_page`), given the lessons of a new page
     first (:func:`browserkit.fresh_lessons`: every lesson built earlier dropped, so each opens
-    at its defaults); a module that says ``AHEAD = True`` or ``SHARED_PAGE = "module"`` (its
-    tests break the page on purpose) loads one page of its own."""
+    at its defaults). A module that says ``AHEAD = True`` takes the session's learner's page
+    (:func:`learners_page`) as the module before left it, its lessons built, trained and their
+    sections opened (the tour, ``test_tour.py``, takes it first: it checks the page as it
+    opened, and building and drawing every lesson ahead costs a minute). A module that says
+    ``SHARED_PAGE = "module"`` (its tests break the page on purpose) loads one of its own."""
     module = request.module
-    if getattr(module, "AHEAD", False) or getattr(module, "SHARED_PAGE", None) == "module":
+    if getattr(module, "SHARED_PAGE", None) == "module":
         ctx, p, loading = _load(browser, site_url, module)
         yield p, loading
         ctx.close()
+        return
+    if getattr(module, "AHEAD", False):
+        learners = request.getfixturevalue("learners_page")
+        yield learners.get(module)
+        if [module.__name__] == LEARNERS_PAGE_LAST:  # no module after it needs the page
+            learners.close()
         return
     p, loading = request.getfixturevalue("session_page").get(module)
     fresh_lessons(p)
@@ -204,8 +245,9 @@ def ready_page(request: pytest.FixtureRequest, site_url: str, page_log: PageLog)
     page opens on it, the course's first).
 
     In a module that says ``SHARED_PAGE = True`` every test gets the module's page
-    (:func:`module_page`: the session's shared page, its lessons new at the module's start,
-    or one of the module's own), left by the test before as :func:`browserkit.settle` leaves it:
+    (:func:`module_page`: the session's shared page, its lessons new at the module's start;
+    the learner's page as the module before left it; or one of the module's own), left by the
+    test before as :func:`browserkit.settle` leaves it:
     nothing training, no notice, the first lesson open, the window at :data:`VIEWPORT`;
     ``page_log`` records this test only.
     """

@@ -36,7 +36,7 @@ from browserkit import blocking_violations, laid_out, visible_button, wait_for
 from pyplay.ui.lessons import LESSONS, SPECS
 
 pytestmark = pytest.mark.browser
-SHARED_PAGE = True  # the tour's one page (conftest.module_page)
+SHARED_PAGE = True  # the session's learner's page, first of its modules (conftest.py)
 AHEAD = True  # the learner's page: every lesson built and drawn ahead (conftest.py)
 
 # top-level modules the page must never import on its own
@@ -124,8 +124,8 @@ def tour(module_page: tuple[Any, Any]) -> Tour:
     seen.pandas_at_start = never_loaded(page)
     seen.titles = page.get_by_role("tablist").first.get_by_role("tab").all_inner_texts()
     seen.selected_first = page.get_by_role("tab", selected=True).first.inner_text()
-    page.get_by_role("slider", name="Hidden size").first.wait_for(timeout=10_000)
-    page.get_by_label("Learning rate").first.wait_for(timeout=30_000)  # More settings opened
+    page.get_by_role("slider", name="Hidden size").first.wait_for(timeout=60_000)
+    page.get_by_label("Learning rate").first.wait_for(timeout=120_000)  # More settings opened
     seen.labelled = True
     lessons = {spec.title for spec in LESSONS if spec.parent is None}
     for title in seen.titles:
@@ -135,9 +135,11 @@ def tour(module_page: tuple[Any, Any]) -> Tour:
             page,
             lambda t=title: page.get_by_role("tab", selected=True).first.inner_text() == t,
             f"the tab {title!r} shown",
-            timeout_s=60,
+            timeout_s=120,
         )
-        laid_out(page, opened=True)  # built, drawn, its sections opened, its layout held
+        # built, drawn, its sections opened, its layout held (a generous wait: the tour opens
+        # each tab the first time, early in the run, beside the busiest of the other tests)
+        laid_out(page, opened=True, timeout_s=180)
         seen.violations[title] = blocking_violations(page, preload=title == seen.titles[0])
         if title not in lessons:
             continue
