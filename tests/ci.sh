@@ -26,7 +26,8 @@ python3 -m mypy
 # out). The tests that need no browser run beside them at the lowest CPU priority (nice 19) on
 # two workers (pytest-xdist; one BLAS thread each): they take the cores the browser leaves idle
 # and give them back as soon as Chromium wants them (the browser tests took 2,400 s beside
-# them, 2,420 s alone). Their report is printed once both runs have ended; the script fails if either failed.
+# them, 2,420 s alone). Their report is printed once both runs have ended; the script fails
+# if either failed.
 # -p no:benchmark: a pytest-benchmark installed on the machine refuses to run under xdist.
 python3 build.py  # the site, once, before both runs (tests that need it find it fresh)
 others_log="$(mktemp)"

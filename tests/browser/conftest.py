@@ -42,7 +42,6 @@ VIEWPORT = {"width": 1400, "height": 1000}  # a test page's window (a shared pag
 
 
 FIRST_ON_LEARNERS_PAGE = "test_tour"  # it reads the learner's shared page as it opened
-LEARNERS_PAGE_LAST: list[str] = []  # the last module of the run on it (it closes the page)
 
 
 def _on_learners_page(module: Any) -> bool:
@@ -54,12 +53,10 @@ def _on_learners_page(module: Any) -> bool:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Keep each module's browser tests on one worker when the suite runs on several
     (``--dist loadgroup``, see the README): they may share the module's loaded page. The
-    modules on the learner's shared page run last, :data:`FIRST_ON_LEARNERS_PAGE`'s first:
-    in the CI script (``tests/ci.sh``) the tests that need no browser have ended by then. The
-    tour opens every lesson of a new page with every section drawn: run among the first tests,
-    beside those at nice 19, it took 435 s (fresh-clone run of 79ae916), against 200 s run
-    after them (d9504e8's; the machine about 1.3x slower in the first run, as the tests that
-    did not move show)."""
+    modules on the learner's shared page run last, :data:`FIRST_ON_LEARNERS_PAGE`'s first
+    (it checks the page as it opened): in the CI script (``tests/ci.sh``) the tests that need
+    no browser have ended by then (beside them the tour took 435 s, after them 200 s: README).
+    The session's end then closes that page (:func:`learners_page`)."""
     for item in items:
         if item.get_closest_marker("browser") is not None and item.module is not None:
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
@@ -67,10 +64,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rest = [i for i in items if getattr(i.module, "__name__", "") != FIRST_ON_LEARNERS_PAGE]
     on = [i for i in rest if i.module is not None and _on_learners_page(i.module)]
     items[:] = [i for i in rest if i not in on] + first + on
-    on_it = [
-        i.module.__name__ for i in items if i.module is not None and _on_learners_page(i.module)
-    ]
-    LEARNERS_PAGE_LAST[:] = on_it[-1:]
 
 
 @pytest.fixture(scope="session")
@@ -199,10 +192,7 @@ def module_page(
         ctx.close()
         return
     if getattr(module, "AHEAD", False):
-        learners = request.getfixturevalue("learners_page")
-        yield learners.get(module)
-        if [module.__name__] == LEARNERS_PAGE_LAST:  # no module after it needs the page
-            learners.close()
+        yield request.getfixturevalue("learners_page").get(module)
         return
     p, loading = request.getfixturevalue("session_page").get(module)
     fresh_lessons(p)

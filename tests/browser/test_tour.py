@@ -138,7 +138,7 @@ def tour(module_page: tuple[Any, Any]) -> Tour:
             timeout_s=120,
         )
         # built, drawn, its sections opened, its layout held (a generous wait: the tour opens
-        # each tab the first time, early in the run, beside the busiest of the other tests)
+        # each tab the first time, every section drawn, and a busy machine slows that most)
         laid_out(page, opened=True, timeout_s=180)
         seen.violations[title] = blocking_violations(page, preload=title == seen.titles[0])
         if title not in lessons:
