@@ -18,25 +18,26 @@ python3 -m pip install -q --disable-pip-version-check -e '.[ui,dev]'
 
 python3 -m ruff format --check .
 python3 -m ruff check .
-python3 -m mypy
 # Every test (without -m, pytest runs the fast tier only: addopts in pyproject.toml), in two
-# runs side by side. The browser tests run one at a time in the foreground: each drives a whole
-# Chromium with Pyodide, which kept about 1.1 of the machine's two cores busy (on two workers,
-# --dist loadgroup keeping a module's tests together, they ran only about 10% faster and timed
-# out). The tests that need no browser run beside them at the lowest CPU priority (nice 19) on
-# two workers (pytest-xdist; one BLAS thread each): they take the cores the browser leaves idle
-# and give them back as soon as Chromium wants them (the browser tests took 2,400 s beside
-# them, 2,420 s alone). Their report is printed once both runs have ended; the script fails
-# if either failed.
+# runs side by side, both on two workers (pytest-xdist). The browser tests run in the
+# foreground, each module's on one worker (--dist loadgroup: a module's tests may share its
+# loaded page), each worker driving its own Chromium with Pyodide. The tests that need no
+# browser run beside them at the lowest CPU priority (nice 19; one BLAS thread each): they
+# take the cores the browsers leave idle and give them back as soon as Chromium wants them.
+# Their report is printed once both runs have ended; the script fails if either failed.
 # -p no:benchmark: a pytest-benchmark installed on the machine refuses to run under xdist.
+python3 -m mypy &  # beside the site's build (one core each), checked below
+mypy=$!
 python3 build.py  # the site, once, before both runs (tests that need it find it fresh)
+wait "$mypy"
 others_log="$(mktemp)"
 OPENBLAS_NUM_THREADS=1 nice -n 19 python3 -m pytest -q -p no:cacheprovider -p no:benchmark \
   -n 2 --dist worksteal -m "not browser" "$@" >"$others_log" 2>&1 &
 others=$!
 # --durations: the slowest browser tests, so a CI log shows where the tier's time went
 browser_status=0
-python3 -m pytest -q -p no:cacheprovider -p no:benchmark -m "browser" --durations=15 "$@" \
+python3 -m pytest -q -p no:cacheprovider -p no:benchmark -n 2 --dist loadgroup -m "browser" \
+  --durations=15 "$@" \
   || browser_status=$?
 others_status=0
 wait "$others" || others_status=$?

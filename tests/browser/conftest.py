@@ -49,21 +49,44 @@ def _on_learners_page(module: Any) -> bool:
     return bool(getattr(module, "AHEAD", False)) and getattr(module, "SHARED_PAGE", None) is True
 
 
-@pytest.hookimpl(trylast=True)  # after tests/conftest.py's sort, which it must not undo
+LEARNERS_PAGE_GROUP = "learners-page"  # the xdist group of every module on that page
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's worker reads the groups (a plain hook)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Keep each module's browser tests on one worker when the suite runs on several
-    (``--dist loadgroup``, see the README): they may share the module's loaded page. The
-    modules on the learner's shared page run last, :data:`FIRST_ON_LEARNERS_PAGE`'s first
-    (it checks the page as it opened): in the CI script (``tests/ci.sh``) the tests that need
-    no browser have ended by then (beside them the tour took 435 s, after them 200 s: README).
-    The session's end then closes that page (:func:`learners_page`)."""
+    (``--dist loadgroup``, as the CI script ``tests/ci.sh`` runs them): they may share the
+    module's loaded page, and the modules on the learner's shared page share one group (one
+    worker, one such page). A group marked later than xdist's worker hook, which turns the
+    marks into the ``@group`` suffix of the test's id that its scheduler reads, is no group:
+    each test went to whichever worker was free (two tests of one module ran at once and one
+    deleted the other's page)."""
     for item in items:
         if item.get_closest_marker("browser") is not None and item.module is not None:
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+            group = LEARNERS_PAGE_GROUP if _on_learners_page(item.module) else item.module.__name__
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")  # after the sort
+# of tests/conftest.py, which it must not undo (a second hook of the same name: pytest
+# registers only names that begin with pytest_)
+def pytest_order_learners_page(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The modules on the learner's shared page in order, :data:`FIRST_ON_LEARNERS_PAGE`'s
+    first (it checks the page as it opened). Run on one process, they come last: the CI
+    script's tests that need no browser have ended by then (beside them the tour took 435 s,
+    after them 200 s: README). On several workers, whose scheduler hands out the groups in
+    this order, they come first: the longest group, taken by one worker while the other
+    works through the rest, instead of a tail run alone at the end."""
     first = [i for i in items if getattr(i.module, "__name__", "") == FIRST_ON_LEARNERS_PAGE]
     rest = [i for i in items if getattr(i.module, "__name__", "") != FIRST_ON_LEARNERS_PAGE]
     on = [i for i in rest if i.module is not None and _on_learners_page(i.module)]
-    items[:] = [i for i in rest if i not in on] + first + on
+    others = [i for i in rest if i not in on]
+    if hasattr(config, "workerinput"):  # this process is one of pytest-xdist's workers
+        # still after every test that needs no browser (tests/conftest.py's sort)
+        plain = [i for i in others if "browser" not in getattr(i, "fixturenames", ())]
+        items[:] = plain + first + on + [i for i in others if i not in plain]
+    else:
+        items[:] = others + first + on
 
 
 @pytest.fixture(scope="session")
