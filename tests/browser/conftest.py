@@ -74,9 +74,11 @@ def pytest_order_learners_page(config: pytest.Config, items: list[pytest.Item]) 
     """The modules on the learner's shared page in order, :data:`FIRST_ON_LEARNERS_PAGE`'s
     first (it checks the page as it opened). Run on one process, they come last: the CI
     script's tests that need no browser have ended by then (beside them the tour took 435 s,
-    after them 200 s: README). On several workers, whose scheduler hands out the groups in
-    this order, they come first: the longest group, taken by one worker while the other
-    works through the rest, instead of a tail run alone at the end."""
+    after them 200 s, one browser test at a time). On several workers they come first of
+    the browser tests: xdist's scheduler hands out the groups with the most tests first
+    (ties in this order), so the learner's page (7 tests, the longest group: about 13
+    minutes in the CI script) starts early and one worker takes it while the other works
+    through the rest, instead of a tail run alone at the end."""
     first = [i for i in items if getattr(i.module, "__name__", "") == FIRST_ON_LEARNERS_PAGE]
     rest = [i for i in items if getattr(i.module, "__name__", "") != FIRST_ON_LEARNERS_PAGE]
     on = [i for i in rest if i.module is not None and _on_learners_page(i.module)]
