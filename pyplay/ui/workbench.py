@@ -56,6 +56,10 @@ PHONE_PX = 360  # a figure or widget wider than this shrinks to fit a phone (fit
 WIDGET_PX = 280  # a widget wider than this stretches to its container, up to its width
 SECTION_CSS = ["pyplay-section"]
 INSET = 12  # px: a section's body's inset, and room for a widget's own margin
+CHAR_PX = 6  # px per character of a button's label (14 px sans-serif, rounded up)
+BUTTON_PAD_PX = 24  # px of a button's padding and border around its label
+SLIDERS = (pn.widgets.IntSlider, pn.widgets.FloatSlider, pn.widgets.DiscreteSlider)
+BUTTON_ROWS = (pn.widgets.RadioButtonGroup, pn.widgets.CheckButtonGroup)
 
 
 def heading_of(part: Any) -> str | None:
@@ -225,13 +229,37 @@ def controls_column(
     if more:
         parts.append(section(MORE_SETTINGS, *more))
     column = pn.Column(*parts, width=width, css_classes=[css])
-    room = width - 2 * INSET  # a widget with its margins stays inside the column (Panel's
-    # widgets are 300 px wide unless told; one wider than its column would lie under the
-    # plots beside it)
-    for widget in column.select(pn.widgets.Widget):
-        if widget.width is not None and widget.width > room:
-            widget.width = room
+    fit_controls(column, width - 2 * INSET)
     return column
+
+
+def fit_controls(column: pn.Column, room: int) -> None:
+    """Every widget in ``column`` (a closed section's too) at most ``room`` px wide, so that
+    with its margins it stays inside the column: one wider would lie under the plots beside
+    it. A widget told a wider width gets ``room``; a slider told none (BokehJS draws it 300
+    px wide, 4-16 px past a 300 px column with its margins and a section's inset) gets
+    ``room``; a row of buttons whose labels need more than ``room``
+    (:func:`button_row_px`) stands as a column of buttons instead."""
+    for widget in column.select(pn.widgets.Widget):
+        if widget.width is not None:
+            widget.width = min(widget.width, room)
+        elif widget.sizing_mode not in (None, "fixed"):
+            continue  # it takes the width it is given
+        elif isinstance(widget, SLIDERS):
+            widget.width = room
+        elif (
+            isinstance(widget, BUTTON_ROWS)
+            and widget.orientation == "horizontal"
+            and button_row_px(widget.labels) > room
+        ):
+            widget.orientation = "vertical"
+
+
+def button_row_px(labels: Sequence[str]) -> int:
+    """The width a row of buttons labelled ``labels`` needs, generously: :data:`CHAR_PX` per
+    character and :data:`BUTTON_PAD_PX` per button (measured: "Soft | Hard reads | Hard
+    writes | Both hard" drew 294 px wide, this says 300)."""
+    return sum(CHAR_PX * len(label) + BUTTON_PAD_PX for label in labels)
 
 
 def fit_width(part: Any) -> None:

@@ -1,6 +1,7 @@
 """The page fits the window, guides a first visit and says things where they belong:
-every button of every lesson fully visible at four window sizes, nothing wider than the
-window (generated text wraps, the textbook heatmap stays inside after Explain), "Start here"
+every button of every lesson fully visible at four window sizes and every control (button,
+slider, input) inside the controls column it stands in, nothing wider than the window
+(generated text wraps, the textbook heatmap stays inside after Explain), "Start here"
 opens lessons, "Try this" sets up what it says, Generate's message sits under Generate.
 
 Screenshots of every tab at 1440x900 are written to ``web/screenshots/`` (gitignored, named
@@ -27,13 +28,44 @@ SHOTS = Path(__file__).resolve().parents[2] / "web" / "screenshots"
 SHOT_SIZE = (1440, 900)
 
 
+# Every visible control of a lesson's controls column (a button, a slider's track, an input, a
+# select) that reaches past the column's right edge, and by how much: under the plots beside
+# it (BokehJS draws a slider told no width 300 px wide, 4-16 px past a 300 px column).
+CONTROLS_PAST = """() => {
+  const out = [], columns = [];
+  const walk = (root, found) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot, found);
+      found(el);
+    }
+  };
+  walk(document, (el) => {
+    if (el.classList.contains('pyplay-bench-controls') && el.checkVisibility()) columns.push(el);
+  });
+  for (const column of columns) {
+    const edge = column.getBoundingClientRect().right;
+    walk(column.shadowRoot || column, (el) => {
+      const control = ['BUTTON', 'INPUT', 'SELECT'].includes(el.tagName)
+        || el.classList.contains('noUi-target');
+      if (!control || !el.checkVisibility()) return;
+      const r = el.getBoundingClientRect();
+      const label = (el.innerText || el.value || el.className).trim().slice(0, 40);
+      if (r.width > 0 && r.right > edge + 0.5)
+        out.push(`${label}: ${(r.right - edge).toFixed(0)} px past its controls column`);
+    });
+  }
+  return [...new Set(out)];
+}"""
+
+
 def problems(page: Any) -> list[str]:
     """Button problems over the whole page, scrolled a window at a time (in the page, in one
     call: a round trip per window took 0.4-1.4 s per tab on a 6,000 px page with every section
-    open, one call 0.1-0.3 s); the page no wider than the window anywhere."""
+    open, one call 0.1-0.3 s); the page no wider than the window anywhere; then the controls
+    past their column (:data:`CONTROLS_PAST`)."""
     result = page.evaluate(BUTTON_PROBLEMS, True)
     assert result["wide"] == [], result
-    return list(result["problems"])
+    return list(result["problems"]) + list(page.evaluate(CONTROLS_PAST))
 
 
 def settle(page: Any) -> None:

@@ -16,7 +16,15 @@ from pyplay.ui.lessons.experiment import set_up
 from pyplay.ui.lessons.rnn.state import LessonState
 from pyplay.ui.lessons.rnn.view import RecurrentLesson
 from pyplay.ui.lessons.seq2seq.view import Seq2SeqLesson
-from pyplay.ui.workbench import MORE_SETTINGS, Section, heading_of, sections
+from pyplay.ui.workbench import (
+    INSET,
+    MORE_SETTINGS,
+    Section,
+    button_row_px,
+    controls_column,
+    heading_of,
+    sections,
+)
 
 pytestmark = pytest.mark.slow  # each builds a lesson or the playground (seconds)
 
@@ -142,6 +150,23 @@ def test_a_section_opens_and_closes_from_its_header():
     assert not sec.body.visible and not header.value and layout.objects == [header, sec.body]
     sec.visible = False
     assert not layout.visible
+
+
+def test_every_control_fits_its_column_a_closed_sections_too():
+    """BokehJS draws a slider told no width 300 px wide: past a 300 px column with its margins
+    (and a section's inset), under the plots beside it; a row of long-labelled buttons too."""
+    slider = pn.widgets.IntSlider(name="Memory cells N", start=4, end=32)
+    deep = pn.widgets.FloatSlider(name="Rate", start=0.0, end=1.0)
+    wide = pn.widgets.TextInput(name="Seed", width=400)
+    short = pn.widgets.RadioButtonGroup(options=["Recall", "Copy"])
+    heads = pn.widgets.RadioButtonGroup(options=["Soft", "Hard reads", "Hard writes", "Both hard"])
+    stretched = pn.widgets.IntSlider(name="Steps", start=1, end=9, sizing_mode="stretch_width")
+    room = 300 - 2 * INSET
+    assert button_row_px(heads.labels) > room >= button_row_px(short.labels)
+    controls_column([slider, short, stretched], [deep, wide, heads], 300)  # the last closed
+    assert slider.width == deep.width == wide.width == room
+    assert stretched.width is None, "a stretching widget takes the width it is given"
+    assert heads.orientation == "vertical" and short.orientation == "horizontal"
 
 
 def test_a_closed_section_keeps_its_parts_out_of_the_document_until_opened():
