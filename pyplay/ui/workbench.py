@@ -242,7 +242,8 @@ def fit_controls(column: pn.Column, room: int) -> None:
     (:func:`button_row_px`) stands as a column of buttons instead."""
     for widget in column.select(pn.widgets.Widget):
         if widget.width is not None:
-            widget.width = min(widget.width, room)
+            if widget.width > room:
+                widget.width = room
         elif widget.sizing_mode not in (None, "fixed"):
             continue  # it takes the width it is given
         elif isinstance(widget, SLIDERS):
