@@ -15,7 +15,8 @@ from browserkit import START_TIMEOUT_MS, wait_ready
 
 pytestmark = pytest.mark.browser
 
-STATUS = re.compile(r"Step 1: loss")
+STATUS = re.compile(r"Step 1: loss")  # in a status line's <pre>: the page's live region
+# for screen readers (web/site/announce.js) repeats it every 5 s, and a text locator found both
 
 
 @pytest.fixture
@@ -57,7 +58,7 @@ def test_a_course_page_on_another_origin_embeds_three_widgets(hosted, page, page
     # 1. the gates widget trains (its settings came from its data- attributes)
     gates.get_by_text("New LSTM with 1,297 parameters", exact=False).wait_for(timeout=60_000)
     gates.get_by_role("button", name="Step", exact=True).click()
-    gates.get_by_text(STATUS).wait_for(timeout=60_000)
+    gates.locator("pre", has_text=STATUS).wait_for(timeout=60_000)
     assert gates.locator(".bk-Canvas, canvas").count() >= 5  # the gate heatmaps
 
     # 2. the attention widget decodes the host's input
@@ -65,13 +66,13 @@ def test_a_course_page_on_another_origin_embeds_three_widgets(hosted, page, page
     assert box.input_value() == "abcdef"
     attention.get_by_role("button", name="Translate", exact=True).click()
     attention.get_by_text(re.compile(r"^Output: ")).wait_for(timeout=60_000)
-    assert gates.get_by_text(STATUS).is_visible()  # the other widget kept its state
+    assert gates.locator("pre", has_text=STATUS).is_visible()  # the other widget kept its state
 
     # 3. the iframe form: a page of the site, on its own
     frame = page.frame_locator("iframe")
     frame.get_by_role("button", name="Compare RNN vs LSTM").wait_for(timeout=START_TIMEOUT_MS)
     frame.get_by_role("button", name="Step", exact=True).click()
-    frame.get_by_text(STATUS).wait_for(timeout=60_000)
+    frame.locator("pre", has_text=STATUS).wait_for(timeout=60_000)
     assert frame.locator("h1").count() == 0  # no header, no tabs: only the widget
     assert frame.get_by_role("tab").count() == 0
 
