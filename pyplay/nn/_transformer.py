@@ -78,6 +78,20 @@ def _norms(xs: list[np.ndarray]) -> np.ndarray:
     return np.stack([np.sqrt((x * x).sum(axis=-1)) for x in xs])  # (len(xs), B, T)
 
 
+def _drop(drop: Dropout, a: np.ndarray, training: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """``drop.forward(a, training)``, but the identity without a call when nothing can be
+    dropped (``p = 0``, the default, or not training): ``a`` is the layer's own array, checked
+    where it came in, and the check of a call costs a pass over it."""
+    if not training or drop.p == 0.0:
+        return a, None
+    return drop.forward(a, training)
+
+
+def _undrop(drop: Dropout, d: np.ndarray, m: np.ndarray | None) -> np.ndarray:
+    """``drop.backward(d, m)``'s gradient; ``d`` itself when nothing was dropped."""
+    return d if m is None else drop.backward(d, m)[0]
+
+
 def _residual(
     x: np.ndarray,
     norm: LayerNorm,
@@ -91,10 +105,10 @@ def _residual(
     if norm_first:
         u, c_norm = norm.forward(x)  # (B, T, E)
         a, c_block = block(u)  # (B, T, E)
-        a, m = drop.forward(a, training)
+        a, m = _drop(drop, a, training)
         return x + a, _ResidualCache(c_norm, c_block, m)
     a, c_block = block(x)  # (B, T, E)
-    a, m = drop.forward(a, training)
+    a, m = _drop(drop, a, training)
     y, c_norm = norm.forward(x + a)  # (B, T, E)
     return y, _ResidualCache(c_norm, c_block, m)
 
@@ -114,13 +128,13 @@ def _residual_backward(
     """``(dx, grads, extra)`` through :func:`_residual`; ``extra`` is the block's (e.g. the
     gradient of the cross-attention's memory)."""
     if norm_first:
-        da, _ = drop.backward(dy, c.drop)  # (B, T, E)
+        da = _undrop(drop, dy, c.drop)  # (B, T, E)
         du, grads, extra = block_backward(da, c.block)  # (B, T, E)
         dxn, g_norm = norm.backward(du, c.norm)  # (B, T, E)
         dx = dy + dxn
     else:
         ds, g_norm = norm.backward(dy, c.norm)  # (B, T, E) d(x + a)
-        da, _ = drop.backward(ds, c.drop)
+        da = _undrop(drop, ds, c.drop)
         dxb, grads, extra = block_backward(da, c.block)  # (B, T, E)
         dx = ds + dxb
     grads.update({f"{norm_name}.{k}": v for k, v in g_norm.items()})
@@ -209,7 +223,7 @@ class _LayerBase:
         def block(u: np.ndarray) -> tuple[np.ndarray, _FFCache]:
             a, x1 = self.linear1.forward(u)  # (B, T, F)
             g, dphi = activate(self.activation, a)  # (B, T, F)
-            g, m = self.dropout.forward(g, training)
+            g, m = _drop(self.dropout, g, training)
             f, x2 = self.linear2.forward(g)  # (B, T, E)
             return f, _FFCache(x1, dphi, m, x2)
 
@@ -217,7 +231,7 @@ class _LayerBase:
 
     def _ff_backward(self, df: np.ndarray, c: _FFCache) -> tuple[np.ndarray, dict, None]:
         dg, g2 = self.linear2.backward(df, c.x2)  # (B, T, F)
-        dg, _ = self.dropout.backward(dg, c.drop)
+        dg = _undrop(self.dropout, dg, c.drop)
         du, g1 = self.linear1.backward(dg * c.dphi, c.x1)  # (B, T, E)
         grads = {f"linear1.{k}": v for k, v in g1.items()}
         grads.update({f"linear2.{k}": v for k, v in g2.items()})

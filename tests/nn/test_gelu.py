@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from pyplay.nn.gelu import activate, normal_cdf, normal_cdf_reference
+from pyplay.nn.gelu import _P32, _Q32, _horner, activate, normal_cdf, normal_cdf_reference
 
 
 def _points() -> np.ndarray:
@@ -34,6 +34,22 @@ def test_normal_cdf_in_float32_stays_float32() -> None:
     fast = normal_cdf(a)
     assert fast.dtype == np.float32
     np.testing.assert_allclose(fast, normal_cdf_reference(a.astype(np.float64)), atol=3e-7)
+
+
+def test_the_float32_rational_is_the_fit_the_docstring_claims() -> None:
+    # erfc(z) exp(z^2) / 2 = P(z) / Q(z) on [0, 8] within 3.5e-9 relative, in float64
+    z = np.linspace(0.0, 8.0, 40_001)
+    exact = np.array([0.5 * math.erfc(v) * math.exp(v * v) for v in z])
+    fit = _horner(z, _P32, False) / _horner(z, _Q32, True)
+    np.testing.assert_allclose(fit, exact, rtol=3.5e-9, atol=0)
+
+
+def test_normal_cdf_in_float32_is_relatively_precise_in_the_lower_tail() -> None:
+    # where Phi is small (down to 1e-29) float32 keeps its relative precision; the rounding of
+    # a^2 / 2 in float32 inside exp is what is left (under 1e-5 at a = -11.3)
+    a = np.linspace(-11.3, 0.0, 20_001).astype(np.float32)
+    exact = np.array([0.5 * math.erfc(-float(v) / math.sqrt(2.0)) for v in a])
+    np.testing.assert_allclose(normal_cdf(a), exact, rtol=1e-5, atol=0)
 
 
 def test_normal_cdf_keeps_the_shape() -> None:
