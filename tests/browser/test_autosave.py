@@ -9,7 +9,15 @@ import time
 
 import pytest
 
-from browserkit import open_lesson, settled, settled_step, step_count, wait_ready, wait_step
+from browserkit import (
+    open_lesson,
+    settled,
+    settled_step,
+    step_count,
+    wait_for,
+    wait_ready,
+    wait_step,
+)
 from pyplay.ui.autosave import INTERVAL_S
 
 # The page's autosaver (one per page: pyplay.ui.saved_work), set to save every EVERY_S seconds
@@ -54,8 +62,15 @@ def open_saved_work(page) -> None:
 
 def autosave_often(page) -> None:
     """Set the page's autosaver to :data:`EVERY_S` seconds (the 15 s default is tested natively:
-    tests/ui/test_saved_work.py)."""
-    assert page.evaluate("c => window.pyplay.runPython(c)", AUTOSAVE_EVERY) == "1"
+    tests/ui/test_saved_work.py). The page builds it just after the first render (saved work
+    is deferred work: ``pyplay.ui.later``), so a tab that has just become ready may not have it
+    yet: wait for exactly one."""
+    wait_for(
+        page,
+        lambda: page.evaluate("c => window.pyplay.runPython(c)", AUTOSAVE_EVERY) == "1",
+        "the page's one autosaver (built just after the first render)",
+        timeout_s=60,
+    )
 
 
 def test_training_survives_a_reload(page, page_log, site_url):
