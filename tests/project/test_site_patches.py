@@ -9,6 +9,7 @@ imported first, pandas input still takes the original paths. The page itself is 
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -159,6 +160,80 @@ def test_pandas_input_still_works_once_pandas_is_in_use(patched):
     )
     result = run_python(patched, code)
     assert result.returncode == 0, result.stderr[-3000:]
+
+
+# a document of the kinds of models the page draws (a log-axis figure with a line, legend and
+# hover tool, an image with a colour mapper and bar, Panel widgets and layouts): printed as
+# its JSON (twice: the second after every property was read) and every property's value as
+# read, twice (the second read of a default is the one the patch caches), by model id
+DOCUMENT = """
+import json
+import warnings
+
+import numpy as np
+import panel as pn
+from bokeh.document import Document
+from bokeh.models import ColorBar, HoverTool, LinearColorMapper
+from bokeh.plotting import figure
+
+warnings.simplefilter("ignore")  # reading every property reads deprecated ones too
+
+
+def plain(obj):  # a buffer by its bytes (its repr has an address)
+    return obj.to_base64() if hasattr(obj, "to_base64") else str(obj)
+
+
+def read(model, name):  # a property's value, or the error reading it raises
+    try:
+        return repr(getattr(model, name))
+    except Exception as err:
+        return type(err).__name__
+
+
+fig = figure(height=200, tools=[HoverTool()], title="loss", y_axis_type="log")
+fig.line([0, 1, 2], [1.0, 0.5, 0.2], legend_label="loss")
+heat = figure(height=120, x_range=(0, 4), y_range=(0, 2))
+mapper = LinearColorMapper(palette="Viridis256", low=-1, high=1)
+heat.image(image=[np.zeros((2, 4))], x=0, y=0, dw=4, dh=2, color_mapper=mapper)
+heat.add_layout(ColorBar(color_mapper=mapper), "right")
+layout = pn.Column(
+    pn.widgets.Button(name="Train"), pn.widgets.IntSlider(name="n", start=0, end=5), fig, heat
+)
+doc = Document()
+doc.add_root(layout.get_root(doc))
+first = json.dumps(doc.to_json(), sort_keys=True, default=plain)
+models = sorted(doc.models, key=lambda m: m.id)
+values = [{m.id: {k: read(m, k) for k in sorted(m.properties())} for m in models} for _ in "ab"]
+again = json.dumps(doc.to_json(), sort_keys=True, default=plain)
+print(json.dumps({"doc": first, "values": values, "again": again}))
+"""
+
+
+@pytest.mark.slow
+def test_the_patched_bokeh_gives_the_same_document_and_values(patched):
+    """``bokeh-stable-defaults-once`` and ``bokeh-no-model-signatures`` change no value: a
+    document built and serialised with the served Bokeh is exactly the installed Bokeh's
+    (same JSON, same value of every property of every model, read twice), and the served
+    one did keep defaults once per class and build no signatures."""
+    served = run_python(
+        patched,
+        DOCUMENT
+        + "from bokeh.core.property import descriptors\n"
+        + "from bokeh.models import Plot\n"
+        + "import sys\n"
+        + "print(len(descriptors._PYPLAY_STABLE_DEFAULTS), hasattr(Plot.__init__, "
+        + "'__signature__'), file=sys.stderr)\n",
+    )
+    assert served.returncode == 0, served.stderr[-3000:]
+    installed = subprocess.run(
+        [sys.executable, "-c", DOCUMENT], capture_output=True, text=True, timeout=300
+    )
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    mine, theirs = json.loads(served.stdout), json.loads(installed.stdout)
+    assert len(theirs["values"][0]) > 40  # every model of the document, by id
+    assert mine == theirs
+    kept, signed = served.stderr.split()[-2:]
+    assert int(kept) > 100 and signed == "False"
 
 
 # a CSS custom property for a Bokeh visual, defined (in a stylesheet, or as a styles key)

@@ -11,7 +11,9 @@ soon as it can be clicked, and the seconds (from ``goto``) until
   status line and the loss plot show (issue 35's measure: a model that has learnt something).
 
 Prints the medians over ``ROUNDS`` rounds with each round's figures, and the ratio of the
-falling loss to the bare start of the same round. Asserts nothing (tests do the asserting).
+falling loss to the bare start of the same round; ``python web/measure.py first REV`` measures
+the site of commit ``REV`` beside this one, by turns in each round (before and after, on the
+machine's same moments). Asserts nothing (tests do the asserting).
 """
 
 from __future__ import annotations
@@ -76,19 +78,38 @@ def cold_open(browser: Any, url: str, timeout_s: float = 240.0) -> dict[str, flo
     return marks
 
 
-def first_minute(browser: Any, url: str, bare_start_s: Any) -> list[str]:
+def first_minute(
+    browser: Any, url: str, bare_start_s: Any, then_url: str | None = None
+) -> list[str]:
     """The report's lines: ``ROUNDS`` rounds of a bare start (``bare_start_s(browser, url)``)
-    and a cold open."""
-    rounds = []
-    for _ in range(ROUNDS):
+    and a cold open; with ``then_url`` (an earlier commit's site), a cold open of it too in
+    each round, the two in turns (which goes first alternates), both measured against the
+    same round's bare start."""
+    sides = {"now": url} if then_url is None else {"now": url, "then": then_url}
+    rounds: dict[str, list[tuple[float, dict[str, float]]]] = {side: [] for side in sides}
+    for k in range(ROUNDS):
         bare = bare_start_s(browser, url)
-        marks = cold_open(browser, url)
-        rounds.append((bare, marks))
-        shown = ", ".join(f"{k} {v:.2f} s" for k, v in marks.items())
-        print(f"  round: bare {bare:.2f} s; {shown}", flush=True)
+        order = list(sides) if k % 2 == 0 else list(sides)[::-1]
+        for side in order:
+            marks = cold_open(browser, sides[side])
+            rounds[side].append((bare, marks))
+            shown = ", ".join(f"{key} {v:.2f} s" for key, v in marks.items())
+            label = f"{side}: " if then_url else ""
+            print(f"  round {k + 1}: bare {bare:.2f} s; {label}{shown}", flush=True)
     lines = [f"pyplay playground: the first minute, cold, at 1280x800 ({ROUNDS} rounds)"]
-    bare_s = statistics.median(b for b, _ in rounds)
+    bare_s = statistics.median(b for b, _ in rounds["now"])
     lines.append(f"  bare Pyodide + NumPy start: median {bare_s:.2f} s")
+    for side, runs in rounds.items():
+        if then_url is not None:
+            lines.append(f"  {'this checkout' if side == 'now' else 'the earlier commit'}:")
+        lines += _side_lines(runs)
+    return lines
+
+
+def _side_lines(rounds: list[tuple[float, dict[str, float]]]) -> list[str]:
+    """The median marks of one site's rounds (bare start, marks) and the falling loss's ratio
+    to the bare start of the same round."""
+    lines = []
     for key, what in (
         ("readable", "the first lesson readable"),
         ("train", "Train clicked (as soon as enabled)"),
@@ -105,6 +126,6 @@ def first_minute(browser: Any, url: str, bare_start_s: Any) -> list[str]:
     if ratios:
         lines.append(
             f"  falling loss / bare start of the same round: median "
-            f"{statistics.median(ratios):.1f}x (rounds {ratios[0]:.1f}-{ratios[-1]:.1f}x)"
+            f"{statistics.median(ratios):.2f}x (rounds {ratios[0]:.2f}-{ratios[-1]:.2f}x)"
         )
     return lines

@@ -234,16 +234,26 @@ def steps_only(url: str) -> int:
 
 
 def first_only(url: str) -> int:
-    """``python web/measure.py first``: a learner's first minute, cold (:mod:`firstminute`)."""
+    """``python web/measure.py first [REV]``: a learner's first minute, cold
+    (:mod:`firstminute`); with ``REV``, this site's and the site of commit ``REV`` by turns
+    in each round (built once: :func:`transformermeasure.site_at`)."""
     import firstminute
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
-        )
-        lines = firstminute.first_minute(browser, url, bare_start_s)
-        browser.close()
+    then = None
+    if sys.argv[2:3]:
+        server, then = sitebuild.serve_in_thread(transformermeasure.site_at(sys.argv[2]))
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
+            )
+            lines = firstminute.first_minute(browser, url, bare_start_s, then)
+            browser.close()
+    finally:
+        if then is not None:
+            server.shutdown()
+            server.server_close()
     print("\n".join(lines))
     return 0
 
