@@ -5,7 +5,8 @@
 // reported to the page's loader (status messages):
 //   1. "runtime": Pyodide, with a copy of the standard library that carries compiled bytecode;
 //   2. "packages": the packages the first render needs (build.py found them by starting the
-//      app once in Pyodide under Node), while the archive of their compiled bytecode downloads;
+//      app once in Pyodide under Node): those with compiled code by loadPackage (NumPy), the
+//      pure-Python ones unpacked from one archive with the compiled bytecode of all of them;
 //   3. "modules": importing the app's module, and with it NumPy, Bokeh and Panel;
 //   4. "app": the app with its first lesson (web/site/boot.py), then the page draws it;
 //   5. after the render: the packages and bytecode the queued work needs, that work one job
@@ -70,13 +71,17 @@ async function unpack(bytes) {
 
 async function loadPackages() {
   const bytecode = CONFIG.bytecode ? fetchBytes(absolute(CONFIG.bytecode)) : null;
-  await self.pyodide.loadPackage(CONFIG.startup, quiet);
+  await self.pyodide.loadPackage(CONFIG.startup, quiet);  // the offline site: NumPy
   if (CONFIG.micropip) {  // CDN variant: pure wheels from PyPI at exact versions, and pyplay
     const micropip = self.pyodide.pyimport("micropip");
     await micropip.install(CONFIG.micropip, {deps: false});
     for (const wheel of CONFIG.own || []) await micropip.install(absolute(wheel), {deps: false});
   }
   if (bytecode) await unpack(bytecode);
+  // The offline site's archive also holds the first render's pure-Python packages (one unpack
+  // instead of one loadPackage each: web/tools/sitebuild/startup_archive.py): loaded, so that
+  // a later loadPackage that depends on one of them does not fetch it again.
+  for (const name of CONFIG.unpacked || []) self.pyodide.loadedPackages[name] = "site-startup";
   timings.packages = performance.now() - t0;
 }
 

@@ -5,7 +5,8 @@
 - ``pyodide/``: the runtime's core files, the official wheels (verified against the official
   lock), the pinned pure wheels (Panel's and Bokeh's slimmed), pyplay's wheel from the working
   tree, and a ``pyodide-lock.json`` that lists exactly these (every dependency shipped), plus
-  the profiled start's compiled stdlib and site-packages bytecode;
+  the profiled start's compiled stdlib and site-packages bytecode (the first render's in one
+  archive with its pure-Python packages: :mod:`sitebuild.startup_archive`);
 - ``bokeh/`` and ``panel/``: BokehJS and Panel's JS/CSS, copied from the native install, whose
   versions must be the pinned ones (the wheels' Python and the page's JS must match), BokehJS
   with the named rewrites of :data:`.patches.ASSET_PATCHES`;
@@ -56,6 +57,7 @@ from .csp import PLACEHOLDER, policy
 from .fetch import official_lock, official_wheels, pyodide_core, pypi_wheel
 from .patches import PatchError, apply, patches_for
 from .profile import offline_start, profile, worker_config
+from .startup_archive import write_startup_archive
 from .wheels import lock_entry, pyplay_files, pyplay_wheel, slim_wheel
 
 
@@ -227,12 +229,13 @@ def _build(dist: Path) -> Path:
 
     prof = profile(tmp, [*OFFICIAL, *PYPI, "pyplay"])
     shutil.copy2(prof["stdlib"], tmp / "pyodide" / "python_stdlib_compiled.zip")
-    shutil.copy2(prof["bytecode"], tmp / "pyodide" / "site-bytecode.zip")
+    # the first render's pure wheels and bytecode, one archive (instead of one loadPackage each)
+    unpacked = write_startup_archive(tmp / "pyodide", served, prof["startup"], prof["bytecode"])
     shutil.copy2(prof["bytecode_later"], tmp / "pyodide" / "site-bytecode-later.zip")
     lock_hash = hashlib.sha256(json.dumps(pins, sort_keys=True).encode()).hexdigest()[:16]
     write_sources(
         tmp,
-        worker_config(offline_start(prof)),
+        worker_config(offline_start(prof, unpacked)),
         f"pyplay-{lock_hash}-{digest[:12]}",
         "./pyodide/",
     )

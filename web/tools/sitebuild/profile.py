@@ -29,10 +29,12 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .config import APP, APP_OPTIONS, BOOT, CACHE, PROFILE_JS, log, run
+from .startup_archive import ARCHIVE
 
 
 def profile_key(site: Path, packages: list[str]) -> str:
@@ -85,16 +87,19 @@ def profile(site: Path, packages: list[str]) -> dict[str, Any]:
     }
 
 
-def offline_start(prof: dict[str, Any]) -> dict[str, Any]:
+def offline_start(prof: dict[str, Any], unpacked: Sequence[str] = ()) -> dict[str, Any]:
     """The worker's start-up configuration of the offline site, from a :func:`profile`
-    (the archives' and Panel's paths are the site's own)."""
+    (the archives' and Panel's paths are the site's own). ``unpacked``: the startup packages
+    the startup archive holds (:mod:`sitebuild.startup_archive`); the worker unpacks them
+    with the first render's bytecode and loads only the others by ``loadPackage``."""
     seconds = prof["seconds"]
     return {
-        "startup": prof["startup"],
+        "startup": [p for p in prof["startup"] if p not in unpacked],
+        "unpacked": list(unpacked),
         "later": prof["later"],
         "deferred": prof["deferred"],
         "stdlib": "./pyodide/python_stdlib_compiled.zip",
-        "bytecode": "./pyodide/site-bytecode.zip",
+        "bytecode": f"./pyodide/{ARCHIVE}",
         "bytecodeLater": "./pyodide/site-bytecode-later.zip",
         "panelDist": "./panel/",
         # the loader's first-visit weights of its stages (seconds in Node; the page then
