@@ -1,16 +1,17 @@
 """The offline site's one archive of the first render's pure-Python packages and bytecode.
 
-Pyodide's ``loadPackage`` installs a wheel with a fixed cost per package: fetching and checking
-it, then unpacking it by Python inside WebAssembly, one package after another. Measured in
-Pyodide 0.27.7 under Node, the seventeen pure-Python wheels the first render needs (Panel,
-Bokeh, param, pyplay, Jinja2, ...) took 0.68-0.78 s that way, where unpacking the same files
-from one zip took 0.39-0.43 s; the page's worker unpacked their compiled bytecode from a second
-zip anyway (0.18-0.21 s). So the build writes one archive, ``site-startup.zip``: every file of
-those wheels (sources and ``.dist-info`` alike, as ``loadPackage`` would have unpacked them)
-and the profiled bytecode of the first render (``__pycache__/*.pyc``). The worker unpacks it
-into site-packages while ``loadPackage`` loads only the packages with compiled code (NumPy),
-then marks the others loaded (``pyodide.loadedPackages``), so that a later ``loadPackage``
-whose dependencies name one of them does not fetch it again.
+Pyodide's ``loadPackage`` installs each wheel on its own: fetching it, checking it against
+the lock, unpacking it by Python inside WebAssembly, recording it. Measured in Pyodide (the
+pinned version) under Node, the seventeen pure-Python wheels the first render needs (Panel,
+Bokeh, param, pyplay, Jinja2, ...) took 0.68-0.78 s in one ``loadPackage`` call, where
+unpacking the same files from one zip took 0.39-0.43 s; and the worker unpacked their
+compiled bytecode from a zip of its own anyway (0.18-0.21 s). So the build writes one
+archive, ``site-startup.zip``: every file of those wheels (sources and ``.dist-info`` alike,
+as ``loadPackage`` would have unpacked them) and the profiled bytecode of the first render
+(``__pycache__/*.pyc``). The worker unpacks it into site-packages while ``loadPackage``
+loads only the packages with compiled code (NumPy), then marks the others loaded
+(``pyodide.loadedPackages``), so that a later ``loadPackage`` whose dependencies name one
+of them does not fetch it again.
 
 Every wheel in it is the served one, verified against the official Pyodide lock (or PyPI's
 sha256) when it was downloaded; the wheels stay in the site beside it, listed in
