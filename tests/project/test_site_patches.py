@@ -172,6 +172,8 @@ import warnings
 
 import numpy as np
 import panel as pn
+import panel.chat  # noqa: F401  (as the installed Panel does: their models are in "defs")
+import panel.template  # noqa: F401
 from bokeh.document import Document
 from bokeh.models import ColorBar, HoverTool, LinearColorMapper
 from bokeh.plotting import figure
@@ -181,6 +183,11 @@ warnings.simplefilter("ignore")  # reading every property reads deprecated ones 
 
 def plain(obj):  # a buffer by its bytes (its repr has an address)
     return obj.to_base64() if hasattr(obj, "to_base64") else str(obj)
+
+
+def canonical(doc):  # its JSON, the model definitions by name (their order is import order)
+    doc["defs"] = sorted(doc.get("defs", []), key=lambda d: d["name"])
+    return json.dumps(doc, sort_keys=True, default=plain)
 
 
 def read(model, name):  # a property's value, or the error reading it raises
@@ -201,10 +208,10 @@ layout = pn.Column(
 )
 doc = Document()
 doc.add_root(layout.get_root(doc))
-first = json.dumps(doc.to_json(), sort_keys=True, default=plain)
+first = canonical(doc.to_json())
 models = sorted(doc.models, key=lambda m: m.id)
 values = [{m.id: {k: read(m, k) for k in sorted(m.properties())} for m in models} for _ in "ab"]
-again = json.dumps(doc.to_json(), sort_keys=True, default=plain)
+again = canonical(doc.to_json())
 print(json.dumps({"doc": first, "values": values, "again": again}))
 """
 
@@ -213,6 +220,7 @@ print(json.dumps({"doc": first, "values": values, "again": again}))
 def test_the_patched_bokeh_gives_the_same_document_and_values(patched):
     """``bokeh-stable-defaults-once`` and ``bokeh-no-model-signatures`` change no value: a
     document built and serialised with the served Bokeh is exactly the installed Bokeh's
+    (with Panel's chat and templates imported on both sides, as the installed Panel does)
     (same JSON, same value of every property of every model, read twice), and the served
     one did keep defaults once per class and build no signatures."""
     served = run_python(
@@ -234,6 +242,27 @@ def test_the_patched_bokeh_gives_the_same_document_and_values(patched):
     assert mine == theirs
     kept, signed = served.stderr.split()[-2:]
     assert int(kept) > 100 and signed == "False"
+
+
+@pytest.mark.slow
+def test_the_served_panel_imports_chat_and_templates_only_when_used(patched):
+    code = (
+        "import sys\n"
+        "import panel as pn\n"
+        "assert 'panel.chat' not in sys.modules and 'panel.template' not in sys.modules\n"
+        "from panel import Template\n"
+        "assert Template is pn.template.Template and pn.chat.ChatInterface\n"
+        "try:\n"
+        "    pn.no_such_name\n"
+        "except AttributeError as err:\n"
+        "    assert 'no_such_name' in str(err)\n"
+        "else:\n"
+        "    raise AssertionError('pn.no_such_name did not raise')\n"
+        "print('ok')\n"
+    )
+    result = run_python(patched, code)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip() == "ok"
 
 
 # a CSS custom property for a Bokeh visual, defined (in a stylesheet, or as a styles key)

@@ -27,6 +27,10 @@ importScripts(new URL("store.js", BASE).href);  // saved work in IndexedDB: js.p
 
 const quiet = {messageCallback: () => {}};
 const t0 = performance.now();
+// The first render's archive (its packages' files and bytecode) downloads from the start,
+// beside the runtime's; loadPackages unpacks it (a failure is reported there).
+const startupArchive = CONFIG.bytecode ? fetchBytes(absolute(CONFIG.bytecode)) : null;
+if (startupArchive) startupArchive.catch(() => {});
 const timings = {};
 let applyPatch = null;  // web/site/boot.py's apply_patch, once the app has started
 let runLater = null;  // and its run_later
@@ -70,7 +74,7 @@ async function unpack(bytes) {
 }
 
 async function loadPackages() {
-  const bytecode = CONFIG.bytecode ? fetchBytes(absolute(CONFIG.bytecode)) : null;
+  const bytecode = startupArchive;
   await self.pyodide.loadPackage(CONFIG.startup, quiet);  // the offline site: NumPy
   if (CONFIG.micropip) {  // CDN variant: pure wheels from PyPI at exact versions, and pyplay
     const micropip = self.pyodide.pyimport("micropip");
