@@ -28,6 +28,19 @@ def _strict_floating_point():
         np.seterr(**old)
 
 
+@pytest.fixture(autouse=True)
+def _no_wall_clock_step_limit(monkeypatch: pytest.MonkeyPatch):
+    """A lesson that trains on (``running``) stops when one step takes longer than
+    ``SLOW_STEP_S`` of wall time: a rule about the machine's speed, not the code's. tests/ci.sh
+    runs these tests at the lowest CPU priority beside the browser tests, where a starved
+    process once took over 1.5 s for one small LSTM step (a saved-work test trained 2 steps of
+    3). Off for every test; the guard's own test sets it (tests/ui/test_ui_training_loop.py)."""
+    module = sys.modules.get("pyplay.ui.trainer_lesson")  # not in Pyodide's core tests
+    if module is not None:
+        monkeypatch.setattr(module, "SLOW_STEP_S", float("inf"))
+    yield
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests that drive the browser run last, whatever order the paths were given in.
 
