@@ -38,7 +38,6 @@ def _no_wall_clock_step_limit(monkeypatch: pytest.MonkeyPatch):
     module = sys.modules.get("pyplay.ui.trainer_lesson")  # not in Pyodide's core tests
     if module is not None:
         monkeypatch.setattr(module, "SLOW_STEP_S", float("inf"))
-    yield
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

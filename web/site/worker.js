@@ -74,14 +74,13 @@ async function unpack(bytes) {
 }
 
 async function loadPackages() {
-  const bytecode = startupArchive;
   await self.pyodide.loadPackage(CONFIG.startup, quiet);  // the offline site: NumPy
   if (CONFIG.micropip) {  // CDN variant: pure wheels from PyPI at exact versions, and pyplay
     const micropip = self.pyodide.pyimport("micropip");
     await micropip.install(CONFIG.micropip, {deps: false});
     for (const wheel of CONFIG.own || []) await micropip.install(absolute(wheel), {deps: false});
   }
-  if (bytecode) await unpack(bytecode);
+  if (startupArchive) await unpack(startupArchive);
   // The offline site's archive also holds the first render's pure-Python packages (one unpack
   // instead of one loadPackage each: web/tools/sitebuild/startup_archive.py): loaded, so that
   // a later loadPackage that depends on one of them does not fetch it again.

@@ -93,10 +93,10 @@ def cold_open(
 def first_minute(
     browser: Any, url: str, bare_start_s: Any, then_url: str | None = None
 ) -> list[str]:
-    """The report's lines: ``ROUNDS`` rounds of a bare start (``bare_start_s(browser, url)``)
-    and a cold open; with ``then_url`` (an earlier commit's site), a cold open of it too in
-    each round, the two in turns (which goes first alternates), both measured against the
-    same round's bare start."""
+    """The report's lines: ``ROUNDS`` rounds of a bare start (``bare_start_s(browser, url)``),
+    a cold open and a second visit; with ``then_url`` (an earlier commit's site), its cold open
+    and second visit too in each round, all in turns (the order reverses every other round),
+    each measured against the same round's bare start."""
     sites = {"now": url} if then_url is None else {"now": url, "then": then_url}
     sides = [(site, visit) for visit in ("cold", "second") for site in sites]
     rounds: dict[tuple[str, str], list[tuple[float, dict[str, float]]]] = {s: [] for s in sides}

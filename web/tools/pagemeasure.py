@@ -234,8 +234,8 @@ def steps_only(url: str) -> int:
 
 
 def first_only(url: str) -> int:
-    """``python web/measure.py first [REV]``: a learner's first minute, cold
-    (:mod:`firstminute`); with ``REV``, this site's and the site of commit ``REV`` by turns
+    """``python web/measure.py first [REV]``: a learner's first minute, cold and on a second
+    visit (:mod:`firstminute`); with ``REV``, this site's and the site of commit ``REV`` by turns
     in each round (built once: :func:`transformermeasure.site_at`)."""
     import firstminute
     from playwright.sync_api import sync_playwright

@@ -184,9 +184,10 @@ PATCHES: tuple[Patch, ...] = (
         "    elif pd is not None and isinstance(obj, pd.Timedelta):\n",
         "serialising a date or time imported pandas to test for its NaT, Period and Timestamp",
     ),
-    # the two below are not about pandas: each does once what the page's start did for every
-    # class or every instance (measured in Pyodide under Node: the module imports 1.36 ->
-    # 1.17 s, the first lesson's build 2.0 -> 1.87 s)
+    # the six below are not about pandas: Bokeh's three do once what the page's start did for
+    # every class or every read (measured in Pyodide under Node: the module imports 1.36 ->
+    # 1.17 s, the first lesson's build 2.0 -> 1.87 s); Panel's three import what the page
+    # never uses only when it is used
     Patch(
         "bokeh-no-model-signatures",
         "bokeh",
@@ -201,14 +202,7 @@ PATCHES: tuple[Patch, ...] = (
         "bokeh-stable-defaults-once",
         "bokeh",
         "bokeh/core/property/descriptors.py",
-        "        default = self.instance_default(obj)\n"
-        "\n"
-        "        if self.has_unstable_default(obj):\n"
-        "            if isinstance(default, PropertyValueContainer):\n"
-        "                default._register_owner(obj, self)\n"
-        "            unstable_dict[self.name] = default\n"
-        "\n"
-        "        return default\n",
+        "        default = self.instance_default(obj)\n",
         "        # pyplay: an immutable default that no theme overrides is one value per class:\n"
         "        # copied, validated and prepared once per (class, property), not at every read\n"
         "        stable = _PYPLAY_STABLE_DEFAULTS if not is_themed else None\n"
@@ -216,16 +210,9 @@ PATCHES: tuple[Patch, ...] = (
         "        if stable is not None and key in stable:\n"
         "            return stable[key]\n"
         "        default = self.instance_default(obj)\n"
-        "\n"
-        "        if self.has_unstable_default(obj):\n"
-        "            if isinstance(default, PropertyValueContainer):\n"
-        "                default._register_owner(obj, self)\n"
-        "            unstable_dict[self.name] = default\n"
-        "        elif stable is not None and type(default) in "
-        "(str, int, float, bool, type(None)):\n"
-        "            stable[key] = default\n"
-        "\n"
-        "        return default\n",
+        "        if (stable is not None and type(default) in (str, int, float, bool, type(None))\n"
+        "                and not self.has_unstable_default(obj)):\n"
+        "            stable[key] = default\n",
         "reading a property left at its default (every property of every model, when a document "
         "is serialised) copied, validated and prepared the class's default again",
     ),
