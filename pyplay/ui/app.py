@@ -180,13 +180,21 @@ def create_app(defer: bool = False, ahead: bool = True) -> pn.viewable.Viewable:
     note, say = address_note()  # why the address opened no lesson, above the tabs
     bind_location(playground.tabs, playground.open, on_note=say)  # the settings in the address
     header = pn.pane.Markdown("# pyplay: sequence models, live", sizing_mode="stretch_width")
-    top = pn.Column(sizing_mode="stretch_width")  # the saved-work banner, once attached
+    top = pn.Column(sizing_mode="stretch_width")  # the saved-work banner, once it offers
     saved_tab = pn.Column(loading("saved work"), sizing_mode="stretch_width")
+
+    attached: list[Any] = []  # the SavedWork, once attached
 
     def saved_work() -> None:  # autosave, the restore offer, the "Saved work" tab
         from pyplay.ui.saved_work import attach_saved_work
 
-        top.objects = [attach_saved_work(playground, into=saved_tab).top]
+        attached.append(attach_saved_work(playground, into=saved_tab, hold=defer, top=top))
+
+    def draw_ahead() -> str | None:  # the lessons into their hidden tabs, then saved work's
+        drawn = playground.draw_ahead()
+        if drawn is None and attached and attached[0].fill():
+            return SAVED_WORK
+        return drawn
 
     playground.tabs.append((SAVED_WORK, saved_tab))
     if not defer:
@@ -195,7 +203,7 @@ def create_app(defer: bool = False, ahead: bool = True) -> pn.viewable.Viewable:
     from pyplay.ui import later
 
     later.defer("saved work", saved_work)
-    later.draw_ahead_with(playground.draw_ahead)
+    later.draw_ahead_with(draw_ahead)
     for title in LESSONS if ahead else ():  # in tab order; one opened before its turn is
         later.defer(f"the {title} lesson", partial(playground.prepare, title))  # built then
     return pn.Column(header, top, note, playground.tabs, **APP_LAYOUT)

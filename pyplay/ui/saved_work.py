@@ -66,6 +66,8 @@ class SavedWork(param.Parameterized):
         Panel's ``param.parameterized.async_executor``).
     clock : callable
         Seconds since the epoch (tests pass a fake clock).
+    top : panel.Column, optional
+        Where the banner goes once there is an offer (default: a new column, :attr:`top`).
     """
 
     message = param.String(default="")
@@ -80,6 +82,7 @@ class SavedWork(param.Parameterized):
         store: Store | None,
         schedule: Callable[[Callable[[], Awaitable[Any]]], Any] | None = None,
         clock: Callable[[], float] = time.time,
+        top: pn.Column | None = None,
     ) -> None:
         super().__init__()
         self.playground = playground
@@ -105,12 +108,27 @@ class SavedWork(param.Parameterized):
         self._entries: dict[str, SavedEntry] = {}  # the list's entries by snapshot id
         self._nothing = Text(NOTHING_SAVED)  # the list while it is empty
         self._stale = False  # the list changed while its tab was hidden: drawn when shown
-        self.top = self._banner()
+        self.into: Any = None  # where the tab's list goes (attach_saved_work), ...
+        self._filled = False  # ... and whether it is there
+        # above the tabs: the banner and its result, on the page once it has something to say
+        self.top = pn.Column(sizing_mode="stretch_width") if top is None else top
+        self.param.watch(self._show_top, ["offer", "offer_result"])
         playground.tabs.param.watch(self._on_tab, "active")
         self.track_lessons()
 
+    def fill(self) -> bool:
+        """Put the tab's list into its place in the page (:attr:`into`), once; False when it
+        was there already (or has no place)."""
+        if self.into is None or self._filled:
+            return False
+        self._filled = True
+        self.into.objects = [self.panel()]
+        return True
+
     def _on_tab(self, *_: Any) -> None:
         self.track_lessons()
+        if self._shown():
+            self.fill()
         if self._stale:  # changed while hidden
             self._draw()
 
@@ -327,6 +345,11 @@ class SavedWork(param.Parameterized):
         self.offer_result = self.message
         return ok
 
+    def _show_top(self, *_: Any) -> None:
+        """The banner joins :attr:`top` the first time there is an offer or its result."""
+        if not self.top.objects and (self.offer or self.offer_result):
+            self.top.objects = [self._banner()]
+
     def _banner(self) -> pn.Column:
         restore = pn.widgets.Button(name="Restore", button_type="primary", width=100)
         restore.on_click(self._restore_offered)
@@ -374,13 +397,28 @@ class SavedWork(param.Parameterized):
         )
 
 
-def attach_saved_work(playground: Any, store: Store | None = None, into: Any = None) -> SavedWork:
+def attach_saved_work(
+    playground: Any,
+    store: Store | None = None,
+    into: Any = None,
+    hold: bool = False,
+    top: pn.Column | None = None,
+) -> SavedWork:
     """Autosave, the restore offer (once the address is known) and the "Saved work" tab
-    (appended, or filling ``into``) for ``playground``. Put the result's ``top`` above it."""
-    saved = SavedWork(playground, store if store is not None else browser_store())
+    (appended, or filling ``into``) for ``playground``. Put the result's ``top`` above it, or
+    give the banner its place: ``top``.
+
+    With ``hold`` (the page, just after its first render), the tab's list joins ``into``
+    only when the tab is first shown or :meth:`SavedWork.fill` is called (the page draws it
+    ahead after the lessons): put into the page at once, the hidden tab's views and the
+    banner's took two long tasks of about 0.2 s each on the page's main thread just when a
+    learner reaches for Train (``web/measure.py first``)."""
+    saved = SavedWork(playground, store if store is not None else browser_store(), top=top)
     if into is None:
         playground.tabs.append((TAB_TITLE, into := pn.Column(sizing_mode="stretch_width")))
-    into.objects = [saved.panel()]  # in the page: after the first render (pyplay.ui.later)
+    saved.into = into
+    if not hold or saved._shown():  # the tab open already (an address that names it)
+        saved.fill()
     location = pn.state.location
     if location is not None and saved.store is not None:
         started: list[bool] = []

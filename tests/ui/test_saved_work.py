@@ -328,7 +328,9 @@ def test_the_banner_says_what_its_restore_did_and_nothing_else():
     saved, tasks = page(store, clock)
     train_and_pause(saved, tasks, 3)
     fresh, fresh_tasks = page(store, clock)
+    assert list(fresh.top) == []  # no banner on the page before there is an offer
     run(fresh.check_offer())
+    assert len(fresh.top) == 1  # the offer brought it
     fresh.notify("Renamed to 'x'.", "success")  # a Saved work action: said in that tab only
     assert fresh.offer_result == ""
     fresh._restore_offered()

@@ -48,11 +48,11 @@ def test_the_page_opens_on_the_first_lesson_and_builds_the_others_after(queue):
     saved_tab = tabs[len(titles) + 2]
     assert _loading(saved_tab)
     top = app[1]
-    assert list(top) == []  # the saved-work banner comes with saved work
+    assert list(top) == []  # the saved-work banner's place
     assert queue.pending() == len(titles) + 1  # saved work, then every lesson
     assert queue.run_next() == "saved work"
-    assert not _loading(saved_tab) and len(top) == 1
-    assert "Models saved in this browser" in str(saved_tab[0][0].object)
+    assert list(top) == []  # no saved work to offer: no banner on the page
+    assert _loading(saved_tab)  # its hidden tab's list joins the page when drawn ahead
     labels = []
     while queue.pending():
         labels.append(queue.run_next())
@@ -70,6 +70,10 @@ def test_the_page_opens_on_the_first_lesson_and_builds_the_others_after(queue):
         assert not _loading(slots[titles.index(title)])
         assert all(_loading(slots[titles.index(t)]) for t in ahead[k + 1 :])  # one a call
         assert tabs.active == 1  # drawn in its hidden tab, not opened
+    assert _loading(saved_tab)
+    assert queue.draw_next() == TAB_TITLE  # after the lessons: the saved-work tab's list
+    assert "Models saved in this browser" in str(saved_tab[0][0].object)
+    assert tabs.active == 1
     assert queue.draw_next() is None
     assert slots[2][0] is opened
     layouts = [slot[0] for slot in slots]
@@ -103,11 +107,18 @@ def test_without_ahead_a_lesson_is_built_only_when_its_tab_opens(queue):
     slots = [tabs[i] for i in range(1, len(LESSONS) + 1)]
     assert tabs.active == 1 and not _loading(slots[0])
     assert queue.pending() == 1 and queue.run_next() == "saved work"
-    assert queue.run_next() is None and queue.draw_next() is None  # nothing built ahead
+    assert queue.run_next() is None  # nothing built ahead (the page draws nothing ahead)
     assert all(_loading(slot) for slot in slots[1:])
     tabs.active = 3  # opening a tab builds its lesson then
     assert not _loading(slots[2])
     assert all(_loading(slot) for k, slot in enumerate(slots[1:], 1) if k != 2)
+    saved_tab = tabs[len(LESSONS) + 2]
+    assert _loading(saved_tab)
+    tabs.active = len(LESSONS) + 2  # opening the saved-work tab puts its list there
+    assert "Models saved in this browser" in str(saved_tab[0][0].object)
+    tabs.active = 1
+    tabs.active = len(LESSONS) + 2
+    assert len(saved_tab) == 1  # once
 
 
 def test_a_drawer_that_fails_is_reported_and_dropped(queue, capsys):
@@ -139,5 +150,5 @@ def test_natively_nothing_is_deferred(queue):
     app = create_app()
     tabs = _tabs(app)
     assert queue.pending() == 0
-    assert not _loading(tabs[len(LESSONS) + 1])  # saved work at once
-    assert len(app[1]) == 1
+    assert not _loading(tabs[len(LESSONS) + 2])  # saved work at once
+    assert list(app[1]) == []  # the banner's place: nothing to offer
