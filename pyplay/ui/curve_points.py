@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["CURVE_POINTS", "curve_stride", "stream_curve", "thinned"]
+__all__ = ["CURVE_POINTS", "CurveBuffer", "curve_stride", "stream_curve", "thinned"]
 
 CURVE_POINTS = 2_000  # a curve's points in the page at most (plus its first step)
 
@@ -78,3 +78,17 @@ def stream_curve(
     elif keep:
         columns = {k: list(v) for k, v in rows.items()}
         source.stream({k: [v[i] for i in keep] for k, v in columns.items()})
+
+
+class CurveBuffer:
+    """A curve's points kept in Python before its plot exists: :func:`stream_curve` thins
+    it as it does a plot's source (``data``, columns of lists; ``stream`` appends), so a plot
+    made later (a closed section's, when first opened) starts from the same points."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, list[Any]] = {}
+
+    def stream(self, rows: Mapping[str, Sequence[Any]]) -> None:
+        """Append ``rows`` (columns) to :attr:`data`."""
+        for key, values in rows.items():
+            self.data.setdefault(key, []).extend(values)

@@ -149,6 +149,14 @@ class LessonPage(pn.viewable.Viewer):
         self.plot_texts = PlotTexts(plot_groups(page), busy=self.training_now)
         return page
 
+    def describe_more(self, layout: Any) -> None:
+        """The plots of ``layout`` made after :meth:`described` (a section's parts made when
+        it is first opened) described the same way: their lines told apart, a text for them."""
+        for pane in layout.select(pn.pane.Bokeh):
+            if hasattr(pane.object, "renderers"):
+                distinguish_lines(pane.object)
+        self.plot_texts.add(layout)
+
     def training_now(self) -> bool:
         """Whether this view or one it holds (a comparison, a sub-tab) is training."""
         return any(session.state.running for session in sessions_of(self))

@@ -60,6 +60,7 @@ from pyplay.ui.try_this import TryThis, try_box
 from pyplay.ui.workbench import (
     INSET,
     Section,
+    SectionLayout,
     controls_column,
     fit_width,
     section,
@@ -232,4 +233,14 @@ class LessonView(LessonPage):
             css_classes=["pyplay-lesson-page"],
         )
         fit_width(page)  # the sections' figures too fit a phone (the workbench's already do)
-        return self.described(page)  # text alternatives for its plots
+        self.described(page)  # text alternatives for its plots
+        for layout in page.select(SectionLayout):  # and so do those made when first opened
+            if layout.section is not None:
+                layout.section.when_built(self._built)
+        return page
+
+    def _built(self, body: pn.Column) -> None:
+        """A section's parts made at its first opening (:class:`~pyplay.ui.workbench.Later`):
+        fitted and described like the rest of the page."""
+        fit_width(body)
+        self.describe_more(body)

@@ -99,16 +99,27 @@ class GradNormPlot:
         x = float(self.source.data["step"][0]) if len(self.source.data["step"]) else 0.0
         self._reach.data = {"step": [x], "clip": [float(clip) if on else np.nan]}  # type: ignore[arg-type]
 
-    def stream(self, records: list[Any]) -> None:
-        """Append the steps of ``records`` (:class:`~pyplay.train.StepRecord`); a step whose
-        norm is not finite (a diverged one) is a gap."""
-        if not records:
-            return
+    @staticmethod
+    def rows(records: list[Any]) -> dict[str, list[Any]]:
+        """The columns of ``records`` (:class:`~pyplay.train.StepRecord`): ``step`` and
+        ``grad_norm``, a norm that is not finite (a diverged step) as NaN, a gap."""
         norms = [r.grad_norm if np.isfinite(r.grad_norm) else np.nan for r in records]
+        return {"step": [r.step for r in records], "grad_norm": norms}
+
+    def stream(self, records: list[Any]) -> None:
+        """Append the steps of ``records`` (:class:`~pyplay.train.StepRecord`)."""
+        if records:
+            self.stream_rows(self.rows(records))
+
+    def stream_rows(self, rows: dict[str, list[Any]]) -> None:
+        """Append ``rows`` (:meth:`rows`: steps kept before the plot was made, say)."""
+        steps = rows.get("step", [])
+        if not len(steps):
+            return
         if not len(self.source.data["step"]):  # the threshold's point follows the first step
             clip = list(self._reach.data["clip"])
-            self._reach.data = {"step": [float(records[0].step)], "clip": clip}
-        stream_curve(self.source, {"step": [r.step for r in records], "grad_norm": norms})
+            self._reach.data = {"step": [float(steps[0])], "clip": clip}
+        stream_curve(self.source, rows)
 
     def clear(self) -> None:
         """No steps (a new or loaded model: a file keeps the loss curve, not the norms)."""

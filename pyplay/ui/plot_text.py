@@ -104,9 +104,20 @@ class PlotTexts:
         for layout in groups:
             inside = {id(o) for o in layout.select(pn.layout.ListLike) if o is not layout}
             taken = {id(f) for g in groups if id(g) in inside for f in _figures(g)}
-            figures = [f for f in _figures(layout) if id(f) not in taken]
-            if not figures:
-                continue
+            self._group(layout, [f for f in _figures(layout) if id(f) not in taken])
+        self.update(force=True)
+
+    def _group(self, layout: Any, figures: list[Any]) -> None:
+        """Describe ``figures`` (Bokeh panes) in a text at the end of ``layout``; a layout
+        described already takes them into its text."""
+        if not figures:
+            return
+        known = [k for k, other in enumerate(self._layouts) if other is layout]
+        if known:
+            k = known[0]
+            self._figures[k].extend(figures)
+            self._dirty[k] = True
+        else:
             k = len(self.texts)
             text = Text("", css_classes=TEXT_CSS, sizing_mode="stretch_width", margin=0)
             layout.append(text)
@@ -117,12 +128,21 @@ class PlotTexts:
             self._dirty.append(True)
             self._scheduled.append(False)
             self._last.append(-np.inf)
-            for pane in figures:
-                for renderer in pane.object.renderers:
-                    source = getattr(renderer, "data_source", None)
-                    if source is not None and hasattr(source, "on_change"):
-                        source.on_change("data", self._watcher(k))
-        self.update(force=True)
+        for pane in figures:
+            for renderer in pane.object.renderers:
+                source = getattr(renderer, "data_source", None)
+                if source is not None and hasattr(source, "on_change"):
+                    source.on_change("data", self._watcher(k))
+
+    def add(self, layout: Any) -> None:
+        """Describe the plots ``layout`` holds now that no text describes yet (a section's
+        parts made when it was first opened: :class:`~pyplay.ui.workbench.Later`), in its own
+        text, or in the one it has; then rewrite that text."""
+        described = {id(f) for figures in self._figures for f in figures}
+        self._group(layout, [f for f in _figures(layout) if id(f) not in described])
+        for k, other in enumerate(self._layouts):
+            if other is layout:
+                self._maybe(k, force=True)
 
     def _watcher(self, k: int) -> Callable[[str, Any, Any], None]:
         def changed(attr: str, old: Any, new: Any) -> None:

@@ -26,11 +26,18 @@ closed sections). Opened, the body is drawn from the state it holds then, and st
 hidden while closed (``visible=False``): a closed :class:`panel.layout.Card` would keep its
 models in the document but undrawn, and a widget that Python updates before BokehJS has drawn
 it throws in the page (a slider's ``_update_title`` on its missing title element).
+
+A part can wait longer still: a :class:`Later` part (``Later(make)``) is made by ``make()``
+when its section is first opened, so a view that only a closed section shows costs neither
+Python nor the page anything before (the recurrent lesson's five closed views took about a
+third of its build, the first render's longest stage: ``web/measure.py first``). The section
+then tells its :meth:`Section.when_built` callbacks (the lesson page fits the new figures to a
+phone's width and describes them for screen readers, as it did the others when it was made).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import panel as pn
@@ -39,6 +46,7 @@ from panel.viewable import Viewer
 
 __all__ = [
     "MORE_SETTINGS",
+    "Later",
     "Section",
     "SectionLayout",
     "controls_column",
@@ -78,14 +86,33 @@ def heading_of(part: Any) -> str | None:
     return None
 
 
+class Later:
+    """A part of a section made when the section is first opened: ``make()`` returns it (a
+    Panel object, or anything a column takes). With a ``title``, the part is a section of its
+    own with that title (as a layout that starts with a heading is, :func:`sections`): the
+    heading that the made layout starts with leaves it."""
+
+    def __init__(self, make: Callable[[], Any], title: str | None = None) -> None:
+        self.make, self.title = make, title
+
+    def made(self) -> Any:
+        """The part, made now (a titled part's own heading replaced by an empty spacer)."""
+        part = self.make()
+        if self.title is not None and isinstance(part, pn.layout.ListLike):
+            if heading_of(part) is not None:
+                part[0] = pn.Spacer(width=0, height=0, margin=0)
+        return part
+
+
 class SectionLayout(pn.Column):
     """A section's layout: its header, then its body once the section has been opened; a
     column whose :meth:`select` also finds what the body holds before it joins the page
-    (:class:`Section`)."""
+    (:class:`Section`; not its :class:`Later` parts, which do not exist yet)."""
 
     def __init__(self, *objects: Any, **params: Any) -> None:
         super().__init__(*objects, **params)
         self.held: pn.Column | None = None  # the body, until the section is first opened
+        self.section: Section | None = None  # the section it lays out
 
     def select(self, selector: Any = None) -> list[Any]:
         found = super().select(selector)
@@ -120,7 +147,7 @@ class Section(Viewer):
             margin=(0, 0),
         )
         self.body = pn.Column(
-            *parts,
+            *[part for part in parts if not isinstance(part, Later)],
             visible=opened,
             sizing_mode="stretch_width",
             margin=(0, INSET // 2),
@@ -135,6 +162,15 @@ class Section(Viewer):
         )
         if not opened:
             self.layout.held = self.body
+        self.layout.section = self
+        self._later: list[tuple[int, Later]] = []  # parts made at the first opening, where
+        self._built: list[Callable[[pn.Column], None]] = []  # and who is told then
+        for index, part in enumerate(parts):
+            if isinstance(part, Later):
+                if opened:
+                    self.body.insert(index, part.made())
+                else:
+                    self._later.append((index, part))
         self.header.param.watch(self._on_header, "value")
         self.param.watch(self._on_opened, "opened")
 
@@ -145,11 +181,25 @@ class Section(Viewer):
         self.opened = bool(event.new)
 
     def _on_opened(self, event: Any) -> None:
+        if event.new and self._later:  # first opened: its Later parts are made, in place
+            later, self._later = self._later, []
+            objects = list(self.body.objects)
+            for index, part in later:  # each index is the part's place among all
+                objects.insert(index, part.made())
+            self.body.objects = objects
+            for callback in self._built:
+                callback(self.body)
         self.header.param.update(value=bool(event.new), name=self._label())
         self.body.visible = bool(event.new)
         if event.new and self.layout.held is not None:  # first opened: the body joins the page
             self.layout.held = None
             self.layout.append(self.body)
+
+    def when_built(self, callback: Callable[[pn.Column], None]) -> None:
+        """Call ``callback(body)`` when the section's :class:`Later` parts have been made (at
+        its first opening; never if it has none)."""
+        if self._later:
+            self._built.append(callback)
 
     @property
     def objects(self) -> list[Any]:
@@ -166,7 +216,14 @@ class Section(Viewer):
         self.layout.visible = shown
 
     def append(self, part: Any) -> None:
-        """Add ``part`` at the end of the section's body."""
+        """Add ``part`` at the end of the section's body (a :class:`Later` part: made there
+        when the section is first opened, or at once if it has been)."""
+        if isinstance(part, Later):
+            if self.layout.held is None:  # open already
+                self.body.append(part.made())
+            else:
+                self._later.append((len(self.body.objects) + len(self._later), part))
+            return
         self.body.append(part)
 
     def __panel__(self) -> pn.Column:
@@ -193,15 +250,20 @@ def sections(parts: Iterable[Any]) -> list[Any]:
 
     A string heading opens a section holding the parts after it (the heading becomes the
     section's title); a layout that starts with a heading is a section of its own (its heading
-    shown as the title instead, its visibility followed). Parts before the first heading stay as
-    they are; parts without a heading join the section before them."""
+    shown as the title instead, its visibility followed), and so is a :class:`Later` part with a
+    title. Parts before the first heading stay as they are; parts without a heading join the
+    section before them."""
     out: list[Any] = []
     current: Section | None = None
     for part in parts:
+        if isinstance(part, Later) and part.title is not None:  # a section of its own
+            current = section(part.title, part)
+            out.append(current)
+            continue
         title = heading_of(part)
         if title is None:
-            if current is None:
-                out.append(part)
+            if current is None:  # before any section: in the page at once
+                out.append(part.made() if isinstance(part, Later) else part)
             else:
                 current.append(part)
             continue

@@ -19,6 +19,7 @@ from pyplay.ui.lessons.seq2seq.view import Seq2SeqLesson
 from pyplay.ui.workbench import (
     INSET,
     MORE_SETTINGS,
+    Later,
     Section,
     button_row_px,
     controls_column,
@@ -198,6 +199,74 @@ def test_sections_group_parts_by_their_headings():
     assert heading_of("### Three") == "Three" and heading_of("plain") is None
     nested = pn.Row(pn.Column("## Palette", a), b)  # a part whose first part has a heading
     assert heading_of(nested) is None, "only a layout's own first part makes it a section"
+
+
+def test_a_later_part_is_made_in_its_place_when_its_section_first_opens():
+    a, b = pn.pane.Markdown("a"), pn.pane.Markdown("b")
+    made: list[str] = []
+
+    def make(name: str) -> pn.pane.Markdown:
+        made.append(name)
+        return pn.pane.Markdown(name)
+
+    cards = sections(["## First", Later(lambda: make("x")), a, Later(lambda: make("y")), b])
+    (sec,) = cards
+    told: list[pn.Column] = []
+    sec.when_built(told.append)
+    assert made == [] and sec.objects == [a, b], "nothing made while the section is closed"
+    sec.opened = True
+    assert made == ["x", "y"] and told == [sec.body]
+    assert [o.object for o in sec.objects] == ["x", "a", "y", "b"], "each in its place"
+    sec.opened = False
+    sec.opened = True
+    assert made == ["x", "y"] and len(told) == 1, "made once"
+    sec.append(Later(lambda: make("z")))  # a part added to an opened section: made at once
+    assert made == ["x", "y", "z"] and sec.objects[-1].object == "z"
+
+
+def test_a_titled_later_part_is_a_section_of_its_own_without_its_heading():
+    inner = pn.pane.Markdown("inner")
+    cards = sections(["## First", "text", Later(lambda: pn.Column("## Own", inner), title="Own")])
+    assert [c.title for c in cards] == ["First", "Own"] and cards[1].objects == []
+    cards[1].opened = True
+    (column,) = cards[1].objects
+    assert isinstance(column.objects[0], pn.Spacer) and column.objects[1] is inner
+    opened = Section("Open", Later(lambda: pn.pane.Markdown("now")), opened=True)
+    assert [o.object for o in opened.objects] == ["now"], "an open section makes it at once"
+
+
+@pytest.mark.slow
+def test_the_recurrent_lessons_closed_views_are_made_when_their_section_opens():
+    """The gradient figure, the CEC comparison, packing, the residual comparison and the
+    gradient norms are made at their section's first opening, drawn from the model as it is
+    then (the norms of the steps trained before too), fitted and described like the rest."""
+    view = RecurrentLesson()
+    page = view.panel()
+    lazy = ("_grad", "_cec", "_packing", "_residual", "_norms")
+    assert all(getattr(view, name) is None for name in lazy)
+    for _ in range(30):
+        view.session.step()
+    assert all(getattr(view, name) is None for name in lazy), "training makes none of them"
+    by_title = {}
+    for layout in [o for o in _walk(page) if getattr(o, "section", None) is not None]:
+        by_title[layout.section.title] = layout.section
+    grad = by_title["Gradient through time"]
+    grad.opened = True
+    assert view._grad is not None and view._cec is not None
+    assert len(view.grad_current.data["t"]) == view.state.seq_len, "drawn from the model"
+    assert view.cec.panel.visible, "the LSTM's CEC comparison, drawn"
+    texts = [o for o in grad.body.objects if "pyplay-plot-text" in (o.css_classes or [])]
+    assert len(texts) == 1 and "Gradient" in texts[0].object, "described for screen readers"
+    norms = by_title["Gradient norm and clipping"]
+    norms.opened = True
+    steps = list(view.norms.source.data["step"])
+    assert steps == list(range(1, 31)), "the steps trained before the plot was made"
+    view.session.step()
+    assert list(view.norms.source.data["step"])[-1] == 31, "and those after"
+    by_title["Padding and packing"].opened = True
+    assert "real; packed batch sizes" in view.packing.heading.object
+    by_title["Residual connections between layers"].opened = True
+    assert view._residual is not None and view.residual.session is not None
 
 
 @pytest.mark.slow

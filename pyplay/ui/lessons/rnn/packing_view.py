@@ -18,11 +18,19 @@ from pyplay.ui.lessons.rnn.lecture8_docs import Lecture8Docs
 from pyplay.ui.plot_maps import integer_axis, label_axis
 from pyplay.ui.text import Text
 
-__all__ = ["MAX_LENGTH", "MAX_SEQUENCES", "PackingView", "lecture_count", "parse_lengths"]
+__all__ = [
+    "MAX_LENGTH",
+    "MAX_SEQUENCES",
+    "PACKING_TITLE",
+    "PackingView",
+    "lecture_count",
+    "parse_lengths",
+]
 
 MAX_SEQUENCES = 8  # rows of the ragged batch the view draws
 MAX_LENGTH = 24  # its longest sequence
 DEFAULT = "6, 4, 4, 2, 1"
+PACKING_TITLE = "Padding and packing"  # the section's title
 VALID, PADDING = "#4c78a8", "#e0e0e0"
 
 HELP = (
@@ -129,7 +137,7 @@ class PackingView:
         self.lengths.param.watch(lambda *_: self.refresh(), "value")
         self.docs = Lecture8Docs()  # the lecture's own three documents, step by step
         self.panel = pn.Column(
-            "## Padding and packing",
+            f"## {PACKING_TITLE}",
             pn.pane.Markdown(HELP),
             self.lengths,
             self.note,

@@ -82,6 +82,7 @@ class ResidualSection(ComparisonSection):
     :class:`ResidualComparison` (``state``, driven by the shared training loop)."""
 
     steps = COMPARE_STEPS
+    title = "Residual connections between layers"  # the section's title
 
     def __init__(self, lesson: Any) -> None:
         super().__init__(lesson, ResidualComparison())
@@ -116,7 +117,7 @@ class ResidualSection(ComparisonSection):
     def panel(self) -> list[Any]:
         """The section's parts, for the lesson's column."""
         return self.section(
-            "Residual connections between layers", HELP,
+            self.title, HELP,
             until_drawn(
                 pn.Column(
                     pn.pane.Bokeh(self.loss_fig, sizing_mode="stretch_width"),

@@ -14,12 +14,13 @@ import numpy as np
 import panel as pn
 from bokeh.models import LegendItem
 
+from pyplay.ui.curve_points import CurveBuffer, stream_curve
 from pyplay.ui.embed import widget_head
 from pyplay.ui.embeddings_view import EmbeddingsSection, model_tables
 from pyplay.ui.lesson_view import LessonView
 from pyplay.ui.lessons.rnn.layers_view import LayerChoice, LayerLines
 from pyplay.ui.lessons.rnn.lstm_views import CECView, lstm_controls
-from pyplay.ui.lessons.rnn.packing_view import PackingView
+from pyplay.ui.lessons.rnn.packing_view import PACKING_TITLE, PackingView
 from pyplay.ui.lessons.rnn.residual_view import ResidualSection
 from pyplay.ui.lessons.rnn.state import TASK_LABELS, LessonState
 from pyplay.ui.plot_gradnorm import GradNormPlot
@@ -34,6 +35,7 @@ from pyplay.ui.plots import (
 from pyplay.ui.session import one_at_a_time
 from pyplay.ui.text import Text
 from pyplay.ui.training import typed_number
+from pyplay.ui.workbench import Later
 
 __all__ = ["RecurrentLesson", "gates_widget", "gradient_widget"]
 
@@ -94,7 +96,17 @@ class RecurrentLesson(LessonView):
     status_css = "pyplay-status"
 
     def build(self) -> None:
-        self.grad_fig, self.grad_current, self.grad_compare = gradient_figure()
+        # the views of closed sections are made when first asked for (a section's first
+        # opening, an embed, a test): the gradient figure, the CEC comparison, packing, the
+        # residual comparison and the gradient norms were a third of the first render's build
+        self._grad: tuple[Any, Any, Any] | None = None
+        self._layer_lines: LayerLines | None = None
+        self._cec: CECView | None = None
+        self._packing: PackingView | None = None
+        self._residual: ResidualSection | None = None
+        self._norms: GradNormPlot | None = None
+        self._norm_steps = CurveBuffer()  # the norms trained before that plot is made
+        self._last_view: Any = None  # the last look inside (state.inspect), for those views
         self.heatmaps = pn.GridBox(
             ncols=3, sizing_mode="stretch_width", css_classes=["pyplay-bench-maps"]
         )
@@ -102,37 +114,102 @@ class RecurrentLesson(LessonView):
         self.example = pn.widgets.IntSlider(name="Example", start=0, end=7, value=0, width=200)
         self.example.param.watch(lambda e: self.refresh_inside(), "value")
         self.inside_help = pn.pane.Markdown(HELP["inside"])
-        self.cec = CECView(self.state)
-        self.packing = PackingView(self.state)
         self.choice = LayerChoice(self.refresh_inside, HELP["layers"])
         self.every_layer = pn.widgets.Checkbox(name="Every layer", value=False)
         self.every_layer.param.watch(lambda e: self.refresh_inside(), "value")
-        self.layer_lines = LayerLines(self.grad_fig, int(self.state.param.num_layers.softbounds[1]))
-        self.residual = ResidualSection(self)
-        one_at_a_time(self.session, self.residual.session)  # one training at a time
-        self.norms = GradNormPlot()
-        self.norms.set_clip(self.state.clip)
         self.embeddings = EmbeddingsSection(
             lambda: model_tables(self.state.model, self.state.task_obj), HELP["embeddings"]
         )  # built when the character model is first chosen: the landing lesson starts light
-        self.state.param.watch(lambda e: self.norms.set_clip(e.new), "clip")
+        self.state.param.watch(lambda e: self._norms and self._norms.set_clip(e.new), "clip")
         self.watch_version()
+
+    # ------------------------------------------------------------------ made when first used
+    def _gradient(self) -> tuple[Any, Any, Any]:
+        if self._grad is None:
+            self._grad = gradient_figure()
+            top = int(self.state.param.num_layers.softbounds[1])
+            self._layer_lines = LayerLines(self._grad[0], top)
+            if self._last_view is not None:
+                self._draw_gradient(self._last_view)
+        return self._grad
+
+    @property
+    def grad_fig(self) -> Any:
+        """The gradient-through-time figure (made when first asked for)."""
+        return self._gradient()[0]
+
+    @property
+    def grad_current(self) -> Any:
+        """Its source of this model's norms, columns ``t`` and ``norm``."""
+        return self._gradient()[1]
+
+    @property
+    def grad_compare(self) -> Any:
+        """Its source of the fresh RNN's and LSTM's norms (**Compare RNN vs LSTM**)."""
+        return self._gradient()[2]
+
+    @property
+    def layer_lines(self) -> LayerLines:
+        """The figure's line per layer (**Every layer**)."""
+        self._gradient()
+        assert self._layer_lines is not None
+        return self._layer_lines
+
+    @property
+    def cec(self) -> CECView:
+        """The LSTM's full against its truncated (CEC-only) gradient."""
+        if self._cec is None:
+            self._cec = CECView(self.state)
+            if self.state.model is not None:
+                self._cec.refresh(int(self.example.value or 0))
+        return self._cec
+
+    @property
+    def packing(self) -> PackingView:
+        """Padding and packing on the current model (it draws itself when made)."""
+        if self._packing is None:
+            self._packing = PackingView(self.state)
+        return self._packing
+
+    @property
+    def residual(self) -> ResidualSection:
+        """The plain against the residual stack, trained side by side."""
+        if self._residual is None:
+            self._residual = ResidualSection(self)
+            one_at_a_time(self.session, self._residual.session)  # one training at a time
+        return self._residual
+
+    @property
+    def norms(self) -> GradNormPlot:
+        """The gradient norm of every step, with the steps trained before it was made."""
+        if self._norms is None:
+            self._norms = GradNormPlot()
+            self._norms.set_clip(self.state.clip)
+            self._norms.stream_rows(self._norm_steps.data)
+            self._norm_steps = CurveBuffer()
+        return self._norms
 
     def _on_version(self, *_: Any) -> None:
         """A new or loaded model: clear the curves, redraw (the heatmaps are made anew only
         when the cell's quantities change: replacing figures the page is still drawing made
         Panel drop the page's late updates to them, with a console warning)."""
-        self.grad_compare.data = {"t": [], "rnn": [], "lstm": []}
+        if self._grad is not None:
+            self.grad_compare.data = {"t": [], "rnn": [], "lstm": []}
         self.inside_help.object = HELP["inside_rnn" if self.state.cell == "rnn" else "inside"]
         rnn = self.state.model.rnn if self.state.model is not None else None
         if rnn is not None:
             self.choice.follow(rnn.num_layers, rnn.bidirectional)
-        self.norms.clear()
+        if self._norms is not None:
+            self._norms.clear()
+        self._norm_steps = CurveBuffer()
         super()._on_version()
 
     def _stream(self, records: list[Any]) -> None:
         super()._stream(records)
-        self.norms.stream(records)
+        if self._norms is not None:
+            self._norms.stream(records)
+        else:
+            stream_curve(self._norm_steps, GradNormPlot.rows(records))
 
     def refresh(self, *_: Any) -> None:
         self.refresh_inside()
@@ -163,6 +240,18 @@ class RecurrentLesson(LessonView):
             set_title(
                 fig, f"{where}: {TITLES.get(name, name)}" if where else TITLES.get(name, name)
             )
+        self._last_view = view
+        if self._grad is not None:
+            self._draw_gradient(view)
+        if self._cec is not None:
+            self._cec.refresh(int(self.example.value or 0))
+        if self._packing is not None:
+            self._packing.refresh()
+
+    def _draw_gradient(self, view: Any) -> None:
+        """The gradient-through-time figure from ``view`` (``state.inspect``)."""
+        key = self.choice.key if self.choice.key in view.internals else "l0"
+        where = self.choice.title()
         every = bool(self.every_layer.value) and len(view.grad_norms) > 1
         norms = None if every else view.grad_norms.get(key)
         shown = positive(norms) if norms is not None else np.zeros(0)
@@ -173,8 +262,6 @@ class RecurrentLesson(LessonView):
                 item.visible = not every
         which = "Every layer" if every else where
         set_title(self.grad_fig, f"{which}: {GRAD_TITLE}" if which else "G" + GRAD_TITLE[1:])
-        self.cec.refresh(int(self.example.value or 0))
-        self.packing.refresh()
 
     def compare(self, *_: Any) -> None:
         curves = self.state.compare_gradients(int(self.example.value or 0))
@@ -253,8 +340,8 @@ class RecurrentLesson(LessonView):
             "## Gradient through time",
             pn.pane.Markdown(HELP["grad"]),
             pn.Row(self.compare_button(), self.every_layer),
-            pn.pane.Bokeh(self.grad_fig, sizing_mode="stretch_width"),
-            self.cec.panel,
+            Later(lambda: pn.pane.Bokeh(self.grad_fig, sizing_mode="stretch_width")),
+            Later(lambda: self.cec.panel),
             "## Backpropagation through time in Schmidt's notation",
             pn.pane.Markdown(
                 schmidt_markdown(), css_classes=["pyplay-schmidt-bptt"], sizing_mode="stretch_width"
@@ -262,9 +349,12 @@ class RecurrentLesson(LessonView):
             pn.widgets.Select.from_param(s.param.nonlinearity, name="φₕ (RNN cell)", width=200),
             "## Gradient norm and clipping",
             pn.pane.Markdown(HELP["norm"]),
-            pn.pane.Bokeh(self.norms.fig, sizing_mode="stretch_width"),
-            pn.Column(*self.residual.panel(), sizing_mode="stretch_width"),
-            self.packing.panel,
+            Later(lambda: pn.pane.Bokeh(self.norms.fig, sizing_mode="stretch_width")),
+            Later(
+                lambda: pn.Column(*self.residual.panel(), sizing_mode="stretch_width"),
+                title=ResidualSection.title,
+            ),
+            Later(lambda: self.packing.panel, title=PACKING_TITLE),
             sampling_panel(s, HELP["sample"]),
             self.embeddings.panel,
             data_panel(s, HELP["data"]),
