@@ -61,13 +61,24 @@ SLOT = {"sizing_mode": "stretch_width", "css_classes": ["pyplay-lesson"]}
 APP_LAYOUT = {"sizing_mode": "stretch_width", "css_classes": ["pyplay-app"]}
 
 
+# a spinner drawn by CSS before the text: one model per waiting tab (a LoadingSpinner beside
+# a Markdown pane in a Row made ten, and the page's first render has eleven waiting tabs)
+SPINNER_CSS = """
+:host::before {
+  content: ""; display: inline-block; width: 18px; height: 18px; margin: 0 10px 0 4px;
+  border: 3px solid #d0d7de; border-top-color: #0072b5; border-radius: 50%;
+  animation: pyplay-spin 1s linear infinite; vertical-align: middle;
+}
+:host { display: flex; align-items: center; }
+pre { font-family: inherit; margin: 0; }
+@keyframes pyplay-spin { to { transform: rotate(360deg); } }
+@media (prefers-reduced-motion: reduce) { :host::before { animation: none; } }
+"""
+
+
 def loading(what: str) -> pn.viewable.Viewable:
     """What a tab shows until its content is built: a spinner and "Loading <what>..."."""
-    return pn.Row(
-        pn.indicators.LoadingSpinner(value=True, size=24, name=""),
-        pn.pane.Markdown(f"Loading {what}...", margin=(4, 10)),
-        css_classes=["pyplay-loading"],
-    )
+    return Text(f"Loading {what}...", css_classes=["pyplay-loading"], stylesheets=[SPINNER_CSS])
 
 
 class Playground:
@@ -76,13 +87,18 @@ class Playground:
     ``prepared`` a lesson built (after the first render) but not shown yet to it and its
     layout, ``drawn`` the lessons whose layout is already in their (hidden) tab."""
 
-    def __init__(self) -> None:
+    def __init__(self, hold_start: bool = False) -> None:
         self.lessons: dict[str, Any] = {}
         self.prepared: dict[str, tuple[Any, Any]] = {}
         self.drawn: set[str] = set()
         self.slots = {title: pn.Column(loading(f"the {title} lesson"), **SLOT) for title in LESSONS}
+        # "Start here", hidden while the first lesson is shown: with ``hold_start`` (the page)
+        # made after the first render (:meth:`fill_start`), or when its tab is opened first
+        self.start = pn.Column(loading("the course path"), sizing_mode="stretch_width")
+        if not hold_start:
+            self.fill_start()
         self.tabs = pn.Tabs(
-            (START_TITLE, landing(self.show)),
+            (START_TITLE, self.start),
             *self.slots.items(),
             ("About", pn.pane.Markdown(ABOUT)),
             dynamic=False,
@@ -92,6 +108,13 @@ class Playground:
         )
         self.tabs.param.watch(lambda event: self.open(event.new), "active")
         self.open(FIRST)
+
+    def fill_start(self) -> bool:
+        """Put the "Start here" tab's course path into it, once; False if it was there."""
+        if any(o.css_classes == ["pyplay-start"] for o in self.start):
+            return False
+        self.start.objects = [landing(self.show)]
+        return True
 
     @property
     def titles(self) -> list[str]:
@@ -108,6 +131,8 @@ class Playground:
         a time, the one on screen."""
         titles = self.titles
         shown = titles[index] if 0 <= index < len(titles) else None
+        if shown == START_TITLE:
+            self.fill_start()
         for title, lesson in self.lessons.items():
             if title != shown:
                 lesson.leave()
@@ -176,7 +201,7 @@ def create_app(defer: bool = False, ahead: bool = True) -> pn.viewable.Viewable:
     pn.extension(notifications=False, apply_signatures=False)
     model_walk.install()  # each change of the page's model graph walks it faster
     use_page_style()
-    playground = Playground()
+    playground = Playground(hold_start=defer)
     note, say = address_note()  # why the address opened no lesson, above the tabs
     bind_location(playground.tabs, playground.open, on_note=say)  # the settings in the address
     header = pn.pane.Markdown("# pyplay: sequence models, live", sizing_mode="stretch_width")
@@ -203,6 +228,7 @@ def create_app(defer: bool = False, ahead: bool = True) -> pn.viewable.Viewable:
     from pyplay.ui import later
 
     later.defer("saved work", saved_work)
+    later.defer("the course path", playground.fill_start)  # the "Start here" tab
     later.draw_ahead_with(draw_ahead)
     for title in LESSONS if ahead else ():  # in tab order; one opened before its turn is
         later.defer(f"the {title} lesson", partial(playground.prepare, title))  # built then

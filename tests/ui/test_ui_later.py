@@ -49,10 +49,13 @@ def test_the_page_opens_on_the_first_lesson_and_builds_the_others_after(queue):
     assert _loading(saved_tab)
     top = app[1]
     assert list(top) == []  # the saved-work banner's place
-    assert queue.pending() == len(titles) + 1  # saved work, then every lesson
+    assert _loading(tabs[0]), "Start here, hidden: made after the first render"
+    assert queue.pending() == len(titles) + 2  # saved work, the course path, every lesson
     assert queue.run_next() == "saved work"
     assert list(top) == []  # no saved work to offer: no banner on the page
     assert _loading(saved_tab)  # its hidden tab's list joins the page when drawn ahead
+    assert queue.run_next() == "the course path"
+    assert tabs[0][0].css_classes == ["pyplay-start"] and tabs.active == 1
     labels = []
     while queue.pending():
         labels.append(queue.run_next())
@@ -83,6 +86,19 @@ def test_the_page_opens_on_the_first_lesson_and_builds_the_others_after(queue):
 
 
 @pytest.mark.slow
+def test_start_here_opened_before_its_turn_shows_the_course_path_then_and_once(queue):
+    app = create_app(defer=True)
+    tabs = _tabs(app)
+    assert _loading(tabs[0])
+    tabs.active = 0
+    course = tabs[0][0]
+    assert course.css_classes == ["pyplay-start"]
+    while queue.pending():
+        queue.run_next()
+    assert tabs[0][0] is course and len(tabs[0]) == 1
+
+
+@pytest.mark.slow
 def test_a_tab_opened_before_its_turn_is_built_then_and_once(queue):
     app = create_app(defer=True)
     tabs = _tabs(app)
@@ -106,7 +122,8 @@ def test_without_ahead_a_lesson_is_built_only_when_its_tab_opens(queue):
     tabs = _tabs(app)
     slots = [tabs[i] for i in range(1, len(LESSONS) + 1)]
     assert tabs.active == 1 and not _loading(slots[0])
-    assert queue.pending() == 1 and queue.run_next() == "saved work"
+    assert queue.pending() == 2 and queue.run_next() == "saved work"
+    assert queue.run_next() == "the course path"
     assert queue.run_next() is None  # nothing built ahead (the page draws nothing ahead)
     assert all(_loading(slot) for slot in slots[1:])
     tabs.active = 3  # opening a tab builds its lesson then
@@ -151,4 +168,5 @@ def test_natively_nothing_is_deferred(queue):
     tabs = _tabs(app)
     assert queue.pending() == 0
     assert not _loading(tabs[len(LESSONS) + 2])  # saved work at once
+    assert tabs[0][0].css_classes == ["pyplay-start"]  # and the course path
     assert list(app[1]) == []  # the banner's place: nothing to offer
