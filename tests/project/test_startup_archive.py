@@ -1,8 +1,12 @@
 """The offline site's startup archive (``web/tools/sitebuild/startup_archive.py``): the first
-render's pure-Python wheels and bytecode in one zip, and the worker's configuration for it."""
+render's pure-Python wheels and bytecode in one gzipped tar, and the worker's configuration
+for it."""
 
 from __future__ import annotations
 
+import gzip
+import io
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -47,15 +51,23 @@ def test_pure_wheels_and_bytecode_in_one_archive(site):
     folder, lock, bytecode = site
     held = write_startup_archive(folder, lock, ["native", "beta", "alpha"], bytecode)
     assert held == ["beta", "alpha"]  # the startup order; not the wheel with compiled code
-    with zipfile.ZipFile(folder / ARCHIVE) as z:
-        assert sorted(z.namelist()) == [
-            "alpha-1.0.dist-info/METADATA",
-            "alpha/__init__.py",
-            "alpha/__pycache__/__init__.cpython-312.pyc",
+    packed = (folder / ARCHIVE).read_bytes()
+    assert packed[:2] == b"\x1f\x8b"  # gzip, which the worker's DecompressionStream reads
+    raw = gzip.decompress(packed)
+    with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as tar:
+        members = tar.getmembers()
+        assert [m.name for m in members] == [  # the wheels in startup order, then bytecode
             "beta.py",
+            "alpha/__init__.py",
+            "alpha-1.0.dist-info/METADATA",
+            "alpha/__pycache__/__init__.cpython-312.pyc",
         ]
-        assert z.read("alpha/__init__.py") == b"A = 1\n"
-        assert all(i.compress_type == zipfile.ZIP_DEFLATED for i in z.infolist())
+        assert all(m.isreg() and m.mtime == 0 for m in members)  # what the worker writes
+        extracted = tar.extractfile("alpha/__init__.py")
+        assert extracted is not None and extracted.read() == b"A = 1\n"
+    assert raw[257:262] == b"ustar"  # plain ustar headers: a name and a prefix field only
+    write_startup_archive(folder, lock, ["native", "beta", "alpha"], bytecode)
+    assert (folder / ARCHIVE).read_bytes() == packed, "the same bytes every build"
 
 
 def test_a_file_in_two_packages_is_refused(site):

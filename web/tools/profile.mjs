@@ -6,7 +6,7 @@
 //     prefers) and site-packages modules into two archives of ``__pycache__/*.pyc`` files that
 //     the worker unpacks into site-packages: the first render's (``site-bytecode.zip``) and the
 //     rest (``site-bytecode-later.zip``, unpacked after the first render); the build then puts
-//     the first's files into ``site-startup.zip`` with the first render's pure-Python wheels;
+//     the first's files into ``site-startup.tar.gz`` with the first render's pure-Python wheels;
 //   - record which packages the first render needs (``startup``), which the work after it
 //     needs (``later``; loaded right after the render), and time each stage of the start
 //     (the page's loader weighs its progress bar with these on a first visit).
