@@ -85,20 +85,23 @@ class Playground:
     """The tabs of the playground ("Start here", one per lesson, About); ``lessons`` maps a
     tab title to its lesson once shown, ``slots`` a lesson's tab title to its tab's column,
     ``prepared`` a lesson built (after the first render) but not shown yet to it and its
-    layout, ``drawn`` the lessons whose layout is already in their (hidden) tab."""
+    layout, ``drawn`` the lessons whose layout is already in their (hidden) tab, ``held`` the
+    tabs other than lessons whose content waits (:meth:`hold`)."""
 
     def __init__(self, hold_start: bool = False) -> None:
         self.lessons: dict[str, Any] = {}
         self.prepared: dict[str, tuple[Any, Any]] = {}
         self.drawn: set[str] = set()
+        self.held: dict[str, tuple[pn.Column, Callable[[], Any]]] = {}
         self.slots = {title: pn.Column(loading(f"the {title} lesson"), **SLOT) for title in LESSONS}
         # "Start here", hidden while the first lesson is shown: with ``hold_start`` (the page)
-        # made after the first render (:meth:`fill_start`), or when its tab is opened first
-        self.start = pn.Column(loading("the course path"), sizing_mode="stretch_width")
+        # filled after the first render, or when its tab is opened first
+        start = pn.Column(loading("the course path"), sizing_mode="stretch_width")
+        self.hold(START_TITLE, start, lambda: landing(self.show))
         if not hold_start:
-            self.fill_start()
+            self.fill(START_TITLE)
         self.tabs = pn.Tabs(
-            (START_TITLE, self.start),
+            (START_TITLE, start),
             *self.slots.items(),
             ("About", pn.pane.Markdown(ABOUT)),
             dynamic=False,
@@ -109,11 +112,20 @@ class Playground:
         self.tabs.param.watch(lambda event: self.open(event.new), "active")
         self.open(FIRST)
 
-    def fill_start(self) -> bool:
-        """Put the "Start here" tab's course path into it, once; False if it was there."""
-        if any(o.css_classes == ["pyplay-start"] for o in self.start):
+    def hold(self, title: str, slot: pn.Column, make: Callable[[], Any]) -> None:
+        """Tab ``title``'s content (a tab other than a lesson's), ``make()``, goes into its
+        ``slot`` when the tab is first opened, :meth:`fill` is called, or :meth:`draw_ahead`
+        reaches it after the lessons: a hidden tab's views drawn with the first render cost
+        the page's main thread just when a learner reaches for Train."""
+        self.held[title] = (slot, make)
+
+    def fill(self, title: str) -> bool:
+        """Put held tab ``title``'s content into its slot, once; False if none was held."""
+        slot_make = self.held.pop(title, None)
+        if slot_make is None:
             return False
-        self.start.objects = [landing(self.show)]
+        slot, make = slot_make
+        slot.objects = [make()]
         return True
 
     @property
@@ -131,8 +143,8 @@ class Playground:
         a time, the one on screen."""
         titles = self.titles
         shown = titles[index] if 0 <= index < len(titles) else None
-        if shown == START_TITLE:
-            self.fill_start()
+        if shown is not None:
+            self.fill(shown)
         for title, lesson in self.lessons.items():
             if title != shown:
                 lesson.leave()
@@ -160,7 +172,8 @@ class Playground:
 
     def draw_ahead(self) -> str | None:
         """Put the next lesson built but not drawn yet (in tab order) into its hidden tab,
-        without opening it; returns its title (None when none is left). Opening its tab
+        without opening it, then each held tab's content (:meth:`hold`); returns its title
+        (None when none is left). Opening its tab
         then only shows it: converting a lesson to Bokeh models, sending it and building its
         views in the page took 1.5-2 s of the click (Sequence to sequence, quiet machine).
         The page's worker calls this one lesson at a time, paced (``web/site/worker.js``):
@@ -171,6 +184,9 @@ class Playground:
                 self.drawn.add(title)
                 self.slots[title].objects = [self.prepared[title][1]]
                 return title
+        for title in list(self.held):
+            self.fill(title)
+            return title
         return None
 
 
@@ -208,18 +224,10 @@ def create_app(defer: bool = False, ahead: bool = True) -> pn.viewable.Viewable:
     top = pn.Column(sizing_mode="stretch_width")  # the saved-work banner, once it offers
     saved_tab = pn.Column(loading("saved work"), sizing_mode="stretch_width")
 
-    attached: list[Any] = []  # the SavedWork, once attached
-
     def saved_work() -> None:  # autosave, the restore offer, the "Saved work" tab
         from pyplay.ui.saved_work import attach_saved_work
 
-        attached.append(attach_saved_work(playground, into=saved_tab, hold=defer, top=top))
-
-    def draw_ahead() -> str | None:  # the lessons into their hidden tabs, then saved work's
-        drawn = playground.draw_ahead()
-        if drawn is None and attached and attached[0].fill():
-            return SAVED_WORK
-        return drawn
+        attach_saved_work(playground, into=saved_tab, hold=defer, top=top)
 
     playground.tabs.append((SAVED_WORK, saved_tab))
     if not defer:
@@ -228,8 +236,8 @@ def create_app(defer: bool = False, ahead: bool = True) -> pn.viewable.Viewable:
     from pyplay.ui import later
 
     later.defer("saved work", saved_work)
-    later.defer("the course path", playground.fill_start)  # the "Start here" tab
-    later.draw_ahead_with(draw_ahead)
+    later.defer("the course path", partial(playground.fill, START_TITLE))  # "Start here"
+    later.draw_ahead_with(playground.draw_ahead)
     for title in LESSONS if ahead else ():  # in tab order; one opened before its turn is
         later.defer(f"the {title} lesson", partial(playground.prepare, title))  # built then
     return pn.Column(header, top, note, playground.tabs, **APP_LAYOUT)

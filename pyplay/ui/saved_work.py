@@ -108,27 +108,14 @@ class SavedWork(param.Parameterized):
         self._entries: dict[str, SavedEntry] = {}  # the list's entries by snapshot id
         self._nothing = Text(NOTHING_SAVED)  # the list while it is empty
         self._stale = False  # the list changed while its tab was hidden: drawn when shown
-        self.into: Any = None  # where the tab's list goes (attach_saved_work), ...
-        self._filled = False  # ... and whether it is there
         # above the tabs: the banner and its result, on the page once it has something to say
         self.top = pn.Column(sizing_mode="stretch_width") if top is None else top
         self.param.watch(self._show_top, ["offer", "offer_result"])
         playground.tabs.param.watch(self._on_tab, "active")
         self.track_lessons()
 
-    def fill(self) -> bool:
-        """Put the tab's list into its place in the page (:attr:`into`), once; False when it
-        was there already (or has no place)."""
-        if self.into is None or self._filled:
-            return False
-        self._filled = True
-        self.into.objects = [self.panel()]
-        return True
-
     def _on_tab(self, *_: Any) -> None:
         self.track_lessons()
-        if self._shown():
-            self.fill()
         if self._stale:  # changed while hidden
             self._draw()
 
@@ -409,16 +396,17 @@ def attach_saved_work(
     give the banner its place: ``top``.
 
     With ``hold`` (the page, just after its first render), the tab's list joins ``into``
-    only when the tab is first shown or :meth:`SavedWork.fill` is called (the page draws it
-    ahead after the lessons): put into the page at once, the hidden tab's views and the
-    banner's took two long tasks of about 0.2 s each on the page's main thread just when a
-    learner reaches for Train (``web/measure.py first``)."""
+    only when the tab is first shown or drawn ahead after the lessons (the playground's
+    ``hold``): put into the page at once, the hidden tab's views and the banner's took two
+    long tasks of about 0.2 s each on the page's main thread just when a learner reaches for
+    Train (``web/measure.py first``)."""
     saved = SavedWork(playground, store if store is not None else browser_store(), top=top)
     if into is None:
         playground.tabs.append((TAB_TITLE, into := pn.Column(sizing_mode="stretch_width")))
-    saved.into = into
-    if not hold or saved._shown():  # the tab open already (an address that names it)
-        saved.fill()
+    if hold and not saved._shown():  # not the tab open already (an address naming it)
+        playground.hold(TAB_TITLE, into, saved.panel)
+    else:
+        into.objects = [saved.panel()]
     location = pn.state.location
     if location is not None and saved.store is not None:
         started: list[bool] = []
