@@ -32,9 +32,7 @@ from typing import Any
 
 import numpy as np
 
-import pyplay.dynamic  # noqa: F401  registers the LDDN: every lesson's file reader knows it
 from pyplay.io import Checkpoint, load, model_entry, save_model, whole_step
-from pyplay.models.registry import build_model
 from pyplay.ui.lessons import spec_of
 from pyplay.ui.urlstate import LESSON_SPECS, MAX_TEXT_CHARS
 
@@ -290,6 +288,12 @@ class SavableLesson:
                 f"this file is a model of the {_title(lesson)} lesson, not of the "
                 f"{_title(self.lesson_key)} lesson"
             )
+        # imported here, not with this module: a lesson reads a file only when asked, and the
+        # registry imports every model class (the page's first lesson needs one); importing
+        # pyplay.dynamic registers the LDDN, so every lesson's file reader knows it
+        import pyplay.dynamic  # noqa: F401
+        from pyplay.models.registry import build_model
+
         model = build_model(model_entry(meta), ckpt.params)
         if lesson is None:
             settings = _read_settings(self.lesson_key, self, self._file_settings(ckpt, model))

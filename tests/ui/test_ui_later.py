@@ -7,6 +7,10 @@ after the render (``web/site/boot.py``); here the queue is run by hand.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 pytest.importorskip("panel")
@@ -170,3 +174,32 @@ def test_natively_nothing_is_deferred(queue):
     assert not _loading(tabs[len(LESSONS) + 2])  # saved work at once
     assert tabs[0][0].css_classes == ["pyplay-start"]  # and the course path
     assert list(app[1]) == []  # the banner's place: nothing to offer
+
+
+def test_the_first_render_imports_one_model_class_and_no_reader_of_files():
+    """In a fresh interpreter, as the page's worker starts: building the first render imports
+    the first lesson's model (an LSTM stack) and not the other models, the file registry or
+    the dynamic networks (imported when a file is read or their lesson is built)."""
+    script = textwrap.dedent(
+        """
+        import sys
+        from pyplay.ui.app import create_app
+        create_app(defer=True)
+        print(" ".join(sorted(m for m in sys.modules if m.startswith("pyplay."))))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "error", "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = set(done.stdout.split())
+    assert {"pyplay.models.sequence", "pyplay.ui.lessons.rnn.view"} <= loaded
+    later_ones = {
+        "pyplay.models.registry",
+        "pyplay.dynamic",
+        "pyplay.models.glimpse",
+        "pyplay.models.transformer",
+        "pyplay.models.memory",
+        "pyplay.nn.multihead",
+    }
+    assert not later_ones & loaded, sorted(later_ones & loaded)

@@ -17,8 +17,12 @@ _DOCUMENT: list[Any] = []  # the app's Bokeh document, once start_app made it
 
 def import_app(app_spec: str) -> None:
     """Import the module of ``app_spec`` (``"module:function"``), and with it NumPy, Bokeh
-    and Panel: a stage of its own in the page's loader."""
-    importlib.import_module(app_spec.partition(":")[0])
+    and Panel: a stage of its own in the page's loader. The Jinja2 templates Panel compiles
+    when imported are compiled when first used instead (:mod:`pyplay.ui.lazy_templates`)."""
+    from pyplay.ui.lazy_templates import compiled_when_used
+
+    with compiled_when_used():
+        importlib.import_module(app_spec.partition(":")[0])
 
 
 async def start_app(app_spec: str, dist_url: str | None, options: str = "{}") -> Any:
