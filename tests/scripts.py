@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 from paths import ROOT
@@ -26,3 +27,17 @@ def run_script(code: str, cwd: Path) -> str:
 def printed_losses(out: str) -> list[float]:
     """The losses of the ``step N: loss X`` lines, in order."""
     return [float(x) for x in re.findall(r"^step \d+: loss (\S+)$", out, flags=re.M)]
+
+
+def modules_imported(code: str, prefix: str = "pyplay.") -> set[str]:
+    """The modules named ``prefix...`` that ``code`` (dedented) leaves imported, run in a fresh
+    interpreter with warnings as errors (the test fails on exit != 0)."""
+    listing = f"\nimport sys\nprint(' '.join(m for m in sys.modules if m.startswith({prefix!r})))\n"
+    done = subprocess.run(
+        [sys.executable, "-W", "error", "-c", textwrap.dedent(code) + listing],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return set(done.stdout.split())

@@ -5,11 +5,10 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
-import subprocess
-import sys
-import textwrap
 
 import pytest
+
+from scripts import modules_imported
 
 PACKAGES = ["pyplay.models", "pyplay.nn"]
 
@@ -57,21 +56,13 @@ def test_a_name_the_package_does_not_have_is_an_attribute_error(package: str) ->
 def test_one_model_imports_its_own_modules_only() -> None:
     """In a fresh interpreter: the first lesson's model imports no other model and no
     transformer or attention layer."""
-    script = textwrap.dedent(
+    loaded = modules_imported(
         """
-        import sys
         from pyplay.models import SequenceModel
         from pyplay.nn import LSTM
         SequenceModel("lstm", input_kind="real", input_size=4, output_size=2, rng=0)
-        loaded = sorted(m for m in sys.modules if m.startswith("pyplay."))
-        print(" ".join(loaded))
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-W", "error", "-c", script], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    loaded = set(done.stdout.split())
     assert {"pyplay.models.sequence", "pyplay.nn.lstm"} <= loaded
     others = {
         "pyplay.models.glimpse",

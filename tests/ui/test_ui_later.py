@@ -7,10 +7,6 @@ after the render (``web/site/boot.py``); here the queue is run by hand.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
-
 import pytest
 
 pytest.importorskip("panel")
@@ -20,6 +16,7 @@ import panel as pn
 from pyplay.ui import later
 from pyplay.ui.app import LESSONS, create_app
 from pyplay.ui.saved_work import TAB_TITLE
+from scripts import modules_imported
 
 
 def _tabs(app: pn.Column) -> pn.Tabs:
@@ -180,19 +177,12 @@ def test_the_first_render_imports_one_model_class_and_no_reader_of_files():
     """In a fresh interpreter, as the page's worker starts: building the first render imports
     the first lesson's model (an LSTM stack) and not the other models, the file registry or
     the dynamic networks (imported when a file is read or their lesson is built)."""
-    script = textwrap.dedent(
+    loaded = modules_imported(
         """
-        import sys
         from pyplay.ui.app import create_app
         create_app(defer=True)
-        print(" ".join(sorted(m for m in sys.modules if m.startswith("pyplay."))))
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-W", "error", "-c", script], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    loaded = set(done.stdout.split())
     assert {"pyplay.models.sequence", "pyplay.ui.lessons.rnn.view"} <= loaded
     later_ones = {
         "pyplay.models.registry",
