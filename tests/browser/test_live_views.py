@@ -1,7 +1,8 @@
 """Issue 17, "watch it learn", in the browser: the look-inside views follow the model while it
 trains (no click needed), a head picked while training is answered by itself, between two
 training slices, without a new forward pass over every head (that a tour of every lesson
-leaves the console free of warnings and errors is checked on the tour of ``test_tour.py``).
+leaves the console free of warnings and errors is checked on the tour of ``test_tour.py``), and
+the plots' stylesheets are written only when their text changes while a lesson trains.
 
 No assertion here is about time: the first compares the data of two moments of a run, the
 second the order in which the page receives what the worker sends (times are measured by
@@ -130,4 +131,57 @@ def test_a_busy_page_slows_the_pace_of_training_and_a_free_one_restores_it(ready
     page.evaluate(HOG)
     wait_for(page, lambda: pace() > 2.0, "the pace slowing on a busy page", 60)
     wait_for(page, lambda: pace() == 1.0, "the pace back to the default once the page is free", 90)
+    assert page_log.errors == []
+
+
+# every write of a <style> element's text, counted as the same text again or a new one; taken
+# off again by the test (the page is shared)
+STYLE_WRITES = """() => {
+  const node = Object.getOwnPropertyDescriptor(Node.prototype, "textContent");
+  window.pyplayStyleWrites = {same: 0, changed: 0};
+  Object.defineProperty(HTMLStyleElement.prototype, "textContent", {
+    configurable: true,
+    get() { return node.get.call(this); },
+    set(text) {
+      window.pyplayStyleWrites[node.get.call(this) === text ? "same" : "changed"] += 1;
+      node.set.call(this, text);
+    },
+  });
+}"""
+UNHOOK = "() => { delete HTMLStyleElement.prototype.textContent; }"
+
+
+def test_a_training_lesson_writes_a_plot_stylesheet_only_when_it_changes(ready_page, page_log):
+    """BokehJS sets every renderer's position stylesheet at each paint; the site's BokehJS
+    (``bokehjs-stylesheet-unchanged`` in web/tools/sitebuild/patches.py) leaves a stylesheet
+    whose text is unchanged alone, since a rewrite restyled the whole page. A new layout (the
+    window resized) still moves the renderers: their stylesheets are written then."""
+    page = ready_page
+    tab = SPECS["rnn"].title
+    css = TABS[tab]
+    open_lesson(page, tab, css)
+    visible_button(page, "Train").click()
+    wait_for(page, lambda: steps(page, css) >= 2, "two training steps")
+    page.evaluate(STYLE_WRITES)
+    try:
+        at = steps(page, css)
+        wait_for(page, lambda: steps(page, css) >= at + 50, "fifty more steps")
+        while_training = page.evaluate("window.pyplayStyleWrites")
+        size = page.viewport_size
+        page.set_viewport_size({"width": size["width"] - 120, "height": size["height"]})
+        wait_for(
+            page,
+            lambda: page.evaluate("window.pyplayStyleWrites.changed") > 0,
+            "a plot's stylesheet written after the window was resized",
+            60,
+        )
+        page.set_viewport_size(size)
+        after_resize = page.evaluate("window.pyplayStyleWrites")
+    finally:
+        page.evaluate(UNHOOK)
+        visible_button(page, "Pause").click()
+    # the plots were painted (the loss and the live views), with no stylesheet written again
+    assert steps(page, css) > at + 50
+    assert while_training["same"] == 0, while_training
+    assert after_resize["same"] == 0, after_resize
     assert page_log.errors == []

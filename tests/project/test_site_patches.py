@@ -271,7 +271,9 @@ BK_VARIABLE = re.compile(r"--bk-[\w-]+[\"']?\s*:")
 
 def test_the_bokehjs_rewrite_finds_its_target_in_the_pinned_bokehjs(tmp_path):
     """The site's ``bokeh/bokeh.min.js`` is the native (pinned) one with every asset patch
-    applied once; the original reads the CSS cascade, the served one does not."""
+    applied once: the original reads the CSS cascade for visuals and the font size, the served
+    one does not (once per task for the font size), and writes a stylesheet only when its text
+    changes."""
     assert patches.patches_for("bokehjs") == ASSET_PATCHES
     assemble._copy_ui_assets(tmp_path)
     import bokeh
@@ -280,13 +282,18 @@ def test_the_bokehjs_rewrite_finds_its_target_in_the_pinned_bokehjs(tmp_path):
     served = (tmp_path / "bokeh" / "bokeh.min.js").read_text()
     expected = native
     for patch in ASSET_PATCHES:
-        assert native.count(patch.old) == 1 and "getComputedStyle(this" in patch.old
+        assert native.count(patch.old) == 1
         assert patch.old not in served and served.count(patch.new) == 1
         expected = apply(expected, patch)
     for patch in A11Y_PATCHES:
         if patch.path == "bokeh.min.js":
             expected = apply(expected, patch)
     assert served == expected
+    assert served.count("getComputedStyle(this.obj.el)") == 0  # the visuals' reads
+    assert served.count("getComputedStyle(this.el).fontSize") == 1  # once a task, shared
+    assert "_update(t){this.el.textContent!==t&&(this.el.textContent=t)" in served
+    assert native.count("getComputedStyle(this.obj.el)") == 1
+    assert "_update(t){this.el.textContent=t}" in native
 
 
 def test_the_accessibility_rewrites_find_their_targets_in_the_pinned_bokehjs(tmp_path):
