@@ -15,7 +15,7 @@ build stops, :class:`PatchError`) when that text is not found exactly once: a ne
 Panel whose code moved must be looked at again, not patched blindly. The patched wheels keep
 their names; ``pyplay-lock.json`` records the original wheel's sha256 and the patches applied.
 One more kind, :data:`ASSET_PATCHES`, rewrites BokehJS as the site serves it (a tab's first
-drawing, below).
+drawing and a training lesson's redraws, below).
 """
 
 from __future__ import annotations
