@@ -33,6 +33,7 @@ MODULES = [  # relative to tests/
     "nn/test_ops.py",  # the einsum matrix product and its operand layouts
     "nn/test_recurrent_reference.py",  # the fast kernels against the plain reference steps
     "nn/test_token_input.py",  # the projected embedding table and its sort-based scatter
+    "top/test_checks.py",  # the finiteness test by one sum (IEEE sums of NaN and inf in wasm)
 ]
 
 
